@@ -1,0 +1,214 @@
+//! `goal criteria add|edit|remove|lint`: change the acceptance criteria (each change a commit).
+
+use serde_json::json;
+
+use super::{Commit, criterion_number, short};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::goal_file::{GoalFile, one_line};
+use crate::lint;
+use crate::material;
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+/// Change the acceptance criteria. Removing one, or rewording it into a different requirement,
+/// is a material change: refused unless --confirm, then recorded in a Goal-Material-Change trailer.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Add a criterion (commit).
+    Add {
+        text: String,
+        /// Put it in phase N (multi-stage goals).
+        #[arg(long, value_name = "N")]
+        phase: Option<usize>,
+    },
+    /// Reword criterion N; several texts split it. Unticks it: prove it again.
+    Edit {
+        number: usize,
+        #[arg(required = true, num_args = 1..)]
+        texts: Vec<String>,
+        /// Accept a material change (it is recorded and flagged by `goal log`).
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// Remove criterion N: always a material change, so it needs --confirm.
+    Remove {
+        number: usize,
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// Flag criteria that cannot be checked (exit 1 when any).
+    Lint,
+}
+
+pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
+    let ws = Workspace::open(ctx)?;
+    if matches!(command, Command::Lint) {
+        return run_lint(ctx, &ws.goal()?);
+    }
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    let before = goal.criteria_texts();
+    let (subject, material_change) = match &command {
+        Command::Add { text, phase } => {
+            let text = one_line(text);
+            if text.is_empty() {
+                return Err(Error::usage(
+                    "the criterion text is empty",
+                    "goal criteria add \"<observable outcome>\"",
+                ));
+            }
+            let phase_index = match phase {
+                None if goal.phases.is_empty() => None,
+                None => goal.current_phase().map(|p| p.number - 1),
+                Some(n) if *n >= 1 && *n <= goal.phases.len() => Some(n - 1),
+                Some(n) => {
+                    return Err(Error::usage(
+                        format!("there is no phase {n}"),
+                        format!("phases are numbered 1 to {}", goal.phases.len()),
+                    ));
+                }
+            };
+            let number = goal.add_criterion(&text, phase_index);
+            if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
+                ctx.note(format!(
+                    "warning: criterion {number} \"{text}\" is not verifiable: {}",
+                    f.reason
+                ));
+            }
+            (format!("add criterion {number} \"{text}\""), None)
+        }
+        Command::Edit {
+            number,
+            texts,
+            confirm,
+        } => {
+            let number = criterion_number(&goal, *number)?;
+            let texts: Vec<String> = texts
+                .iter()
+                .map(|t| one_line(t))
+                .filter(|t| !t.is_empty())
+                .collect();
+            if texts.is_empty() {
+                return Err(Error::usage(
+                    "the new criterion text is empty",
+                    "goal criteria edit N \"<text>\"",
+                ));
+            }
+            let old = goal.criteria[number - 1].text.clone();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let reason = material::rewording(&old, &refs);
+            let change = match reason {
+                Some(reason) if !confirm => {
+                    return Err(Error::refused(
+                        format!(
+                            "rewording criterion {number} \"{old}\" is a material change: it {reason}"
+                        ),
+                        format!(
+                            "keep the requirement, or confirm the change with `goal criteria edit {number} … --confirm`"
+                        ),
+                    ));
+                }
+                Some(reason) => Some(format!(
+                    "criterion {number} \"{old}\" → \"{}\" ({reason})",
+                    texts.join("\" + \"")
+                )),
+                None => None,
+            };
+            goal.edit_criterion(number, &texts);
+            let verb = if texts.len() > 1 { "split" } else { "edit" };
+            (format!("{verb} criterion {number}"), change)
+        }
+        Command::Remove { number, confirm } => {
+            let number = criterion_number(&goal, *number)?;
+            let old = goal.criteria[number - 1].text.clone();
+            if !confirm {
+                return Err(Error::refused(
+                    format!("removing criterion {number} \"{old}\" is a material change"),
+                    format!("keep it, or confirm with `goal criteria remove {number} --confirm`"),
+                ));
+            }
+            goal.remove_criterion(number);
+            (
+                format!("remove criterion {number}"),
+                Some(format!("removed criterion {number} \"{old}\"")),
+            )
+        }
+        Command::Lint => unreachable!("handled above"),
+    };
+    goal.set_updated(&crate::context::now_rfc3339());
+    // The gate's own comparison has the last word, so no commit can surprise the hook.
+    let confirmed = matches!(
+        command,
+        Command::Edit { confirm: true, .. } | Command::Remove { confirm: true, .. }
+    );
+    let changes = material::compare(&before, &goal.criteria_texts());
+    let material_change = match (material_change, changes.first()) {
+        (Some(record), _) => Some(record),
+        (None, None) => None,
+        (None, Some(c)) if !confirmed => {
+            return Err(Error::refused(
+                format!(
+                    "this changes criterion {} \"{}\" materially: {}",
+                    c.number, c.text, c.reason
+                ),
+                "keep the requirement, or confirm the change with --confirm",
+            ));
+        }
+        (None, Some(_)) => Some(
+            changes
+                .iter()
+                .map(|c| format!("criterion {} \"{}\" {}", c.number, c.text, c.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    };
+    let mut commit = Commit::new(Action::Criteria, subject.clone());
+    commit.material_change = material_change.clone();
+    let oid = commit.make(&ws, Some(&goal), &goal)?;
+    if ctx.json {
+        ctx.emit_json(&json!({
+            "commit": oid.to_string(),
+            "material_change": material_change,
+            "criteria": goal.criteria.iter().map(|c| json!({"number": c.number, "text": c.text, "passed": c.passed})).collect::<Vec<_>>(),
+        }))?;
+        return Ok(0);
+    }
+    ctx.say(format!("{} — committed {}", subject, short(oid)));
+    if let Some(change) = &material_change {
+        ctx.say(format!("Recorded as a material change: {change}"));
+    }
+    for c in &goal.criteria {
+        ctx.say(format!(
+            "  [{}] {}. {}",
+            if c.passed { "x" } else { " " },
+            c.number,
+            c.text
+        ));
+    }
+    Ok(0)
+}
+
+fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {
+    let findings = lint::lint_all(&goal.criteria_texts());
+    let bad = findings.iter().filter(|f| !f.verifiable).count();
+    if ctx.json {
+        ctx.emit_json(&findings)?;
+    } else {
+        for f in &findings {
+            let verdict = if f.verifiable {
+                ctx.green("ok  ")
+            } else {
+                ctx.red("VAGUE")
+            };
+            ctx.say(format!("{verdict} {}. {} — {}", f.number, f.text, f.reason));
+        }
+        if bad > 0 {
+            ctx.say(format!(
+                "{bad} criterion(s) cannot be checked: reword each into an observable outcome (a command, a test, an exit code, an output) with `goal criteria edit N \"…\"`"
+            ));
+        }
+    }
+    Ok(if bad > 0 { 1 } else { 0 })
+}

@@ -1,0 +1,219 @@
+//! `goal demo`: a whole loop in a scratch repository, each step printed as it runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+
+/// Walk a whole goal loop in a new scratch repository: init with criteria, iterations with
+/// evidence, block and resume, status, log and done. Prints every command and its output.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where to make the scratch repository (default: a new temporary folder, kept).
+    #[arg(long = "dir", id = "demo_dir", value_name = "DIR")]
+    pub demo_dir: Option<PathBuf>,
+}
+
+const TEST_SCRIPT: &str = r#"#!/bin/sh
+# A tiny test runner: prints a plain "N passed, N failed" summary that goal recognises.
+passed=0; failed=0
+if [ "$(sh greet.sh)" = "hello" ]; then passed=$((passed+1)); else failed=$((failed+1)); fi
+if grep -q "sh greet.sh" README.md 2>/dev/null; then passed=$((passed+1)); else failed=$((failed+1)); fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+"#;
+
+struct Demo {
+    exe: PathBuf,
+    dir: PathBuf,
+}
+
+impl Demo {
+    fn step(&self, title: &str) {
+        println!("\n## {title}");
+    }
+
+    fn goal(&self, args: &[&str], expect: i32) -> Result<()> {
+        println!(
+            "$ goal {}",
+            args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
+        );
+        let status = Command::new(&self.exe)
+            .args(args)
+            .current_dir(&self.dir)
+            .env_remove("GOAL_FILE")
+            .status()
+            .map_err(|source| Error::Spawn {
+                program: self.exe.display().to_string(),
+                source,
+            })?;
+        let code = status.code().unwrap_or(-1);
+        if code != expect {
+            return Err(Error::refused(
+                format!(
+                    "demo step `goal {}` exited {code}, expected {expect}",
+                    args.join(" ")
+                ),
+                format!("inspect the scratch repository in {}", self.dir.display()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn git(&self, args: &[&str]) -> Result<String> {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .map_err(|source| Error::Spawn {
+                program: "git".into(),
+                source,
+            })?;
+        if !out.status.success() {
+            return Err(Error::usage(
+                format!(
+                    "git {} failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+                "check that git is installed",
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn write(&self, name: &str, text: &str) -> Result<()> {
+        println!("(the agent writes {name})");
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).map_err(Error::io("cannot write", path))
+    }
+}
+
+fn quote(arg: &str) -> String {
+    if arg
+        .chars()
+        .all(|c| c.is_alphanumeric() || "-_./=:".contains(c))
+        && !arg.is_empty()
+    {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+fn scratch(dir: Option<&Path>) -> Result<PathBuf> {
+    match dir {
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(Error::io("cannot create", d))?;
+            if std::fs::read_dir(d)
+                .map_err(Error::io("cannot read", d))?
+                .next()
+                .is_some()
+            {
+                return Err(Error::usage(
+                    format!("{} is not empty", d.display()),
+                    "give `goal demo --dir` a new or empty folder",
+                ));
+            }
+            Ok(d.to_path_buf())
+        }
+        None => tempfile::Builder::new()
+            .prefix("goal-demo-")
+            .tempdir()
+            .map(|t| t.keep())
+            .map_err(Error::io(
+                "cannot create a temporary folder in",
+                std::env::temp_dir(),
+            )),
+    }
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let dir = args.demo_dir.as_ref().map(|d| {
+        if d.is_absolute() {
+            d.clone()
+        } else {
+            ctx.cwd.join(d)
+        }
+    });
+    let dir = scratch(dir.as_deref())?;
+    let exe = std::env::current_exe().map_err(Error::io("cannot find the goal binary", "goal"))?;
+    let demo = Demo {
+        exe,
+        dir: dir.clone(),
+    };
+    println!(
+        "goal demo: a whole loop in the scratch repository {}",
+        dir.display()
+    );
+
+    demo.step("A scratch repository with a test script");
+    demo.git(&["init", "-q"])?;
+    demo.git(&["config", "user.name", "goal demo"])?;
+    demo.git(&["config", "user.email", "demo@example.invalid"])?;
+    demo.write("test.sh", TEST_SCRIPT)?;
+    demo.git(&["add", "test.sh"])?;
+    demo.git(&["commit", "-q", "-m", "test script"])?;
+
+    demo.step("1. Set the goal, with verifiable criteria (a commit)");
+    demo.goal(
+        &[
+            "init",
+            "Ship a greeting script",
+            "-c",
+            "`sh greet.sh` prints hello (test.sh passes)",
+            "-c",
+            "README.md documents `sh greet.sh` (test.sh passes)",
+        ],
+        0,
+    )?;
+
+    demo.step("2. Iteration 1: write code, prove criterion 1, record the iteration");
+    demo.write("greet.sh", "echo hello\n")?;
+    demo.goal(&["verify", "-c", "1", "--", "sh", "test.sh"], 1)?;
+    println!(
+        "(1 of 2 tests fails: criterion 1 is not ticked by a failing run; README.md is still missing)"
+    );
+    demo.goal(
+        &[
+            "iterate",
+            "-m",
+            "implemented greet.sh",
+            "-m",
+            "test.sh: 1 passed, 1 failed (README missing)",
+        ],
+        0,
+    )?;
+
+    demo.step("3. Blocked, then resumed");
+    demo.goal(&["block", "--reason", "waiting for the README wording"], 0)?;
+    demo.goal(&["resume"], 0)?;
+
+    demo.step("4. Iteration 2: finish, prove both criteria on the same tree");
+    demo.write("README.md", "# greet\n\nRun `sh greet.sh`.\n")?;
+    demo.goal(&["verify", "-c", "1", "-c", "2", "--", "sh", "test.sh"], 0)?;
+    demo.goal(
+        &[
+            "iterate",
+            "-m",
+            "added README.md; verified both criteria with test.sh",
+        ],
+        0,
+    )?;
+    demo.goal(&["status"], 0)?;
+
+    demo.step("5. The audit trail");
+    demo.goal(&["log"], 0)?;
+
+    demo.step("6. Done: the completion gate, the deslop pass, two commits");
+    demo.goal(&["done"], 0)?;
+    println!("$ git log --oneline");
+    print!("{}", demo.git(&["log", "--oneline"])?);
+
+    println!(
+        "\nThe demo repository stays in {} for you to look at.",
+        dir.display()
+    );
+    Ok(0)
+}

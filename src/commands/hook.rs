@@ -1,0 +1,8 @@
+//! `goal hook claude`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    Claude,
+}
+pub fn run(_ctx: &crate::context::Ctx, _c: Command) -> crate::error::Result<u8> {
+    Ok(0)
+}

@@ -1,0 +1,148 @@
+//! One module per command; `run` dispatches with one line per command.
+
+pub mod abandon;
+pub mod attempt;
+pub mod block;
+pub mod check;
+pub mod config;
+pub mod criteria;
+pub mod demo;
+pub mod detect;
+pub mod done;
+pub mod hook;
+pub mod hooks;
+pub mod init;
+pub mod inject;
+pub mod integrate;
+pub mod iterate;
+pub mod log;
+pub mod resume;
+pub mod retry;
+pub mod status;
+pub mod verify;
+
+use std::path::PathBuf;
+
+use git2::Oid;
+
+use crate::cli::Command;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::goal_file::GoalFile;
+use crate::repo::Stage;
+use crate::trailers::{Action, GoalTrailers};
+use crate::workspace::Workspace;
+
+pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
+    match command {
+        Command::Init(args) => init::run(ctx, args),
+        Command::Status(args) => status::run(ctx, args),
+        Command::Criteria(cmd) => criteria::run(ctx, cmd),
+        Command::Verify(args) => verify::run(ctx, args),
+        Command::Check(args) => check::run_check(ctx, args),
+        Command::Uncheck(args) => check::run_uncheck(ctx, args),
+        Command::Iterate(args) => iterate::run(ctx, args),
+        Command::Retry(args) => retry::run(ctx, args),
+        Command::Block(args) => block::run(ctx, args),
+        Command::Resume(args) => resume::run(ctx, args),
+        Command::Done(args) => done::run(ctx, args),
+        Command::Abandon(args) => abandon::run(ctx, args),
+        Command::Log(args) => log::run(ctx, args),
+        Command::Hooks(cmd) => hooks::run(ctx, cmd),
+        Command::Detect(args) => detect::run(ctx, args),
+        Command::Inject(args) => inject::run(ctx, args),
+        Command::Continuation(args) => inject::run_continuation(ctx, args),
+        Command::Attempt(cmd) => attempt::run(ctx, cmd),
+        Command::Hook(cmd) => hook::run(ctx, cmd),
+        Command::Integrate(cmd) => integrate::run(ctx, cmd),
+        Command::Config(args) => config::run(ctx, args),
+        Command::Demo(args) => demo::run(ctx, args),
+    }
+}
+
+/// A goal commit about to be made.
+pub struct Commit<'a> {
+    pub action: Action,
+    pub subject: String,
+    pub body: Vec<String>,
+    pub stage: Stage,
+    pub evidence: Vec<String>,
+    pub material_change: Option<String>,
+    /// Goal files other than GOAL.md to write (Some) or delete (None) in the same commit.
+    pub other: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// The status trailer when it is not GOAL.md's own (`abandoned`).
+    pub status: Option<&'a str>,
+}
+
+impl<'a> Commit<'a> {
+    pub fn new(action: Action, subject: impl Into<String>) -> Self {
+        Commit {
+            action,
+            subject: subject.into(),
+            body: Vec::new(),
+            stage: Stage::GoalOnly,
+            evidence: Vec::new(),
+            material_change: None,
+            other: Vec::new(),
+            status: None,
+        }
+    }
+
+    /// Write the goal (None: delete the goal files) and commit, through the gate.
+    pub fn make(
+        self,
+        ws: &Workspace,
+        goal: Option<&GoalFile>,
+        trailers_of: &GoalFile,
+    ) -> Result<Oid> {
+        let mut trailers = GoalTrailers::of(trailers_of, self.action);
+        if let Some(status) = self.status {
+            trailers.status = status.to_string();
+        }
+        trailers.evidence = self.evidence;
+        trailers.material_change = self.material_change;
+        let message = trailers.message(&self.subject, &self.body);
+        ws.commit(goal, &self.other, &message, self.stage)
+    }
+}
+
+/// Parse a 1-based criterion number against the goal.
+pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
+    if number == 0 || number > goal.criteria.len() {
+        let hint = if goal.criteria.is_empty() {
+            "the goal has no criteria yet: add one with `goal criteria add \"<criterion>\"`"
+                .to_string()
+        } else {
+            format!(
+                "criteria are numbered 1 to {}: see `goal status`",
+                goal.criteria.len()
+            )
+        };
+        return Err(Error::usage(
+            format!("there is no criterion {number}"),
+            hint,
+        ));
+    }
+    Ok(number)
+}
+
+/// The short form of a commit id for people.
+pub fn short(oid: Oid) -> String {
+    oid.to_string()[..10].to_string()
+}
+
+/// Refuse to change a goal whose status does not allow it.
+pub fn require_in_progress(goal: &GoalFile, what: &str) -> Result<()> {
+    use crate::goal_file::Status;
+    match goal.status {
+        Status::InProgress => Ok(()),
+        Status::Blocked => Err(Error::refused(
+            format!("the goal is blocked: cannot {what}"),
+            "see the Blocked section with `goal status`, then run `goal resume`",
+        )),
+        Status::Complete => Err(Error::refused(
+            format!("the goal is complete: cannot {what}"),
+            "finish it with `goal done`, or start a new one with `goal init`",
+        )),
+    }
+}

@@ -1,0 +1,52 @@
+//! `goal resume`: back to in-progress, the `## Blocked` section removed.
+
+use serde_json::json;
+
+use super::{Commit, short};
+use crate::context::{Ctx, now_rfc3339};
+use crate::error::{Error, Result};
+use crate::goal_file::Status;
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+/// Set a blocked goal back to in-progress and remove its Blocked section (commit).
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
+    let ws = Workspace::open(ctx)?;
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    if goal.status != Status::Blocked {
+        return Err(Error::refused(
+            format!(
+                "the goal is {}, not blocked: nothing to resume",
+                goal.status
+            ),
+            "see `goal status`",
+        ));
+    }
+    goal.clear_blocked();
+    goal.set_status(Status::InProgress);
+    goal.set_updated(&now_rfc3339());
+    let mut commit = Commit::new(Action::Resume, "resume");
+    // A resumed goal starts a fresh retry episode (the policy is kept).
+    let mut retry = ws.retry_state();
+    if !retry.attempts.is_empty() {
+        retry.attempts.clear();
+        commit
+            .other
+            .push((ws.retry_rel(), Some(retry.render().into_bytes())));
+    }
+    let oid = commit.make(&ws, Some(&goal), &goal)?;
+    if ctx.json {
+        ctx.emit_json(&json!({"status": goal.status, "commit": oid.to_string()}))?;
+    } else {
+        ctx.say(format!(
+            "Resumed — committed {}. Continue with the next iteration.",
+            short(oid)
+        ));
+    }
+    Ok(0)
+}

@@ -1,0 +1,212 @@
+//! One error type for every command, its exit code and the hint that says what to run next.
+
+use std::path::PathBuf;
+
+/// Everything that can stop a `goal` command. Each variant carries the facts a user needs.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A goal file (GOAL.md, evidence.jsonl, …) that cannot be parsed. Never rewritten.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// There is no goal file.
+    #[error("no active goal ({path} does not exist)")]
+    NoGoal { path: PathBuf },
+    /// Started outside a git working tree.
+    #[error("not a git repository: {dir}")]
+    NotARepo {
+        dir: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    /// A bare repository has no working tree to keep a goal in.
+    #[error("{dir} is a bare repository: goal needs a working tree")]
+    BareRepo { dir: PathBuf },
+    /// A merge, rebase, cherry-pick… is in progress.
+    #[error("a {operation} is in progress in this repository")]
+    RepoBusy { operation: String, hint: String },
+    /// No author/committer identity is configured.
+    #[error("no git identity is configured ({source})")]
+    Identity {
+        #[source]
+        source: git2::Error,
+    },
+    /// A git lock file (index.lock, HEAD.lock, …) is in the way.
+    #[error("git lock file {path} exists: another git process is running, or one was killed")]
+    GitLock { path: PathBuf },
+    /// Another goal process holds this worktree's lock.
+    #[error(
+        "another goal command is running in this worktree (lock {path} still held after {waited_ms} ms)"
+    )]
+    Locked { path: PathBuf, waited_ms: u64 },
+    /// Any other libgit2 failure.
+    #[error("git: {what}: {source}")]
+    Git {
+        what: String,
+        #[source]
+        source: git2::Error,
+    },
+    /// A file system failure.
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A goal path that resolves outside the worktree (through a symlink).
+    #[error("{path} resolves outside the worktree ({target})")]
+    OutsideWorktree { path: PathBuf, target: PathBuf },
+    /// Bad arguments or state given by the user.
+    #[error("{message}")]
+    Usage { message: String, hint: String },
+    /// Refused by a gate, or a negative answer (exit 1).
+    #[error("{message}")]
+    Refused { message: String, hint: String },
+    /// The command given to `goal verify` (or a deslop command) could not be started.
+    #[error("cannot run `{program}`: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Invalid input to the retry judge.
+    #[error("invalid_input: {message}")]
+    InvalidInput { message: String },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Usage {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub fn refused(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Refused {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub fn git(what: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
+        let what = what.into();
+        move |source| {
+            if source.code() == git2::ErrorCode::Locked
+                && let Some(path) = locked_path(source.message())
+            {
+                return Error::GitLock { path };
+            }
+            Error::Git { what, source }
+        }
+    }
+
+    pub fn io(
+        what: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { what, path, source }
+    }
+
+    /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::NoGoal { .. } | Error::Refused { .. } | Error::Locked { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// The next command to run, when there is one.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Error::Parse { path, .. } => format!(
+                "fix {} by hand (or restore it with `git checkout -- {}`); goal never rewrites a file it cannot parse",
+                path.display(),
+                path.display()
+            ),
+            Error::NoGoal { .. } => "start one with `goal init \"<goal>\" -c \"<criterion>\"`".into(),
+            Error::NotARepo { .. } => "run goal inside a git working tree, or create one with `git init`".into(),
+            Error::BareRepo { .. } => "clone it, or add a worktree with `git worktree add <dir>`, and run goal there".into(),
+            Error::RepoBusy { hint, .. } => hint.clone(),
+            Error::Identity { .. } => {
+                "set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (add --global for every repository)".into()
+            }
+            Error::GitLock { path } => format!(
+                "if no git process is running, remove it with `rm {}`, then run the goal command again",
+                path.display()
+            ),
+            Error::Locked { .. } => "wait for the other goal command to finish, then run this one again".into(),
+            Error::Git { .. } => "check the repository with `git status` and `git fsck`".into(),
+            Error::Io { .. } => return None,
+            Error::OutsideWorktree { path, .. } => format!(
+                "replace the symlink {} with a regular file or folder inside the worktree",
+                path.display()
+            ),
+            Error::Usage { hint, .. } | Error::Refused { hint, .. } => {
+                if hint.is_empty() {
+                    return None;
+                }
+                hint.clone()
+            }
+            Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
+            Error::InvalidInput { .. } => {
+                "give {\"attempts\": [{\"outcome\": \"failure\", \"strategyId\": \"…\"}], \"policy\": {\"maxAttempts\": 3}}".into()
+            }
+        })
+    }
+}
+
+/// libgit2 says "failed to create locked file '/repo/.git/index.lock': File exists".
+fn locked_path(message: &str) -> Option<PathBuf> {
+    let start = message.find('\'')? + 1;
+    let end = start + message[start..].find('\'')?;
+    let path = &message[start..end];
+    path.ends_with(".lock").then(|| PathBuf::from(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes() {
+        let cases: Vec<(Error, u8)> = vec![
+            (Error::refused("x", ""), 1),
+            (Error::NoGoal { path: "g".into() }, 1),
+            (Error::usage("x", ""), 2),
+            (
+                Error::Parse {
+                    path: "g".into(),
+                    line: 1,
+                    message: "m".into(),
+                },
+                2,
+            ),
+            (
+                Error::InvalidInput {
+                    message: "m".into(),
+                },
+                2,
+            ),
+        ];
+        for (error, code) in cases {
+            assert_eq!(error.exit_code(), code, "{error}");
+        }
+    }
+
+    #[test]
+    fn lock_path_from_libgit2_message() {
+        assert_eq!(
+            locked_path("failed to create locked file '/r/.git/index.lock': File exists"),
+            Some(PathBuf::from("/r/.git/index.lock"))
+        );
+        assert_eq!(locked_path("no quotes"), None);
+    }
+}

@@ -1,0 +1,435 @@
+//! Evidence records (evidence.jsonl): their hash chain, whether they pass, and whether they prove
+//! a criterion on a given tree. Pure: the bytes come in, verdicts go out.
+
+use serde::{Deserialize, Serialize};
+
+use crate::summary::TestCounts;
+use crate::workspace::sha256_hex;
+
+/// One verification run, one line of evidence.jsonl.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// The first 12 hex digits of `hash`.
+    pub id: String,
+    pub criteria: Vec<usize>,
+    /// The criteria's texts when the run was recorded: evidence for a reworded criterion is void.
+    #[serde(default)]
+    pub criteria_text: Vec<String>,
+    pub argv: Vec<String>,
+    pub exit_code: i32,
+    pub started: String,
+    pub duration_ms: u64,
+    /// The working tree's tree id, without the goal folder.
+    pub tree: String,
+    pub tests: Option<TestCounts>,
+    /// Recorded with `goal verify --check`: accepted without a test summary.
+    #[serde(default)]
+    pub check: bool,
+    pub output_sha256: String,
+    pub output_tail: Vec<String>,
+    /// `hash` of the record before this one ("" for the first).
+    pub prev: String,
+    /// sha256 of this record's other fields (compact JSON, in file order), `id` and `hash` left out.
+    pub hash: String,
+}
+
+/// Lines of output kept in a record.
+pub const TAIL_LINES: usize = 20;
+
+impl Record {
+    /// Exit 0 and, where a test summary was recognised, no failure and at least one test run.
+    pub fn passes(&self) -> bool {
+        self.exit_code == 0 && self.tests.is_none_or(|t| t.failed == 0 && t.passed >= 1)
+    }
+
+    /// Passing evidence that may prove a criterion: a test run, or a check asked for as one.
+    pub fn proves(&self) -> bool {
+        self.passes() && (self.tests.is_some() || self.check)
+    }
+
+    pub fn is_test(&self) -> bool {
+        self.tests.is_some()
+    }
+
+    fn names(&self, number: usize, text: &str) -> bool {
+        match self.criteria.iter().position(|&n| n == number) {
+            None => false,
+            Some(i) => self.criteria_text.get(i).is_none_or(|t| t == text),
+        }
+    }
+
+    /// Why this record does not prove anything, in the seeds' words.
+    pub fn failure_reason(&self) -> String {
+        if self.exit_code != 0 {
+            return format!(
+                "evidence {} failed: `{}` exited {}",
+                self.id,
+                self.argv.join(" "),
+                self.exit_code
+            );
+        }
+        match self.tests {
+            Some(t) if t.failed > 0 => {
+                format!("evidence {} failed: {} test(s) failed", self.id, t.failed)
+            }
+            Some(t) if t.passed == 0 => format!(
+                "evidence {}: no tests ran (red flag: \"tests don't run but code looks fine\")",
+                self.id
+            ),
+            None if !self.check => format!(
+                "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
+                self.id,
+                self.argv.join(" ")
+            ),
+            _ => format!("evidence {} does not pass", self.id),
+        }
+    }
+}
+
+/// The hash of a record's JSON object without its `id` and `hash` keys.
+fn content_hash(object: &serde_json::Map<String, serde_json::Value>) -> String {
+    let mut content = object.clone();
+    content.remove("id");
+    content.remove("hash");
+    let text = serde_json::Value::Object(content).to_string();
+    sha256_hex(text.as_bytes())
+}
+
+/// All records of an evidence.jsonl, in order, with whether each line's hash verifies.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    pub records: Vec<Record>,
+    /// For each record: Some(reason) when its hash or chain link is broken.
+    broken: Vec<Option<String>>,
+}
+
+impl Ledger {
+    /// Parse evidence.jsonl. Malformed lines are an error `(line, message)`; a broken hash chain
+    /// is not (it is reported by `verify_chain`, so the audit can show it).
+    pub fn parse(bytes: &[u8]) -> Result<Ledger, (usize, String)> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            (
+                line,
+                "invalid UTF-8: expected one JSON object a line".to_string(),
+            )
+        })?;
+        let mut ledger = Ledger::default();
+        let mut prev = String::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| (i + 1, format!("not a JSON object: {e}")))?;
+            let serde_json::Value::Object(object) = &value else {
+                return Err((i + 1, "expected a JSON object".into()));
+            };
+            let record: Record = serde_json::from_value(value.clone())
+                .map_err(|e| (i + 1, format!("not an evidence record: {e}")))?;
+            let hash = content_hash(object);
+            let broken = if hash != record.hash
+                || !record.hash.starts_with(&record.id)
+                || record.id.len() < 8
+            {
+                Some(format!(
+                    "record {} (line {}) was changed after it was written",
+                    record.id,
+                    i + 1
+                ))
+            } else if record.prev != prev {
+                Some(format!(
+                    "record {} (line {}) does not follow the record before it (a line was removed, reordered or inserted)",
+                    record.id,
+                    i + 1
+                ))
+            } else {
+                None
+            };
+            prev = record.hash.clone();
+            ledger.broken.push(broken);
+            ledger.records.push(record);
+        }
+        Ok(ledger)
+    }
+
+    /// The hash a new record must chain to.
+    pub fn head_hash(&self) -> String {
+        self.records
+            .last()
+            .map(|r| r.hash.clone())
+            .unwrap_or_default()
+    }
+
+    /// The first broken link of the chain, if any.
+    pub fn verify_chain(&self) -> Result<(), String> {
+        match self.broken.iter().flatten().next() {
+            Some(reason) => Err(reason.clone()),
+            None => Ok(()),
+        }
+    }
+
+    pub fn is_broken(&self, id: &str) -> bool {
+        self.records
+            .iter()
+            .zip(&self.broken)
+            .any(|(r, b)| r.id == id && b.is_some())
+    }
+
+    pub fn find(&self, id: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.id == id)
+    }
+
+    /// The record that proves criterion `number` (with `text`) on `tree`: the latest record on
+    /// that tree naming it decides. Err says why nothing proves it.
+    pub fn proof(&self, number: usize, text: &str, tree: &str) -> Result<&Record, String> {
+        let naming: Vec<&Record> = self
+            .records
+            .iter()
+            .filter(|r| r.names(number, text))
+            .collect();
+        let Some(last_any) = naming.last() else {
+            return Err(format!(
+                "no evidence names it (red flag: \"tests don't run but code looks fine\"); run `goal verify -c {number} -- <test command>`"
+            ));
+        };
+        let Some(latest) = naming.iter().rev().find(|r| r.tree == tree) else {
+            return Err(format!(
+                "stale: evidence {} was recorded on another tree (the code changed since); verify again",
+                last_any.id
+            ));
+        };
+        if self.is_broken(&latest.id) {
+            return Err(format!(
+                "evidence {} does not verify (evidence.jsonl was edited)",
+                latest.id
+            ));
+        }
+        if latest.proves() {
+            Ok(latest)
+        } else {
+            Err(latest.failure_reason())
+        }
+    }
+
+    /// Whether any passing *test* evidence exists on `tree`.
+    pub fn has_passing_test(&self, tree: &str) -> bool {
+        self.records
+            .iter()
+            .any(|r| r.tree == tree && r.is_test() && r.passes() && !self.is_broken(&r.id))
+    }
+}
+
+/// What `goal verify` knows of a run before it is chained.
+pub struct NewRecord {
+    pub criteria: Vec<(usize, String)>,
+    pub argv: Vec<String>,
+    pub exit_code: i32,
+    pub started: String,
+    pub duration_ms: u64,
+    pub tree: String,
+    pub tests: Option<TestCounts>,
+    pub check: bool,
+    pub output: Vec<u8>,
+}
+
+/// Chain a new record after `prev`: returns the record and its JSON line (with newline).
+pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
+    let text = String::from_utf8_lossy(&new.output);
+    let lines: Vec<&str> = text.lines().collect();
+    let tail: Vec<String> = lines[lines.len().saturating_sub(TAIL_LINES)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let mut record = Record {
+        id: String::new(),
+        criteria: new.criteria.iter().map(|(n, _)| *n).collect(),
+        criteria_text: new.criteria.iter().map(|(_, t)| t.clone()).collect(),
+        argv: new.argv,
+        exit_code: new.exit_code,
+        started: new.started,
+        duration_ms: new.duration_ms,
+        tree: new.tree,
+        tests: new.tests,
+        check: new.check,
+        output_sha256: sha256_hex(&new.output),
+        output_tail: tail,
+        prev: prev.to_string(),
+        hash: String::new(),
+    };
+    let value = serde_json::to_value(&record).unwrap_or_default();
+    let serde_json::Value::Object(object) = value else {
+        unreachable!("a record serialises to an object")
+    };
+    record.hash = content_hash(&object);
+    record.id = record.hash[..12].to_string();
+    let line = serde_json::to_string(&record).unwrap_or_default();
+    (record, format!("{line}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(
+        criteria: &[usize],
+        exit_code: i32,
+        tests: Option<(u64, u64)>,
+        tree: &str,
+        check: bool,
+    ) -> NewRecord {
+        NewRecord {
+            criteria: criteria.iter().map(|&n| (n, format!("c{n}"))).collect(),
+            argv: vec!["cargo".into(), "test".into()],
+            exit_code,
+            started: "2026-11-30T00:00:00Z".into(),
+            duration_ms: 5,
+            tree: tree.into(),
+            tests: tests.map(|(p, f)| TestCounts {
+                passed: p,
+                failed: f,
+                ignored: 0,
+            }),
+            check,
+            output: b"ok\n".to_vec(),
+        }
+    }
+
+    fn ledger(runs: Vec<NewRecord>) -> (Ledger, String) {
+        let mut text = String::new();
+        let mut prev = String::new();
+        for r in runs {
+            let (record, line) = seal(r, &prev);
+            prev = record.hash;
+            text.push_str(&line);
+        }
+        (Ledger::parse(text.as_bytes()).unwrap(), text)
+    }
+
+    #[test]
+    fn proof_rules() {
+        // (runs, criterion asked, tree asked, proven?, reason contains)
+        type Case = (Vec<NewRecord>, usize, &'static str, Option<&'static str>);
+        let cases: Vec<Case> = vec![
+            (vec![run(&[1], 0, Some((3, 0)), "T", false)], 1, "T", None),
+            (
+                vec![run(&[1], 0, Some((3, 0)), "T", false)],
+                2,
+                "T",
+                Some("no evidence"),
+            ),
+            (
+                vec![run(&[1], 0, Some((3, 0)), "OLD", false)],
+                1,
+                "T",
+                Some("stale"),
+            ),
+            (
+                vec![run(&[1], 1, Some((2, 1)), "T", false)],
+                1,
+                "T",
+                Some("exited 1"),
+            ),
+            (
+                vec![run(&[1], 0, Some((0, 0)), "T", false)],
+                1,
+                "T",
+                Some("no tests ran"),
+            ),
+            (
+                vec![run(&[1], 0, None, "T", false)],
+                1,
+                "T",
+                Some("no test summary"),
+            ),
+            (vec![run(&[1], 0, None, "T", true)], 1, "T", None),
+            (
+                vec![run(&[1], 1, None, "T", true)],
+                1,
+                "T",
+                Some("exited 1"),
+            ),
+            (
+                vec![
+                    run(&[1], 0, Some((3, 0)), "T", false),
+                    run(&[1], 1, Some((2, 1)), "T", false),
+                ],
+                1,
+                "T",
+                Some("failed"),
+            ),
+            (
+                vec![
+                    run(&[1], 1, Some((2, 1)), "T", false),
+                    run(&[1, 2], 0, Some((3, 0)), "T", false),
+                ],
+                1,
+                "T",
+                None,
+            ),
+        ];
+        for (i, (runs, number, tree, want)) in cases.into_iter().enumerate() {
+            let (ledger, _) = ledger(runs);
+            let got = ledger.proof(number, &format!("c{number}"), tree);
+            match want {
+                None => assert!(got.is_ok(), "case {i}: {got:?}"),
+                Some(word) => assert!(
+                    got.as_ref().is_err_and(|e| e.contains(word)),
+                    "case {i}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn reworded_criterion_voids_evidence() {
+        let (ledger, _) = ledger(vec![run(&[1], 0, Some((3, 0)), "T", false)]);
+        assert!(ledger.proof(1, "c1", "T").is_ok());
+        assert!(ledger.proof(1, "something else", "T").is_err());
+    }
+
+    #[test]
+    fn chain_detects_edits_removals_and_reorders() {
+        let (good, text) = ledger(vec![
+            run(&[1], 0, Some((1, 0)), "A", false),
+            run(&[2], 1, Some((0, 1)), "A", false),
+            run(&[2], 0, Some((1, 0)), "B", false),
+        ]);
+        assert!(good.verify_chain().is_ok());
+        assert!(good.has_passing_test("A"));
+        assert!(!good.has_passing_test("C"));
+        let lines: Vec<&str> = text.lines().collect();
+        let edited = text.replace("\"exit_code\":1", "\"exit_code\":0");
+        let removed = format!("{}\n{}\n", lines[0], lines[2]);
+        let reordered = format!("{}\n{}\n{}\n", lines[1], lines[0], lines[2]);
+        for (name, bad) in [
+            ("edited", edited),
+            ("removed", removed),
+            ("reordered", reordered),
+        ] {
+            let ledger = Ledger::parse(bad.as_bytes()).unwrap();
+            assert!(ledger.verify_chain().is_err(), "{name}");
+        }
+        let edited = text.replace("\"exit_code\":1", "\"exit_code\":0");
+        let ledger = Ledger::parse(edited.as_bytes()).unwrap();
+        let id = &ledger.records[1].id;
+        assert!(
+            ledger
+                .proof(2, "c2", "A")
+                .unwrap_err()
+                .contains(id.as_str())
+        );
+    }
+
+    #[test]
+    fn malformed_lines_are_located() {
+        assert_eq!(Ledger::parse(b"{}\n").unwrap_err().0, 1);
+        let (_, text) = ledger(vec![run(&[1], 0, Some((1, 0)), "A", false)]);
+        let bad = format!("{text}not json\n");
+        assert_eq!(Ledger::parse(bad.as_bytes()).unwrap_err().0, 2);
+    }
+}

@@ -1,0 +1,250 @@
+//! The commit gate: what the pre-commit and commit-msg hooks refuse, and what `goal`'s own
+//! commits are held to, through this one code path.
+
+use std::path::Path;
+
+use git2::Oid;
+
+use crate::error::{Error, Result};
+use crate::evidence::{self, Ledger};
+use crate::goal_file::{GoalFile, Status};
+use crate::material;
+use crate::repo::{Repo, Staged};
+use crate::workspace::Workspace;
+
+/// One reason to refuse a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// The staged GOAL.md does not parse.
+    Unparseable { line: usize, message: String },
+    /// A criterion newly ticked without passing evidence on the staged tree.
+    Unproven {
+        number: usize,
+        text: String,
+        why: String,
+    },
+    /// `status: complete` without evidence for every criterion (or without test evidence at all).
+    CompleteUnproven { why: String },
+    /// A criterion removed or materially reworded without a `Goal-Material-Change` trailer.
+    Material {
+        number: usize,
+        text: String,
+        reason: String,
+    },
+    /// evidence.jsonl does not verify.
+    Evidence { message: String },
+}
+
+/// What the gate looks at, already read from git.
+pub struct GateInput<'a> {
+    pub head_goal: Option<&'a GoalFile>,
+    pub staged_goal: std::result::Result<Option<&'a GoalFile>, (usize, String)>,
+    pub ledger: &'a Ledger,
+    /// The staged tree without the goal folder.
+    pub tree: &'a str,
+    /// The commit message, when it is known (commit-msg hook, goal's own commits).
+    pub message: Option<&'a str>,
+}
+
+/// The rules, as a pure function of what is staged.
+pub fn evaluate(input: &GateInput) -> Vec<Violation> {
+    let staged = match input.staged_goal {
+        Err((line, ref message)) => {
+            return vec![Violation::Unparseable {
+                line,
+                message: message.clone(),
+            }];
+        }
+        Ok(None) => return Vec::new(), // deleting the goal files passes (done, abandon)
+        Ok(Some(goal)) => goal,
+    };
+    let mut violations = Vec::new();
+    if let Err(e) = input.ledger.verify_chain() {
+        violations.push(Violation::Evidence { message: e });
+    }
+    let was_passed = |text: &str| {
+        input
+            .head_goal
+            .is_some_and(|h| h.criteria.iter().any(|c| c.passed && c.text == text))
+    };
+    for c in staged
+        .criteria
+        .iter()
+        .filter(|c| c.passed && !was_passed(&c.text))
+    {
+        if let Err(why) = input.ledger.proof(c.number, &c.text, input.tree) {
+            violations.push(Violation::Unproven {
+                number: c.number,
+                text: c.text.clone(),
+                why,
+            });
+        }
+    }
+    let was_complete = input
+        .head_goal
+        .is_some_and(|h| h.status == Status::Complete);
+    if staged.status == Status::Complete && !was_complete {
+        if staged.criteria.is_empty() {
+            violations.push(Violation::CompleteUnproven {
+                why: "the goal has no criteria".into(),
+            });
+        }
+        for c in &staged.criteria {
+            if let Err(why) = input.ledger.proof(c.number, &c.text, input.tree)
+                && !violations
+                    .iter()
+                    .any(|v| matches!(v, Violation::Unproven { number, .. } if *number == c.number))
+            {
+                violations.push(Violation::Unproven {
+                    number: c.number,
+                    text: c.text.clone(),
+                    why,
+                });
+            }
+        }
+        if !input.ledger.has_passing_test(input.tree) {
+            violations.push(Violation::CompleteUnproven {
+                why: "no passing test evidence on this tree (a check alone cannot complete a goal)"
+                    .into(),
+            });
+        }
+    }
+    if let (Some(message), Some(head)) = (input.message, input.head_goal) {
+        let recorded = crate::repo::parse_trailers(message)
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("Goal-Material-Change"));
+        if !recorded {
+            for change in material::compare(&head.criteria_texts(), &staged.criteria_texts()) {
+                violations.push(Violation::Material {
+                    number: change.number,
+                    text: change.text,
+                    reason: change.reason,
+                });
+            }
+        }
+    }
+    violations
+}
+
+/// Render violations as one refusal that names each criterion and the command to run.
+pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
+    let mut lines = Vec::new();
+    let mut hints = Vec::new();
+    for v in violations {
+        match v {
+            Violation::Unparseable { line, message } => {
+                lines.push(format!(
+                    "{}:{line}: the staged GOAL.md does not parse: {message}",
+                    goal_rel.display()
+                ));
+                hints.push(format!("fix {} and `git add` it again", goal_rel.display()));
+            }
+            Violation::Unproven { number, text, why } => {
+                lines.push(format!(
+                    "criterion {number} \"{text}\" is ticked without proof: {why}"
+                ));
+                hints.push(format!("goal verify -c {number} -- <test command>"));
+            }
+            Violation::CompleteUnproven { why } => {
+                lines.push(format!("status `complete` is not proven: {why}"));
+                hints.push(
+                    "goal verify -c <N> -- <test command> for each criterion, then `goal done`"
+                        .into(),
+                );
+            }
+            Violation::Material {
+                number,
+                text,
+                reason,
+            } => {
+                lines.push(format!(
+                    "criterion {number} \"{text}\" is changed materially ({reason}) without a Goal-Material-Change record"
+                ));
+                hints.push(format!(
+                    "use `goal criteria edit {number} \"<text>\" --confirm` or `goal criteria remove {number} --confirm`"
+                ));
+            }
+            Violation::Evidence { message } => {
+                lines.push(format!("evidence.jsonl does not verify: {message}"));
+                hints.push("restore it with `git checkout -- .agents/goal/evidence.jsonl` and verify again".into());
+            }
+        }
+    }
+    hints.dedup();
+    Error::refused(
+        format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
+        hints.join("\n      "),
+    )
+}
+
+/// Read what a commit stages and evaluate the gate on it.
+pub fn check_tree(
+    repo: &Repo,
+    goal_dir: &Path,
+    goal_rel: &Path,
+    staged_tree: Oid,
+    head_tree: Option<Oid>,
+    message: Option<&str>,
+) -> Result<()> {
+    let staged_bytes = repo.file_in_tree(staged_tree, goal_rel)?;
+    let staged_goal = match staged_bytes.as_deref().map(GoalFile::parse_bytes) {
+        None => None,
+        Some(Ok(g)) => Some(g),
+        Some(Err(e)) => {
+            let input_err = Err((e.line, e.message));
+            let ledger = Ledger::default();
+            let input = GateInput {
+                head_goal: None,
+                staged_goal: input_err,
+                ledger: &ledger,
+                tree: "",
+                message,
+            };
+            return Err(refusal(&evaluate(&input), goal_rel));
+        }
+    };
+    let Some(staged_goal) = staged_goal else {
+        return Ok(());
+    };
+    let head_goal = match head_tree {
+        Some(t) => repo
+            .file_in_tree(t, goal_rel)?
+            .and_then(|b| GoalFile::parse_bytes(&b).ok()),
+        None => None,
+    };
+    let evidence_rel = goal_dir.join("evidence.jsonl");
+    let ledger = match repo.file_in_tree(staged_tree, &evidence_rel)? {
+        Some(bytes) => evidence::Ledger::parse(&bytes).map_err(|(line, message)| Error::Parse {
+            path: evidence_rel.clone(),
+            line,
+            message,
+        })?,
+        None => Ledger::default(),
+    };
+    let tree = repo.tree_without(staged_tree, goal_dir)?.to_string();
+    let input = GateInput {
+        head_goal: head_goal.as_ref(),
+        staged_goal: Ok(Some(&staged_goal)),
+        ledger: &ledger,
+        tree: &tree,
+        message,
+    };
+    let violations = evaluate(&input);
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(refusal(&violations, goal_rel))
+    }
+}
+
+/// The gate for `goal`'s own commits.
+pub fn check_commit(ws: &Workspace, staged: &Staged) -> Result<()> {
+    check_tree(
+        &ws.repo,
+        &ws.goal_dir,
+        &ws.goal_rel,
+        staged.tree,
+        staged.head_tree,
+        Some(staged.message),
+    )
+}

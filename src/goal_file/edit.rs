@@ -1,0 +1,263 @@
+//! Edits of GOAL.md: each changes only the lines `goal` owns, then parses the result again.
+
+use super::parse::{key_line, list_item};
+use super::{GoalFile, Status, one_line, yaml_string};
+
+/// The line terminator the file already uses (so a CRLF file stays CRLF).
+fn eol(lines: &[String]) -> &'static str {
+    if lines.first().is_some_and(|l| l.ends_with("\r\n")) {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+fn terminator(line: &str) -> &str {
+    if line.ends_with("\r\n") {
+        "\r\n"
+    } else if line.ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    }
+}
+
+/// A bullet of free text: first line after `- `, further lines indented by four spaces so that no
+/// line of user text can become a heading or an item of its own.
+fn bullet(text: &str, nl: &str) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for part in text.split('\n') {
+        let part = part.trim_end_matches('\r');
+        if first {
+            out.push_str(&format!("- {part}{nl}"));
+            first = false;
+        } else if !part.trim().is_empty() {
+            out.push_str(&format!("    {}{nl}", part.trim()));
+        }
+    }
+    out
+}
+
+impl GoalFile {
+    fn reparse(&mut self) {
+        let text = self.render();
+        // Edits only produce well-formed lines; failing to parse our own output is a bug.
+        *self = GoalFile::parse(&text)
+            .unwrap_or_else(|e| panic!("an edit produced an unparseable GOAL.md: {e}"));
+    }
+
+    fn ensure_trailing_newline(&mut self) {
+        let nl = eol(&self.lines);
+        if let Some(last) = self.lines.last_mut()
+            && !last.ends_with('\n')
+        {
+            last.push_str(nl);
+        }
+    }
+
+    fn set_key(&mut self, key: &str, value: &str) {
+        let front = &self.lines[1..self.fm_close];
+        let nl = eol(&self.lines);
+        match key_line(front, key) {
+            Some(i) => {
+                let old = &self.lines[i + 1];
+                let term = terminator(old).to_string();
+                let term = if term.is_empty() {
+                    nl.to_string()
+                } else {
+                    term
+                };
+                self.lines[i + 1] = format!("{key}: {value}{term}");
+            }
+            None => self
+                .lines
+                .insert(self.fm_close, format!("{key}: {value}{nl}")),
+        }
+        self.reparse();
+    }
+
+    pub fn set_status(&mut self, status: Status) {
+        self.set_key("status", status.as_str());
+    }
+
+    pub fn set_iteration(&mut self, iteration: u64) {
+        self.set_key("iteration", &iteration.to_string());
+    }
+
+    pub fn set_updated(&mut self, now: &str) {
+        self.set_key("updated", &yaml_string(now));
+    }
+
+    /// Tick or untick criterion `number` (1-based). Returns false when there is no such criterion.
+    pub fn set_passed(&mut self, number: usize, passed: bool) -> bool {
+        let Some(criterion) = self.criterion(number) else {
+            return false;
+        };
+        let index = criterion.line;
+        let line = self.lines[index].clone();
+        let Some(item) = list_item(&line) else {
+            return false;
+        };
+        let mark = if passed { 'x' } else { ' ' };
+        let new_line = match item.mark_at {
+            Some(at) => {
+                let mut s = line.clone();
+                let old = item.mark.unwrap_or(' ');
+                s.replace_range(at..at + old.len_utf8(), &mark.to_string());
+                s
+            }
+            None => {
+                let mut s = line.clone();
+                s.insert_str(item.after_bullet, &format!("[{mark}] "));
+                s
+            }
+        };
+        self.lines[index] = new_line;
+        self.reparse();
+        true
+    }
+
+    /// The line index after which a new criterion of `phase` goes.
+    fn criteria_insertion_point(&self, phase: Option<usize>) -> usize {
+        let in_scope: Vec<_> = self
+            .criteria
+            .iter()
+            .filter(|c| phase.is_none() || c.phase == phase)
+            .collect();
+        if let Some(last) = in_scope.last() {
+            return last.end;
+        }
+        match phase.and_then(|p| self.phases.get(p)) {
+            Some(p) => p.line + 1,
+            None => match self.criteria.last() {
+                Some(last) => last.end,
+                None => self.criteria_span.start + 1,
+            },
+        }
+    }
+
+    /// Append a criterion (to `phase`, 0-based, when given). Returns its number.
+    pub fn add_criterion(&mut self, text: &str, phase: Option<usize>) -> usize {
+        let at = self.criteria_insertion_point(phase);
+        let nl = eol(&self.lines);
+        if at > 0 && !self.lines[at - 1].ends_with('\n') {
+            self.lines[at - 1].push_str(nl);
+        }
+        self.lines
+            .insert(at, format!("- [ ] {}{nl}", one_line(text)));
+        self.reparse();
+        self.criteria
+            .iter()
+            .find(|c| c.line == at)
+            .map_or(self.criteria.len(), |c| c.number)
+    }
+
+    /// Replace criterion `number` with one or more texts (more than one splits it). All unticked.
+    pub fn edit_criterion(&mut self, number: usize, texts: &[String]) -> bool {
+        let Some(criterion) = self.criterion(number).cloned() else {
+            return false;
+        };
+        let first = self.lines[criterion.line].clone();
+        let Some(item) = list_item(&first) else {
+            return false;
+        };
+        let prefix = &first[..item.after_bullet];
+        let term = match terminator(&first) {
+            "" => eol(&self.lines),
+            t => t,
+        };
+        let new_lines: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{prefix}[ ] {}{term}", one_line(t)))
+            .collect();
+        self.lines.splice(criterion.line..criterion.end, new_lines);
+        self.reparse();
+        true
+    }
+
+    pub fn remove_criterion(&mut self, number: usize) -> bool {
+        let Some(criterion) = self.criterion(number).cloned() else {
+            return false;
+        };
+        self.lines.drain(criterion.line..criterion.end);
+        self.reparse();
+        true
+    }
+
+    /// Append `### Iteration N` with one bullet per line of work to the Progress Log.
+    pub fn append_iteration(&mut self, number: u64, bullets: &[String]) {
+        self.ensure_trailing_newline();
+        let nl = eol(&self.lines);
+        let at = match self.progress_span {
+            Some(span) => {
+                let mut at = span.end;
+                while at > span.start + 1 && self.lines[at - 1].trim().is_empty() {
+                    at -= 1;
+                }
+                at
+            }
+            None => {
+                // No Progress Log yet: add one before `## Blocked`, or at the end.
+                let at = self.blocked_span.map_or(self.lines.len(), |s| s.start);
+                self.lines.insert(at, format!("## Progress Log{nl}"));
+                if at > 0 && !self.lines[at - 1].trim().is_empty() {
+                    self.lines.insert(at, nl.to_string());
+                    at + 2
+                } else {
+                    at + 1
+                }
+            }
+        };
+        let mut block = vec![format!("### Iteration {number}{nl}")];
+        for b in bullets {
+            block.push(bullet(b, nl));
+        }
+        // Keep a blank line between the entry and a section that follows directly.
+        if at < self.lines.len() && heading_level(&self.lines[at]).is_some_and(|l| l <= 2) {
+            block.push(nl.to_string());
+        }
+        self.lines.splice(at..at, block);
+        self.reparse();
+    }
+
+    /// Set the `## Blocked` section to hold `reason` (added at the end of the file when absent).
+    pub fn set_blocked(&mut self, reason: &str) {
+        self.ensure_trailing_newline();
+        let nl = eol(&self.lines);
+        match self.blocked_span {
+            Some(span) => {
+                let mut at = span.end;
+                while at > span.start + 1 && self.lines[at - 1].trim().is_empty() {
+                    at -= 1;
+                }
+                self.lines.insert(at, bullet(reason, nl));
+            }
+            None => {
+                if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
+                    self.lines.push(nl.to_string());
+                }
+                self.lines.push(format!("## Blocked{nl}"));
+                self.lines.push(bullet(reason, nl));
+            }
+        }
+        self.reparse();
+    }
+
+    /// Remove the `## Blocked` section (and the blank line that set it apart).
+    pub fn clear_blocked(&mut self) {
+        let Some(span) = self.blocked_span else {
+            return;
+        };
+        let mut start = span.start;
+        if span.end == self.lines.len() && start > 0 && self.lines[start - 1].trim().is_empty() {
+            start -= 1;
+        }
+        self.lines.drain(start..span.end);
+        self.reparse();
+    }
+}
+
+fn heading_level(line: &str) -> Option<usize> {
+    super::parse::heading(line).map(|(level, _)| level)
+}

@@ -1,0 +1,198 @@
+//! The GOAL.md model: a lossless line-based document with the parts `goal` owns located in it.
+//!
+//! The file is kept as its lines, byte for byte; parsing only finds where the frontmatter keys,
+//! criteria, progress-log entries and the Blocked section are. Every edit changes the few lines it
+//! owns and parses the result again, so anything `goal` does not own survives untouched and
+//! `render(parse(text)) == text` holds by construction.
+
+mod edit;
+mod parse;
+
+pub use parse::ParseError;
+
+use std::fmt;
+
+/// The goal's lifecycle state, as written in the frontmatter `status` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    InProgress,
+    Blocked,
+    Complete,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::InProgress => "in-progress",
+            Status::Blocked => "blocked",
+            Status::Complete => "complete",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        match text {
+            "in-progress" => Some(Status::InProgress),
+            "blocked" => Some(Status::Blocked),
+            "complete" => Some(Status::Complete),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One acceptance criterion: a list item under `## Acceptance Criteria`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Criterion {
+    /// 1-based, in file order: how every command names it.
+    pub number: usize,
+    pub text: String,
+    pub passed: bool,
+    /// Index into `GoalFile::phases`, when the criterion sits under a `### Phase N:` heading.
+    pub phase: Option<usize>,
+    /// 0-based index of the item's first line.
+    pub(crate) line: usize,
+    /// One past its last line (continuation lines included).
+    pub(crate) end: usize,
+}
+
+/// A `### Phase N: name` heading inside the criteria section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    pub number: usize,
+    pub name: String,
+    pub(crate) line: usize,
+}
+
+/// One `### Iteration N` entry of the Progress Log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub number: u64,
+    /// The entry's body, as written.
+    pub text: String,
+}
+
+/// Where the owned sections are: heading line and one past their last line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A parsed GOAL.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoalFile {
+    pub(crate) lines: Vec<String>,
+    pub goal: String,
+    pub created: Option<String>,
+    pub updated: Option<String>,
+    pub iteration: u64,
+    pub status: Status,
+    pub criteria: Vec<Criterion>,
+    pub phases: Vec<Phase>,
+    pub log: Vec<LogEntry>,
+    /// The bullets of the `## Blocked` section, when it exists.
+    pub blocked: Option<Vec<String>>,
+    pub(crate) fm_close: usize,
+    pub(crate) criteria_span: Span,
+    pub(crate) progress_span: Option<Span>,
+    pub(crate) blocked_span: Option<Span>,
+}
+
+impl GoalFile {
+    /// Parse GOAL.md text. Errors carry the 1-based line and what was expected.
+    pub fn parse(text: &str) -> Result<GoalFile, ParseError> {
+        parse::parse(text)
+    }
+
+    /// Parse raw bytes (rejects binary and non-UTF-8 content with a location).
+    pub fn parse_bytes(bytes: &[u8]) -> Result<GoalFile, ParseError> {
+        parse::parse_bytes(bytes)
+    }
+
+    /// The file's text, byte for byte.
+    pub fn render(&self) -> String {
+        self.lines.concat()
+    }
+
+    /// A new goal file in the seed's format.
+    pub fn new(goal: &str, now: &str, criteria: &[String], phases: &[String]) -> GoalFile {
+        let mut text = String::new();
+        text.push_str("---\n");
+        text.push_str(&format!("goal: {}\n", yaml_string(goal)));
+        text.push_str(&format!("created: {}\n", yaml_string(now)));
+        text.push_str(&format!("updated: {}\n", yaml_string(now)));
+        text.push_str("iteration: 0\n");
+        text.push_str("status: in-progress\n");
+        text.push_str("---\n\n");
+        text.push_str(&format!("# Goal: {}\n\n", one_line(goal)));
+        text.push_str("## Acceptance Criteria\n");
+        if phases.is_empty() {
+            for criterion in criteria {
+                text.push_str(&format!("- [ ] {}\n", one_line(criterion)));
+            }
+        } else {
+            for (i, phase) in phases.iter().enumerate() {
+                text.push_str(&format!("### Phase {}: {}\n", i + 1, one_line(phase)));
+                if i == 0 {
+                    for criterion in criteria {
+                        text.push_str(&format!("- [ ] {}\n", one_line(criterion)));
+                    }
+                }
+            }
+        }
+        text.push_str("\n## Progress Log\n");
+        // A document we just rendered always parses; a failure here is a bug in this module.
+        GoalFile::parse(&text)
+            .unwrap_or_else(|e| panic!("GoalFile::new produced an unparseable file: {e}"))
+    }
+
+    pub fn passing_count(&self) -> usize {
+        self.criteria.iter().filter(|c| c.passed).count()
+    }
+
+    pub fn criterion(&self, number: usize) -> Option<&Criterion> {
+        number.checked_sub(1).and_then(|i| self.criteria.get(i))
+    }
+
+    /// The current phase: the first phase with an unpassed criterion.
+    pub fn current_phase(&self) -> Option<&Phase> {
+        if self.phases.is_empty() {
+            return None;
+        }
+        self.phases.iter().enumerate().find_map(|(i, phase)| {
+            let criteria: Vec<_> = self
+                .criteria
+                .iter()
+                .filter(|c| c.phase == Some(i))
+                .collect();
+            (criteria.is_empty() || criteria.iter().any(|c| !c.passed)).then_some(phase)
+        })
+    }
+
+    pub fn criteria_texts(&self) -> Vec<String> {
+        self.criteria.iter().map(|c| c.text.clone()).collect()
+    }
+}
+
+/// A YAML double-quoted scalar. JSON's string syntax is a subset of YAML's double-quoted style.
+pub fn yaml_string(text: &str) -> String {
+    serde_json::Value::String(text.to_string()).to_string()
+}
+
+/// Text on one line, for headings and list items (newlines become spaces).
+pub fn one_line(text: &str) -> String {
+    text.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,470 @@
+//! Locating the owned parts of GOAL.md: frontmatter keys, sections, criteria, log entries.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Criterion, GoalFile, LogEntry, Phase, Span, Status};
+
+/// What went wrong, and on which 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ParseError {
+    pub line: usize,
+    pub message: String,
+}
+
+fn err<T>(line: usize, message: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError {
+        line,
+        message: message.into(),
+    })
+}
+
+static LIST_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+|$)(?:\[(?P<mark>[^\]\n])\](?:[ \t]+|$))?(?P<text>.*)$")
+        .expect("list item pattern")
+});
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ {0,3}(?P<level>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
+        .expect("heading pattern")
+});
+static PHASE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^phase\s+(?P<n>\d+)\s*[:.\-–—]?\s*(?P<name>.*)$").expect("phase pattern")
+});
+static ITERATION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^iteration\s+(?P<n>\d+)\b").expect("iteration pattern"));
+static FENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^ {0,3}(?P<fence>`{3,}|~{3,})").expect("fence pattern"));
+
+pub(super) fn parse_bytes(bytes: &[u8]) -> Result<GoalFile, ParseError> {
+    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+        let line = bytes[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
+        return err(
+            line,
+            "binary content (a NUL byte): expected a markdown GOAL.md",
+        );
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse(text),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            err(line, "invalid UTF-8: expected a UTF-8 markdown GOAL.md")
+        }
+    }
+}
+
+fn content(line: &str) -> &str {
+    line.trim_end_matches(['\n', '\r'])
+}
+
+pub(super) fn parse(text: &str) -> Result<GoalFile, ParseError> {
+    if text.trim().is_empty() {
+        return err(1, "empty file: expected `---` opening the YAML frontmatter");
+    }
+    let lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    let first = content(&lines[0]).trim_start_matches('\u{feff}');
+    if first.trim_end() != "---" {
+        return err(
+            1,
+            "expected `---` opening the YAML frontmatter (goal, created, updated, iteration, status)",
+        );
+    }
+    let Some(fm_close) = lines
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, l)| matches!(content(l).trim_end(), "---" | "..."))
+        .map(|(i, _)| i)
+    else {
+        return err(
+            lines.len() + 1,
+            "the YAML frontmatter is not closed: expected a `---` line",
+        );
+    };
+    let front = Frontmatter::parse(&lines[1..fm_close])?;
+    let body = Body::parse(&lines, fm_close + 1)?;
+    Ok(GoalFile {
+        goal: front.goal,
+        created: front.created,
+        updated: front.updated,
+        iteration: front.iteration,
+        status: front.status,
+        criteria: body.criteria,
+        phases: body.phases,
+        log: body.log,
+        blocked: body.blocked,
+        fm_close,
+        criteria_span: body.criteria_span,
+        progress_span: body.progress_span,
+        blocked_span: body.blocked_span,
+        lines,
+    })
+}
+
+struct Frontmatter {
+    goal: String,
+    created: Option<String>,
+    updated: Option<String>,
+    iteration: u64,
+    status: Status,
+}
+
+/// The 0-based index (within the frontmatter lines) of a top-level `key:` line.
+pub(super) fn key_line(lines: &[String], key: &str) -> Option<usize> {
+    lines.iter().position(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+    })
+}
+
+impl Frontmatter {
+    fn parse(lines: &[String]) -> Result<Frontmatter, ParseError> {
+        // File line of frontmatter line i is i + 2 (1-based, after the opening `---`).
+        let line_of = |key: &str| key_line(lines, key).map_or(1, |i| i + 2);
+        let yaml = lines.concat();
+        let value: serde_yaml_ng::Value = match serde_yaml_ng::from_str(&yaml) {
+            Ok(v) => v,
+            Err(e) => {
+                let line = e.location().map_or(1, |l| l.line() + 1);
+                let message = e.to_string();
+                let message = message.split(" at line ").next().unwrap_or(&message);
+                return err(line, format!("bad YAML in the frontmatter: {message}"));
+            }
+        };
+        let serde_yaml_ng::Value::Mapping(map) = value else {
+            return err(
+                2,
+                "the frontmatter must be a YAML mapping of keys (goal, created, updated, iteration, status)",
+            );
+        };
+        let get = |key: &str| map.get(serde_yaml_ng::Value::String(key.to_string()));
+        let goal = match get("goal") {
+            Some(serde_yaml_ng::Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            Some(_) => return err(line_of("goal"), "`goal` must be a non-empty string"),
+            None => {
+                return err(
+                    1,
+                    "the frontmatter has no `goal` key: expected `goal: \"<goal text>\"`",
+                );
+            }
+        };
+        let iteration = match get("iteration") {
+            Some(serde_yaml_ng::Value::Number(n)) if n.as_u64().is_some() => {
+                n.as_u64().unwrap_or_default()
+            }
+            Some(_) => {
+                return err(
+                    line_of("iteration"),
+                    "`iteration` must be a whole number ≥ 0 (the last recorded iteration)",
+                );
+            }
+            None => {
+                return err(
+                    1,
+                    "the frontmatter has no `iteration` key: expected `iteration: <int>`",
+                );
+            }
+        };
+        let status = match get("status") {
+            Some(serde_yaml_ng::Value::String(s)) => match Status::parse(s) {
+                Some(status) => status,
+                None => {
+                    return err(
+                        line_of("status"),
+                        format!("unknown status `{s}`: expected in-progress, blocked or complete"),
+                    );
+                }
+            },
+            Some(_) => {
+                return err(
+                    line_of("status"),
+                    "`status` must be in-progress, blocked or complete",
+                );
+            }
+            None => {
+                return err(
+                    1,
+                    "the frontmatter has no `status` key: expected `status: in-progress`",
+                );
+            }
+        };
+        let timestamp = |key: &str| -> Result<Option<String>, ParseError> {
+            match get(key) {
+                None | Some(serde_yaml_ng::Value::Null) => Ok(None),
+                Some(serde_yaml_ng::Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => err(
+                    line_of(key),
+                    format!("`{key}` must be an ISO 8601 timestamp string"),
+                ),
+            }
+        };
+        for key in ["goal", "iteration", "status"] {
+            if key_line(lines, key).is_none() {
+                return err(
+                    1,
+                    format!("`{key}` must be written as `{key}: <value>` on a line of its own"),
+                );
+            }
+        }
+        Ok(Frontmatter {
+            goal,
+            created: timestamp("created")?,
+            updated: timestamp("updated")?,
+            iteration,
+            status,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Body {
+    criteria: Vec<Criterion>,
+    phases: Vec<Phase>,
+    log: Vec<LogEntry>,
+    blocked: Option<Vec<String>>,
+    criteria_span: Span,
+    progress_span: Option<Span>,
+    blocked_span: Option<Span>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    Other,
+    Criteria,
+    Progress,
+    Blocked,
+}
+
+/// A heading: its level and text (trailing `#`s removed).
+pub(super) fn heading(line: &str) -> Option<(usize, &str)> {
+    let caps = HEADING.captures(content(line))?;
+    let level = caps.name("level")?.as_str().len();
+    Some((level, caps.name("text").map_or("", |m| m.as_str().trim())))
+}
+
+fn section_of(title: &str) -> Section {
+    match title.to_ascii_lowercase().as_str() {
+        "acceptance criteria" => Section::Criteria,
+        "progress log" => Section::Progress,
+        "blocked" => Section::Blocked,
+        _ => Section::Other,
+    }
+}
+
+/// A list item line: (prefix up to the text, checkbox mark, text).
+pub(super) struct Item<'a> {
+    pub mark: Option<char>,
+    pub text: &'a str,
+    /// Byte offset just after the bullet and its gap (where a missing checkbox would go).
+    pub after_bullet: usize,
+    /// Byte range of the mark character inside `[ ]`.
+    pub mark_at: Option<usize>,
+}
+
+pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
+    let line = content(line);
+    let caps = LIST_ITEM.captures(line)?;
+    let text = caps.name("text")?;
+    let mark = caps.name("mark");
+    // `- - -` and `* * *` are thematic breaks, not items.
+    let trimmed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    if trimmed.len() >= 3 && trimmed.chars().all(|c| c == '-' || c == '*' || c == '_') {
+        return None;
+    }
+    Some(Item {
+        mark: mark.and_then(|m| m.as_str().chars().next()),
+        text: text.as_str(),
+        after_bullet: caps.name("gap").map_or(0, |m| m.end()),
+        mark_at: mark.map(|m| m.start()),
+    })
+}
+
+impl Body {
+    fn parse(lines: &[String], start: usize) -> Result<Body, ParseError> {
+        let mut body = Body::default();
+        let mut spans: [Option<Span>; 3] = [None, None, None];
+        let mut section = Section::Other;
+        let mut open: Option<(Section, usize)> = None;
+        let mut fence: Option<String> = None;
+        let mut in_comment = false;
+        // Under `## Acceptance Criteria`: are we in a place where list items are criteria?
+        let mut items_count = true;
+        let mut phase: Option<usize> = None;
+        let mut last_item: Option<usize> = None; // index into criteria of an item still open
+        let mut entry: Option<(u64, usize)> = None; // log entry number, first body line
+        let close_entry = |body: &mut Body, entry: &mut Option<(u64, usize)>, end: usize| {
+            if let Some((number, first)) = entry.take() {
+                body.log.push(LogEntry {
+                    number,
+                    text: lines[first..end].concat(),
+                });
+            }
+        };
+
+        for (i, raw) in lines.iter().enumerate().skip(start) {
+            let line = content(raw);
+            if let Some(open_fence) = &fence {
+                if line.trim_start().starts_with(open_fence.as_str())
+                    && line
+                        .trim()
+                        .chars()
+                        .all(|c| c == open_fence.chars().next().unwrap_or('`'))
+                {
+                    fence = None;
+                }
+                last_item = None;
+                continue;
+            }
+            if in_comment {
+                if line.contains("-->") {
+                    in_comment = false;
+                }
+                continue;
+            }
+            if let Some(caps) = FENCE.captures(line) {
+                let marker = caps.name("fence").map_or("```", |m| m.as_str());
+                fence = Some(marker.to_string());
+                last_item = None;
+                continue;
+            }
+            if line.trim_start().starts_with("<!--") && !line.contains("-->") {
+                in_comment = true;
+                continue;
+            }
+            if let Some((level, title)) = heading(raw) {
+                last_item = None;
+                if level <= 2 {
+                    if let Some((s, begin)) = open.take() {
+                        spans[s as usize - 1] = Some(Span {
+                            start: begin,
+                            end: i,
+                        });
+                    }
+                    if section == Section::Progress {
+                        close_entry(&mut body, &mut entry, i);
+                    }
+                    section = if level == 2 {
+                        section_of(title)
+                    } else {
+                        Section::Other
+                    };
+                    if section != Section::Other {
+                        if let Some(prev) = spans[section as usize - 1] {
+                            return err(
+                                i + 1,
+                                format!(
+                                    "duplicate `## {title}` section (the first one is at line {})",
+                                    prev.start + 1
+                                ),
+                            );
+                        }
+                        open = Some((section, i));
+                        // Reserve the slot so a later duplicate is caught even before this one closes.
+                        spans[section as usize - 1] = Some(Span { start: i, end: i });
+                    }
+                    items_count = true;
+                    phase = None;
+                    continue;
+                }
+                match section {
+                    Section::Criteria if level == 3 => {
+                        if let Some(caps) = PHASE.captures(title) {
+                            let number = body.phases.len() + 1;
+                            body.phases.push(Phase {
+                                number,
+                                name: caps
+                                    .name("name")
+                                    .map_or("", |m| m.as_str())
+                                    .trim()
+                                    .to_string(),
+                                line: i,
+                            });
+                            phase = Some(number - 1);
+                            items_count = true;
+                        } else {
+                            items_count = false;
+                        }
+                    }
+                    Section::Progress if level == 3 => {
+                        close_entry(&mut body, &mut entry, i);
+                        if let Some(caps) = ITERATION.captures(title) {
+                            let number = caps["n"].parse::<u64>().map_err(|_| ParseError {
+                                line: i + 1,
+                                message: "iteration number too large".into(),
+                            })?;
+                            entry = Some((number, i + 1));
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            match section {
+                Section::Criteria if items_count => {
+                    if let Some(item) = list_item(raw) {
+                        if item.text.trim().is_empty() && item.mark.is_none() {
+                            last_item = None;
+                            continue;
+                        }
+                        body.criteria.push(Criterion {
+                            number: body.criteria.len() + 1,
+                            text: item.text.trim().to_string(),
+                            passed: matches!(item.mark, Some('x' | 'X')),
+                            phase,
+                            line: i,
+                            end: i + 1,
+                        });
+                        last_item = Some(body.criteria.len() - 1);
+                    } else if line.trim().is_empty() {
+                        last_item = None;
+                    } else if let Some(k) = last_item {
+                        // A lazy continuation line belongs to the item above it.
+                        let criterion = &mut body.criteria[k];
+                        criterion.text.push(' ');
+                        criterion.text.push_str(line.trim());
+                        criterion.end = i + 1;
+                    }
+                }
+                Section::Blocked => {
+                    if let Some(item) = list_item(raw) {
+                        body.blocked
+                            .get_or_insert_with(Vec::new)
+                            .push(item.text.trim().to_string());
+                    } else if !line.trim().is_empty() {
+                        body.blocked
+                            .get_or_insert_with(Vec::new)
+                            .push(line.trim().to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if section == Section::Progress {
+            close_entry(&mut body, &mut entry, lines.len());
+        }
+        if let Some((s, begin)) = open.take() {
+            spans[s as usize - 1] = Some(Span {
+                start: begin,
+                end: lines.len(),
+            });
+        }
+        let Some(criteria_span) = spans[0] else {
+            return err(
+                lines.len() + 1,
+                "no `## Acceptance Criteria` section: expected a heading `## Acceptance Criteria` followed by `- [ ] <criterion>` items",
+            );
+        };
+        body.criteria_span = criteria_span;
+        body.progress_span = spans[1];
+        body.blocked_span = spans[2];
+        if body.blocked_span.is_some() && body.blocked.is_none() {
+            body.blocked = Some(Vec::new());
+        }
+        Ok(body)
+    }
+}

@@ -1,0 +1,289 @@
+use super::*;
+
+/// The example of seeds/goal-driven-loop-design.md §2, as written there.
+const SEED_EXAMPLE: &str = r#"---
+goal: "<goal text>"
+created: "<ISO 8601 timestamp>"
+updated: "<ISO 8601 timestamp>"
+iteration: <int>
+status: in-progress | blocked | complete
+---
+
+# Goal: <goal text>
+
+## Acceptance Criteria
+- [ ] <criterion 1>
+- [ ] <criterion 2>
+- [ ] <criterion 3>
+
+## Progress Log
+### Iteration 1
+- <work done>
+- <verification results>
+
+## Blocked
+- <blocker description, or delete section if empty>
+"#;
+
+/// The seed's example with its placeholders filled in with values of the right type.
+fn seed_filled() -> String {
+    SEED_EXAMPLE
+        .replace("iteration: <int>", "iteration: 1")
+        .replace(
+            "status: in-progress | blocked | complete",
+            "status: blocked",
+        )
+}
+
+#[test]
+fn seed_example_parses() {
+    let goal = GoalFile::parse(&seed_filled()).unwrap();
+    assert_eq!(goal.goal, "<goal text>");
+    assert_eq!(goal.created.as_deref(), Some("<ISO 8601 timestamp>"));
+    assert_eq!(goal.iteration, 1);
+    assert_eq!(goal.status, Status::Blocked);
+    assert_eq!(
+        goal.criteria_texts(),
+        ["<criterion 1>", "<criterion 2>", "<criterion 3>"]
+    );
+    assert_eq!(goal.passing_count(), 0);
+    assert_eq!(goal.log.len(), 1);
+    assert_eq!(goal.log[0].number, 1);
+    assert_eq!(
+        goal.log[0].text,
+        "- <work done>\n- <verification results>\n\n"
+    );
+    assert_eq!(
+        goal.blocked.as_deref(),
+        Some(&["<blocker description, or delete section if empty>".to_string()][..])
+    );
+}
+
+#[test]
+fn seed_example_verbatim_is_located_as_bad_yaml_values() {
+    // Verbatim, the seed's placeholders `<int>` and `in-progress | blocked | complete` are not values.
+    let e = GoalFile::parse(SEED_EXAMPLE).unwrap_err();
+    assert_eq!(e.line, 5);
+}
+
+const ROUND_TRIP: &[&str] = &[
+    // unknown keys, comments, extra sections, prose, CRLF-free odd spacing
+    "---\ngoal: \"ship it\"\nowner: alice   # who\ncreated: \"2026-01-01T00:00:00Z\"\nupdated: \"2026-01-01T00:00:00Z\"\niteration: 2\nstatus: in-progress\ntags: [a, b]\n---\n\nIntro prose.\n\n# Goal: ship it\n\n<!-- a comment -->\n## Notes\nanything *here*\n\n## Acceptance Criteria\n- [x] one\n* [ ] two\n+ [~] three\n1. [-] four\n   - [X] nested five\n- six without box\n\n## Progress Log\n### Iteration 1\n- found it\n### Iteration 2\n- fixed it\n\n## Appendix\n```\n- [ ] not a criterion\n## Acceptance Criteria\n```\n",
+    // CRLF line endings, no trailing newline
+    "---\r\ngoal: g\r\niteration: 0\r\nstatus: complete\r\n---\r\n## Acceptance Criteria\r\n- [x] a\r\n## Progress Log",
+];
+
+#[test]
+fn render_parse_round_trip() {
+    for text in ROUND_TRIP.iter().copied().chain([seed_filled().as_str()]) {
+        let goal = GoalFile::parse(text).unwrap();
+        assert_eq!(goal.render(), text);
+        assert_eq!(GoalFile::parse(&goal.render()).unwrap(), goal);
+    }
+}
+
+#[test]
+fn checklist_rules() {
+    let goal = GoalFile::parse(ROUND_TRIP[0]).unwrap();
+    let got: Vec<(usize, &str, bool)> = goal
+        .criteria
+        .iter()
+        .map(|c| (c.number, c.text.as_str(), c.passed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "one", true),
+            (2, "two", false),
+            (3, "three", false),
+            (4, "four", false),
+            (5, "nested five", true),
+            (6, "six without box", false),
+        ]
+    );
+    assert_eq!(
+        goal.log.iter().map(|e| e.number).collect::<Vec<_>>(),
+        [1, 2]
+    );
+}
+
+#[test]
+fn edits_change_only_owned_lines() {
+    let text = ROUND_TRIP[0];
+    let mut goal = GoalFile::parse(text).unwrap();
+    goal.set_passed(2, true);
+    goal.set_passed(3, true);
+    goal.set_passed(6, true);
+    goal.set_passed(1, false);
+    goal.set_iteration(3);
+    goal.set_updated("2026-02-02T00:00:00Z");
+    goal.append_iteration(3, &["verified all".into(), "two\nlines".into()]);
+    let out = goal.render();
+    let expected = text
+        .replace("- [x] one", "- [ ] one")
+        .replace("* [ ] two", "* [x] two")
+        .replace("+ [~] three", "+ [x] three")
+        .replace("- six without box", "- [x] six without box")
+        .replace("iteration: 2", "iteration: 3")
+        .replace(
+            "updated: \"2026-01-01T00:00:00Z\"",
+            "updated: \"2026-02-02T00:00:00Z\"",
+        )
+        .replace(
+            "- fixed it\n\n## Appendix",
+            "- fixed it\n### Iteration 3\n- verified all\n- two\n    lines\n\n## Appendix",
+        );
+    assert_eq!(out, expected);
+    assert_eq!(goal.passing_count(), 4);
+    assert_eq!(goal.iteration, 3);
+    assert_eq!(goal.log.last().unwrap().number, 3);
+}
+
+#[test]
+fn new_file_layout_and_lifecycle() {
+    let mut goal = GoalFile::new(
+        "Make it fast",
+        "2026-11-30T15:04:05Z",
+        &["tests pass".into()],
+        &[],
+    );
+    assert_eq!(
+        goal.render(),
+        "---\ngoal: \"Make it fast\"\ncreated: \"2026-11-30T15:04:05Z\"\nupdated: \"2026-11-30T15:04:05Z\"\niteration: 0\nstatus: in-progress\n---\n\n# Goal: Make it fast\n\n## Acceptance Criteria\n- [ ] tests pass\n\n## Progress Log\n"
+    );
+    let before = goal.render();
+    goal.set_blocked("waiting on CI");
+    goal.set_status(Status::Blocked);
+    assert!(
+        goal.render()
+            .ends_with("## Progress Log\n\n## Blocked\n- waiting on CI\n")
+    );
+    assert_eq!(
+        goal.blocked.as_deref(),
+        Some(&["waiting on CI".to_string()][..])
+    );
+    goal.clear_blocked();
+    goal.set_status(Status::InProgress);
+    assert_eq!(goal.render(), before);
+    assert_eq!(goal.add_criterion("second", None), 2);
+    goal.append_iteration(1, &["added x".into()]);
+    goal.edit_criterion(
+        1,
+        &["tests pass on linux".into(), "tests pass on mac".into()],
+    );
+    assert_eq!(
+        goal.criteria_texts(),
+        ["tests pass on linux", "tests pass on mac", "second"]
+    );
+    goal.remove_criterion(2);
+    assert_eq!(goal.criteria_texts(), ["tests pass on linux", "second"]);
+    assert!(
+        goal.render()
+            .contains("## Progress Log\n### Iteration 1\n- added x\n")
+    );
+}
+
+#[test]
+fn phases_group_criteria() {
+    let mut goal = GoalFile::new("g", "t", &["a".into()], &["Design".into(), "Build".into()]);
+    assert_eq!(goal.phases.len(), 2);
+    assert_eq!(goal.add_criterion("b", Some(1)), 2);
+    assert_eq!(goal.add_criterion("a2", Some(0)), 2);
+    let phases: Vec<_> = goal
+        .criteria
+        .iter()
+        .map(|c| (c.text.as_str(), c.phase))
+        .collect();
+    assert_eq!(phases, [("a", Some(0)), ("a2", Some(0)), ("b", Some(1))]);
+    assert_eq!(goal.current_phase().unwrap().name, "Design");
+    goal.set_passed(1, true);
+    goal.set_passed(2, true);
+    assert_eq!(goal.current_phase().unwrap().name, "Build");
+}
+
+/// Bad input → (expected 1-based line, a word the message must contain).
+const BAD: &[(&str, &str, usize, &str)] = &[
+    (
+        "missing frontmatter",
+        "# Goal: x\n## Acceptance Criteria\n",
+        1,
+        "---",
+    ),
+    ("unclosed frontmatter", "---\ngoal: x\n", 3, "not closed"),
+    (
+        "bad yaml",
+        "---\ngoal: x\n  status: [\niteration: 0\n---\n## Acceptance Criteria\n",
+        3,
+        "YAML",
+    ),
+    (
+        "unknown status",
+        "---\ngoal: x\niteration: 0\nstatus: done\n---\n## Acceptance Criteria\n",
+        4,
+        "unknown status",
+    ),
+    (
+        "iteration not a number",
+        "---\ngoal: x\niteration: three\nstatus: blocked\n---\n## Acceptance Criteria\n",
+        3,
+        "iteration",
+    ),
+    (
+        "negative iteration",
+        "---\ngoal: x\niteration: -1\nstatus: blocked\n---\n## Acceptance Criteria\n",
+        3,
+        "iteration",
+    ),
+    (
+        "no goal key",
+        "---\niteration: 0\nstatus: blocked\n---\n## Acceptance Criteria\n",
+        1,
+        "goal",
+    ),
+    (
+        "frontmatter not a mapping",
+        "---\n- a\n---\n## Acceptance Criteria\n",
+        2,
+        "mapping",
+    ),
+    (
+        "duplicate sections",
+        "---\ngoal: x\niteration: 0\nstatus: blocked\n---\n## Acceptance Criteria\n- [ ] a\n## Progress Log\n## Acceptance Criteria\n",
+        9,
+        "duplicate",
+    ),
+    (
+        "no criteria section",
+        "---\ngoal: x\niteration: 0\nstatus: blocked\n---\n# Goal: x\n",
+        7,
+        "Acceptance Criteria",
+    ),
+    ("empty", "", 1, "empty"),
+    ("whitespace only", "  \n\n", 1, "empty"),
+    (
+        "duplicate yaml key",
+        "---\ngoal: x\ngoal: y\niteration: 0\nstatus: blocked\n---\n## Acceptance Criteria\n",
+        2,
+        "YAML",
+    ),
+];
+
+#[test]
+fn bad_input_is_located() {
+    for (name, text, line, word) in BAD {
+        let e = GoalFile::parse(text).expect_err(name);
+        assert_eq!(e.line, *line, "{name}: {e}");
+        assert!(e.message.contains(word), "{name}: {e}");
+    }
+}
+
+#[test]
+fn binary_and_invalid_utf8() {
+    assert_eq!(GoalFile::parse_bytes(b"---\n\0\x01").unwrap_err().line, 2);
+    assert!(
+        GoalFile::parse_bytes(b"---\ngoal: \xff\n")
+            .unwrap_err()
+            .message
+            .contains("UTF-8")
+    );
+}

@@ -1,0 +1,88 @@
+//! `goal`: keep a coding agent on one goal until the goal is proven done.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod context;
+pub mod deslop;
+pub mod detect;
+pub mod error;
+pub mod evidence;
+pub mod gate;
+pub mod goal_file;
+pub mod history;
+pub mod lint;
+pub mod material;
+pub mod prompt;
+pub mod repo;
+pub mod retry;
+pub mod stagnation;
+pub mod summary;
+pub mod trailers;
+pub mod workspace;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::context::Ctx;
+use crate::error::Error;
+
+/// Parse the command line, run the command, map the outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            report(&e);
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Run a parsed command line; Ok carries the exit code of a command that answered.
+pub fn run(cli: Cli) -> Result<u8, Error> {
+    let process_dir =
+        std::env::current_dir().map_err(Error::io("cannot read the current directory", "."))?;
+    let cwd = match &cli.dir {
+        None => process_dir,
+        Some(dir) => {
+            let dir: PathBuf = if dir.is_absolute() {
+                dir.clone()
+            } else {
+                process_dir.join(dir)
+            };
+            if !dir.is_dir() {
+                return Err(Error::usage(
+                    format!("-C {}: no such directory", dir.display()),
+                    "give an existing directory to -C",
+                ));
+            }
+            dir
+        }
+    };
+    let ctx = Ctx {
+        cwd,
+        file: cli.file,
+        json: cli.json,
+        quiet: cli.quiet,
+        color: context::color_wanted(),
+    };
+    commands::run(&ctx, cli.command)
+}
+
+/// `goal: error: …` and `hint: …` on stderr.
+pub fn report(error: &Error) {
+    eprintln!("goal: error: {error}");
+    if let Some(hint) = error.hint() {
+        eprintln!("hint: {hint}");
+    }
+}

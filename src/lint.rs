@@ -1,0 +1,247 @@
+//! The verifiability red line of the seeds: a criterion must name something observable.
+
+use serde::Serialize;
+
+/// Words and phrases that name an observable outcome (lower case; whole words for Latin text).
+const OBSERVABLE: &[&str] = &[
+    "test",
+    "tests",
+    "tested",
+    "pass",
+    "passes",
+    "passing",
+    "passed",
+    "fail",
+    "fails",
+    "failing",
+    "fails with",
+    "return",
+    "returns",
+    "returned",
+    "exit",
+    "exits",
+    "exit code",
+    "status code",
+    "output",
+    "outputs",
+    "print",
+    "prints",
+    "file",
+    "files",
+    "exists",
+    "count",
+    "lint",
+    "lints",
+    "linter",
+    "typecheck",
+    "typechecks",
+    "type-check",
+    "compile",
+    "compiles",
+    "build",
+    "builds",
+    "respond",
+    "responds",
+    "response",
+    "error",
+    "errors",
+    "log",
+    "logs",
+    "command",
+    "cli",
+    "run",
+    "runs",
+    "benchmark",
+    "coverage",
+    "assert",
+    "asserts",
+    "http",
+    "endpoint",
+    "shows",
+    "displays",
+    "contains",
+    "matches",
+    "equals",
+    "json",
+    "schema",
+    "clippy",
+    "cargo",
+    "npm",
+    "pytest",
+    "warning",
+    "warnings",
+    "rejects",
+    "refuses",
+    "accepts",
+    "emits",
+    "writes",
+    "reads",
+    "status",
+    "stdout",
+    "stderr",
+    "ci",
+    "green",
+    "measured",
+    "latency",
+    "under",
+    "within",
+    "at least",
+    "at most",
+    "no more than",
+    "测试",
+    "通过",
+    "返回",
+    "退出码",
+    "输出",
+    "文件",
+    "报错",
+    "编译",
+];
+
+/// Words that sound like a requirement but name nothing to check.
+const VAGUE: &[&str] = &[
+    "good",
+    "clean",
+    "better",
+    "properly",
+    "proper",
+    "robust",
+    "nice",
+    "well",
+    "correct",
+    "correctly",
+    "improve",
+    "improved",
+    "quality",
+    "implement",
+    "support",
+    "handle",
+    "optimize",
+    "optimized",
+    "fast",
+    "faster",
+    "readable",
+    "maintainable",
+    "elegant",
+    "work",
+    "works",
+    "fine",
+    "好",
+    "优化",
+    "实现",
+    "完善",
+];
+
+/// The lint verdict on one criterion (the JSON of `goal criteria lint --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub number: usize,
+    pub text: String,
+    pub verifiable: bool,
+    pub reason: String,
+}
+
+fn matches(lower: &str, word: &str) -> bool {
+    if !word.is_ascii() {
+        return lower.contains(word);
+    }
+    lower.match_indices(word).any(|(at, _)| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + word.len()..].chars().next();
+        let inner = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+        !inner(before) && !inner(after)
+    })
+}
+
+/// Lint one criterion.
+pub fn lint(number: usize, text: &str) -> Option<Finding> {
+    let lower = text.to_lowercase();
+    let mut seen: Vec<String> = OBSERVABLE
+        .iter()
+        .filter(|w| matches(&lower, w))
+        .map(|w| w.to_string())
+        .collect();
+    if text.contains('`') {
+        seen.push("a `command`".into());
+    }
+    let file_like = text.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        (w.contains('.') || w.contains('/'))
+            && w.split(['.', '/']).all(|p| !p.is_empty())
+            && w.chars().any(char::is_alphabetic)
+    });
+    if file_like {
+        seen.push("a path".into());
+    }
+    if text.chars().any(|c| c.is_ascii_digit()) {
+        seen.push("a number".into());
+    }
+    let vague: Vec<&str> = VAGUE
+        .iter()
+        .copied()
+        .filter(|w| matches(&lower, w))
+        .collect();
+    let finding = if !seen.is_empty() {
+        Finding {
+            number,
+            text: text.to_string(),
+            verifiable: true,
+            reason: format!(
+                "observable: {}",
+                seen.into_iter().take(3).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    } else {
+        let mut reason =
+            "no observable outcome (a command, test, exit or status code, file, output or count)"
+                .to_string();
+        if !vague.is_empty() {
+            reason.push_str(&format!("; only vague words: {}", vague.join(", ")));
+        }
+        Finding {
+            number,
+            text: text.to_string(),
+            verifiable: false,
+            reason,
+        }
+    };
+    Some(finding)
+}
+
+/// Lint every criterion, numbered from 1.
+pub fn lint_all(texts: &[String]) -> Vec<Finding> {
+    texts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| lint(i + 1, t))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_red_line() {
+        let cases: &[(&str, bool)] = &[
+            ("Implement rate limiting", false),
+            ("Code quality is good", false),
+            (
+                "Rate limiter middleware mounts on auth routes, excess requests return 429",
+                true,
+            ),
+            ("Related files lint clean, typecheck passes", true),
+            ("Make it better and more robust", false),
+            ("`cargo test --locked` passes", true),
+            ("p99 latency under 200 ms", true),
+            ("The parser handles errors properly", true),
+            ("Refactor the module", false),
+            ("单元测试全部通过", true),
+            ("代码质量好", false),
+            ("README.md documents every flag", true),
+        ];
+        for (text, verifiable) in cases {
+            assert_eq!(lint(1, text).unwrap().verifiable, *verifiable, "{text}");
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The goal's home in one worktree: its paths, the lock, atomic writes, and committing a change
+//! of the goal files in a way a killed process cannot leave half done.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use git2::Oid;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::gate;
+use crate::goal_file::GoalFile;
+use crate::repo::{Repo, Stage};
+
+pub const DEFAULT_GOAL_DIR: &str = ".agents/goal";
+
+/// An open repository with the goal's paths resolved and checked.
+pub struct Workspace {
+    pub repo: Repo,
+    pub config: Config,
+    /// The goal folder, relative to the worktree root (`.agents/goal` unless `--file` says otherwise).
+    pub goal_dir: PathBuf,
+    /// GOAL.md relative to the root.
+    pub goal_rel: PathBuf,
+}
+
+/// The OS lock on this worktree's goal; released when dropped (or when the process dies).
+pub struct Lock {
+    _file: File,
+}
+
+/// What a committing command was about to do, kept in the git dir until its commit exists, so that
+/// the next command can finish (or drop) it after a crash.
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    message: String,
+    stage: Stage,
+    /// sha256 of GOAL.md as it must be on disk for the commit to be made; None when deleted.
+    goal_sha256: Option<String>,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".goal-tmp-")
+        .tempfile_in(dir)
+        .map_err(Error::io("cannot create a temporary file in", dir))?;
+    tmp.write_all(bytes)
+        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(Error::io("cannot sync", path))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot replace", path)(e.error))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+impl Workspace {
+    /// Open the repository around the working directory and resolve the goal paths.
+    pub fn open(ctx: &Ctx) -> Result<Workspace> {
+        let repo = Repo::discover(&ctx.cwd)?;
+        let config = Config::load(&repo)?;
+        let root = repo.root().to_path_buf();
+        let goal_rel = match &ctx.file {
+            None => PathBuf::from(DEFAULT_GOAL_DIR).join("GOAL.md"),
+            Some(file) => {
+                let absolute = if file.is_absolute() {
+                    file.clone()
+                } else {
+                    ctx.cwd.join(file)
+                };
+                let absolute = normalize(&absolute);
+                let root_real = normalize(&root);
+                match absolute.strip_prefix(&root_real) {
+                    Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+                    _ => {
+                        return Err(Error::usage(
+                            format!(
+                                "--file {} is outside the worktree {}",
+                                file.display(),
+                                root.display()
+                            ),
+                            "give a path inside the worktree, e.g. `--file .agents/goal/GOAL.md`",
+                        ));
+                    }
+                }
+            }
+        };
+        let goal_dir = goal_rel.parent().map(Path::to_path_buf).unwrap_or_default();
+        if goal_dir.as_os_str().is_empty() {
+            return Err(Error::usage(
+                "the goal file must live in a folder of its own (its folder holds evidence.jsonl and retry.json)",
+                "use the default `.agents/goal/GOAL.md`",
+            ));
+        }
+        let ws = Workspace {
+            repo,
+            config,
+            goal_dir,
+            goal_rel,
+        };
+        // retry.json is not checked here: a bad one is warned about and replaced (SPEC §7).
+        for path in [ws.goal_dir.clone(), ws.goal_rel.clone(), ws.evidence_rel()] {
+            ws.check_inside(&path)?;
+        }
+        Ok(ws)
+    }
+
+    pub fn root(&self) -> &Path {
+        self.repo.root()
+    }
+
+    pub fn goal_path(&self) -> PathBuf {
+        self.root().join(&self.goal_rel)
+    }
+
+    pub fn evidence_rel(&self) -> PathBuf {
+        self.goal_dir.join("evidence.jsonl")
+    }
+
+    pub fn retry_rel(&self) -> PathBuf {
+        self.goal_dir.join("retry.json")
+    }
+
+    pub fn abs(&self, rel: &Path) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    /// Refuse a goal path that resolves (through a symlink) outside the worktree.
+    pub fn check_inside(&self, rel: &Path) -> Result<()> {
+        let path = self.abs(rel);
+        let mut probe = path.clone();
+        // The nearest part of the path that exists decides where it resolves.
+        while std::fs::symlink_metadata(&probe).is_err() {
+            if !probe.pop() {
+                return Ok(());
+            }
+        }
+        let target = probe
+            .canonicalize()
+            .map_err(Error::io("cannot resolve", &probe))?;
+        if !target.starts_with(self.root()) || target.starts_with(self.repo.git_dir()) {
+            return Err(Error::OutsideWorktree {
+                path: probe,
+                target,
+            });
+        }
+        Ok(())
+    }
+
+    /// The evidence ledger of the working tree (empty when there is no evidence.jsonl).
+    pub fn ledger(&self) -> Result<crate::evidence::Ledger> {
+        let rel = self.evidence_rel();
+        match std::fs::read(self.abs(&rel)) {
+            Ok(bytes) => {
+                crate::evidence::Ledger::parse(&bytes).map_err(|(line, message)| Error::Parse {
+                    path: rel,
+                    line,
+                    message,
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(crate::evidence::Ledger::default())
+            }
+            Err(e) => Err(Error::io("cannot read", rel)(e)),
+        }
+    }
+
+    /// The retry state; a malformed (or misplaced) retry.json gives one warning and a fresh state.
+    pub fn retry_state(&self) -> crate::retry::State {
+        let rel = self.retry_rel();
+        if let Err(e) = self.check_inside(&rel) {
+            eprintln!(
+                "goal: warning: ignoring {}: {e}; starting a fresh retry state",
+                rel.display()
+            );
+            return crate::retry::State::default();
+        }
+        match std::fs::read_to_string(self.abs(&rel)) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => crate::retry::State::default(),
+            Err(e) => {
+                eprintln!(
+                    "goal: warning: cannot read {}: {e}; starting a fresh retry state",
+                    rel.display()
+                );
+                crate::retry::State::default()
+            }
+            Ok(text) => crate::retry::State::parse(&text).unwrap_or_else(|e| {
+                eprintln!(
+                    "goal: warning: {} is malformed ({e}); starting a fresh retry state",
+                    rel.display()
+                );
+                crate::retry::State::default()
+            }),
+        }
+    }
+
+    /// Read GOAL.md; `None` when there is no goal.
+    pub fn read_goal(&self) -> Result<Option<GoalFile>> {
+        let path = self.goal_path();
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("cannot read", path)(e)),
+        };
+        GoalFile::parse_bytes(&bytes)
+            .map(Some)
+            .map_err(|e| Error::Parse {
+                path: self.goal_rel.clone(),
+                line: e.line,
+                message: e.message,
+            })
+    }
+
+    /// Read GOAL.md, or fail with "no active goal".
+    pub fn goal(&self) -> Result<GoalFile> {
+        self.read_goal()?.ok_or_else(|| Error::NoGoal {
+            path: self.goal_rel.clone(),
+        })
+    }
+
+    pub fn write_goal(&self, goal: &GoalFile) -> Result<()> {
+        write_atomic(&self.goal_path(), goal.render().as_bytes())
+    }
+
+    /// Take this worktree's goal lock, waiting up to `goal.lockTimeout` ms for another command.
+    pub fn lock(&self) -> Result<Lock> {
+        let path = self.repo.git_dir().join("goal.lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("cannot open the lock file", &path))?;
+        let started = Instant::now();
+        let timeout = Duration::from_millis(self.config.lock_timeout_ms);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(Error::Locked {
+                        path,
+                        waited_ms: started.elapsed().as_millis() as u64,
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(Error::io("cannot lock", path)(e));
+                }
+            }
+        }
+        let lock = Lock { _file: file };
+        self.recover()?;
+        Ok(lock)
+    }
+
+    fn journal_path(&self) -> PathBuf {
+        self.repo.git_dir().join("goal-journal.json")
+    }
+
+    /// Finish or drop what a killed `goal` process left in its journal.
+    fn recover(&self) -> Result<()> {
+        let path = self.journal_path();
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(());
+        };
+        let remove = || std::fs::remove_file(&path).map_err(Error::io("cannot remove", &path));
+        let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
+            eprintln!(
+                "goal: warning: dropped an unreadable journal {} left by a killed goal process",
+                path.display()
+            );
+            return remove();
+        };
+        if let Some(head) = self.repo.head_id()?
+            && self.repo.commit_info(head)?.message == journal.message
+        {
+            return remove();
+        }
+        let on_disk = std::fs::read(self.goal_path()).ok().map(|b| sha256_hex(&b));
+        let subject = journal.message.lines().next().unwrap_or("").to_string();
+        if on_disk != journal.goal_sha256 {
+            eprintln!(
+                "goal: warning: a killed goal process had not written its change (`{subject}`); nothing to finish"
+            );
+            return remove();
+        }
+        eprintln!("goal: finishing `{subject}`, interrupted by a killed goal process");
+        self.commit_now(&journal.message, journal.stage)?;
+        remove()
+    }
+
+    /// Make the commit, through the same gate as the pre-commit hook.
+    fn commit_now(&self, message: &str, stage: Stage) -> Result<Oid> {
+        self.repo.commit(stage, &self.goal_dir, message, &|staged| {
+            gate::check_commit(self, staged)
+        })
+    }
+
+    /// Write the goal files (GOAL.md as `goal`, deleted when None; plus `other` files) and commit
+    /// them with `message`. Journaled: a crash at any point is finished or undone by the next
+    /// command.
+    pub fn commit(
+        &self,
+        goal: Option<&GoalFile>,
+        other: &[(PathBuf, Option<Vec<u8>>)],
+        message: &str,
+        stage: Stage,
+    ) -> Result<Oid> {
+        let rendered = goal.map(GoalFile::render);
+        let journal = Journal {
+            message: message.to_string(),
+            stage,
+            goal_sha256: rendered.as_ref().map(|t| sha256_hex(t.as_bytes())),
+        };
+        let journal_path = self.journal_path();
+        let journal_bytes =
+            serde_json::to_vec(&journal).map_err(|e| Error::usage(e.to_string(), ""))?;
+        let mut touched: Vec<PathBuf> = other.iter().map(|(rel, _)| rel.clone()).collect();
+        touched.push(self.goal_rel.clone());
+        let backup: Vec<(PathBuf, Option<Vec<u8>>)> = touched
+            .into_iter()
+            .map(|rel| {
+                let old = std::fs::read(self.abs(&rel)).ok();
+                (rel, old)
+            })
+            .collect();
+        write_atomic(&journal_path, &journal_bytes)?;
+        let result = (|| {
+            for (rel, content) in other {
+                self.put(rel, content.as_deref())?;
+            }
+            self.put(&self.goal_rel, rendered.as_deref().map(str::as_bytes))?;
+            if goal.is_none() {
+                // The folder goes too when `goal` leaves nothing of its own in it.
+                let _ = std::fs::remove_dir(self.abs(&self.goal_dir));
+            }
+            self.commit_now(message, stage)
+        })();
+        if result.is_ok() {
+            std::fs::remove_file(&journal_path)
+                .map_err(Error::io("cannot remove", &journal_path))?;
+        } else {
+            // Refused or failed before the commit: put the files back as they were.
+            for (rel, old) in &backup {
+                let _ = self.put(rel, old.as_deref());
+            }
+            let _ = std::fs::remove_file(&journal_path);
+        }
+        result
+    }
+
+    fn put(&self, rel: &Path, content: Option<&[u8]>) -> Result<()> {
+        let path = self.abs(rel);
+        match content {
+            Some(bytes) => write_atomic(&path, bytes),
+            None => match std::fs::remove_file(&path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(Error::io("cannot remove", path)(e)),
+            },
+        }
+    }
+
+    /// The tree id of the working tree outside the goal folder (untracked, not ignored, included).
+    pub fn worktree_tree(&self) -> Result<Oid> {
+        let tree = self.repo.worktree_tree()?;
+        self.repo.tree_without(tree, &self.goal_dir)
+    }
+}
+
+/// Remove `.` and `..` without touching the file system (for paths that may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    // Resolve the existing prefix, so /tmp and /private/tmp style links compare equal.
+    let mut existing = out.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match existing.file_name() {
+            Some(name) => {
+                rest.push(name.to_os_string());
+                existing.pop();
+            }
+            None => break,
+        }
+    }
+    let mut resolved = existing.canonicalize().unwrap_or(existing);
+    for name in rest.iter().rev() {
+        resolved.push(name);
+    }
+    resolved
+}

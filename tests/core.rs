@@ -1,0 +1,753 @@
+//! GOAL.md as a versioned git artifact: init, status, criteria, iterate, block/resume, abandon,
+//! the refusals, bad input, concurrency and the demo.
+
+use crate::support::{Repo, json, stderr, stdout};
+
+const GOAL: &str = ".agents/goal/GOAL.md";
+
+#[test]
+fn init_writes_the_seed_format_and_commits_only_the_goal_files() {
+    let repo = Repo::new();
+    repo.write("work.txt", "uncommitted work\n");
+    let out = repo
+        .goal()
+        .args([
+            "init",
+            "Rate limit the API",
+            "-c",
+            "excess requests return 429",
+            "-c",
+            "`cargo test` passes",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        repo.goal_md(),
+        "---\ngoal: \"Rate limit the API\"\ncreated: \"2026-11-30T15:04:05Z\"\nupdated: \"2026-11-30T15:04:05Z\"\niteration: 0\nstatus: in-progress\n---\n\n# Goal: Rate limit the API\n\n## Acceptance Criteria\n- [ ] excess requests return 429\n- [ ] `cargo test` passes\n\n## Progress Log\n"
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "goal: init \"Rate limit the API\""
+    );
+    assert_eq!(
+        repo.git(&["show", "--name-only", "--format=", "HEAD"])
+            .trim(),
+        GOAL
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("0"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("in-progress")
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("0/2"));
+    assert_eq!(repo.status_porcelain(), "?? work.txt\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn init_without_criteria_says_they_are_still_to_be_written() {
+    let repo = Repo::new();
+    repo.goal()
+        .args(["init", "Make the parser fast"])
+        .assert()
+        .success();
+    assert!(
+        repo.goal_md()
+            .contains("## Acceptance Criteria\n\n## Progress Log\n")
+    );
+    let out = repo.goal().arg("status").output().unwrap();
+    assert!(
+        stdout(&out).contains("Criteria are still to be written"),
+        "{}",
+        stdout(&out)
+    );
+    repo.goal()
+        .args(["criteria", "add", "parsing 1 MB takes under 50 ms"])
+        .assert()
+        .success();
+    assert!(repo.goal_md().contains(
+        "## Acceptance Criteria\n- [ ] parsing 1 MB takes under 50 ms\n\n## Progress Log\n"
+    ));
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("0/1"));
+}
+
+#[test]
+fn init_reads_a_criteria_file_and_phases() {
+    let repo = Repo::new();
+    repo.write("criteria.txt", "- [ ] tests pass\n* README.md exists\n");
+    repo.goal()
+        .args([
+            "init",
+            "Big refactor",
+            "--criteria-file",
+            "criteria.txt",
+            "--phases",
+            "Design",
+            "Build",
+        ])
+        .assert()
+        .success();
+    let md = repo.goal_md();
+    assert!(
+        md.contains(
+            "### Phase 1: Design\n- [ ] tests pass\n- [ ] README.md exists\n### Phase 2: Build\n"
+        ),
+        "{md}"
+    );
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["phase"], "Phase 1: Design");
+}
+
+#[test]
+fn stale_goal_without_a_tty_continues_replaces_or_abandons() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let before = repo.commit_count();
+    let out = repo.goal().args(["init", "Another goal"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("Active goal: Make the thing work"));
+    assert!(stderr(&out).contains("--replace"));
+    assert_eq!(repo.commit_count(), before);
+
+    repo.goal()
+        .args(["init", "Another goal", "-c", "b passes", "--replace"])
+        .assert()
+        .success();
+    assert_eq!(repo.commit_count(), before + 2);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    assert!(repo.goal_md().contains("goal: \"Another goal\""));
+
+    repo.goal()
+        .args(["init", "--abandon-current"])
+        .assert()
+        .success();
+    assert!(!repo.exists(GOAL));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    assert_eq!(repo.commit_count(), before + 3);
+}
+
+#[test]
+fn status_json_has_the_contract_keys() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b returns 0"]);
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["goal"], "Make the thing work");
+    assert_eq!(v["status"], "in-progress");
+    assert_eq!(v["iteration"], 0);
+    assert_eq!(v["passing"], 0);
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["criteria"][1]["number"], 2);
+    assert_eq!(v["criteria"][1]["text"], "b returns 0");
+    assert_eq!(v["criteria"][1]["passed"], false);
+    assert!(v["criteria"][1]["evidence"].is_null());
+    assert!(v["phase"].is_null());
+    for key in ["stagnant", "s1", "s2", "s3", "recoveries"] {
+        assert!(v["stagnation"].get(key).is_some(), "stagnation.{key}");
+    }
+    assert_eq!(v["retry"]["retries"], 0);
+    assert_eq!(v["retry"]["max"], 10);
+}
+
+#[test]
+fn no_goal_is_exit_1() {
+    let repo = Repo::new();
+    let out = repo.goal().arg("status").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no active goal"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("goal init"), "{}", stderr(&out));
+}
+
+#[test]
+fn iterate_commits_the_whole_working_tree_honouring_gitignore() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write(".gitignore", "target/\n");
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.write("target/junk", "x\n");
+    repo.write("README.md", "# changed\n");
+    repo.goal()
+        .args(["iterate", "-m", "implemented f", "-m", "two\nlines"])
+        .assert()
+        .success();
+    assert_eq!(repo.status_porcelain(), "");
+    assert!(!repo.git(&["ls-files"]).contains("target/junk"));
+    let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
+    assert_eq!(
+        files,
+        ".agents/goal/GOAL.md\n.gitignore\nREADME.md\nsrc/lib.rs\n"
+    );
+    assert!(
+        repo.goal_md()
+            .contains("## Progress Log\n### Iteration 1\n- implemented f\n- two\n    lines\n")
+    );
+    assert!(repo.goal_md().contains("iteration: 1\n"));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "goal: iteration 1: implemented f"
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("1"));
+    // A deleted tracked file is recorded as deleted (git add -A).
+    std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();
+    repo.goal()
+        .args(["iterate", "-m", "removed f"])
+        .assert()
+        .success();
+    assert!(!repo.git(&["ls-files"]).contains("src/lib.rs"));
+    repo.assert_fsck();
+}
+
+#[test]
+fn iterate_goal_only_leaves_other_changes_alone() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.goal()
+        .args(["iterate", "--goal-only", "-m", "planning"])
+        .assert()
+        .success();
+    assert_eq!(
+        repo.git(&["show", "--name-only", "--format=", "HEAD"])
+            .trim(),
+        GOAL
+    );
+    assert_eq!(repo.status_porcelain(), "?? src/\n");
+}
+
+#[test]
+fn iterate_needs_a_message_and_an_in_progress_goal() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.goal().args(["iterate"]).assert().code(2);
+    repo.goal().args(["iterate", "-m", "  "]).assert().code(2);
+    repo.goal()
+        .args(["block", "--reason", "waiting"])
+        .assert()
+        .success();
+    let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("goal resume"));
+}
+
+#[test]
+fn block_and_resume_round_trip() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let before = repo.goal_md();
+    repo.goal()
+        .args(["block", "--reason", "CI is down"])
+        .assert()
+        .success();
+    assert!(repo.goal_md().contains("status: blocked\n"));
+    assert!(
+        repo.goal_md()
+            .ends_with("## Progress Log\n\n## Blocked\n- CI is down\n")
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("blocked")
+    );
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["blocked"][0], "CI is down");
+    repo.goal().arg("resume").assert().success();
+    assert_eq!(repo.goal_md(), before);
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("in-progress")
+    );
+    repo.goal().arg("resume").assert().code(1);
+}
+
+#[test]
+fn abandon_deletes_the_goal_files_in_a_marked_commit() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let out = repo
+        .goal()
+        .args(["abandon", "--reason", "no longer needed"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("Abandoned: Make the thing work"));
+    assert!(!repo.exists(".agents/goal"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    assert!(
+        repo.git(&["log", "-1", "--format=%B"])
+            .contains("Reason: no longer needed")
+    );
+    assert_eq!(repo.status_porcelain(), "");
+    repo.goal().arg("abandon").assert().code(1);
+}
+
+#[test]
+fn criteria_changes_and_the_material_change_rule() {
+    let repo = Repo::new();
+    repo.init_goal(&["excess requests return 429", "p99 latency under 200 ms"]);
+    // A typo fix is safe.
+    repo.goal()
+        .args(["criteria", "edit", "1", "excess requests retrun 429"])
+        .assert()
+        .success();
+    assert_eq!(repo.trailer("HEAD", "Goal-Material-Change"), None);
+    // Dropping the number is material: refused, nothing changes.
+    let before = repo.goal_md();
+    let head = repo.head();
+    let out = repo
+        .goal()
+        .args(["criteria", "edit", "2", "p99 latency is low"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--confirm"), "{}", stderr(&out));
+    assert_eq!(repo.goal_md(), before);
+    assert_eq!(repo.head(), head);
+    // Removing is material too.
+    repo.goal()
+        .args(["criteria", "remove", "2"])
+        .assert()
+        .code(1);
+    assert_eq!(repo.goal_md(), before);
+    // Confirmed: applied and recorded.
+    repo.goal()
+        .args(["criteria", "remove", "2", "--confirm"])
+        .assert()
+        .success();
+    let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap();
+    assert!(record.contains("p99 latency under 200 ms"), "{record}");
+    // A split that covers the old text is safe.
+    repo.goal()
+        .args(["criteria", "add", "lint clean and typecheck passes"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["criteria", "edit", "2", "lint clean", "typecheck passes"])
+        .assert()
+        .success();
+    assert_eq!(repo.trailer("HEAD", "Goal-Material-Change"), None);
+    assert!(
+        repo.goal_md()
+            .contains("- [ ] lint clean\n- [ ] typecheck passes\n")
+    );
+    // Out of range and empty text are bad input.
+    repo.goal()
+        .args(["criteria", "edit", "9", "x"])
+        .assert()
+        .code(2);
+    repo.goal().args(["criteria", "add", " "]).assert().code(2);
+    repo.assert_fsck();
+}
+
+#[test]
+fn log_lists_iterations_from_the_trailers() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write("a.txt", "1\n2\n");
+    repo.goal()
+        .args(["iterate", "-m", "added a"])
+        .assert()
+        .success();
+    let v = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["iteration"], 1);
+    assert_eq!(rows[1]["summary"], "added a");
+    assert_eq!(rows[1]["files_changed"], 1);
+    assert_eq!(rows[1]["insertions"], 2);
+    assert_eq!(rows[1]["commit"], repo.head());
+}
+
+#[test]
+fn works_on_an_unborn_branch_a_detached_head_and_a_linked_worktree() {
+    let repo = Repo::empty();
+    repo.init_goal(&["a passes"]);
+    assert_eq!(repo.commit_count(), 1);
+    repo.goal()
+        .args(["iterate", "-m", "first"])
+        .assert()
+        .success();
+
+    repo.git(&["checkout", "-q", "--detach"]);
+    repo.goal()
+        .args(["iterate", "-m", "detached"])
+        .assert()
+        .success();
+    assert!(
+        repo.git_output(&["symbolic-ref", "-q", "HEAD"])
+            .status
+            .code()
+            != Some(0)
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("2"));
+
+    let wt = tempfile::TempDir::new().unwrap();
+    let wt_path = wt.path().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        wt_path.to_str().unwrap(),
+    ]);
+    repo.goal_in(&wt_path)
+        .args(["iterate", "-m", "in the worktree"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(wt_path.join(GOAL))
+            .unwrap()
+            .contains("### Iteration 3")
+    );
+    assert!(!repo.goal_md().contains("### Iteration 3"));
+    repo.assert_fsck();
+}
+
+#[test]
+fn refuses_outside_a_repo_in_a_bare_repo_and_mid_merge() {
+    let outside = tempfile::TempDir::new().unwrap();
+    let repo = Repo::new();
+    let out = repo
+        .goal_in(outside.path())
+        .args(["init", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a git repository"),
+        "{}",
+        stderr(&out)
+    );
+
+    let bare = tempfile::TempDir::new().unwrap();
+    repo.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
+    let out = repo
+        .goal_in(bare.path())
+        .args(["init", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bare repository"), "{}", stderr(&out));
+
+    repo.init_goal(&["a passes"]);
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("README.md", "other\n");
+    repo.git(&["commit", "-q", "-am", "other"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.md", "main\n");
+    repo.git(&["commit", "-q", "-am", "main"]);
+    assert!(!repo.git_output(&["merge", "other"]).status.success());
+    let before = repo.goal_md();
+    let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("merge is in progress"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("git merge --abort"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.goal_md(), before);
+}
+
+#[test]
+fn refuses_without_an_identity_and_says_how_to_set_one() {
+    let repo = Repo::new();
+    repo.git(&["config", "--unset", "user.name"]);
+    repo.git(&["config", "--unset", "user.email"]);
+    let out = repo
+        .goal()
+        .args(["init", "x", "-c", "a passes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("git config user.name"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!repo.exists(GOAL));
+}
+
+#[test]
+fn dash_c_runs_elsewhere() {
+    let repo = Repo::new();
+    let elsewhere = tempfile::TempDir::new().unwrap();
+    repo.goal_in(elsewhere.path())
+        .args([
+            "-C",
+            repo.path().to_str().unwrap(),
+            "init",
+            "x",
+            "-c",
+            "a passes",
+        ])
+        .assert()
+        .success();
+    assert!(repo.exists(GOAL));
+    repo.goal()
+        .args(["-C", "/no/such/dir", "status"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn no_color_means_no_escape_codes() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let out = repo.goal().arg("status").output().unwrap();
+    assert!(!stdout(&out).contains('\x1b'));
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let repo = Repo::new();
+    repo.goal().args(["init"]).assert().code(2);
+    repo.goal().args(["nonsense"]).assert().code(2);
+    repo.goal().args(["status", "--bogus"]).assert().code(2);
+    repo.goal().arg("--help").assert().success();
+}
+
+/// Malformed GOAL.md files: exit 2, a located message, the file byte-identical, no commit.
+#[test]
+fn bad_goal_files_are_refused_and_left_untouched() {
+    let valid = "---\ngoal: \"x\"\niteration: 0\nstatus: in-progress\n---\n## Acceptance Criteria\n- [ ] a\n## Progress Log\n";
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("missing frontmatter", b"# Goal: x\n## Acceptance Criteria\n- [ ] a\n", "GOAL.md:1:"),
+        ("bad yaml", b"---\ngoal: x\n  status: [\niteration: 0\n---\n## Acceptance Criteria\n", "GOAL.md:3:"),
+        ("unknown status", b"---\ngoal: x\niteration: 0\nstatus: done\n---\n## Acceptance Criteria\n", "GOAL.md:4:"),
+        ("iteration not a number", b"---\ngoal: x\niteration: two\nstatus: in-progress\n---\n## Acceptance Criteria\n", "GOAL.md:3:"),
+        (
+            "duplicate sections",
+            b"---\ngoal: x\niteration: 0\nstatus: in-progress\n---\n## Acceptance Criteria\n## Acceptance Criteria\n",
+            "GOAL.md:7:",
+        ),
+        ("no criteria section", b"---\ngoal: x\niteration: 0\nstatus: in-progress\n---\n# Goal: x\n", "GOAL.md:7:"),
+        ("binary garbage", b"\x7fELF\x02\x01\x01\x00\x00\x00garbage", "GOAL.md:1:"),
+        ("invalid utf-8", b"---\ngoal: \xff\xfe\n---\n", "GOAL.md:2:"),
+        ("empty file", b"", "GOAL.md:1:"),
+    ];
+    for (name, bytes, location) in cases {
+        let repo = Repo::new();
+        repo.write(GOAL, valid);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "goal by hand"]);
+        std::fs::write(repo.path().join(GOAL), bytes).unwrap();
+        let head = repo.head();
+        for args in [
+            &["iterate", "-m", "x"][..],
+            &["status"],
+            &["criteria", "add", "b passes"],
+            &["block", "--reason", "r"],
+            &["abandon"],
+            &["init", "y", "--replace"],
+        ] {
+            let out = repo.goal().args(args).output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{name} {args:?}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains(location),
+                "{name} {args:?}: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                std::fs::read(repo.path().join(GOAL)).unwrap(),
+                *bytes,
+                "{name} {args:?}"
+            );
+            assert_eq!(repo.head(), head, "{name} {args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_symlinked_goal_file_outside_the_worktree_is_refused() {
+    let repo = Repo::new();
+    let outside = tempfile::TempDir::new().unwrap();
+    let target = outside.path().join("GOAL.md");
+    let content = "---\ngoal: \"x\"\niteration: 0\nstatus: in-progress\n---\n## Acceptance Criteria\n- [ ] a\n";
+    std::fs::write(&target, content).unwrap();
+    std::fs::create_dir_all(repo.path().join(".agents/goal")).unwrap();
+    std::os::unix::fs::symlink(&target, repo.path().join(GOAL)).unwrap();
+    for args in [
+        &["iterate", "-m", "x"][..],
+        &["status"],
+        &["init", "y", "--replace"],
+    ] {
+        let out = repo.goal().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("outside the worktree"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), content);
+    // A symlinked goal folder is refused the same way.
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.path().join(".agents")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path().join(".agents/goal")).unwrap();
+    repo.goal()
+        .args(["init", "y", "-c", "a passes"])
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), content);
+}
+
+#[test]
+fn unknown_content_survives_every_rewrite() {
+    let repo = Repo::new();
+    let text = "---\ngoal: \"x\"\nowner: alice # keep me\ncreated: \"2026-01-01T00:00:00Z\"\nupdated: \"2026-01-01T00:00:00Z\"\niteration: 0\nstatus: in-progress\n---\n\n# Goal: x\n\n<!-- notes for humans -->\n## Context\nWhy we do this.\n\n## Acceptance Criteria\n- [ ] a passes\n\n## Progress Log\n\n## Appendix\nKeep this too.\n";
+    repo.write(GOAL, text);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "goal by hand"]);
+    repo.goal()
+        .args(["iterate", "-m", "found the bug"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["block", "--reason", "r"])
+        .assert()
+        .success();
+    repo.goal().args(["resume"]).assert().success();
+    let expected = text
+        .replace(
+            "updated: \"2026-01-01T00:00:00Z\"",
+            "updated: \"2026-11-30T15:04:05Z\"",
+        )
+        .replace("iteration: 0", "iteration: 1")
+        .replace(
+            "## Progress Log\n\n",
+            "## Progress Log\n### Iteration 1\n- found the bug\n\n",
+        );
+    assert_eq!(repo.goal_md(), expected);
+}
+
+/// Two `goal iterate` started at once: both land as N+1 and N+2, or one fails cleanly.
+#[test]
+fn concurrent_iterates_never_lose_or_duplicate_an_iteration() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    // Nothing changes between these iterations: keep stagnation from escalating here.
+    repo.git(&["config", "goal.stagnationWindow", "100"]);
+    for round in 0..3 {
+        let children: Vec<_> = (0..2)
+            .map(|i| {
+                repo.goal_std()
+                    .args(["iterate", "-m", &format!("round {round} worker {i}")])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.code() == Some(0) || out.status.code() == Some(1),
+                "{}",
+                stderr(&out)
+            );
+        }
+    }
+    let log = repo.git(&["log", "--format=%(trailers:key=Goal-Iteration,valueonly)"]);
+    let mut numbers: Vec<u64> = log.split_whitespace().map(|n| n.parse().unwrap()).collect();
+    numbers.reverse();
+    let expected: Vec<u64> = (0..numbers.len() as u64).collect();
+    assert_eq!(numbers, expected, "every iteration once, in order");
+    let md = repo.goal_md();
+    for n in 1..numbers.len() {
+        assert_eq!(
+            md.matches(&format!("### Iteration {n}\n")).count(),
+            1,
+            "{md}"
+        );
+    }
+    assert_eq!(repo.status_porcelain(), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_second_goal_command_waits_then_fails_clearly_on_a_held_lock() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.git(&["config", "goal.lockTimeout", "100"]);
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/goal.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("another goal command is running"),
+        "{}",
+        stderr(&out)
+    );
+    drop(lock);
+    repo.goal().args(["iterate", "-m", "x"]).assert().success();
+}
+
+#[test]
+fn a_stale_git_lock_is_reported_with_its_path() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write(".git/index.lock", "");
+    let before = repo.goal_md();
+    let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("index.lock"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("rm "), "{}", stderr(&out));
+    assert_eq!(repo.goal_md(), before);
+}
+
+#[test]
+fn demo_walks_a_whole_loop() {
+    let scratch = tempfile::TempDir::new().unwrap();
+    let dir = scratch.path().join("demo");
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args(["demo", "--dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    for step in [
+        "$ goal init",
+        "$ goal verify",
+        "$ goal iterate",
+        "$ goal block",
+        "$ goal resume",
+        "$ goal log",
+        "$ goal done",
+    ] {
+        assert!(text.contains(step), "{step} missing from:\n{text}");
+    }
+    let log = std::process::Command::new("git")
+        .args(["log", "--format=%s"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let subjects = String::from_utf8_lossy(&log.stdout);
+    assert!(subjects.starts_with("goal: done"), "{subjects}");
+    assert!(subjects.contains("goal: complete"), "{subjects}");
+    assert!(!dir.join(GOAL).exists());
+}

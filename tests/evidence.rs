@@ -1,0 +1,1 @@
+//! Evidence, the gate, done and the hooks.

@@ -1,0 +1,1 @@
+//! History, stagnation, retries and the retry guard.

@@ -1,0 +1,11 @@
+//! Integration tests: the real `goal` binary in hermetic temporary git repositories, with the
+//! real git CLI as the referee.
+
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+mod agents;
+mod core;
+mod evidence;
+mod history;

@@ -1,0 +1,237 @@
+//! A hermetic git repository and helpers to drive `goal` and `git` in it.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+pub const NOW: &str = "2026-11-30T15:04:05Z";
+
+pub struct Repo {
+    pub dir: TempDir,
+    pub home: TempDir,
+}
+
+/// The environment every child process gets: no user or system git config, fixed dates.
+fn hermetic(cmd: &mut std::process::Command, home: &Path) {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_goal"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![bin_dir];
+    paths.extend(std::env::split_paths(&path));
+    cmd.env("PATH", std::env::join_paths(paths).unwrap())
+        .env("HOME", home)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("TZ", "UTC")
+        .env("GIT_AUTHOR_DATE", "@1796051045 +0000")
+        .env("GIT_COMMITTER_DATE", "@1796051045 +0000")
+        .env("GOAL_NOW", NOW)
+        .env("NO_COLOR", "1")
+        .env_remove("GOAL_FILE")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_WORK_TREE");
+}
+
+impl Repo {
+    /// A new repository with an identity and one commit.
+    pub fn new() -> Repo {
+        let repo = Repo::empty();
+        repo.write("README.md", "# project\n");
+        repo.git(&["add", "README.md"]);
+        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    /// A new repository with an identity and no commit (an unborn branch).
+    pub fn empty() -> Repo {
+        let repo = Repo {
+            dir: TempDir::new().unwrap(),
+            home: TempDir::new().unwrap(),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test"]);
+        repo.git(&["config", "user.email", "test@example.invalid"]);
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `goal` in the repository.
+    pub fn goal(&self) -> Command {
+        self.goal_in(self.path())
+    }
+
+    pub fn goal_in(&self, dir: &Path) -> Command {
+        let mut std_cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
+        hermetic(&mut std_cmd, self.home.path());
+        std_cmd.current_dir(dir);
+        Command::from_std(std_cmd)
+    }
+
+    /// A std command for `goal` (for spawning concurrent processes).
+    pub fn goal_std(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
+        hermetic(&mut cmd, self.home.path());
+        cmd.current_dir(self.path());
+        cmd
+    }
+
+    pub fn git_output(&self, args: &[&str]) -> Output {
+        self.git_in(self.path(), args)
+    }
+
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = std::process::Command::new("git");
+        hermetic(&mut cmd, self.home.path());
+        cmd.args(args).current_dir(dir).output().unwrap()
+    }
+
+    /// Run git and return stdout; panics when git fails.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_output(args);
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap()
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path().join(rel).exists()
+    }
+
+    pub fn goal_md(&self) -> String {
+        self.read(".agents/goal/GOAL.md")
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
+    }
+
+    pub fn commit_count(&self) -> usize {
+        match self.git_output(&["rev-list", "--count", "HEAD"]) {
+            o if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().parse().unwrap(),
+            _ => 0,
+        }
+    }
+
+    /// The trailers of a commit as `git interpret-trailers --parse` reads them.
+    pub fn trailers(&self, rev: &str) -> Vec<(String, String)> {
+        let message = self.git(&["log", "-1", "--format=%B", rev]);
+        let mut cmd = std::process::Command::new("git");
+        hermetic(&mut cmd, self.home.path());
+        let mut child = cmd
+            .args(["interpret-trailers", "--parse"])
+            .current_dir(self.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(message.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                l.split_once(": ")
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            })
+            .collect()
+    }
+
+    pub fn trailer(&self, rev: &str, key: &str) -> Option<String> {
+        self.trailers(rev)
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// `git fsck` finds no error.
+    pub fn assert_fsck(&self) {
+        let out = self.git_output(&["fsck", "--no-dangling"]);
+        assert!(
+            out.status.success(),
+            "git fsck: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("error"),
+            "git fsck: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    pub fn status_porcelain(&self) -> String {
+        self.git(&["status", "--porcelain"])
+    }
+
+    /// A goal with criteria, committed.
+    pub fn init_goal(&self, criteria: &[&str]) {
+        let mut cmd = self.goal();
+        cmd.args(["init", "Make the thing work"]);
+        for c in criteria {
+            cmd.args(["-c", c]);
+        }
+        cmd.assert().success();
+    }
+
+    #[allow(dead_code)]
+    /// A test script printing a plain summary; exits non-zero when any test fails.
+    pub fn test_script(&self, name: &str, passed: u32, failed: u32) {
+        self.write(
+            name,
+            &format!(
+                "#!/bin/sh\necho \"{passed} passed, {failed} failed\"\nexit {}\n",
+                u32::from(failed > 0)
+            ),
+        );
+    }
+}
+
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[allow(dead_code)]
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
