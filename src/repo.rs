@@ -380,6 +380,7 @@ impl Repo {
         stage: Stage,
         goal_dir: &Path,
         message: &str,
+        overrides: &[(PathBuf, Vec<u8>)],
         gate: &dyn Fn(&Staged) -> Result<()>,
     ) -> Result<Oid> {
         self.ensure_idle()?;
@@ -392,7 +393,12 @@ impl Repo {
             Stage::All => stage_all(&mut index),
             Stage::GoalOnly => stage_path(&mut index, goal_dir),
         }
-        .and_then(|()| index.write_tree());
+        .and_then(|()| {
+            for (path, bytes) in overrides {
+                stage_bytes(&mut index, path, bytes)?;
+            }
+            index.write_tree()
+        });
         let tree = match staged {
             Ok(tree) => tree,
             Err(e) => {
@@ -556,6 +562,29 @@ fn empty_tree_id(repo: &Repository) -> Oid {
 fn stage_all(index: &mut git2::Index) -> std::result::Result<(), git2::Error> {
     index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
     index.update_all(["*"], None)
+}
+
+/// Stage `bytes` as the content of `path` (a regular file), whatever the working tree holds.
+fn stage_bytes(
+    index: &mut git2::Index,
+    path: &Path,
+    bytes: &[u8],
+) -> std::result::Result<(), git2::Error> {
+    let entry = git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: 0o100644,
+        uid: 0,
+        gid: 0,
+        file_size: bytes.len() as u32,
+        id: Oid::ZERO_SHA1,
+        flags: 0,
+        flags_extended: 0,
+        path: path.to_string_lossy().as_bytes().to_vec(),
+    };
+    index.add_frombuffer(&entry, bytes)
 }
 
 fn stage_path(index: &mut git2::Index, dir: &Path) -> std::result::Result<(), git2::Error> {

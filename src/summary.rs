@@ -244,4 +244,47 @@ mod tests {
             assert_eq!(recognise(output), *want, "{output:?}");
         }
     }
+
+    /// Real output of each runner: passing, failing, and running no test.
+    #[test]
+    fn real_runner_output() {
+        macro_rules! fixture {
+            ($name:literal) => {
+                (
+                    $name,
+                    include_str!(concat!("../tests/fixtures/runners/", $name, ".txt")),
+                )
+            };
+        }
+        let cases = [
+            (fixture!("cargo-pass"), t(3, 0, 0)),
+            (fixture!("cargo-fail"), t(2, 1, 0)),
+            (fixture!("cargo-none"), t(0, 0, 0)),
+            (fixture!("nextest-pass"), t(3, 0, 0)),
+            (fixture!("nextest-fail"), t(2, 1, 0)),
+            (fixture!("nextest-none"), t(0, 0, 3)),
+            (fixture!("pytest-pass"), t(2, 0, 0)),
+            (fixture!("pytest-fail"), t(1, 1, 0)),
+            (fixture!("pytest-none"), t(0, 0, 2)),
+            (fixture!("go-pass"), t(2, 0, 0)),
+            (fixture!("go-pass-quiet"), t(1, 0, 0)),
+            (fixture!("go-fail"), t(1, 1, 0)),
+            (fixture!("go-none"), t(0, 0, 0)),
+            (fixture!("jest-pass"), t(2, 0, 0)),
+            (fixture!("jest-fail"), t(1, 1, 0)),
+            (fixture!("jest-none"), t(0, 0, 2)),
+            (fixture!("vitest-pass"), t(2, 0, 0)),
+            (fixture!("vitest-fail"), t(1, 1, 0)),
+            (fixture!("vitest-none"), t(0, 0, 2)),
+            (fixture!("node-pass"), t(2, 0, 0)),
+            (fixture!("node-fail"), t(1, 1, 0)),
+            (fixture!("node-none"), t(0, 0, 2)),
+            (fixture!("plain-pass"), t(4, 0, 0)),
+            (fixture!("plain-fail"), t(3, 1, 2)),
+            (fixture!("plain-none"), t(0, 0, 0)),
+        ];
+        for ((name, output), want) in cases {
+            assert_eq!(recognise(output), want, "{name}");
+        }
+    }
 }

@@ -42,6 +42,9 @@ struct Journal {
     stage: Stage,
     /// sha256 of GOAL.md as it must be on disk for the commit to be made; None when deleted.
     goal_sha256: Option<String>,
+    /// GOAL.md as it goes into the commit, when that differs from the file on disk.
+    #[serde(default)]
+    staged_goal: Option<String>,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -303,15 +306,24 @@ impl Workspace {
             return remove();
         }
         eprintln!("goal: finishing `{subject}`, interrupted by a killed goal process");
-        self.commit_now(&journal.message, journal.stage)?;
+        self.commit_now(
+            &journal.message,
+            journal.stage,
+            journal.staged_goal.as_deref(),
+        )?;
         remove()
     }
 
     /// Make the commit, through the same gate as the pre-commit hook.
-    fn commit_now(&self, message: &str, stage: Stage) -> Result<Oid> {
-        self.repo.commit(stage, &self.goal_dir, message, &|staged| {
-            gate::check_commit(self, staged)
-        })
+    fn commit_now(&self, message: &str, stage: Stage, staged_goal: Option<&str>) -> Result<Oid> {
+        let overrides: Vec<(PathBuf, Vec<u8>)> = staged_goal
+            .map(|text| (self.goal_rel.clone(), text.as_bytes().to_vec()))
+            .into_iter()
+            .collect();
+        self.repo
+            .commit(stage, &self.goal_dir, message, &overrides, &|staged| {
+                gate::check_commit(self, staged)
+            })
     }
 
     /// Write the goal files (GOAL.md as `goal`, deleted when None; plus `other` files) and commit
@@ -320,15 +332,20 @@ impl Workspace {
     pub fn commit(
         &self,
         goal: Option<&GoalFile>,
+        staged_goal: Option<&GoalFile>,
         other: &[(PathBuf, Option<Vec<u8>>)],
         message: &str,
         stage: Stage,
     ) -> Result<Oid> {
         let rendered = goal.map(GoalFile::render);
+        let staged_goal = staged_goal
+            .map(GoalFile::render)
+            .filter(|s| Some(s) != rendered.as_ref());
         let journal = Journal {
             message: message.to_string(),
             stage,
             goal_sha256: rendered.as_ref().map(|t| sha256_hex(t.as_bytes())),
+            staged_goal: staged_goal.clone(),
         };
         let journal_path = self.journal_path();
         let journal_bytes =
@@ -352,7 +369,7 @@ impl Workspace {
                 // The folder goes too when `goal` leaves nothing of its own in it.
                 let _ = std::fs::remove_dir(self.abs(&self.goal_dir));
             }
-            self.commit_now(message, stage)
+            self.commit_now(message, stage, staged_goal.as_deref())
         })();
         if result.is_ok() {
             std::fs::remove_file(&journal_path)

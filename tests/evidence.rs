@@ -1,1 +1,594 @@
-//! Evidence, the gate, done and the hooks.
+//! Evidence, the gate, done and the hooks: an agent must not be able to call a goal done without
+//! test evidence bound to the code it claims to prove.
+
+use crate::support::{Repo, json, stderr, stdout};
+
+const GOAL: &str = ".agents/goal/GOAL.md";
+const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
+
+/// The working tree's tree id without .agents/goal, computed by git itself.
+fn tree_by_git(repo: &Repo) -> String {
+    let index = repo.path().join(".git/referee-index");
+    let _ = std::fs::remove_file(&index);
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .env("GIT_INDEX_FILE", &index)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&["add", "-A"]);
+    run(&[
+        "rm",
+        "-r",
+        "-q",
+        "--cached",
+        "--ignore-unmatch",
+        ".agents/goal",
+    ]);
+    let tree = run(&["write-tree"]).trim().to_string();
+    std::fs::remove_file(&index).unwrap();
+    tree
+}
+
+fn records(repo: &Repo) -> Vec<serde_json::Value> {
+    repo.read(EVIDENCE)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn setup(criteria: &[&str]) -> Repo {
+    let repo = Repo::new();
+    repo.init_goal(criteria);
+    repo.test_script("pass.sh", 3, 0);
+    repo.test_script("fail.sh", 2, 1);
+    repo.test_script("none.sh", 0, 0);
+    repo
+}
+
+fn install_hooks(repo: &Repo) {
+    repo.goal().args(["hooks", "install"]).assert().success();
+}
+
+#[test]
+fn verify_records_evidence_bound_to_the_tree_and_ticks() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write("src/new.rs", "untracked but counted\n");
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "3 passed, 0 failed\n",
+        "the command's output streams through"
+    );
+    let r = &records(&repo)[0];
+    assert_eq!(r["criteria"], serde_json::json!([1]));
+    assert_eq!(r["argv"], serde_json::json!(["sh", "pass.sh"]));
+    assert_eq!(r["exit_code"], 0);
+    assert_eq!(r["started"], "2026-11-30T15:04:05Z");
+    assert!(r["duration_ms"].is_u64());
+    assert_eq!(r["tree"], tree_by_git(&repo));
+    assert_eq!(
+        r["tests"],
+        serde_json::json!({"passed": 3, "failed": 0, "ignored": 0})
+    );
+    assert_eq!(r["output_tail"], serde_json::json!(["3 passed, 0 failed"]));
+    assert_eq!(r["output_sha256"].as_str().unwrap().len(), 64);
+    assert!(r["id"].as_str().unwrap().len() >= 8);
+    assert!(repo.goal_md().contains("- [x] a passes\n- [ ] b passes\n"));
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["evidence"], r["id"]);
+    // verify does not commit.
+    assert!(repo.status_porcelain().contains(".agents/"));
+}
+
+#[test]
+fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
+    let repo = setup(&["a passes"]);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.write("exit3.sh", "echo '1 passed, 1 failed'\nexit 3\n");
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "exit3.sh"])
+        .assert()
+        .code(3);
+    assert!(repo.goal_md().contains("- [ ] a passes\n"));
+    assert_eq!(records(&repo).len(), 2);
+    assert_eq!(records(&repo)[1]["prev"], records(&repo)[0]["hash"]);
+}
+
+#[test]
+fn a_run_with_no_tests_or_no_summary_proves_nothing_unless_asked_as_a_check() {
+    let repo = setup(&["a passes"]);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "none.sh"])
+        .assert()
+        .success();
+    assert!(repo.goal_md().contains("- [ ] a passes\n"), "0 tests ran");
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "true"])
+        .assert()
+        .success();
+    assert!(
+        repo.goal_md().contains("- [ ] a passes\n"),
+        "no summary, no --check"
+    );
+    repo.goal()
+        .args(["verify", "-c", "1", "--check", "--", "true"])
+        .assert()
+        .success();
+    assert!(
+        repo.goal_md().contains("- [x] a passes\n"),
+        "a check, asked for"
+    );
+    // ... but a check alone cannot complete the goal.
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no passing test evidence"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
+    let repo = setup(&["a passes"]);
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "no-such-program-xyz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no-such-program-xyz"));
+    assert!(!repo.exists(EVIDENCE));
+    repo.goal()
+        .args(["verify", "-c", "7", "--", "sh", "pass.sh"])
+        .assert()
+        .code(2);
+    assert!(!repo.exists(EVIDENCE));
+}
+
+#[test]
+fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
+    let repo = setup(&["a passes", "b passes"]);
+    let out = repo.goal().args(["check", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("goal verify -c 1 -- <test command>"),
+        "{}",
+        stderr(&out)
+    );
+    repo.goal()
+        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.goal().args(["uncheck", "2"]).assert().success();
+    assert!(repo.goal_md().contains("- [ ] b passes\n"));
+    repo.goal().args(["check", "2"]).assert().success();
+    assert!(repo.goal_md().contains("- [x] b passes\n"));
+    repo.goal().args(["uncheck", "2"]).assert().success();
+    // Editing code makes the evidence stale.
+    repo.write("src/lib.rs", "changed\n");
+    let out = repo.goal().args(["check", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
+    // A record that failed cannot be named either.
+    std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();
+    repo.goal()
+        .args(["verify", "-c", "2", "--", "sh", "fail.sh"])
+        .assert()
+        .code(1);
+    let id = records(&repo)[1]["id"].as_str().unwrap().to_string();
+    repo.goal()
+        .args(["check", "2", "--evidence", &id])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
+    let repo = setup(&["a passes", "b passes"]);
+    install_hooks(&repo);
+    // Tick by hand and commit: refused.
+    repo.write(
+        GOAL,
+        &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "done, trust me"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("criterion 1 \"a passes\""), "{err}");
+    assert!(err.contains("goal verify -c 1 -- <test command>"), "{err}");
+    // The same commit after goal verify on this tree: accepted.
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.git(&["add", "-A"]);
+    assert!(
+        repo.git_output(&["commit", "-q", "-m", "proven"])
+            .status
+            .success()
+    );
+    // Change code after verification: the evidence is stale, the tick of b is refused again.
+    repo.goal()
+        .args(["verify", "-c", "2", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.write("src/lib.rs", "changed after verify\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "sneaky"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_hook_refuses_an_unproven_complete_and_an_unrecorded_removal() {
+    let repo = setup(&["a passes", "b passes"]);
+    install_hooks(&repo);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["iterate", "-m", "a done"])
+        .assert()
+        .success();
+    repo.write(
+        GOAL,
+        &repo
+            .goal_md()
+            .replace("status: in-progress", "status: complete"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "all done"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("criterion 2 \"b passes\""),
+        "{}",
+        stderr(&out)
+    );
+    repo.git(&["reset", "-q", "--hard"]);
+
+    // Removing a criterion by hand: refused by commit-msg without the record.
+    repo.write(GOAL, &repo.goal_md().replace("- [ ] b passes\n", ""));
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "drop b"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("Goal-Material-Change"),
+        "{}",
+        stderr(&out)
+    );
+    // With the record: accepted.
+    let out = repo.git_output(&[
+        "commit",
+        "-q",
+        "-m",
+        "drop b\n\nGoal-Material-Change: b is out of scope",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // A commit that does not touch the goal passes.
+    repo.write("src/lib.rs", "fn f() {}\n");
+    repo.git(&["add", "-A"]);
+    assert!(
+        repo.git_output(&["commit", "-q", "-m", "code"])
+            .status
+            .success()
+    );
+    // A staged GOAL.md that does not parse is refused.
+    repo.write(GOAL, "garbage\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "broken"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("does not parse"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_hook_reads_the_index_not_the_working_tree() {
+    let repo = setup(&["a passes"]);
+    install_hooks(&repo);
+    // A tick staged, then undone in the working tree only: the staged tick is what counts.
+    let ticked = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
+    let unticked = repo.goal_md();
+    repo.write(GOAL, &ticked);
+    repo.git(&["add", GOAL]);
+    repo.write(GOAL, &unticked);
+    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    // `git commit -a` stages through a temporary index (GIT_INDEX_FILE): still seen.
+    repo.git(&["reset", "-q"]);
+    repo.write(GOAL, &ticked);
+    assert!(
+        !repo
+            .git_output(&["commit", "-a", "-m", "x"])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
+    let repo = setup(&["a passes"]);
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    let user =
+        "#!/bin/sh\necho user-hook-ran >> \"$(git rev-parse --git-dir)/user-marker\"\nexit 0\n";
+    std::fs::write(&hook, user).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    install_hooks(&repo);
+    install_hooks(&repo);
+    let text = std::fs::read_to_string(&hook).unwrap();
+    assert_eq!(text.matches("# >>> goal >>>").count(), 1, "{text}");
+    assert!(text.contains("echo user-hook-ran"));
+    // Both run: the user's line, and the gate despite the user's `exit 0`.
+    repo.write(
+        GOAL,
+        &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
+    );
+    repo.git(&["add", "-A"]);
+    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    assert!(repo.read(".git/user-marker").contains("user-hook-ran"));
+    repo.goal().args(["hooks", "status"]).assert().success();
+    repo.goal().args(["hooks", "uninstall"]).assert().success();
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), user);
+    assert!(!repo.path().join(".git/hooks/commit-msg").exists());
+    repo.goal().args(["hooks", "status"]).assert().code(1);
+}
+
+#[test]
+fn hooks_follow_core_hooks_path_and_work_in_a_linked_worktree() {
+    let repo = setup(&["a passes"]);
+    repo.git(&["config", "core.hooksPath", "my-hooks"]);
+    install_hooks(&repo);
+    assert!(repo.path().join("my-hooks/pre-commit").exists());
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    install_hooks(&repo);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "scripts"]);
+    let wt = tempfile::TempDir::new().unwrap();
+    let wt_path = wt.path().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        wt_path.to_str().unwrap(),
+    ]);
+    let md = std::fs::read_to_string(wt_path.join(GOAL)).unwrap();
+    std::fs::write(
+        wt_path.join(GOAL),
+        md.replace("- [ ] a passes", "- [x] a passes"),
+    )
+    .unwrap();
+    repo.git_in(&wt_path, &["add", "-A"]);
+    let out = repo.git_in(&wt_path, &["commit", "-m", "x"]);
+    assert!(
+        !out.status.success(),
+        "the hook runs in the linked worktree"
+    );
+    repo.goal_in(&wt_path)
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.git_in(&wt_path, &["add", "-A"]);
+    let out = repo.git_in(&wt_path, &["commit", "-m", "x"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn goals_own_commits_pass_the_same_gate() {
+    let repo = setup(&["a passes"]);
+    let ticked = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
+    repo.write(GOAL, &ticked);
+    let head = repo.head();
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "done by hand"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("criterion 1 \"a passes\" is ticked without proof"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.goal_md(), ticked, "the file is put back as it was");
+}
+
+#[test]
+fn done_is_refused_for_each_missing_proof() {
+    // (setup of criterion 1's evidence, expected words)
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "no evidence"),
+        (&["sh", "fail.sh"], "failed"),
+        (&["sh", "none.sh"], "no tests ran"),
+        (&["true"], "no test summary"),
+    ];
+    for (argv, words) in cases {
+        let repo = setup(&["a passes"]);
+        if !argv.is_empty() {
+            let mut cmd = repo.goal();
+            cmd.args(["verify", "-c", "1", "--"]).args(*argv);
+            cmd.output().unwrap();
+        }
+        let head = repo.head();
+        let out = repo.goal().arg("done").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{argv:?}");
+        assert!(stderr(&out).contains(words), "{argv:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("red flag"), "{}", stderr(&out));
+        assert_eq!(repo.head(), head);
+    }
+    // Stale.
+    let repo = setup(&["a passes"]);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    repo.write("late.rs", "edit after the test run\n");
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
+    // Blocked, and no criteria.
+    repo.goal()
+        .args(["block", "--reason", "r"])
+        .assert()
+        .success();
+    assert!(stderr(&repo.goal().arg("done").output().unwrap()).contains("goal resume"));
+    let repo = Repo::new();
+    repo.goal()
+        .args(["init", "nothing to check"])
+        .assert()
+        .success();
+    assert!(stderr(&repo.goal().arg("done").output().unwrap()).contains("no criteria"));
+}
+
+#[test]
+fn done_commits_twice_deletes_the_goal_and_summarises() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
+    repo.goal()
+        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
+    let before = repo.commit_count();
+    let out = repo
+        .goal()
+        .args(["done", "--json", "--deslop", "exit 4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["goal"], "Make the thing work");
+    assert_eq!(v["criteria"][0]["evidence"], id.as_str());
+    assert_eq!(
+        v["criteria"][1]["tests"],
+        serde_json::json!({"passed": 3, "failed": 0, "ignored": 0})
+    );
+    assert_eq!(v["deslop_commands"][0]["exit_code"], 4);
+    assert!(
+        stderr(&out).contains("deslop command `exit 4` exited 4"),
+        "{}",
+        stderr(&out)
+    );
+    let kinds: Vec<&str> = v["deslop"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["todo"]);
+    assert_eq!(v["files_changed"], 4);
+    assert_eq!(repo.commit_count(), before + 2);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Evidence").as_deref(),
+        Some(id.as_str())
+    );
+    assert!(
+        repo.git(&["show", "HEAD~1:.agents/goal/GOAL.md"])
+            .contains("- [x] a passes\n- [x] b passes\n")
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    assert!(!repo.exists(".agents/goal"));
+    assert_eq!(repo.status_porcelain(), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_hand_edited_evidence_record_is_caught() {
+    let repo = setup(&["a passes"]);
+    install_hooks(&repo);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
+        .assert()
+        .code(1);
+    let text = repo
+        .read(EVIDENCE)
+        .replace("\"exit_code\":1", "\"exit_code\":0");
+    let text = text.replace("\"failed\":1", "\"failed\":0");
+    repo.write(EVIDENCE, &text);
+    let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
+    let out = repo.goal().args(["check", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains(&id), "{}", stderr(&out));
+    repo.write(
+        GOAL,
+        &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.git_output(&["commit", "-m", "forged"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("evidence.jsonl does not verify"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_file() {
+    let repo = setup(&["a passes"]);
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    // The tick is proven on the working tree, not on HEAD's code: `block` commits it unticked.
+    repo.goal()
+        .args(["block", "--reason", "waiting for review"])
+        .assert()
+        .success();
+    assert!(
+        repo.git(&["show", "HEAD:.agents/goal/GOAL.md"])
+            .contains("- [ ] a passes")
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("0/1"));
+    assert!(repo.goal_md().contains("- [x] a passes"));
+    repo.goal().arg("resume").assert().success();
+    // `iterate` commits the code with the tick and its evidence.
+    repo.goal()
+        .args(["iterate", "-m", "implemented a"])
+        .assert()
+        .success();
+    assert!(
+        repo.git(&["show", "HEAD:.agents/goal/GOAL.md"])
+            .contains("- [x] a passes")
+    );
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("1/1"));
+    let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(repo.trailer("HEAD", "Goal-Evidence"), Some(id));
+    assert_eq!(repo.status_porcelain(), "");
+}

@@ -74,6 +74,42 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
 }
 
+/// Commits that record no progress (block, resume, criteria, escalate) carry only the ticks that
+/// are proven on what they commit; other ticks stay in the working file for the next `iterate`.
+fn housekeeping(action: Action) -> bool {
+    matches!(
+        action,
+        Action::Block | Action::Resume | Action::Criteria | Action::Escalate
+    )
+}
+
+/// `goal` with every tick that is new since HEAD and not proven on HEAD's code taken back.
+fn proven_ticks_only(ws: &Workspace, goal: &GoalFile) -> Result<GoalFile> {
+    let head_tree = ws.repo.head_tree()?;
+    let head_goal = match head_tree {
+        Some(t) => ws
+            .repo
+            .file_in_tree(t, &ws.goal_rel)?
+            .and_then(|b| GoalFile::parse_bytes(&b).ok()),
+        None => None,
+    };
+    let code = match head_tree {
+        Some(t) => ws.repo.tree_without(t, &ws.goal_dir)?.to_string(),
+        None => String::new(),
+    };
+    let ledger = ws.ledger()?;
+    let mut staged = goal.clone();
+    for c in &goal.criteria {
+        let was = head_goal
+            .as_ref()
+            .is_some_and(|h| h.criteria.iter().any(|k| k.passed && k.text == c.text));
+        if c.passed && !was && ledger.proof(c.number, &c.text, &code).is_err() {
+            staged.set_passed(c.number, false);
+        }
+    }
+    Ok(staged)
+}
+
 impl<'a> Commit<'a> {
     pub fn new(action: Action, subject: impl Into<String>) -> Self {
         Commit {
@@ -95,14 +131,20 @@ impl<'a> Commit<'a> {
         goal: Option<&GoalFile>,
         trailers_of: &GoalFile,
     ) -> Result<Oid> {
-        let mut trailers = GoalTrailers::of(trailers_of, self.action);
+        let staged = match goal {
+            Some(g) if housekeeping(self.action) && self.stage == Stage::GoalOnly => {
+                Some(proven_ticks_only(ws, g)?)
+            }
+            _ => None,
+        };
+        let mut trailers = GoalTrailers::of(staged.as_ref().unwrap_or(trailers_of), self.action);
         if let Some(status) = self.status {
             trailers.status = status.to_string();
         }
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         let message = trailers.message(&self.subject, &self.body);
-        ws.commit(goal, &self.other, &message, self.stage)
+        ws.commit(goal, staged.as_ref(), &self.other, &message, self.stage)
     }
 }
 
