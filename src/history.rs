@@ -231,12 +231,20 @@ pub fn goals(
     Ok(histories)
 }
 
-/// The GOAL.md at a commit, criteria only as far as `goal log` needs them.
+/// The GOAL.md at a commit, parsed fully.
 fn goal_at(repo: &Repo, tree: Oid, goal_rel: &Path) -> Option<GoalFile> {
     repo.file_in_tree(tree, goal_rel)
         .ok()
         .flatten()
         .and_then(|b| GoalFile::parse_bytes(&b).ok())
+}
+
+/// The GOAL.md at a commit, only as far as its criteria (the Progress Log is not read).
+fn criteria_at(repo: &Repo, tree: Oid, goal_rel: &Path) -> Option<GoalFile> {
+    repo.file_in_tree(tree, goal_rel)
+        .ok()
+        .flatten()
+        .and_then(|b| GoalFile::parse_head(&b).ok())
 }
 
 /// Build the rows of one goal from its commits (oldest first, non-goal commits included).
@@ -264,7 +272,7 @@ fn rows_of(
         .collect();
     let goal_text = goal_commits
         .iter()
-        .find_map(|(_, c)| goal_at(repo, c.info.tree, goal_rel).map(|g| g.goal))
+        .find_map(|(_, c)| criteria_at(repo, c.info.tree, goal_rel).map(|g| g.goal))
         .unwrap_or_default();
     let last_goal = goal_commits
         .iter()
@@ -370,7 +378,7 @@ fn rows_of(
     let mut prev_goal: Option<GoalFile> = None;
     let mut prev_index: Option<usize> = None;
     for (index, c) in &goal_commits {
-        let Some(now) = goal_at(repo, c.info.tree, goal_rel) else {
+        let Some(now) = criteria_at(repo, c.info.tree, goal_rel) else {
             prev_goal = None;
             prev_index = Some(*index);
             continue;
@@ -439,7 +447,7 @@ fn first_tick(repo: &Repo, goal_rel: &Path, commits: &[CommitInfo], text: &str) 
             continue;
         }
         last_blob = blob;
-        if let Some(goal) = goal_at(repo, c.tree, goal_rel)
+        if let Some(goal) = criteria_at(repo, c.tree, goal_rel)
             && goal.criteria.iter().any(|k| k.passed && k.text == text)
         {
             return Some(c.tree);

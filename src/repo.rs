@@ -69,6 +69,7 @@ pub struct DiffStat {
 impl Repo {
     /// Find the repository containing `dir` (like git does) and refuse a bare one.
     pub fn discover(dir: &Path) -> Result<Repo> {
+        tune();
         let inner = Repository::discover(dir).map_err(|source| Error::NotARepo {
             dir: dir.to_path_buf(),
             source,
@@ -92,6 +93,7 @@ impl Repo {
     /// Open the repository a git hook runs in: honours GIT_DIR and GIT_INDEX_FILE (git sets a
     /// temporary index for `git commit -a` and `git commit <paths>`).
     pub fn for_hook(dir: &Path) -> Result<Repo> {
+        tune();
         let repo = if std::env::var_os("GIT_DIR").is_some() {
             let inner = Repository::open_from_env().map_err(|source| Error::NotARepo {
                 dir: dir.to_path_buf(),
@@ -325,7 +327,8 @@ impl Repo {
         result.map_err(Error::git("snapshot the working tree"))
     }
 
-    /// `tree` without the subtree at `exclude` (e.g. `.agents/goal`), as a tree id.
+    /// The id `tree` would have without the subtree at `exclude` (e.g. `.agents/goal`). The id is
+    /// computed, not written: no object is added to the repository.
     pub fn tree_without(&self, tree: Oid, exclude: &Path) -> Result<Oid> {
         let parts: Vec<String> = exclude
             .components()
@@ -335,10 +338,11 @@ impl Repo {
             })
             .collect();
         self.tree_without_parts(tree, &parts)
-            .map(|t| t.unwrap_or_else(|| empty_tree_id(&self.inner)))
-            .map_err(Error::git("build a tree"))
+            .map(|t| t.unwrap_or_else(empty_tree_id))
+            .map_err(Error::git("read a tree"))
     }
 
+    /// None when the result is an empty tree.
     fn tree_without_parts(&self, tree: Oid, parts: &[String]) -> Result<Option<Oid>, git2::Error> {
         let Some((first, rest)) = parts.split_first() else {
             return Ok(None);
@@ -347,10 +351,11 @@ impl Repo {
         let Some(entry) = t.get_name(first) else {
             return Ok(Some(tree));
         };
-        let replacement = if rest.is_empty() || entry.kind() != Some(git2::ObjectType::Tree) {
-            if !rest.is_empty() {
-                return Ok(Some(tree));
-            }
+        let is_tree = entry.kind() == Some(git2::ObjectType::Tree);
+        if !rest.is_empty() && !is_tree {
+            return Ok(Some(tree));
+        }
+        let replacement = if rest.is_empty() {
             None
         } else {
             self.tree_without_parts(entry.id(), rest)?
@@ -358,19 +363,28 @@ impl Repo {
         if replacement == Some(entry.id()) {
             return Ok(Some(tree));
         }
-        let mut builder = self.inner.treebuilder(Some(&t))?;
-        match replacement {
-            Some(id) if !self.inner.find_tree(id)?.is_empty() => {
-                builder.insert(first, id, entry.filemode())?;
-            }
-            _ => {
-                builder.remove(first)?;
-            }
+        // Serialise the tree as git does (entries stay in git's order) and hash it.
+        let mut bytes = Vec::new();
+        let mut any = false;
+        for e in t.iter() {
+            let id = if e.name_bytes() == first.as_bytes() {
+                match replacement {
+                    Some(id) => id,
+                    None => continue,
+                }
+            } else {
+                e.id()
+            };
+            any = true;
+            bytes.extend_from_slice(format!("{:o} ", e.filemode()).as_bytes());
+            bytes.extend_from_slice(e.name_bytes());
+            bytes.push(0);
+            bytes.extend_from_slice(id.as_bytes());
         }
-        if builder.is_empty() {
+        if !any {
             return Ok(None);
         }
-        builder.write().map(Some)
+        Oid::hash_object(git2::ObjectType::Tree, &bytes).map(Some)
     }
 
     /// Stage (`stage`), let the gate look at the result, and commit it on HEAD. The index on disk
@@ -553,10 +567,15 @@ impl Repo {
     }
 }
 
-fn empty_tree_id(repo: &Repository) -> Oid {
-    repo.treebuilder(None)
-        .and_then(|b| b.write())
-        .unwrap_or(Oid::ZERO_SHA1)
+/// libgit2 re-hashes every object it reads unless told not to; git itself does not, and `goal log`
+/// reads thousands of objects.
+fn tune() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| git2::opts::strict_hash_verification(false));
+}
+
+fn empty_tree_id() -> Oid {
+    Oid::hash_object(git2::ObjectType::Tree, b"").unwrap_or(Oid::ZERO_SHA1)
 }
 
 fn stage_all(index: &mut git2::Index) -> std::result::Result<(), git2::Error> {

@@ -401,6 +401,11 @@ impl Workspace {
         let tree = self.repo.worktree_tree()?;
         self.repo.tree_without(tree, &self.goal_dir)
     }
+
+    /// The working tree's full tree id (goal folder included), written to the object database.
+    pub fn worktree_tree_full(&self) -> Result<Oid> {
+        self.repo.worktree_tree()
+    }
 }
 
 /// Remove `.` and `..` without touching the file system (for paths that may not exist yet).

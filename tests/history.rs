@@ -1,1 +1,515 @@
-//! History, stagnation, retries and the retry guard.
+//! History and loop control: goal log, stagnation with escalation, backoff and the retry guard.
+
+use crate::support::{Repo, json, stderr, stdout};
+
+const GOAL: &str = ".agents/goal/GOAL.md";
+const RETRY: &str = ".agents/goal/retry.json";
+
+fn iterate(repo: &Repo, message: &str) -> std::process::Output {
+    repo.goal()
+        .args(["iterate", "-m", message])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_worked_example_prompts_twice_then_escalates() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b passes", "c passes"]);
+    let marker = repo.path().join(".git/notified");
+    repo.git(&[
+        "config",
+        "goal.notify",
+        &format!("printf '%s' >> {}", marker.display()),
+    ]);
+    let prompt = "Stagnation detected. Current approach not making progress. Try:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps\n";
+    for n in 1..=2 {
+        let out = iterate(&repo, "tried again");
+        assert!(out.status.success());
+        assert!(
+            !stdout(&out).contains("Stagnation detected"),
+            "iteration {n}"
+        );
+    }
+    for n in 3..=4 {
+        let out = iterate(&repo, "tried again");
+        assert!(out.status.success(), "iteration {n}");
+        assert!(
+            stdout(&out).contains(prompt),
+            "iteration {n}: {}",
+            stdout(&out)
+        );
+        assert!(
+            stdout(&out).contains(&format!("auto-recovery {} of 2", n - 2)),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = iterate(&repo, "tried again");
+    assert_eq!(out.status.code(), Some(1), "iteration 5 escalates");
+    assert!(stderr(&out).contains("escalated"), "{}", stderr(&out));
+    let md = repo.goal_md();
+    assert!(md.contains("status: blocked\n"));
+    assert!(md.contains("## Blocked\n- Stagnation:"), "{md}");
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("blocked")
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("escalate")
+    );
+    assert!(
+        std::fs::read_to_string(&marker)
+            .unwrap()
+            .contains("goal blocked: Make the thing work")
+    );
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["stagnation"]["stagnant"], true);
+    assert_eq!(status["stagnation"]["s1"], true);
+    assert_eq!(status["stagnation"]["s2"], true);
+    assert_eq!(status["stagnation"]["s3"], true);
+    // After a resume, the count starts again.
+    repo.goal().arg("resume").assert().success();
+    let out = iterate(&repo, "tried again");
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains("auto-recovery 1 of 2"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn progress_words_with_no_code_change_are_still_stagnant_and_real_work_is_not() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    for _ in 0..3 {
+        iterate(&repo, "fixed everything");
+    }
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["stagnation"]["stagnant"], true, "S1 and S3");
+    assert_eq!(v["stagnation"]["s2"], false);
+
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    for n in 0..3 {
+        repo.write("src/lib.rs", &format!("// version {n}\n"));
+        iterate(&repo, "fixed the parser");
+    }
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["stagnation"]["stagnant"], false);
+    assert_eq!(v["stagnation"]["s1"], true);
+
+    // Changing code and changing it back across the window: S3 sees no net change.
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    for text in ["one\n", "two\n", "# project\n"] {
+        repo.write("README.md", text);
+        iterate(&repo, "refactored it");
+    }
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["stagnation"]["s3"], true);
+    assert_eq!(v["stagnation"]["stagnant"], true);
+}
+
+#[test]
+fn log_json_diffs_match_git_numstat() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write("a.txt", "1\n2\n3\n");
+    repo.write("b.txt", "x\n");
+    iterate(&repo, "added a and b");
+    // Commits of the agent's own between two iterations count towards the next iteration.
+    repo.write("a.txt", "1\nchanged\n3\n4\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "agent commit"]);
+    std::fs::remove_file(repo.path().join("b.txt")).unwrap();
+    iterate(&repo, "changed a, removed b");
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for pair in rows.windows(2) {
+        let (from, to) = (
+            pair[0]["commit"].as_str().unwrap(),
+            pair[1]["commit"].as_str().unwrap(),
+        );
+        let numstat = repo.git(&[
+            "diff",
+            "--numstat",
+            "--no-renames",
+            from,
+            to,
+            "--",
+            ".",
+            ":!.agents/goal",
+        ]);
+        let (mut files, mut ins, mut del) = (0, 0, 0);
+        for line in numstat.lines() {
+            let parts: Vec<&str> = line.split('\t').collect();
+            files += 1;
+            ins += parts[0].parse::<u64>().unwrap_or(0);
+            del += parts[1].parse::<u64>().unwrap_or(0);
+        }
+        assert_eq!(pair[1]["files_changed"], files, "{numstat}");
+        assert_eq!(pair[1]["insertions"], ins, "{numstat}");
+        assert_eq!(pair[1]["deletions"], del, "{numstat}");
+    }
+    for key in [
+        "iteration",
+        "commit",
+        "date",
+        "passing",
+        "total",
+        "files_changed",
+        "insertions",
+        "deletions",
+        "summary",
+        "evidence",
+        "flags",
+    ] {
+        assert!(rows[1].get(key).is_some(), "{key}");
+    }
+    assert_eq!(rows[2]["summary"], "changed a, removed b");
+    assert_eq!(rows[1]["date"], "2026-11-30T15:04:05Z");
+}
+
+#[test]
+fn a_no_verify_tick_is_flagged_unverified_check() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b passes"]);
+    repo.goal().args(["hooks", "install"]).assert().success();
+    repo.test_script("pass.sh", 2, 0);
+    // Criterion 1: proven honestly.
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    iterate(&repo, "verified a");
+    // Criterion 2: ticked by hand, committed past the hook.
+    repo.write(
+        GOAL,
+        &repo.goal_md().replace("- [ ] b passes", "- [x] b passes"),
+    );
+    repo.git(&["add", "-A"]);
+    assert!(
+        !repo
+            .git_output(&["commit", "-q", "-m", "tick b"])
+            .status
+            .success()
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "tick b"]);
+    repo.write("src/more.rs", "more\n");
+    iterate(&repo, "more work");
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let flags: Vec<Vec<String>> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    assert!(
+        !flags[1].contains(&"unverified-check".to_string()),
+        "{flags:?}"
+    );
+    assert!(
+        flags[2].contains(&"unverified-check".to_string()),
+        "{flags:?}"
+    );
+    let text = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(text.contains("unverified-check"), "{text}");
+}
+
+#[test]
+fn log_flags_material_changes_blocks_and_lists_finished_goals_with_all() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b passes"]);
+    repo.goal()
+        .args(["criteria", "remove", "2", "--confirm"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["block", "--reason", "r"])
+        .assert()
+        .success();
+    repo.goal().arg("resume").assert().success();
+    repo.write("x.txt", "x\n");
+    iterate(&repo, "work");
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let flags = rows[0]["flags"].as_array().unwrap();
+    assert!(flags.contains(&"material-change".into()), "{flags:?}");
+    assert!(flags.contains(&"blocked".into()), "{flags:?}");
+    let text = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(text.contains("passing: ▁▁"), "{text}");
+
+    repo.goal().args(["abandon"]).assert().success();
+    repo.goal()
+        .args(["init", "Second goal", "-c", "c passes"])
+        .assert()
+        .success();
+    let latest = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    assert_eq!(latest.as_array().unwrap().len(), 1);
+    let all = json(
+        &repo
+            .goal()
+            .args(["log", "--json", "--all"])
+            .output()
+            .unwrap(),
+    );
+    let goals: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["goal"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        goals,
+        ["Make the thing work", "Make the thing work", "Second goal"]
+    );
+    let text = stdout(&repo.goal().args(["log", "--all"]).output().unwrap());
+    assert!(
+        text.contains("Goal: Make the thing work (abandoned)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn log_flags_a_deletion_without_a_completion_trailer() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.git(&["rm", "-q", "-r", ".agents"]);
+    repo.git(&["commit", "-q", "-m", "remove the goal quietly"]);
+    let text = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(
+        text.contains("deleted the goal files without a Goal-Status"),
+        "{text}"
+    );
+}
+
+#[test]
+fn retry_backs_off_and_blocks_after_the_last_retry() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let mut delays = Vec::new();
+    for n in 1..=10u64 {
+        let out = repo.goal().args(["retry", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v = json(&out);
+        assert_eq!(v["retry"], n);
+        assert_eq!(v["remaining"], 10 - n);
+        assert_eq!(v["blocked"], false);
+        delays.push(v["delay_s"].as_u64().unwrap());
+        if n == 10 {
+            assert_eq!(v["cumulative_s"], 2250);
+        }
+    }
+    assert_eq!(delays, [30, 60, 120, 240, 300, 300, 300, 300, 300, 300]);
+    let head = repo.head();
+    assert_eq!(repo.head(), head, "retries do not commit");
+    let out = repo
+        .goal()
+        .args(["retry", "--reason", "the API keeps timing out"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("Try an alternative approach"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(repo.goal_md().contains("## Blocked\n- Retries exhausted: 10 retries in iteration 0 failed (last failure: the API keeps timing out)"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("blocked")
+    );
+    // Resume and iterate: a new iteration, a new count.
+    repo.goal().arg("resume").assert().success();
+    iterate(&repo, "new approach");
+    let v = json(&repo.goal().args(["retry", "--json"]).output().unwrap());
+    assert_eq!(v["retry"], 1);
+}
+
+#[test]
+fn retry_sleep_waits_the_scaled_delay_and_config_changes_the_schedule() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.git(&["config", "goal.backoffInitial", "5"]);
+    repo.git(&["config", "goal.backoffFactor", "3"]);
+    repo.git(&["config", "goal.backoffMax", "40"]);
+    repo.git(&["config", "goal.maxRetries", "3"]);
+    let delays: Vec<u64> = (0..3)
+        .map(|_| {
+            let out = repo
+                .goal()
+                .args(["retry", "--sleep", "--json"])
+                .env("GOAL_TIME_SCALE", "0")
+                .output()
+                .unwrap();
+            json(&out)["delay_s"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(delays, [5, 15, 40]);
+    repo.goal().args(["retry"]).assert().code(1);
+    repo.git(&["config", "goal.maxRetries", "zero"]);
+    let out = repo.goal().args(["retry"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("goal.maxRetries"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_retry_guard_records_raw_attempts_and_judges_on_request() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.goal()
+        .args(["attempt", "policy", "3", "2"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["attempt", "add", "failure", "search-v1"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["attempt", "add", "no_progress", "search-v1"])
+        .assert()
+        .success();
+    let out = repo.goal().args(["attempt", "judge"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "{\"attempts\":2,\"consecutiveFailures\":0,\"consecutiveNoProgress\":1,\"strategyRun\":{\"strategyId\":\"search-v1\",\"attempts\":2},\"retryAllowed\":false}\n"
+    );
+    let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
+    assert_eq!(
+        raw,
+        serde_json::json!({"schemaVersion": 1, "attempts": [{"outcome": "failure", "strategyId": "search-v1"}, {"outcome": "no_progress", "strategyId": "search-v1"}], "policy": {"maxAttempts": 3, "maxStrategyAttempts": 2}})
+    );
+    let status = json(
+        &repo
+            .goal()
+            .args(["attempt", "status", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(status, raw);
+    // iterate: a new episode, the policy kept.
+    iterate(&repo, "next");
+    let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
+    assert_eq!(raw["attempts"], serde_json::json!([]));
+    assert_eq!(raw["policy"]["maxAttempts"], 3);
+    let out = repo.goal().args(["attempt", "judge"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // retry adds a failure attempt.
+    repo.goal()
+        .args(["retry", "--strategy", "s2"])
+        .assert()
+        .success();
+    let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
+    assert_eq!(
+        raw["attempts"],
+        serde_json::json!([{"outcome": "failure", "strategyId": "s2"}])
+    );
+    // episode keeps the policy; clear needs --yes.
+    repo.goal().args(["attempt", "episode"]).assert().success();
+    repo.goal().args(["attempt", "clear"]).assert().code(1);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&repo.read(RETRY)).unwrap()["policy"]["maxAttempts"],
+        3
+    );
+    repo.goal()
+        .args(["attempt", "clear", "--yes"])
+        .assert()
+        .success();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&repo.read(RETRY)).unwrap(),
+        serde_json::json!({"schemaVersion": 1, "attempts": [], "policy": {}})
+    );
+    // Bad input: exit 2, invalid_input, nothing written.
+    let before = repo.read(RETRY);
+    for args in [
+        &["attempt", "add", "maybe"][..],
+        &["attempt", "add", "failure", " "],
+        &["attempt", "policy", "0"],
+        &["attempt", "policy", "x"],
+    ] {
+        let out = repo.goal().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("invalid_input"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(repo.read(RETRY), before);
+}
+
+#[test]
+fn a_malformed_retry_state_warns_once_and_starts_fresh() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write(
+        RETRY,
+        "{\"schemaVersion\": 1, \"attempts\": [], \"policy\": {}, \"retryAllowed\": true}",
+    );
+    let out = repo.goal().args(["attempt", "judge"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("goal: warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"attempts\":0,\"consecutiveFailures\":0,\"consecutiveNoProgress\":0,\"retryAllowed\":true}\n"
+    );
+    repo.goal()
+        .args(["attempt", "add", "failure"])
+        .assert()
+        .success();
+    let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
+    assert_eq!(
+        raw,
+        serde_json::json!({"schemaVersion": 1, "attempts": [{"outcome": "failure"}], "policy": {}})
+    );
+}
+
+#[test]
+fn judge_stdin_works_anywhere_and_rejects_bad_input() {
+    let outside = tempfile::TempDir::new().unwrap();
+    let repo = Repo::new();
+    let judge = |input: &str| {
+        repo.goal_in(outside.path())
+            .args(["attempt", "judge", "--stdin"])
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap()
+    };
+    let out = judge(
+        r#"{"attempts": [{"outcome": "failure"}, {"outcome": "failure"}], "policy": {"maxAttempts": 2}, "note": "ignored"}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "{\"attempts\":2,\"consecutiveFailures\":2,\"consecutiveNoProgress\":0,\"retryAllowed\":false}\n"
+    );
+    let out = judge(r#"{"attempts": []}"#);
+    assert_eq!(out.status.code(), Some(0));
+    for bad in [
+        r#"{"policy": {}}"#,
+        r#"{"attempts": [{"outcome": "nope"}]}"#,
+        "not json",
+        r#"{"attempts": [], "policy": {"maxAttempts": null}}"#,
+    ] {
+        let out = judge(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains("invalid_input"), "{bad}");
+        assert_eq!(stdout(&out), "", "{bad}");
+    }
+}

@@ -143,10 +143,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let init = history::init_commit(&ws.repo)?;
-    let base = match &init {
-        Some(c) => Some(ws.repo.tree_without(c.tree, &ws.goal_dir)?),
-        None => None,
-    };
+    let base = init.as_ref().map(|c| c.tree);
     let commands = if args.deslop.is_empty() {
         ws.config.deslop.clone()
     } else {
@@ -183,9 +180,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "verify the criteria again on the cleaned-up code, then run `goal done`",
         ));
     }
-    let findings = deslop::scan(&ws.repo.added_lines(base, final_tree, &ws.goal_dir)?);
+    // Diffs need real trees: the goal folder is left out by path.
+    let full = ws.worktree_tree_full()?;
+    let findings = deslop::scan(&ws.repo.added_lines(base, full, &ws.goal_dir)?);
     let stat = match base {
-        Some(b) => ws.repo.diff_stat(Some(b), final_tree, &ws.goal_dir)?,
+        Some(b) => ws.repo.diff_stat(Some(b), full, &ws.goal_dir)?,
         None => DiffStat::default(),
     };
 

@@ -6,7 +6,7 @@
 //! `render(parse(text)) == text` holds by construction.
 
 mod edit;
-mod parse;
+pub(crate) mod parse;
 
 pub use parse::ParseError;
 
@@ -112,6 +112,29 @@ impl GoalFile {
 
     /// Parse raw bytes (rejects binary and non-UTF-8 content with a location).
     pub fn parse_bytes(bytes: &[u8]) -> Result<GoalFile, ParseError> {
+        parse::parse_bytes(bytes)
+    }
+
+    /// Parse only as far as the end of the Acceptance Criteria section: frontmatter and criteria
+    /// are complete, the Progress Log is not read. For walking history fast.
+    pub fn parse_head(bytes: &[u8]) -> Result<GoalFile, ParseError> {
+        let mut offset = 0;
+        let mut in_criteria = false;
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            let start = line.iter().take(3).take_while(|&&b| b == b' ').count();
+            let rest = &line[start..];
+            if rest.starts_with(b"## ") || rest.starts_with(b"# ") {
+                let title = String::from_utf8_lossy(rest);
+                let is_criteria = title
+                    .trim_end()
+                    .eq_ignore_ascii_case("## acceptance criteria");
+                if in_criteria && !is_criteria {
+                    return parse::parse_bytes(&bytes[..offset]);
+                }
+                in_criteria = is_criteria;
+            }
+            offset += line.len();
+        }
         parse::parse_bytes(bytes)
     }
 

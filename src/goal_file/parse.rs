@@ -25,15 +25,9 @@ static LIST_ITEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+|$)(?:\[(?P<mark>[^\]\n])\](?:[ \t]+|$))?(?P<text>.*)$")
         .expect("list item pattern")
 });
-static HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^ {0,3}(?P<level>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
-        .expect("heading pattern")
-});
 static PHASE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^phase\s+(?P<n>\d+)\s*[:.\-–—]?\s*(?P<name>.*)$").expect("phase pattern")
 });
-static ITERATION: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^iteration\s+(?P<n>\d+)\b").expect("iteration pattern"));
 static FENCE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^ {0,3}(?P<fence>`{3,}|~{3,})").expect("fence pattern"));
 
@@ -242,9 +236,46 @@ enum Section {
 
 /// A heading: its level and text (trailing `#`s removed).
 pub(super) fn heading(line: &str) -> Option<(usize, &str)> {
-    let caps = HEADING.captures(content(line))?;
-    let level = caps.name("level")?.as_str().len();
-    Some((level, caps.name("text").map_or("", |m| m.as_str().trim())))
+    let line = content(line);
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let text = &rest[level..];
+    if !text.is_empty() && !text.starts_with([' ', '\t']) {
+        return None;
+    }
+    // A closing run of `#`s (preceded by a space) is not part of the text.
+    let text = text.trim();
+    let stripped = text.trim_end_matches('#');
+    let text = if stripped.len() < text.len()
+        && (stripped.is_empty() || stripped.ends_with([' ', '\t']))
+    {
+        stripped.trim_end()
+    } else {
+        text
+    };
+    Some((level, text))
+}
+
+/// `Iteration N…` → N.
+fn iteration_number(title: &str) -> Option<&str> {
+    let word = title.get(..9)?;
+    if !word.eq_ignore_ascii_case("iteration") {
+        return None;
+    }
+    let rest = title[9..].trim_start();
+    if rest.len() == title.len() - 9 {
+        return None; // no space after the word
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = rest[digits..].chars().next();
+    (digits > 0 && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')).then(|| &rest[..digits])
 }
 
 fn section_of(title: &str) -> Section {
@@ -267,6 +298,14 @@ pub(super) struct Item<'a> {
 }
 
 pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
+    let lead = line
+        .trim_start_matches([' ', '\t'])
+        .as_bytes()
+        .first()
+        .copied();
+    if !matches!(lead, Some(b'-' | b'*' | b'+' | b'0'..=b'9')) {
+        return None;
+    }
     let line = content(line);
     let caps = LIST_ITEM.captures(line)?;
     let text = caps.name("text")?;
@@ -326,7 +365,11 @@ impl Body {
                 }
                 continue;
             }
-            if let Some(caps) = FENCE.captures(line) {
+            let lead = line.trim_start_matches(' ').as_bytes().first().copied();
+            if let Some(caps) = matches!(lead, Some(b'`' | b'~'))
+                .then(|| FENCE.captures(line))
+                .flatten()
+            {
                 let marker = caps.name("fence").map_or("```", |m| m.as_str());
                 fence = Some(marker.to_string());
                 last_item = None;
@@ -392,8 +435,8 @@ impl Body {
                     }
                     Section::Progress if level == 3 => {
                         close_entry(&mut body, &mut entry, i);
-                        if let Some(caps) = ITERATION.captures(title) {
-                            let number = caps["n"].parse::<u64>().map_err(|_| ParseError {
+                        if let Some(n) = iteration_number(title) {
+                            let number = n.parse::<u64>().map_err(|_| ParseError {
                                 line: i + 1,
                                 message: "iteration number too large".into(),
                             })?;

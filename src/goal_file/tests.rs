@@ -287,3 +287,29 @@ fn binary_and_invalid_utf8() {
             .contains("UTF-8")
     );
 }
+
+#[test]
+fn headings_and_iteration_titles() {
+    let cases: &[(&str, Option<(usize, &str)>)] = &[
+        ("## Acceptance Criteria\n", Some((2, "Acceptance Criteria"))),
+        (
+            "## Acceptance Criteria ##\n",
+            Some((2, "Acceptance Criteria")),
+        ),
+        ("   ### Iteration 3", Some((3, "Iteration 3"))),
+        ("    ## code block", None),
+        ("#hashtag", None),
+        ("####### seven", None),
+        ("#", Some((1, ""))),
+        ("## C# notes", Some((2, "C# notes"))),
+    ];
+    for (line, want) in cases {
+        assert_eq!(parse::heading(line), *want, "{line:?}");
+    }
+    let text = "---\ngoal: g\niteration: 2\nstatus: in-progress\n---\n## Acceptance Criteria\n## Progress Log\n### Iteration 1\n- a\n### iteration 2: late\n- b\n### Iterations 3\n- c\n### Iteration 4x\n";
+    let goal = GoalFile::parse(text).unwrap();
+    assert_eq!(
+        goal.log.iter().map(|e| e.number).collect::<Vec<_>>(),
+        [1, 2]
+    );
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Speed and memory bars of SPEC §9, as ratios against git itself, measured side by side.
+
+Usage: python3 bench/bench.py [--goal PATH] [--iterations N] [--runs K]
+
+Builds (with git fast-import) a repository whose history holds a goal with N iteration commits
+(default 10,000) and one with 10, plus a working tree of 2,000 files, then prints:
+
+  status      goal status        vs git status                 bar ≤ 1.5
+  iterate     goal iterate       vs git add -A && git commit   bar ≤ 2
+  log         goal log --json    vs git log --numstat          bar ≤ 1
+  growth      goal status @N     vs goal status @10            bar ≤ 1.2
+  rss         peak RSS of goal log --json over N iterations    bar < 64 MiB
+
+Each figure is the median of K runs (default 5), alternating the two commands.
+Timings on shared machines are noisy: read the ratios, not the milliseconds.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ENV = dict(
+    os.environ,
+    GIT_CONFIG_GLOBAL="/dev/null",
+    GIT_CONFIG_NOSYSTEM="1",
+    GIT_AUTHOR_NAME="bench",
+    GIT_AUTHOR_EMAIL="bench@example.invalid",
+    GIT_COMMITTER_NAME="bench",
+    GIT_COMMITTER_EMAIL="bench@example.invalid",
+    NO_COLOR="1",
+    TZ="UTC",
+)
+
+
+def run(cmd, cwd, check=True):
+    return subprocess.run(cmd, cwd=cwd, env=ENV, check=check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def timed(cmd, cwd):
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=ENV, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, shell=isinstance(cmd, str))
+    return time.perf_counter() - start
+
+
+def goal_md(iterations, criteria=3):
+    lines = [
+        "---",
+        'goal: "Benchmark goal"',
+        'created: "2026-01-01T00:00:00Z"',
+        'updated: "2026-01-01T00:00:00Z"',
+        f"iteration: {iterations}",
+        "status: in-progress",
+        "---",
+        "",
+        "# Goal: Benchmark goal",
+        "",
+        "## Acceptance Criteria",
+    ]
+    lines += [f"- [ ] criterion {i} passes" for i in range(1, criteria + 1)]
+    lines += ["", "## Progress Log"]
+    return lines
+
+
+def build_history(path, iterations, files=2000):
+    """A repo with `files` source files and a goal of `iterations` iteration commits."""
+    os.makedirs(path)
+    run(["git", "init", "-q", "-b", "main"], path)
+    out = []
+    mark = 0
+
+    def blob(data):
+        nonlocal mark
+        mark += 1
+        raw = data.encode()
+        out.append(f"blob\nmark :{mark}\ndata {len(raw)}\n".encode() + raw + b"\n")
+        return mark
+
+    def commit(message, changes, when):
+        nonlocal mark
+        mark += 1
+        raw = message.encode()
+        head = f"commit refs/heads/main\nmark :{mark}\ncommitter bench <bench@example.invalid> {when} +0000\ndata {len(raw)}\n".encode() + raw + b"\n"
+        body = "".join(f"M 100644 :{m} {p}\n" for p, m in changes).encode()
+        out.append(head + body + b"\n")
+
+    t0 = 1_780_000_000
+    initial = [(f"src/mod{i // 100}/file{i}.rs", blob(f"// file {i}\n" + "fn f() {}\n" * 20)) for i in range(files)]
+    commit("initial\n", initial, t0)
+    log = goal_md(0)
+    trailers = "Goal-Iteration: {n}\nGoal-Status: in-progress\nGoal-Passing: 0/3\nGoal-Action: {a}\n"
+    commit('goal: init "Benchmark goal"\n\n' + trailers.format(n=0, a="init"), [(".agents/goal/GOAL.md", blob("\n".join(log) + "\n"))], t0 + 1)
+    for n in range(1, iterations + 1):
+        log += [f"### Iteration {n}", f"- worked on step {n}"]
+        text = "\n".join(log).replace("iteration: 0", f"iteration: {n}", 1) + "\n"
+        code = blob(f"// step {n}\n" + "fn g() {}\n" * (n % 7 + 1))
+        commit(
+            f"goal: iteration {n}: worked on step {n}\n\n" + trailers.format(n=n, a="iterate"),
+            [(".agents/goal/GOAL.md", blob(text)), (f"src/step{n % 50}.rs", code)],
+            t0 + 1 + n,
+        )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, env=ENV, input=b"".join(out), check=True)
+    run(["git", "checkout", "-q", "-f", "main"], path)
+    run(["git", "reset", "-q", "--hard"], path)
+
+
+def median_pair(a, b, cwd, runs, setup=None):
+    ta, tb = [], []
+    for _ in range(runs):
+        if setup:
+            setup()
+        ta.append(timed(a, cwd))
+        if setup:
+            setup()
+        tb.append(timed(b, cwd))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def peak_rss_mib(cmd, cwd):
+    # A fresh Python process whose only child is `cmd`, so RUSAGE_CHILDREN is that child's peak.
+    probe = "import resource,subprocess,sys;subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,check=True);print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    out = subprocess.run([sys.executable, "-c", probe, *cmd], cwd=cwd, env=ENV, check=True, capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--goal", default=shutil.which("goal") or "target/release/goal")
+    parser.add_argument("--iterations", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    goal = os.path.abspath(args.goal)
+    if not os.path.exists(goal):
+        sys.exit(f"no goal binary at {goal}: run `cargo build --release` or pass --goal")
+    root = tempfile.mkdtemp(prefix="goal-bench-")
+    big, small = os.path.join(root, "big"), os.path.join(root, "small")
+    print(f"building histories in {root} ({args.iterations} and 10 iterations, 2,000 files)...", flush=True)
+    build_history(big, args.iterations)
+    build_history(small, 10)
+
+    rows = []
+    rss = peak_rss_mib([goal, "log", "--json"], big)
+    rows.append(("rss", f"peak RSS of goal log --json @{args.iterations}", rss, "MiB", "< 64", rss < 64))
+
+    g, s = median_pair([goal, "log", "--json"], ["git", "log", "--numstat"], big, args.runs)
+    rows.append(("log", "goal log --json / git log --numstat", g / s, f"{g*1000:.0f} / {s*1000:.0f} ms", "≤ 1", g / s <= 1))
+
+    for path in (big, small):
+        run([goal, "status"], path, check=False)
+    g, s = median_pair([goal, "status"], ["git", "status"], small, args.runs)
+    rows.append(("status", "goal status / git status", g / s, f"{g*1000:.0f} / {s*1000:.0f} ms", "≤ 1.5", g / s <= 1.5))
+
+    b, s = median_pair([goal, "status"], [goal, "status"], big, args.runs)
+    s2, _ = median_pair([goal, "status"], [goal, "status"], small, args.runs)
+    rows.append(("growth", f"goal status @{args.iterations} / @10", b / s2, f"{b*1000:.0f} / {s2*1000:.0f} ms", "≤ 1.2", b / s2 <= 1.2))
+
+    # The synthetic iterations make no progress: keep escalation out of the timing.
+    run(["git", "config", "goal.escalateAfter", "1000000"], small)
+    counter = [0]
+
+    def touch():
+        counter[0] += 1
+        with open(os.path.join(small, "src", f"bench{counter[0] % 10}.rs"), "a") as f:
+            f.write(f"// {counter[0]}\n")
+
+    g, s = median_pair(
+        [goal, "iterate", "-m", "bench step"],
+        "git add -A && git commit -q -m 'bench step'",
+        small,
+        args.runs,
+        setup=touch,
+    )
+    rows.append(("iterate", "goal iterate / git add -A && git commit", g / s, f"{g*1000:.0f} / {s*1000:.0f} ms", "≤ 2", g / s <= 2))
+
+    print(f"\n{'bar':<8} {'what':<46} {'ratio':>8}  {'times':<22} {'target':<7} ok")
+    for key, what, ratio, times, target, ok in rows:
+        value = f"{ratio:.2f}" if key != "rss" else f"{ratio:.1f}"
+        print(f"{key:<8} {what:<46} {value:>8}  {times:<22} {target:<7} {'yes' if ok else 'NO'}")
+    shutil.rmtree(root, ignore_errors=True)
+    return 0 if all(r[5] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
