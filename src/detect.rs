@@ -1,1 +1,745 @@
-//! Trigger detection (stub).
+//! Goal-setting detection in a user message: trigger phrases, mechanical anti-triggers, abandon
+//! phrases and granularity. Pure: text in, a verdict out.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use serde::Serialize;
+
+/// The seed's trigger phrases, (phrase, lang). Matched case-insensitively.
+pub const TRIGGERS: &[(&str, &str)] = &[
+    ("设定当前目标为", "zh"),
+    ("把当前目标设为", "zh"),
+    ("当前目标是", "zh"),
+    ("我的目标是", "zh"),
+    ("set current goal to", "en"),
+    ("set the current goal to", "en"),
+    ("current goal is", "en"),
+    ("my goal is", "en"),
+    ("the goal is", "en"),
+];
+
+/// Abandon phrases (whole words for English).
+pub const ABANDON: &[(&str, &str)] = &[
+    ("abandon", "en"),
+    ("cancel", "en"),
+    ("不要了", "zh"),
+    ("放弃", "zh"),
+];
+
+/// Reported-speech markers: a phrase in the same sentence is somebody else's goal.
+pub const REPORTED: &[&str] = &["he said", "she said", "they said", "他说", "她说", "他们说"];
+
+/// Trivial-task keywords: the message is not worth a goal loop.
+pub const TRIVIAL: &[&str] = &[
+    "hotfix",
+    "tweak",
+    "fix a bug",
+    "small change",
+    "quick fix",
+    "修个bug",
+    "小改",
+];
+
+/// Keywords that make even a short goal worth a loop.
+pub const ARCHITECTURAL_SHORT: &[&str] = &[
+    "architecture",
+    "module",
+    "system",
+    "refactor",
+    "integration",
+    "架构",
+    "模块",
+    "系统",
+    "重构",
+    "集成",
+];
+
+/// Granularity: words that ask for architectural design.
+pub const ARCHITECTURAL: &[&str] = &[
+    "architecture",
+    "architectural",
+    "redesign",
+    "re-architect",
+    "rewrite",
+    "migrate",
+    "migration",
+    "design the",
+    "design a",
+    "from scratch",
+    "microservice",
+    "microservices",
+    "架构",
+    "重新设计",
+    "重写",
+    "迁移",
+];
+
+/// Granularity: words that say the work spans modules.
+pub const CROSS_MODULE: &[&str] = &[
+    "across modules",
+    "across the codebase",
+    "across services",
+    "multiple modules",
+    "multiple services",
+    "several modules",
+    "every module",
+    "all modules",
+    "frontend and backend",
+    "backend and frontend",
+    "end-to-end",
+    "cross-module",
+    "跨模块",
+    "多个模块",
+    "所有模块",
+    "前后端",
+];
+
+/// Why a phrase did not trigger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    Quote,
+    Code,
+    ReportedSpeech,
+    Trivial,
+    TooShort,
+    Empty,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Goal,
+    Abandon,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    Fine,
+    Coarse,
+}
+
+/// What made the granularity what it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Signals {
+    /// File paths the goal names.
+    pub files: Vec<String>,
+    pub cross_module: Vec<String>,
+    pub architectural: Vec<String>,
+}
+
+/// The verdict on one message (the JSON of `goal detect --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    pub trigger: bool,
+    pub kind: Kind,
+    pub goal: Option<String>,
+    pub lang: &'static str,
+    pub rejected: Option<Rejection>,
+    pub granularity: Granularity,
+    pub signals: Signals,
+    /// The phrase that matched, if any.
+    pub phrase: Option<String>,
+}
+
+/// Byte ranges of block quotes, code blocks and inline code, found by a markdown parser.
+fn quoted_ranges(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    let mut quotes = Vec::new();
+    let mut code = Vec::new();
+    let mut quote_start: Vec<usize> = Vec::new();
+    let mut code_start = None;
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::BlockQuote(_)) => quote_start.push(range.start),
+            Event::End(TagEnd::BlockQuote(_)) => {
+                if let Some(start) = quote_start.pop() {
+                    quotes.push(start..range.end);
+                }
+            }
+            Event::Start(Tag::CodeBlock(_)) => code_start = Some(range.start),
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(start) = code_start.take() {
+                    code.push(start..range.end);
+                }
+            }
+            Event::Code(_) => code.push(range),
+            _ => {}
+        }
+    }
+    (quotes, code)
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xf900..=0xfaff | 0xff00..=0xffef)
+}
+
+/// Byte offsets of `needle` in `haystack` (both lower-cased already); whole words for ASCII needles.
+fn find_all(haystack: &str, needle: &str) -> Vec<usize> {
+    haystack
+        .match_indices(needle)
+        .filter(|(at, _)| {
+            if !needle.is_ascii() {
+                return true;
+            }
+            let before = haystack[..*at].chars().next_back();
+            let after = haystack[at + needle.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            !word(before) && !word(after)
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// The sentence around byte `at`: from the last sentence end before it to the next one after.
+fn sentence_around(text: &str, at: usize) -> Range<usize> {
+    let ends = |c: char| matches!(c, '.' | '!' | '?' | '\n' | '。' | '！' | '？' | ';' | '；');
+    let start = text[..at].rfind(ends).map_or(0, |i| {
+        i + text[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let end = text[at..].find(ends).map_or(text.len(), |i| at + i);
+    start..end
+}
+
+/// The goal text after a phrase: to the end of the paragraph, trimmed of joining words.
+fn goal_after(text: &str, from: usize) -> String {
+    let rest = &text[from..];
+    let rest = rest.split("\n\n").next().unwrap_or(rest);
+    let mut goal = rest
+        .trim_start_matches([' ', '\t', ':', '：', ',', '，', '"', '“', '「'])
+        .trim();
+    for lead in ["to ", "that "] {
+        if goal
+            .get(..lead.len())
+            .is_some_and(|g| g.eq_ignore_ascii_case(lead))
+        {
+            goal = goal[lead.len()..].trim_start();
+        }
+    }
+    goal.trim_end_matches(['.', '。', '!', '！', '"', '”', '」', ' '])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// File paths named in a goal: tokens like `src/lib.rs`, `README.md`.
+fn files_named(goal: &str) -> Vec<String> {
+    let mut files: Vec<String> = goal
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '`' | '"' | '\'' | '，')
+        })
+        .map(|t| t.trim_end_matches(['.', ':', '!', '?']))
+        .filter(|t| {
+            let dotted = t.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+            });
+            dotted || (t.contains('/') && t.len() > 2 && !t.starts_with("http"))
+        })
+        .map(str::to_string)
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+fn granularity(goal: &str) -> (Granularity, Signals) {
+    let lower = goal.to_ascii_lowercase();
+    let hits = |words: &[&str]| -> Vec<String> {
+        words
+            .iter()
+            .filter(|w| !find_all(&lower, w).is_empty())
+            .map(|w| w.to_string())
+            .collect()
+    };
+    let signals = Signals {
+        files: files_named(goal),
+        cross_module: hits(CROSS_MODULE),
+        architectural: hits(ARCHITECTURAL),
+    };
+    let coarse = signals.files.len() > 5
+        || !signals.cross_module.is_empty()
+        || !signals.architectural.is_empty();
+    (
+        if coarse {
+            Granularity::Coarse
+        } else {
+            Granularity::Fine
+        },
+        signals,
+    )
+}
+
+/// Judge one message.
+pub fn detect(message: &str) -> Detection {
+    // ASCII case folding keeps byte offsets: phrase positions index the original text too.
+    let lower = message.to_ascii_lowercase();
+    let (quotes, code) = quoted_ranges(message);
+    let inside = |ranges: &[Range<usize>], at: usize| ranges.iter().any(|r| r.contains(&at));
+    let fallback_lang = if message.chars().any(is_cjk) {
+        "zh"
+    } else {
+        "en"
+    };
+    let mut verdict = Detection {
+        trigger: false,
+        kind: Kind::None,
+        goal: None,
+        lang: fallback_lang,
+        rejected: None,
+        granularity: Granularity::Fine,
+        signals: Signals::default(),
+        phrase: None,
+    };
+    if message.trim().is_empty() {
+        verdict.rejected = Some(Rejection::Empty);
+        return verdict;
+    }
+    let mut phrases: Vec<(usize, &str, &str)> = TRIGGERS
+        .iter()
+        .flat_map(|(p, lang)| {
+            find_all(&lower, p)
+                .into_iter()
+                .map(move |at| (at, *p, *lang))
+        })
+        .collect();
+    phrases.sort();
+    // Longer phrases first at the same place ("set the current goal to" over "current goal is").
+    phrases.dedup_by(|b, a| b.0 < a.0 + a.1.len() && b.0 >= a.0);
+
+    let mut first_rejection = None;
+    for &(at, phrase, lang) in &phrases {
+        let rejection = if inside(&code, at) {
+            Some(Rejection::Code)
+        } else if inside(&quotes, at) {
+            Some(Rejection::Quote)
+        } else {
+            let sentence = sentence_around(&lower, at);
+            let s = &lower[sentence];
+            REPORTED
+                .iter()
+                .any(|m| !find_all(s, m).is_empty())
+                .then_some(Rejection::ReportedSpeech)
+        };
+        let goal = goal_after(message, at + phrase.len());
+        if let Some(r) = rejection {
+            first_rejection.get_or_insert((r, goal, phrase, lang));
+            continue;
+        }
+        verdict.lang = lang;
+        verdict.phrase = Some(phrase.to_string());
+        let (granularity, signals) = granularity(&goal);
+        verdict.granularity = granularity;
+        verdict.signals = signals;
+        let trivial = TRIVIAL.iter().any(|w| !find_all(&lower, w).is_empty());
+        let short = goal.chars().count() <= 10
+            && !ARCHITECTURAL_SHORT
+                .iter()
+                .any(|w| goal.to_lowercase().contains(w));
+        verdict.rejected = if goal.is_empty() {
+            Some(Rejection::Empty)
+        } else if trivial {
+            Some(Rejection::Trivial)
+        } else if short {
+            Some(Rejection::TooShort)
+        } else {
+            None
+        };
+        verdict.goal = (!goal.is_empty()).then_some(goal);
+        if verdict.rejected.is_none() {
+            verdict.trigger = true;
+            verdict.kind = Kind::Goal;
+        }
+        return verdict;
+    }
+
+    // No goal phrase triggered: an abandon phrase may.
+    for (phrase, lang) in ABANDON {
+        for at in find_all(&lower, phrase) {
+            if inside(&code, at) || inside(&quotes, at) {
+                continue;
+            }
+            let s = &lower[sentence_around(&lower, at)];
+            if REPORTED.iter().any(|m| !find_all(s, m).is_empty()) {
+                continue;
+            }
+            verdict.trigger = true;
+            verdict.kind = Kind::Abandon;
+            verdict.lang = lang;
+            verdict.phrase = Some(phrase.to_string());
+            return verdict;
+        }
+    }
+    if let Some((rejection, goal, phrase, lang)) = first_rejection {
+        verdict.rejected = Some(rejection);
+        verdict.goal = (!goal.is_empty()).then_some(goal);
+        verdict.phrase = Some(phrase.to_string());
+        verdict.lang = lang;
+    }
+    verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (message, trigger, kind, rejected, granularity, goal text when it matters)
+    type Case = (
+        &'static str,
+        bool,
+        Kind,
+        Option<Rejection>,
+        Granularity,
+        Option<&'static str>,
+    );
+
+    const G: Kind = Kind::Goal;
+    const A: Kind = Kind::Abandon;
+    const N: Kind = Kind::None;
+    const F: Granularity = Granularity::Fine;
+    const C: Granularity = Granularity::Coarse;
+
+    fn cases() -> Vec<Case> {
+        use Rejection::*;
+        vec![
+            // Each English trigger phrase.
+            (
+                "my goal is to make the client cancel slow requests",
+                true,
+                G,
+                None,
+                F,
+                Some("make the client cancel slow requests"),
+            ),
+            (
+                "The goal is: all API handlers return JSON errors",
+                true,
+                G,
+                None,
+                F,
+                Some("all API handlers return JSON errors"),
+            ),
+            (
+                "Set current goal to rate-limit the login endpoint",
+                true,
+                G,
+                None,
+                F,
+                Some("rate-limit the login endpoint"),
+            ),
+            (
+                "set the current goal to ship the CSV exporter",
+                true,
+                G,
+                None,
+                F,
+                Some("ship the CSV exporter"),
+            ),
+            (
+                "Current goal is getting the parser to handle UTF-16 input.",
+                true,
+                G,
+                None,
+                F,
+                Some("getting the parser to handle UTF-16 input"),
+            ),
+            (
+                "MY GOAL IS TO PORT THE CLI TO WINDOWS",
+                true,
+                G,
+                None,
+                F,
+                Some("PORT THE CLI TO WINDOWS"),
+            ),
+            // Each Chinese trigger phrase.
+            (
+                "设定当前目标为实现用户登录的限流功能",
+                true,
+                G,
+                None,
+                F,
+                Some("实现用户登录的限流功能"),
+            ),
+            (
+                "当前目标是：让所有接口返回统一的错误格式",
+                true,
+                G,
+                None,
+                F,
+                Some("让所有接口返回统一的错误格式"),
+            ),
+            (
+                "把当前目标设为完成订单导出功能并通过测试",
+                true,
+                G,
+                None,
+                F,
+                Some("完成订单导出功能并通过测试"),
+            ),
+            (
+                "我的目标是让解析器支持 UTF-16 输入",
+                true,
+                G,
+                None,
+                F,
+                Some("让解析器支持 UTF-16 输入"),
+            ),
+            // Mixed language.
+            (
+                "我的目标是 make the importer skip malformed rows",
+                true,
+                G,
+                None,
+                F,
+                Some("make the importer skip malformed rows"),
+            ),
+            (
+                "OK. My goal is 让导出器支持分页并且通过所有测试",
+                true,
+                G,
+                None,
+                F,
+                Some("让导出器支持分页并且通过所有测试"),
+            ),
+            (
+                "OK. My goal is 让导出器支持分页",
+                false,
+                N,
+                Some(TooShort),
+                F,
+                None,
+            ),
+            (
+                "Hi team.\n\nMy goal is to add retries to the HTTP client.\n\nThanks!",
+                true,
+                G,
+                None,
+                F,
+                Some("add retries to the HTTP client"),
+            ),
+            // Quotes and code.
+            (
+                "> my goal is to rewrite the scheduler",
+                false,
+                N,
+                Some(Quote),
+                F,
+                None,
+            ),
+            (
+                "Someone wrote:\n\n> the goal is to make builds reproducible\n\nthoughts?",
+                false,
+                N,
+                Some(Quote),
+                F,
+                None,
+            ),
+            (
+                "```\nmy goal is to add caching to the API\n```",
+                false,
+                N,
+                Some(Code),
+                F,
+                None,
+            ),
+            (
+                "Run `echo my goal is to win` in the shell",
+                false,
+                N,
+                Some(Code),
+                F,
+                None,
+            ),
+            (
+                "    my goal is to reduce memory use of the indexer",
+                false,
+                N,
+                Some(Code),
+                F,
+                None,
+            ),
+            ("> 我的目标是重写整个系统", false, N, Some(Quote), F, None),
+            (
+                "```text\n当前目标是优化数据库查询\n```",
+                false,
+                N,
+                Some(Code),
+                F,
+                None,
+            ),
+            // Reported speech in the same sentence.
+            (
+                "He said my goal is to refactor the payment module",
+                false,
+                N,
+                Some(ReportedSpeech),
+                F,
+                None,
+            ),
+            (
+                "they said the goal is to migrate to Postgres, but I disagree",
+                false,
+                N,
+                Some(ReportedSpeech),
+                F,
+                None,
+            ),
+            (
+                "他说我的目标是重构支付模块",
+                false,
+                N,
+                Some(ReportedSpeech),
+                F,
+                None,
+            ),
+            (
+                "She said hello. My goal is to add tracing to the job runner",
+                true,
+                G,
+                None,
+                F,
+                Some("add tracing to the job runner"),
+            ),
+            // Trivial tasks.
+            (
+                "my goal is a quick fix for the typo in the footer",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            (
+                "the goal is to tweak the button colour on the settings page",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            (
+                "My goal is to fix a bug in the date picker",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            (
+                "我的目标是修个bug，登录页面报错",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            (
+                "当前目标是小改一下首页的文案内容",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            (
+                "my goal is a hotfix for prod login",
+                false,
+                N,
+                Some(Trivial),
+                F,
+                None,
+            ),
+            // Too short, unless architectural.
+            ("my goal is faster", false, N, Some(TooShort), F, None),
+            ("我的目标是更快", false, N, Some(TooShort), F, None),
+            ("my goal is refactor", true, G, None, F, Some("refactor")),
+            ("我的目标是重构模块", true, G, None, F, Some("重构模块")),
+            // Empty.
+            ("", false, N, Some(Empty), F, None),
+            ("   \n ", false, N, Some(Empty), F, None),
+            ("my goal is", false, N, Some(Empty), F, None),
+            // Abandon.
+            ("abandon", true, A, None, F, None),
+            ("Please cancel the current goal.", true, A, None, F, None),
+            ("这个目标不要了", true, A, None, F, None),
+            ("放弃当前目标", true, A, None, F, None),
+            ("> abandon", false, N, None, F, None),
+            ("Run `cancel` to stop", false, N, None, F, None),
+            ("he said cancel it", false, N, None, F, None),
+            ("the cancellation flow looks fine", false, N, None, F, None),
+            // Coarse versus fine.
+            (
+                "my goal is to redesign the architecture of the storage layer",
+                true,
+                G,
+                None,
+                C,
+                None,
+            ),
+            (
+                "my goal is to migrate the app from MySQL to Postgres",
+                true,
+                G,
+                None,
+                C,
+                None,
+            ),
+            (
+                "my goal is to make login work end-to-end across the frontend and backend",
+                true,
+                G,
+                None,
+                C,
+                None,
+            ),
+            (
+                "my goal is to update a.rs, b.rs, c.rs, d.rs, e.rs and f.rs to the new API",
+                true,
+                G,
+                None,
+                C,
+                None,
+            ),
+            (
+                "my goal is to update a.rs and b.rs to the new API",
+                true,
+                G,
+                None,
+                F,
+                None,
+            ),
+            ("我的目标是重新设计整个系统的架构", true, G, None, C, None),
+            // Nothing at all.
+            ("please look at the failing test", false, N, None, F, None),
+            (
+                "what is the goal of this function?",
+                false,
+                N,
+                None,
+                F,
+                None,
+            ),
+        ]
+    }
+
+    #[test]
+    fn detection_table() {
+        let cases = cases();
+        assert!(cases.len() >= 40);
+        for (message, trigger, kind, rejected, granularity, goal) in cases {
+            let d = detect(message);
+            assert_eq!(
+                (d.trigger, d.kind, d.rejected, d.granularity),
+                (trigger, kind, rejected, granularity),
+                "{message:?} → {d:?}"
+            );
+            if let Some(goal) = goal {
+                assert_eq!(d.goal.as_deref(), Some(goal), "{message:?}");
+            }
+        }
+    }
+}

@@ -1,1 +1,511 @@
-//! Agent integration.
+//! Agent integration: detect, inject, continuation, criteria lint, the Claude Code adapter,
+//! integrate, and phases.
+
+use serde_json::Value;
+
+use crate::support::{Repo, fixture, json, stderr, stdout};
+
+const GOAL: &str = ".agents/goal/GOAL.md";
+
+/// A recorded Claude Code hook input with the session's directory (and prompt) filled in.
+fn event(name: &str, repo: &Repo, prompt: &str) -> String {
+    let text = std::fs::read_to_string(fixture(&format!("claude/{name}.json"))).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["cwd"] = Value::String(repo.path().display().to_string());
+    if v.get("prompt").is_some() {
+        v["prompt"] = Value::String(prompt.to_string());
+    }
+    v.to_string()
+}
+
+fn hook(repo: &Repo, input: &str) -> std::process::Output {
+    let out = repo
+        .goal()
+        .args(["hook", "claude"])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the hook always exits 0: {}",
+        stderr(&out)
+    );
+    out
+}
+
+fn stop(repo: &Repo, active: bool) -> Option<Value> {
+    let mut v: Value = serde_json::from_str(&event("stop", repo, "")).unwrap();
+    v["stop_hook_active"] = Value::Bool(active);
+    let out = hook(repo, &v.to_string());
+    let text = stdout(&out);
+    (!text.trim().is_empty()).then(|| serde_json::from_str(&text).unwrap())
+}
+
+#[test]
+fn detect_reports_triggers_with_exit_codes_and_json() {
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args([
+            "detect",
+            "--json",
+            "my goal is to make the client cancel slow requests",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["trigger"], true);
+    assert_eq!(v["kind"], "goal");
+    assert_eq!(v["goal"], "make the client cancel slow requests");
+    assert_eq!(v["lang"], "en");
+    assert!(v["rejected"].is_null());
+    assert_eq!(v["granularity"], "fine");
+    assert!(v["signals"].is_object());
+    let out = repo
+        .goal()
+        .args(["detect", "--json", "-"])
+        .write_stdin("> 我的目标是重写整个系统")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["rejected"], "quote");
+    let out = repo
+        .goal()
+        .args(["detect"])
+        .write_stdin("放弃")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "abandon the active goal\n");
+    // Works outside a repository too: it reads only the message.
+    let outside = tempfile::TempDir::new().unwrap();
+    repo.goal_in(outside.path())
+        .args(["detect", "hello"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
+    let repo = Repo::new();
+    let out = repo.goal().arg("inject").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "");
+
+    repo.init_goal(&["a passes", "b passes"]);
+    let inject = |args: &[&str]| stdout(&repo.goal().arg("inject").args(args).output().unwrap());
+    assert_eq!(
+        inject(&[]),
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
+    );
+    let save = "Context window is over 80% full: save progress now. Before anything else, record this turn's work with `goal iterate -m \"<what was done and verified>\"` so .agents/goal/GOAL.md holds the current state, then end your reply with exactly:\n🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：0/2 criteria 通过，第 0 轮迭代。\n";
+    assert_eq!(
+        inject(&["--context-usage", "0.85"]),
+        format!(
+            "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nNext step: read .agents/goal/GOAL.md and continue iteration\n{save}"
+        )
+    );
+    assert_eq!(
+        inject(&["--context-usage", "85"]),
+        inject(&["--context-usage", "0.85"])
+    );
+    assert!(!inject(&["--context-usage", "0.8"]).contains("save progress"));
+    repo.goal()
+        .args(["inject", "--context-usage", "-1"])
+        .assert()
+        .code(2);
+    repo.goal()
+        .args(["inject", "--context-usage", "abc"])
+        .assert()
+        .code(2);
+
+    repo.goal()
+        .args(["block", "--reason", "the staging database is down"])
+        .assert()
+        .success();
+    assert_eq!(
+        inject(&[]),
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nBlocked: the staging database is down\nStagnation detected. Current approach not making progress. Try:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps\nWhen the blocker is resolved, run `goal resume`.\n"
+    );
+    repo.goal().arg("resume").assert().success();
+    repo.write(
+        GOAL,
+        &repo
+            .goal_md()
+            .replace("status: in-progress", "status: complete")
+            .replace("- [ ]", "- [x]"),
+    );
+    assert_eq!(
+        inject(&[]),
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 2/2 criteria passed, iteration 0\nComplete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n"
+    );
+}
+
+#[test]
+fn inject_for_a_goal_without_criteria_and_with_phases() {
+    let repo = Repo::new();
+    repo.goal()
+        .args(["init", "Port the CLI to Windows"])
+        .assert()
+        .success();
+    assert_eq!(
+        stdout(&repo.goal().arg("inject").output().unwrap()),
+        "[goal-driven-loop] ACTIVE GOAL\nPort the CLI to Windows\nProgress: 0/0 criteria passed, iteration 0\nCriteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
+    );
+    let repo = Repo::new();
+    repo.goal()
+        .args([
+            "init",
+            "Rebuild the storage layer",
+            "-c",
+            "design doc DESIGN.md exists",
+            "--phases",
+            "Design",
+            "Build",
+        ])
+        .assert()
+        .success();
+    repo.goal()
+        .args([
+            "criteria",
+            "add",
+            "--phase",
+            "2",
+            "cargo test storage passes",
+        ])
+        .assert()
+        .success();
+    assert!(repo.goal_md().contains("### Phase 1: Design\n- [ ] design doc DESIGN.md exists\n### Phase 2: Build\n- [ ] cargo test storage passes\n"));
+    let text = stdout(&repo.goal().arg("inject").output().unwrap());
+    assert!(
+        text.contains(
+            "Progress: 0/2 criteria passed, iteration 0\nCurrent phase: Phase 1: Design\n"
+        ),
+        "{text}"
+    );
+    repo.test_script("pass.sh", 1, 0);
+    repo.goal()
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(v["phase"], "Phase 2: Build");
+    assert_eq!(v["criteria"][1]["phase"], 2);
+    // done needs every phase.
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("criterion 2"), "{}", stderr(&out));
+    repo.goal()
+        .args(["criteria", "add", "--phase", "3", "x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn continuation_prints_the_seeds_two_lines() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b passes", "c passes"]);
+    repo.goal().args(["iterate", "-m", "x"]).assert().success();
+    let out = repo.goal().arg("continuation").output().unwrap();
+    assert_eq!(
+        stdout(&out),
+        "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：0/3 criteria 通过，第 1 轮迭代。\n"
+    );
+    let repo = Repo::new();
+    repo.goal().arg("continuation").assert().code(1);
+}
+
+#[test]
+fn criteria_lint_flags_the_seeds_vague_examples() {
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args([
+            "init",
+            "Rate limiting",
+            "-c",
+            "Implement rate limiting",
+            "-c",
+            "Rate limiter middleware mounts on auth routes, excess requests return 429",
+            "-c",
+            "Code quality is good",
+            "-c",
+            "Related files lint clean, typecheck passes",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("criterion 1 \"Implement rate limiting\" is not verifiable"),
+        "{err}"
+    );
+    assert!(
+        err.contains("criterion 3 \"Code quality is good\" is not verifiable"),
+        "{err}"
+    );
+    assert!(!err.contains("criterion 2"), "{err}");
+    let out = repo
+        .goal()
+        .args(["criteria", "lint", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let verdicts: Vec<bool> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["verifiable"].as_bool().unwrap())
+        .collect();
+    assert_eq!(verdicts, [false, true, false, true]);
+    for key in ["number", "text", "verifiable", "reason"] {
+        assert!(v[0].get(key).is_some(), "{key}");
+    }
+    repo.goal()
+        .args(["criteria", "remove", "1", "--confirm"])
+        .assert()
+        .success();
+    repo.goal()
+        .args(["criteria", "remove", "2", "--confirm"])
+        .assert()
+        .success();
+    repo.goal().args(["criteria", "lint"]).assert().success();
+    let out = repo
+        .goal()
+        .args(["criteria", "add", "Make it better"])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("is not verifiable"));
+}
+
+#[test]
+fn claude_user_prompt_creates_the_goal_and_injects_it() {
+    let repo = Repo::new();
+    let out = hook(
+        &repo,
+        &event(
+            "user-prompt-submit",
+            &repo,
+            "My goal is to make the CSV importer skip malformed rows",
+        ),
+    );
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.starts_with("[goal-driven-loop] ACTIVE GOAL\nmake the CSV importer skip malformed rows\nProgress: 0/0"), "{context}");
+    assert!(context.contains("goal criteria add"), "{context}");
+    assert!(
+        repo.goal_md()
+            .contains("goal: \"make the CSV importer skip malformed rows\"")
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "goal: init \"make the CSV importer skip malformed rows\""
+    );
+
+    // An ordinary prompt: the goal is injected, nothing changes.
+    let head = repo.head();
+    let v: Value = serde_json::from_str(&stdout(&hook(
+        &repo,
+        &event("user-prompt-submit", &repo, "what next?"),
+    )))
+    .unwrap();
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .starts_with("[goal-driven-loop] ACTIVE GOAL")
+    );
+    // A second goal while one is active: reported, not replaced.
+    let v: Value = serde_json::from_str(&stdout(&hook(
+        &repo,
+        &event(
+            "user-prompt-submit",
+            &repo,
+            "my goal is to rewrite the scheduler in Go",
+        ),
+    )))
+    .unwrap();
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("already active")
+    );
+    assert_eq!(repo.head(), head);
+
+    // Abandon.
+    let v: Value = serde_json::from_str(&stdout(&hook(
+        &repo,
+        &event("user-prompt-submit", &repo, "放弃"),
+    )))
+    .unwrap();
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("abandoned")
+    );
+    assert!(!repo.exists(GOAL));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    // No goal, no trigger: no output.
+    assert_eq!(
+        stdout(&hook(&repo, &event("user-prompt-submit", &repo, "hello"))),
+        ""
+    );
+}
+
+#[test]
+fn claude_session_start_reinjects_after_compaction() {
+    let repo = Repo::new();
+    assert_eq!(
+        stdout(&hook(&repo, &event("session-start-compact", &repo, ""))),
+        ""
+    );
+    repo.init_goal(&["a passes"]);
+    let v: Value = serde_json::from_str(&stdout(&hook(
+        &repo,
+        &event("session-start-compact", &repo, ""),
+    )))
+    .unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert_eq!(
+        v["hookSpecificOutput"]["additionalContext"],
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/1 criteria passed, iteration 0\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
+    );
+}
+
+#[test]
+fn claude_stop_blocks_a_bounded_number_of_times() {
+    let repo = Repo::new();
+    assert_eq!(stop(&repo, false), None, "no goal: allowed");
+    repo.init_goal(&["a passes"]);
+    let first = stop(&repo, false).expect("blocks while in progress");
+    assert_eq!(first["decision"], "block");
+    assert!(first["reason"].as_str().unwrap().contains("1. a passes"));
+    assert!(stop(&repo, true).is_some(), "2nd block");
+    assert!(stop(&repo, true).is_some(), "3rd block");
+    assert_eq!(
+        stop(&repo, true),
+        None,
+        "the bound: a 4th stop without a new iteration is allowed"
+    );
+    assert_eq!(stop(&repo, true), None);
+    // A new iteration commit restarts the count.
+    repo.goal()
+        .args(["iterate", "-m", "progress"])
+        .assert()
+        .success();
+    assert!(stop(&repo, true).is_some());
+    // A configured bound.
+    repo.git(&["config", "goal.stopBlocks", "0"]);
+    assert_eq!(stop(&repo, false), None);
+    repo.git(&["config", "--unset", "goal.stopBlocks"]);
+    // Blocked or complete: allowed.
+    repo.goal()
+        .args(["block", "--reason", "r"])
+        .assert()
+        .success();
+    assert_eq!(stop(&repo, false), None);
+}
+
+#[test]
+fn claude_garbage_and_unhandled_events_never_crash() {
+    let repo = Repo::new();
+    for input in [
+        "",
+        "not json",
+        "[1,2]",
+        "{}",
+        "{\"hook_event_name\": 3}",
+        "\u{0}\u{1}binary",
+        "{\"hook_event_name\": \"UserPromptSubmit\", \"prompt\": 5}",
+    ] {
+        let out = hook(&repo, input);
+        let v: Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|_| panic!("{input:?}: {}", stdout(&out)));
+        assert!(
+            v["systemMessage"]
+                .as_str()
+                .unwrap()
+                .starts_with("goal hook claude:"),
+            "{input:?}"
+        );
+    }
+    assert_eq!(stdout(&hook(&repo, &event("pre-tool-use", &repo, ""))), "");
+    // A broken GOAL.md is reported, not crashed on.
+    repo.write(GOAL, "garbage\n");
+    let v: Value = serde_json::from_str(&stdout(&hook(
+        &repo,
+        &event("session-start-compact", &repo, ""),
+    )))
+    .unwrap();
+    assert!(
+        v["systemMessage"].as_str().unwrap().contains("GOAL.md:1"),
+        "{v}"
+    );
+}
+
+#[test]
+fn integrate_claude_merges_idempotently_and_keeps_everything() {
+    let repo = Repo::new();
+    let existing = r#"{
+  "permissions": {"allow": ["Bash(cargo test:*)"]},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}]
+  },
+  "model": "opus"
+}
+"#;
+    repo.write(".claude/settings.json", existing);
+    repo.goal().args(["integrate", "claude"]).assert().success();
+    let once = repo.read(".claude/settings.json");
+    repo.goal().args(["integrate", "claude"]).assert().success();
+    assert_eq!(repo.read(".claude/settings.json"), once, "idempotent");
+    let v: Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(v["permissions"]["allow"][0], "Bash(cargo test:*)");
+    assert_eq!(v["model"], "opus");
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "audit.sh"
+    );
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
+    for event in ["UserPromptSubmit", "SessionStart", "Stop"] {
+        let commands: Vec<&str> = v["hooks"][event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| {
+                g["hooks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h["command"].as_str().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            commands
+                .iter()
+                .filter(|c| **c == "goal hook claude")
+                .count(),
+            1,
+            "{event}"
+        );
+    }
+    // Malformed settings: exit 2, untouched.
+    repo.write(".claude/settings.json", "{ not json");
+    repo.goal().args(["integrate", "claude"]).assert().code(2);
+    assert_eq!(repo.read(".claude/settings.json"), "{ not json");
+}

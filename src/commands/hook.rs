@@ -1,8 +1,255 @@
-//! `goal hook claude`.
+//! `goal hook claude`: the Claude Code hook adapter (JSON on stdin, JSON on stdout, exit 0).
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{abandon, init, inject};
+use crate::context::Ctx;
+use crate::detect::{self, Granularity, Kind};
+use crate::error::{Error, Result};
+use crate::goal_file::Status;
+use crate::trailers::{Action, GoalTrailers};
+use crate::workspace::{Workspace, write_atomic};
+
+/// Agent-harness hooks.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
+    /// Answer a Claude Code hook event read from stdin (UserPromptSubmit, SessionStart, Stop).
+    /// Always exits 0; problems are reported as a `systemMessage`.
     Claude,
 }
-pub fn run(_ctx: &crate::context::Ctx, _c: Command) -> crate::error::Result<u8> {
-    Ok(0)
+
+pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
+    match command {
+        Command::Claude => {
+            let answer = match read_stdin().and_then(|input| claude(ctx, &input)) {
+                Ok(answer) => answer,
+                Err(message) => {
+                    Some(json!({"systemMessage": format!("goal hook claude: {message}")}))
+                }
+            };
+            if let Some(answer) = answer {
+                println!("{answer}");
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn read_stdin() -> std::result::Result<String, String> {
+    if std::io::stdin().is_terminal() {
+        return Err("expected the hook's JSON on stdin (Claude Code pipes it)".into());
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(input)
+}
+
+/// The answer to one hook event: Some(JSON) to print, None to print nothing.
+fn claude(ctx: &Ctx, input: &str) -> std::result::Result<Option<Value>, String> {
+    let value: Value =
+        serde_json::from_str(input).map_err(|e| format!("stdin is not JSON: {e}"))?;
+    let Value::Object(event) = value else {
+        return Err("stdin is not a JSON object".into());
+    };
+    let Some(Value::String(name)) = event.get("hook_event_name") else {
+        return Err("the event has no string `hook_event_name`".into());
+    };
+    // The hook runs in the session's directory; `cwd` in the event says which.
+    let cwd = match event.get("cwd") {
+        Some(Value::String(dir)) if PathBuf::from(dir).is_dir() => PathBuf::from(dir),
+        _ => ctx.cwd.clone(),
+    };
+    let quiet = Ctx {
+        cwd,
+        file: ctx.file.clone(),
+        json: false,
+        quiet: true,
+        color: false,
+    };
+    let result = match name.as_str() {
+        "UserPromptSubmit" => {
+            let prompt = match event.get("prompt") {
+                Some(Value::String(p)) => p.clone(),
+                None | Some(Value::Null) => String::new(),
+                Some(_) => return Err("`prompt` is not a string".into()),
+            };
+            user_prompt(&quiet, &prompt)
+        }
+        "SessionStart" => session_start(&quiet),
+        "Stop" => {
+            let active = matches!(event.get("stop_hook_active"), Some(Value::Bool(true)));
+            stop(&quiet, active)
+        }
+        _ => return Ok(None),
+    };
+    result.map_err(|e| match e.hint() {
+        Some(hint) => format!("{e} (hint: {hint})"),
+        None => e.to_string(),
+    })
+}
+
+fn context(event: &str, text: String) -> Option<Value> {
+    (!text.is_empty())
+        .then(|| json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}))
+}
+
+fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
+    let ws = match Workspace::open(ctx) {
+        Ok(ws) => ws,
+        Err(Error::NotARepo { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let d = detect::detect(prompt);
+    let mut notes = Vec::new();
+    let active = ws.read_goal()?;
+    match (d.kind, &active) {
+        (Kind::Goal, None) => {
+            let text = d.goal.clone().unwrap_or_default();
+            init::run(
+                ctx,
+                init::Args {
+                    goal: Some(text.clone()),
+                    criteria: Vec::new(),
+                    criteria_file: None,
+                    phases: Vec::new(),
+                    replace: false,
+                    abandon_current: false,
+                },
+            )?;
+            notes.push(format!(
+                "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output) — with `goal criteria add \"…\"`."
+            ));
+            if d.granularity == Granularity::Coarse {
+                notes.push(
+                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace --phases \"<phase 1>\" \"<phase 2>\" …` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
+                );
+            }
+        }
+        (Kind::Goal, Some(goal)) => notes.push(format!(
+            "goal: a goal is already active (\"{}\"); continuing it. To replace it, run `goal init --replace \"<new goal>\"`; to drop it, `goal abandon`.",
+            goal.goal
+        )),
+        (Kind::Abandon, Some(goal)) => {
+            let _lock = ws.lock()?;
+            abandon::abandon(ctx, &ws, goal, "abandoned by the user")?;
+            return Ok(context(
+                "UserPromptSubmit",
+                format!(
+                    "goal: the goal \"{}\" was abandoned at the user's request ({}/{} criteria passed, iteration {}); its files were deleted in a commit.",
+                    goal.goal,
+                    goal.passing_count(),
+                    goal.criteria.len(),
+                    goal.iteration
+                ),
+            ));
+        }
+        _ => {}
+    }
+    let mut text = match ws.read_goal()? {
+        Some(goal) => inject::injection(&goal, None),
+        None => String::new(),
+    };
+    for note in notes {
+        text.push_str(&note);
+        text.push('\n');
+    }
+    Ok(context("UserPromptSubmit", text))
+}
+
+fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
+    let ws = match Workspace::open(ctx) {
+        Ok(ws) => ws,
+        Err(Error::NotARepo { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(ws
+        .read_goal()?
+        .and_then(|goal| context("SessionStart", inject::injection(&goal, None))))
+}
+
+/// How many times the Stop hook has blocked since the last iteration commit.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StopState {
+    iteration_commit: String,
+    blocks: u32,
+}
+
+fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
+    let ws = match Workspace::open(ctx) {
+        Ok(ws) => ws,
+        Err(Error::NotARepo { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(goal) = ws.read_goal()? else {
+        return Ok(None);
+    };
+    if goal.status != Status::InProgress {
+        return Ok(None);
+    }
+    let current = last_iteration_commit(&ws)?;
+    let path = ws.repo.git_dir().join("goal-stop.json");
+    let saved: StopState = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    // A fresh stop (not one Claude Code makes while continuing for us) or a new iteration
+    // commit starts the count again.
+    let blocks = if stop_hook_active && saved.iteration_commit == current {
+        saved.blocks
+    } else {
+        0
+    };
+    if blocks >= ws.config.stop_blocks {
+        return Ok(None);
+    }
+    let state = StopState {
+        iteration_commit: current,
+        blocks: blocks + 1,
+    };
+    let bytes = serde_json::to_vec(&state).map_err(|e| Error::usage(e.to_string(), ""))?;
+    write_atomic(&path, &bytes)?;
+    let open: Vec<String> = goal
+        .criteria
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{}. {}", c.number, c.text))
+        .collect();
+    let next = if goal.criteria.is_empty() {
+        "Write the acceptance criteria first with `goal criteria add \"<observable outcome>\"`."
+            .to_string()
+    } else if open.is_empty() {
+        "Every criterion is ticked: run `goal done` to finish.".to_string()
+    } else {
+        format!(
+            "Still open: {}. Pick one, implement it, prove it with `goal verify -c N -- <test command>`, then record the iteration with `goal iterate -m \"<what you did>\"`.",
+            open.join("; ")
+        )
+    };
+    let reason = format!(
+        "The goal \"{}\" is not done ({}/{} criteria passed, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.",
+        goal.goal,
+        goal.passing_count(),
+        goal.criteria.len(),
+        goal.iteration
+    );
+    Ok(Some(json!({"decision": "block", "reason": reason})))
+}
+
+/// The id of the newest init/iterate commit (first parent from HEAD), or "".
+fn last_iteration_commit(ws: &Workspace) -> Result<String> {
+    for info in ws.repo.first_parent_walk()? {
+        let info = info?;
+        if let Some(t) = GoalTrailers::read(&info)
+            && matches!(t.action, Some(Action::Iterate | Action::Init))
+        {
+            return Ok(info.id.to_string());
+        }
+    }
+    Ok(String::new())
 }

@@ -1,14 +1,115 @@
-//! `goal inject` and `goal continuation`.
+//! `goal inject` and `goal continuation`: the state-injection texts of the seeds.
+
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::goal_file::{GoalFile, Status};
+use crate::stagnation::STRATEGY_PROMPT;
+use crate::workspace::Workspace;
+
+/// Print the goal's state for an agent's context (before every turn). Prints nothing and exits 0
+/// when there is no goal.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The share of the context window in use (0–1, or a percentage 0–100); above 0.8 the
+    /// save-progress directive is added.
+    #[arg(long, value_name = "F")]
+    pub context_usage: Option<f64>,
+}
+
+/// Print the seed's fixed two-line continuation prompt.
 #[derive(Debug, clap::Args)]
 pub struct ContinuationArgs {}
-pub fn run(_ctx: &crate::context::Ctx, _args: Args) -> crate::error::Result<u8> {
+
+/// Context usage above this share of the window asks the agent to save progress.
+pub const CONTEXT_LIMIT: f64 = 0.8;
+
+/// The seed's continuation prompt.
+pub fn continuation(goal: &GoalFile) -> String {
+    format!(
+        "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：{}/{} criteria 通过，第 {} 轮迭代。\n",
+        goal.passing_count(),
+        goal.criteria.len(),
+        goal.iteration
+    )
+}
+
+/// The save-progress directive for a nearly full context window.
+pub fn save_progress(goal: &GoalFile) -> String {
+    format!(
+        "Context window is over 80% full: save progress now. Before anything else, record this turn's work with `goal iterate -m \"<what was done and verified>\"` so .agents/goal/GOAL.md holds the current state, then end your reply with exactly:\n{}",
+        continuation(goal)
+    )
+}
+
+/// The injection text for a goal in any state.
+pub fn injection(goal: &GoalFile, context_usage: Option<f64>) -> String {
+    let mut text = format!(
+        "[goal-driven-loop] ACTIVE GOAL\n{}\nProgress: {}/{} criteria passed, iteration {}\n",
+        goal.goal,
+        goal.passing_count(),
+        goal.criteria.len(),
+        goal.iteration
+    );
+    if let Some(phase) = goal.current_phase() {
+        text.push_str(&format!(
+            "Current phase: Phase {}: {}\n",
+            phase.number, phase.name
+        ));
+    }
+    match goal.status {
+        Status::InProgress => {
+            if goal.criteria.is_empty() {
+                text.push_str("Criteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\n");
+            }
+            text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
+        }
+        Status::Blocked => {
+            let blocker = goal
+                .blocked
+                .as_ref()
+                .map(|b| b.join("; "))
+                .filter(|b| !b.is_empty());
+            text.push_str(&format!(
+                "Blocked: {}\n",
+                blocker.as_deref().unwrap_or("(no reason recorded)")
+            ));
+            text.push_str(STRATEGY_PROMPT);
+            text.push_str("\nWhen the blocker is resolved, run `goal resume`.\n");
+        }
+        Status::Complete => {
+            text.push_str("Complete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n");
+        }
+    }
+    if context_usage.is_some_and(|u| u > CONTEXT_LIMIT) {
+        text.push_str(&save_progress(goal));
+    }
+    text
+}
+
+/// Accept 0–1, or a percentage (Pi reports 0–100).
+fn usage_share(value: f64) -> Result<f64> {
+    if !value.is_finite() || !(0.0..=100.0).contains(&value) {
+        return Err(Error::usage(
+            format!("--context-usage {value} is not a share of the context window"),
+            "give a number from 0 to 1 (or a percentage from 0 to 100), e.g. `--context-usage 0.85`",
+        ));
+    }
+    Ok(if value > 1.0 { value / 100.0 } else { value })
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let usage = args.context_usage.map(usage_share).transpose()?;
+    let ws = Workspace::open(ctx)?;
+    let Some(goal) = ws.read_goal()? else {
+        return Ok(0);
+    };
+    print!("{}", injection(&goal, usage));
     Ok(0)
 }
-pub fn run_continuation(
-    _ctx: &crate::context::Ctx,
-    _args: ContinuationArgs,
-) -> crate::error::Result<u8> {
+
+pub fn run_continuation(ctx: &Ctx, _args: ContinuationArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx)?;
+    let goal = ws.goal()?;
+    print!("{}", continuation(&goal));
     Ok(0)
 }
