@@ -509,3 +509,17 @@ fn integrate_claude_merges_idempotently_and_keeps_everything() {
     repo.goal().args(["integrate", "claude"]).assert().code(2);
     assert_eq!(repo.read(".claude/settings.json"), "{ not json");
 }
+
+#[test]
+fn integrate_pi_installs_the_extension_idempotently() {
+    let repo = Repo::new();
+    repo.goal().args(["integrate", "pi"]).assert().success();
+    let installed = repo.read(".pi/extensions/goal/index.ts");
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi/index.ts"),
+    )
+    .unwrap();
+    assert_eq!(installed, source);
+    let out = repo.goal().args(["integrate", "pi"]).output().unwrap();
+    assert!(stdout(&out).contains("up to date"), "{}", stdout(&out));
+}

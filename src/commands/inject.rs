@@ -10,8 +10,8 @@ use crate::workspace::Workspace;
 /// when there is no goal.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The share of the context window in use (0–1, or a percentage 0–100); above 0.8 the
-    /// save-progress directive is added.
+    /// The share of the context window in use (0–1; a number above 1 is read as a percentage);
+    /// above 0.8 the save-progress directive is added.
     #[arg(long, value_name = "F")]
     pub context_usage: Option<f64>,
 }
@@ -86,9 +86,9 @@ pub fn injection(goal: &GoalFile, context_usage: Option<f64>) -> String {
     text
 }
 
-/// Accept 0–1, or a percentage (Pi reports 0–100).
+/// Accept 0–1, or a percentage above 1 (Pi reports 0–100, more when a window overflows).
 fn usage_share(value: f64) -> Result<f64> {
-    if !value.is_finite() || !(0.0..=100.0).contains(&value) {
+    if !value.is_finite() || value < 0.0 {
         return Err(Error::usage(
             format!("--context-usage {value} is not a share of the context window"),
             "give a number from 0 to 1 (or a percentage from 0 to 100), e.g. `--context-usage 0.85`",

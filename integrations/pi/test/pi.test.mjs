@@ -1,0 +1,263 @@
+// End-to-end tests of the goal Pi extension: the real `pi` CLI (@mariozechner/pi-coding-agent
+// 0.73.1), offline, with Pi's faux provider as the model, and the real `goal` binary built by cargo,
+// in temporary git repositories.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkg = resolve(here, "..");
+const piCli = join(pkg, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
+const extension = join(pkg, "index.ts");
+const fauxProvider = join(here, "faux-provider.ts");
+const goalBin = process.env.GOAL_BIN || resolve(pkg, "../../target/debug/goal");
+
+function gitRepo() {
+  const root = mkdtempSync(join(tmpdir(), "goal-pi-"));
+  const repo = join(root, "repo");
+  mkdirSync(repo);
+  for (const dir of ["home", "agent"]) mkdirSync(join(root, dir));
+  const env = gitEnv(root);
+  const git = (...args) => {
+    const r = spawnSync("git", args, { cwd: repo, env, encoding: "utf8" });
+    assert.equal(r.status, 0, `git ${args.join(" ")}: ${r.stderr}`);
+    return r.stdout;
+  };
+  git("init", "-q", "-b", "main");
+  git("config", "user.name", "Test");
+  git("config", "user.email", "test@example.invalid");
+  writeFileSync(join(repo, "README.md"), "# project\n");
+  git("add", "README.md");
+  git("commit", "-q", "-m", "initial");
+  return { root, repo, git, log: join(root, "model.jsonl") };
+}
+
+function gitEnv(root) {
+  return {
+    ...process.env,
+    HOME: join(root, "home"),
+    PI_CODING_AGENT_DIR: join(root, "agent"),
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    NO_COLOR: "1",
+    GOAL_BIN: goalBin,
+  };
+}
+
+const piArgs = ["--offline", "--no-session", "-ne", "-nc", "-ns", "-np", "--no-themes", "-e", fauxProvider, "-e", extension, "--provider", "faux", "--model", "faux-1"];
+
+/** One print-mode turn of the real pi CLI. */
+function piPrint(t, prompt, extraEnv = {}) {
+  const r = spawnSync(process.execPath, [piCli, ...piArgs, "-p", prompt], {
+    cwd: t.repo,
+    env: { ...gitEnv(t.root), GOAL_TEST_LOG: t.log, ...extraEnv },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return r;
+}
+
+/** The requests the faux model received, in order. */
+function modelCalls(t) {
+  if (!existsSync(t.log)) return [];
+  return readFileSync(t.log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+function goal(t, ...args) {
+  return spawnSync(goalBin, args, { cwd: t.repo, env: gitEnv(t.root), encoding: "utf8" });
+}
+
+test("the goal binary exists", () => {
+  assert.ok(existsSync(goalBin), `build it first: cargo build (looked for ${goalBin})`);
+});
+
+test("a trigger message creates GOAL.md and a commit; the next turn's system prompt carries the goal", () => {
+  const t = gitRepo();
+  const r = piPrint(t, "my goal is to make the CSV importer skip malformed rows");
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ok 1/);
+  const md = readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8");
+  assert.match(md, /goal: "make the CSV importer skip malformed rows"/);
+  assert.equal(t.git("log", "-1", "--format=%s").trim(), 'goal: init "make the CSV importer skip malformed rows"');
+
+  const r2 = piPrint(t, "continue please");
+  assert.equal(r2.status, 0, r2.stderr);
+  const calls = modelCalls(t);
+  const last = calls[calls.length - 1];
+  assert.ok(
+    last.systemPrompt.includes(
+      "[goal-driven-loop] ACTIVE GOAL\nmake the CSV importer skip malformed rows\nProgress: 0/0 criteria passed, iteration 0\n",
+    ),
+    last.systemPrompt.slice(-600),
+  );
+  assert.ok(last.systemPrompt.includes("Next step: read .agents/goal/GOAL.md and continue iteration"));
+});
+
+test("a second goal while one is active continues the active one (no UI: the timed default)", () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "First goal of the test", "-c", "a passes").status, 0);
+  const head = t.git("rev-parse", "HEAD");
+  const r = piPrint(t, "my goal is to rewrite the scheduler in Go");
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(t.git("rev-parse", "HEAD"), head);
+  assert.match(readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8"), /First goal of the test/);
+});
+
+const DIRECTIVE = "Context window is over 80% full: save progress now.";
+
+test("high context usage steers the save-progress directive in after a tool result", () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "Keep the goal across a full context", "-c", "a passes").status, 0);
+  // A tiny context window: once the model has answered, usage is far above 80 %.
+  const r = piPrint(t, "go on", { GOAL_TEST_CONTEXT_WINDOW: "400", GOAL_TEST_SCRIPT: "tool" });
+  assert.equal(r.status, 0, r.stderr);
+  const calls = modelCalls(t);
+  assert.ok(calls.length >= 2, `expected a tool call and a follow-up request, got ${calls.length}`);
+  assert.ok(!calls[0].systemPrompt.includes(DIRECTIVE), "a fresh session has no usage yet");
+  const steered = calls[1].messages.filter((m) => m.text.includes(DIRECTIVE));
+  assert.equal(steered.length, 1, JSON.stringify(calls[1].messages));
+  assert.ok(steered[0].text.includes("🔄 目标状态已保存至 .agents/goal/GOAL.md"));
+});
+
+test("an abandon message removes the goal", () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "A goal to drop later on", "-c", "a passes").status, 0);
+  const r = piPrint(t, "放弃");
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(!existsSync(join(t.repo, ".agents/goal/GOAL.md")));
+  assert.match(t.git("log", "-1", "--format=%B"), /Goal-Status: abandoned/);
+});
+
+test("a missing goal binary leaves the turn intact", () => {
+  const t = gitRepo();
+  const r = piPrint(t, "my goal is to make the CSV importer skip malformed rows", { GOAL_BIN: join(t.root, "no-such-goal") });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ok 1/);
+  assert.equal(modelCalls(t).length, 1);
+  assert.ok(!existsSync(join(t.repo, ".agents")));
+});
+
+test("a goal binary that fails or prints garbage leaves the turn intact", () => {
+  const t = gitRepo();
+  const fake = join(t.root, "fake-goal");
+  writeFileSync(fake, "#!/bin/sh\necho 'not json'\nexit 3\n", { mode: 0o755 });
+  const r = piPrint(t, "my goal is to make the CSV importer skip malformed rows", { GOAL_BIN: fake });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ok 1/);
+});
+
+test("/goal runs goal with the arguments and shows the output", () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "Show the status through pi", "-c", "a passes").status, 0);
+  const r = piPrint(t, '/goal criteria add "b returns 0 on success"');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8"), /- \[ \] b returns 0 on success\n/);
+  const s = piPrint(t, "/goal status");
+  // Print mode keeps stdout for the model's answer: the command's output goes to stderr.
+  assert.match(s.stdout + s.stderr, /Goal: Show the status through pi/);
+  assert.equal(modelCalls(t).length, 0, "commands do not reach the model");
+});
+
+/** A `pi --mode rpc` session: send prompts one at a time, each resolving with the events it
+ *  caused once the agent has been idle for a moment (a follow-up turn may start after agent_end). */
+function rpcSession(t, extraEnv = {}, settleMs = 1500) {
+  const child = spawn(process.execPath, [piCli, ...piArgs, "--mode", "rpc"], {
+    cwd: t.repo,
+    env: { ...gitEnv(t.root), GOAL_TEST_LOG: t.log, ...extraEnv },
+  });
+  let buffer = "";
+  let events = [];
+  let waiter = null;
+  let quiet;
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    let nl;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      const event = JSON.parse(line);
+      events.push(event);
+      if (event.type === "agent_end") {
+        clearTimeout(quiet);
+        quiet = setTimeout(() => waiter?.(), settleMs);
+      } else if (event.type === "agent_start") {
+        clearTimeout(quiet);
+      }
+    }
+  });
+  let id = 0;
+  return {
+    prompt(message) {
+      return new Promise((resolvePromise, reject) => {
+        events = [];
+        const guard = setTimeout(() => reject(new Error(`rpc timed out: ${events.map((e) => e.type)}`)), 60_000);
+        waiter = () => {
+          clearTimeout(guard);
+          waiter = null;
+          resolvePromise(events);
+        };
+        child.stdin.write(JSON.stringify({ id: String(++id), type: "prompt", message }) + "\n");
+      });
+    },
+    close() {
+      child.kill();
+    },
+  };
+}
+
+test("rpc mode: agent_end nudges once per prompt while the goal is in progress, never when blocked", async () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "Nudge the agent to keep going", "-c", "a passes").status, 0);
+  const session = rpcSession(t);
+  const events = await session.prompt("work on it");
+  const calls = modelCalls(t);
+  assert.equal(calls.length, 2, `one prompt, one nudge: ${calls.length} model calls`);
+  const nudge = calls[1].messages.filter((m) => m.text.includes("Continue the iteration."));
+  assert.equal(nudge.length, 1, JSON.stringify(calls[1].messages));
+  assert.equal(events.filter((e) => e.type === "agent_end").length, 2);
+
+  // Blocked: no nudge.
+  assert.equal(goal(t, "block", "--reason", "waiting for review").status, 0);
+  const before = modelCalls(t).length;
+  await session.prompt("anything else?");
+  assert.equal(modelCalls(t).length, before + 1);
+  session.close();
+});
+
+test("rpc mode: at high context usage the next prompt's system prompt carries the directive", async () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "Keep the goal across a full context", "-c", "a passes").status, 0);
+  const session = rpcSession(t, { GOAL_TEST_CONTEXT_WINDOW: "400" });
+  await session.prompt("first");
+  await session.prompt("second");
+  session.close();
+  const calls = modelCalls(t);
+  assert.ok(!calls[0].systemPrompt.includes(DIRECTIVE));
+  const last = calls[calls.length - 1];
+  assert.ok(last.systemPrompt.includes(DIRECTIVE), last.systemPrompt.slice(-900));
+  assert.ok(last.systemPrompt.includes("当前进度：0/1 criteria 通过，第 0 轮迭代。"));
+});
+
+test("goal integrate pi installs the extension where Pi discovers it", () => {
+  const t = gitRepo();
+  const installed = goal(t, "integrate", "pi");
+  assert.equal(installed.status, 0, installed.stderr);
+  assert.equal(readFileSync(join(t.repo, ".pi/extensions/goal/index.ts"), "utf8"), readFileSync(extension, "utf8"));
+  // No -e for the extension and no -ne: Pi finds it in .pi/extensions/ by itself.
+  const args = ["--offline", "--no-session", "-nc", "-ns", "-np", "--no-themes", "-e", fauxProvider, "--provider", "faux", "--model", "faux-1"];
+  const r = spawnSync(process.execPath, [piCli, ...args, "-p", "my goal is to make the CSV importer skip malformed rows"], {
+    cwd: t.repo,
+    env: { ...gitEnv(t.root), GOAL_TEST_LOG: t.log },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(join(t.repo, ".agents/goal/GOAL.md")));
+  assert.ok(modelCalls(t)[0].systemPrompt.includes("[goal-driven-loop] ACTIVE GOAL"));
+});
