@@ -148,15 +148,21 @@ pub struct Row {
     pub goal: String,
 }
 
-/// One goal found in history, its rows oldest first.
-#[derive(Debug, Clone, Serialize)]
-pub struct GoalHistory {
-    pub goal: String,
-    /// in-progress, blocked, complete or abandoned: the status of its last goal commit.
-    pub status: String,
-    pub rows: Vec<Row>,
-    /// Commits that delete the goal files without a `Goal-Status: complete|abandoned` trailer.
-    pub unmarked_deletions: Vec<String>,
+impl Row {
+    fn flag(&mut self, flag: &str) {
+        if !self.flags.iter().any(|f| f == flag) {
+            self.flags.push(flag.to_string());
+        }
+    }
+}
+
+/// Where `goal log` sends what it finds, as it finds it (oldest first): nothing is kept.
+pub trait Sink {
+    fn goal_start(&mut self, goal: &str) -> Result<()>;
+    fn row(&mut self, row: &Row) -> Result<()>;
+    /// `status`: the status of the goal's last commit; `unmarked`: commits that deleted the goal
+    /// files without a `Goal-Status: complete|abandoned` trailer.
+    fn goal_end(&mut self, status: &str, unmarked: &[String]) -> Result<()>;
 }
 
 fn date(seconds: i64) -> String {
@@ -165,81 +171,28 @@ fn date(seconds: i64) -> String {
         .unwrap_or_default()
 }
 
-/// Walk first-parent history from HEAD and gather goals, newest goal first. `all`: every goal;
-/// otherwise only the most recent one.
-pub fn goals(
-    repo: &Repo,
-    goal_dir: &Path,
-    goal_rel: &Path,
-    config: &Config,
-    all: bool,
-) -> Result<Vec<GoalHistory>> {
-    // Segments of the first-parent history, newest first, each holding the commits of one goal
-    // from its init up to (and including) its end.
-    let mut found = Vec::new();
-    let mut current: Vec<CommitInfo> = Vec::new();
-    let mut in_goal = false;
-    let mut unmarked: Vec<String> = Vec::new();
-    // The newer neighbour of the commit being looked at, and whether it had the goal file.
-    let mut child: Option<(CommitInfo, bool)> = None;
-    for info in repo.first_parent_walk()? {
-        let info = info?;
-        let trailers = GoalTrailers::read(&info);
-        let action = trailers.as_ref().and_then(|t| t.action);
-        let has_goal = repo.blob_id(info.tree, goal_rel)?.is_some();
-        if let Some((newer, false)) = &child
-            && has_goal
-        {
-            // `newer` deleted the goal file: only `done` and `abandon` may, and they say so.
-            let marked = GoalTrailers::read(newer)
-                .is_some_and(|t| t.status == "complete" || t.status == "abandoned");
-            if !marked {
-                unmarked.push(newer.id.to_string());
-            }
-        }
-        child = Some((info.clone(), has_goal));
-        if trailers.is_some() || in_goal {
-            if matches!(action, Some(Action::Done | Action::Abandon))
-                && in_goal
-                && !current.is_empty()
-            {
-                // An end marker of an older goal: the current segment was never closed by an init.
-                found.push(std::mem::take(&mut current));
-            }
-            in_goal = true;
-            current.push(info);
-            if action == Some(Action::Init) {
-                found.push(std::mem::take(&mut current));
-                in_goal = false;
-                if !all {
-                    break;
-                }
-            }
-        }
+/// The work a commit describes: its message without the trailers (the `-m` bullets of an
+/// iteration commit, which are its Progress Log entry).
+pub fn work_text(info: &CommitInfo) -> String {
+    match info.message.rfind("\n\nGoal-") {
+        Some(at) => info.message[..at].to_string(),
+        None => info.message.clone(),
     }
-    if !current.is_empty() {
-        found.push(current);
-    }
-    let mut histories = Vec::new();
-    for mut segment in found {
-        segment.reverse();
-        histories.push(rows_of(repo, goal_dir, goal_rel, config, &segment)?);
-    }
-    if let Some(first) = histories.first_mut() {
-        first.unmarked_deletions = unmarked;
-    }
-    Ok(histories)
 }
 
-/// The GOAL.md at a commit, parsed fully.
-fn goal_at(repo: &Repo, tree: Oid, goal_rel: &Path) -> Option<GoalFile> {
-    repo.file_in_tree(tree, goal_rel)
-        .ok()
-        .flatten()
-        .and_then(|b| GoalFile::parse_bytes(&b).ok())
+/// The summary of an iteration: the first line of work after `goal: iteration N: `.
+fn summary_of(info: &CommitInfo, action: Option<Action>, goal: &str) -> String {
+    if action == Some(Action::Init) {
+        return format!("init: {goal}");
+    }
+    let subject = info.subject().trim_start_matches("goal: ");
+    match subject.split_once(": ") {
+        Some((head, rest)) if head.starts_with("iteration ") => rest.to_string(),
+        _ => subject.to_string(),
+    }
 }
 
-/// The GOAL.md at a commit, only as far as its criteria (the Progress Log is not read).
+/// The criteria of the GOAL.md at a commit (the Progress Log is not read).
 fn criteria_at(repo: &Repo, tree: Oid, goal_rel: &Path) -> Option<GoalFile> {
     repo.file_in_tree(tree, goal_rel)
         .ok()
@@ -247,226 +200,310 @@ fn criteria_at(repo: &Repo, tree: Oid, goal_rel: &Path) -> Option<GoalFile> {
         .and_then(|b| GoalFile::parse_head(&b).ok())
 }
 
-/// Build the rows of one goal from its commits (oldest first, non-goal commits included).
-fn rows_of(
+/// Walk first-parent history and stream goals to `sink`, oldest first. `all`: every goal found;
+/// otherwise only the most recent one. Memory stays bounded: one pass collects commit ids, a
+/// second reads each commit once, keeping only a stagnation window and the row being built.
+pub fn walk_goals(
     repo: &Repo,
     goal_dir: &Path,
     goal_rel: &Path,
     config: &Config,
-    commits: &[CommitInfo],
-) -> Result<GoalHistory> {
-    let goal_commits: Vec<(usize, GoalCommit)> = commits
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            GoalTrailers::read(c).map(|t| {
-                (
-                    i,
-                    GoalCommit {
-                        info: c.clone(),
-                        trailers: t,
-                    },
-                )
-            })
-        })
-        .collect();
-    let goal_text = goal_commits
-        .iter()
-        .find_map(|(_, c)| criteria_at(repo, c.info.tree, goal_rel).map(|g| g.goal))
-        .unwrap_or_default();
-    let last_goal = goal_commits
-        .iter()
-        .rev()
-        .find_map(|(_, c)| goal_at(repo, c.info.tree, goal_rel));
-    let status = goal_commits
-        .last()
-        .map(|(_, c)| c.trailers.status.clone())
-        .unwrap_or_default();
+    all: bool,
+    sink: &mut dyn Sink,
+) -> Result<()> {
+    let mut ids = Vec::new();
+    for info in repo.first_parent_walk()? {
+        let info = info?;
+        let action = GoalTrailers::read(&info).and_then(|t| t.action);
+        ids.push(info.id);
+        if !all && action == Some(Action::Init) {
+            break;
+        }
+    }
+    let mut walker = Walker::new(repo, goal_dir, goal_rel, config);
+    for id in ids.into_iter().rev() {
+        let info = repo.commit_info(id)?;
+        walker.commit(info, sink)?;
+    }
+    walker.finish(sink)
+}
 
-    // Rows: the init/iterate commit of each iteration.
-    let mut rows: Vec<Row> = Vec::new();
-    let mut row_trees: Vec<Oid> = Vec::new();
-    let mut points: Vec<Point> = Vec::new();
-    for (_, c) in goal_commits.iter().filter(|(_, c)| c.is_point()) {
-        if rows
-            .last()
-            .is_some_and(|r| r.iteration == c.trailers.iteration)
+/// The state of the forward pass.
+struct Walker<'a> {
+    repo: &'a Repo,
+    goal_dir: &'a Path,
+    goal_rel: &'a Path,
+    config: &'a Config,
+    /// Inside a goal: its text and status so far.
+    goal: Option<(String, String)>,
+    pending: Option<Row>,
+    /// The commit tree of the pending row.
+    pending_tree: Option<Oid>,
+    /// The commit tree of the last row (for the iteration diff).
+    last_row_tree: Option<Oid>,
+    /// The last `window + 1` stagnation points.
+    window: std::collections::VecDeque<Point>,
+    /// Criteria of the last goal commit, and the trees of the commits since it.
+    last_criteria: Option<Vec<(String, bool)>>,
+    since_last: Vec<Oid>,
+    /// Whether the previous commit had the goal file.
+    had_goal: bool,
+    unmarked: Vec<String>,
+}
+
+impl<'a> Walker<'a> {
+    fn new(repo: &'a Repo, goal_dir: &'a Path, goal_rel: &'a Path, config: &'a Config) -> Self {
+        Walker {
+            repo,
+            goal_dir,
+            goal_rel,
+            config,
+            goal: None,
+            pending: None,
+            pending_tree: None,
+            last_row_tree: None,
+            window: std::collections::VecDeque::new(),
+            last_criteria: None,
+            since_last: Vec::new(),
+            had_goal: false,
+            unmarked: Vec::new(),
+        }
+    }
+
+    fn commit(&mut self, info: CommitInfo, sink: &mut dyn Sink) -> Result<()> {
+        let trailers = GoalTrailers::read(&info);
+        let action = trailers.as_ref().and_then(|t| t.action);
+        let has_goal = self.repo.blob_id(info.tree, self.goal_rel)?.is_some();
+        if self.had_goal && !has_goal {
+            let marked = trailers
+                .as_ref()
+                .is_some_and(|t| t.status == "complete" || t.status == "abandoned");
+            if !marked {
+                self.unmarked.push(info.id.to_string());
+            }
+        }
+        self.had_goal = has_goal;
+        let Some(trailers) = trailers else {
+            if self.goal.is_some() {
+                self.since_last.push(info.tree);
+            }
+            return Ok(());
+        };
+        if action == Some(Action::Init) || self.goal.is_none() {
+            self.end_goal(sink)?;
+            let text = criteria_at(self.repo, info.tree, self.goal_rel)
+                .map(|g| g.goal)
+                .unwrap_or_default();
+            sink.goal_start(&text)?;
+            self.goal = Some((text, trailers.status.clone()));
+        }
+        if let Some((_, status)) = self.goal.as_mut() {
+            status.clone_from(&trailers.status);
+        }
+        let goal_text = self
+            .goal
+            .as_ref()
+            .map(|(g, _)| g.clone())
+            .unwrap_or_default();
+
+        if matches!(action, Some(Action::Init | Action::Iterate)) {
+            match self.pending.take() {
+                // A second commit for the same iteration replaces the first.
+                Some(row) if row.iteration == trailers.iteration => {
+                    self.window.pop_back();
+                }
+                Some(row) => {
+                    self.last_row_tree = self.pending_tree;
+                    sink.row(&row)?;
+                }
+                None => {}
+            }
+            self.pending_tree = Some(info.tree);
+            let prev_tree = self.last_row_tree;
+            let stat = match prev_tree {
+                Some(prev) => self.repo.diff_stat(Some(prev), info.tree, self.goal_dir)?,
+                None => DiffStat::default(),
+            };
+            let window = self.config.stagnation_window;
+            if self
+                .window
+                .back()
+                .is_some_and(|p| p.iteration + 1 != trailers.iteration)
+            {
+                self.window.clear();
+            }
+            self.window.push_back(Point {
+                iteration: trailers.iteration,
+                passing: trailers.passing,
+                progress_words: stagnation::has_keyword(
+                    &work_text(&info),
+                    &self.config.progress_keywords,
+                ),
+                tree: self
+                    .repo
+                    .tree_without(info.tree, self.goal_dir)?
+                    .to_string(),
+            });
+            while self.window.len() > window + 1 {
+                self.window.pop_front();
+            }
+            let points: Vec<Point> = self.window.iter().cloned().collect();
+            let signals = stagnation::signals_at(&points, points.len() - 1, window);
+            let mut row = Row {
+                iteration: trailers.iteration,
+                commit: info.id.to_string(),
+                date: date(info.time),
+                passing: trailers.passing,
+                total: trailers.total,
+                files_changed: stat.files_changed,
+                insertions: stat.insertions,
+                deletions: stat.deletions,
+                summary: summary_of(&info, action, &goal_text),
+                evidence: Vec::new(),
+                flags: Vec::new(),
+                stagnation: signals,
+                status: trailers.status.clone(),
+                goal: goal_text.clone(),
+            };
+            if signals.stagnant {
+                row.flag("stagnant");
+            }
+            self.pending = Some(row);
+        }
+
+        // Flags and evidence of every goal commit go to the row of its iteration.
+        if let Some(row) = self
+            .pending
+            .as_mut()
+            .filter(|r| r.iteration == trailers.iteration)
         {
-            rows.pop();
-            row_trees.pop();
-            points.pop();
+            if trailers.material_change.is_some() {
+                row.flag("material-change");
+            }
+            if trailers.status == "blocked" {
+                row.flag("blocked");
+            }
+            for id in &trailers.evidence {
+                if !row.evidence.contains(id) {
+                    row.evidence.push(id.clone());
+                }
+            }
         }
-        let prev_tree = row_trees.last().copied();
-        let stat = match prev_tree {
-            Some(prev) => repo.diff_stat(Some(prev), c.info.tree, goal_dir)?,
-            None => DiffStat::default(),
-        };
-        let entry = last_goal.as_ref().and_then(|g| {
-            g.log
-                .iter()
-                .rev()
-                .find(|e| e.number == c.trailers.iteration)
-        });
-        let summary = match c.action() {
-            Some(Action::Init) => format!("init: {goal_text}"),
-            _ => entry
-                .and_then(|e| e.text.lines().find(|l| !l.trim().is_empty()))
-                .map(|l| {
-                    l.trim()
-                        .trim_start_matches(['-', '*', '+'])
-                        .trim()
-                        .to_string()
-                })
-                .unwrap_or_else(|| c.info.subject().trim_start_matches("goal: ").to_string()),
-        };
-        points.push(Point {
-            iteration: c.trailers.iteration,
-            passing: c.trailers.passing,
-            progress_words: entry
-                .is_some_and(|e| stagnation::has_keyword(&e.text, &config.progress_keywords)),
-            tree: repo.tree_without(c.info.tree, goal_dir)?.to_string(),
-        });
-        rows.push(Row {
-            iteration: c.trailers.iteration,
-            commit: c.info.id.to_string(),
-            date: date(c.info.time),
-            passing: c.trailers.passing,
-            total: c.trailers.total,
-            files_changed: stat.files_changed,
-            insertions: stat.insertions,
-            deletions: stat.deletions,
-            summary,
-            evidence: Vec::new(),
-            flags: Vec::new(),
-            stagnation: Signals::default(),
-            status: c.trailers.status.clone(),
-            goal: goal_text.clone(),
-        });
-        row_trees.push(c.info.tree);
+        self.check_ticks(&info, trailers.iteration)?;
+        if matches!(action, Some(Action::Done | Action::Abandon)) {
+            self.end_goal(sink)?;
+        }
+        Ok(())
     }
 
-    // Stagnation per row.
-    for (i, row) in rows.iter_mut().enumerate() {
-        let signals = stagnation::signals_at(&points, i, config.stagnation_window);
-        row.stagnation = signals;
-        if signals.stagnant {
-            row.flags.push("stagnant".into());
-        }
-    }
-
-    // Flags and evidence from every goal commit of each iteration.
-    let row_of = |iteration: u64| rows.iter().position(|r| r.iteration == iteration);
-    let mut extra: Vec<(usize, &'static str)> = Vec::new();
-    let mut evidence: Vec<(usize, Vec<String>)> = Vec::new();
-    for (_, c) in &goal_commits {
-        let Some(r) = row_of(c.trailers.iteration) else {
-            continue;
+    /// unverified-check: a criterion passed here that was not in the previous goal commit, with
+    /// no passing evidence for the tree of the commit where the tick first appeared.
+    fn check_ticks(&mut self, info: &CommitInfo, iteration: u64) -> Result<()> {
+        let since = std::mem::take(&mut self.since_last);
+        let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
+            self.last_criteria = None;
+            return Ok(());
         };
-        if c.trailers.material_change.is_some() {
-            extra.push((r, "material-change"));
-        }
-        if c.trailers.status == "blocked" {
-            extra.push((r, "blocked"));
-        }
-        if !c.trailers.evidence.is_empty() {
-            evidence.push((r, c.trailers.evidence.clone()));
-        }
-    }
-
-    // unverified-check: a criterion passed in a goal commit that was not in the previous one,
-    // with no passing evidence for the tree of the commit where the tick first appeared.
-    let mut prev_goal: Option<GoalFile> = None;
-    let mut prev_index: Option<usize> = None;
-    for (index, c) in &goal_commits {
-        let Some(now) = criteria_at(repo, c.info.tree, goal_rel) else {
-            prev_goal = None;
-            prev_index = Some(*index);
-            continue;
+        let current: Vec<(String, bool)> = now
+            .criteria
+            .iter()
+            .map(|c| (c.text.clone(), c.passed))
+            .collect();
+        let was_passed = |text: &str| {
+            self.last_criteria
+                .as_ref()
+                .is_some_and(|l| l.iter().any(|(t, p)| *p && t == text))
         };
         let newly: Vec<_> = now
             .criteria
             .iter()
-            .filter(|k| {
-                k.passed
-                    && !prev_goal
-                        .as_ref()
-                        .is_some_and(|p| p.criteria.iter().any(|o| o.passed && o.text == k.text))
-            })
+            .filter(|c| c.passed && !was_passed(&c.text))
             .collect();
+        let mut unverified = false;
+        let mut broken = false;
         if !newly.is_empty() {
-            let ledger = repo
-                .file_in_tree(c.info.tree, &goal_dir.join("evidence.jsonl"))?
+            let ledger = self
+                .repo
+                .file_in_tree(info.tree, &self.goal_dir.join("evidence.jsonl"))?
                 .and_then(|b| Ledger::parse(&b).ok())
                 .unwrap_or_default();
-            let start = prev_index.map_or(0, |p| p + 1);
+            let trees: Vec<Oid> = since.iter().copied().chain([info.tree]).collect();
             for k in newly {
-                let tick_commit = first_tick(repo, goal_rel, &commits[start..=*index], &k.text)
-                    .unwrap_or(c.info.tree);
-                let tree = repo.tree_without(tick_commit, goal_dir)?.to_string();
-                if ledger.proof(k.number, &k.text, &tree).is_err()
-                    && let Some(r) = row_of(c.trailers.iteration)
-                {
-                    extra.push((r, "unverified-check"));
-                }
+                let tick_tree =
+                    first_tick(self.repo, self.goal_rel, &trees, &k.text).unwrap_or(info.tree);
+                let tree = self
+                    .repo
+                    .tree_without(tick_tree, self.goal_dir)?
+                    .to_string();
+                unverified |= ledger.proof(k.number, &k.text, &tree).is_err();
             }
-            if ledger.verify_chain().is_err()
-                && let Some(r) = row_of(c.trailers.iteration)
-            {
-                extra.push((r, "broken-evidence-chain"));
+            broken = ledger.verify_chain().is_err();
+        }
+        if let Some(row) = self.pending.as_mut().filter(|r| r.iteration == iteration) {
+            if unverified {
+                row.flag("unverified-check");
             }
-        }
-        prev_goal = Some(now);
-        prev_index = Some(*index);
-    }
-    for (r, flag) in extra {
-        if !rows[r].flags.iter().any(|f| f == flag) {
-            rows[r].flags.push(flag.to_string());
-        }
-    }
-    for (r, ids) in evidence {
-        for id in ids {
-            if !rows[r].evidence.contains(&id) {
-                rows[r].evidence.push(id);
+            if broken {
+                row.flag("broken-evidence-chain");
             }
         }
+        self.last_criteria = Some(current);
+        Ok(())
     }
-    Ok(GoalHistory {
-        goal: goal_text,
-        status,
-        rows,
-        unmarked_deletions: Vec::new(),
-    })
+
+    fn end_goal(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        if let Some(row) = self.pending.take() {
+            sink.row(&row)?;
+        }
+        if let Some((_, status)) = self.goal.take() {
+            sink.goal_end(&status, &std::mem::take(&mut self.unmarked))?;
+        }
+        self.last_row_tree = None;
+        self.pending_tree = None;
+        self.window.clear();
+        self.last_criteria = None;
+        self.since_last.clear();
+        Ok(())
+    }
+
+    fn finish(mut self, sink: &mut dyn Sink) -> Result<()> {
+        if self.goal.is_none() && !self.unmarked.is_empty() {
+            sink.goal_start("")?;
+            self.goal = Some((String::new(), String::new()));
+        }
+        self.end_goal(sink)
+    }
 }
 
-/// The tree of the first commit in `commits` (oldest first) whose GOAL.md ticks `text`.
-fn first_tick(repo: &Repo, goal_rel: &Path, commits: &[CommitInfo], text: &str) -> Option<Oid> {
+/// The first tree in `trees` (oldest first) whose GOAL.md ticks `text`.
+fn first_tick(repo: &Repo, goal_rel: &Path, trees: &[Oid], text: &str) -> Option<Oid> {
     let mut last_blob = None;
-    for c in commits {
-        let blob = repo.blob_id(c.tree, goal_rel).ok().flatten();
+    for &tree in trees {
+        let blob = repo.blob_id(tree, goal_rel).ok().flatten();
         if blob.is_none() || blob == last_blob {
             continue;
         }
         last_blob = blob;
-        if let Some(goal) = criteria_at(repo, c.tree, goal_rel)
-            && goal.criteria.iter().any(|k| k.passed && k.text == text)
+        if criteria_at(repo, tree, goal_rel)
+            .is_some_and(|g| g.criteria.iter().any(|k| k.passed && k.text == text))
         {
-            return Some(c.tree);
+            return Some(tree);
         }
     }
     None
 }
 
 /// Braille-free sparkline of passing counts (▁▂▃▄▅▆▇█), scaled to the largest total.
-pub fn sparkline(rows: &[Row]) -> String {
+pub fn sparkline(rows: &[(usize, usize)]) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let max = rows
         .iter()
-        .map(|r| r.total.max(r.passing))
+        .map(|&(passing, total)| total.max(passing))
         .max()
         .unwrap_or(0);
     rows.iter()
-        .map(|r| {
-            (r.passing * (BARS.len() - 1) + max / 2)
+        .map(|&(passing, _)| {
+            (passing * (BARS.len() - 1) + max / 2)
                 .checked_div(max)
                 .map_or(BARS[0], |i| BARS[i.min(BARS.len() - 1)])
         })

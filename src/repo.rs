@@ -571,7 +571,19 @@ impl Repo {
 /// reads thousands of objects.
 fn tune() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| git2::opts::strict_hash_verification(false));
+    ONCE.call_once(|| {
+        git2::opts::strict_hash_verification(false);
+        // SAFETY: libgit2's global options are set once, before any repository is opened and
+        // before any other thread exists.
+        #[allow(unsafe_code)]
+        unsafe {
+            // Map packs in small windows, and few of them: a long history must not be mapped
+            // whole (`goal log` streams; SPEC §9 wants it under 64 MiB).
+            let _ = git2::opts::set_mwindow_size(2 * 1024 * 1024);
+            let _ = git2::opts::set_mwindow_mapped_limit(8 * 1024 * 1024);
+            let _ = git2::opts::set_cache_max_size(4 * 1024 * 1024);
+        }
+    });
 }
 
 fn empty_tree_id() -> Oid {

@@ -1,8 +1,10 @@
-//! `goal log`: the audit of a goal, read back from git history.
+//! `goal log`: the audit of a goal, read back from git history and streamed out.
+
+use std::io::{BufWriter, Write};
 
 use crate::context::Ctx;
-use crate::error::Result;
-use crate::history::{self, GoalHistory, Row};
+use crate::error::{Error, Result};
+use crate::history::{self, Row, Sink};
 use crate::workspace::Workspace;
 
 /// One row per iteration from the commits with Goal-* trailers (first parent from HEAD): date,
@@ -15,54 +17,77 @@ pub struct Args {
     pub all: bool,
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
-    let goals = history::goals(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config, args.all)?;
-    if ctx.json {
-        // Oldest first, across goals too.
-        let rows: Vec<&Row> = goals.iter().rev().flat_map(|g| g.rows.iter()).collect();
-        ctx.emit_json(&rows)?;
-        return Ok(0);
-    }
-    if goals.is_empty() {
-        ctx.say("No goal commits in this history. Start one with `goal init \"<goal>\" -c \"<criterion>\"`.");
-        return Ok(0);
-    }
-    for (i, g) in goals.iter().rev().enumerate() {
-        if i > 0 {
-            ctx.say("");
-        }
-        print_goal(ctx, g);
-    }
-    Ok(0)
+fn write_err(e: std::io::Error) -> Error {
+    Error::io("cannot write", "stdout")(e)
 }
 
-fn print_goal(ctx: &Ctx, g: &GoalHistory) {
-    ctx.say(format!("{} {} ({})", ctx.bold("Goal:"), g.goal, g.status));
-    for r in &g.rows {
+/// `--json`: one array of rows, oldest first, written as the rows are found.
+struct JsonSink<W: Write> {
+    out: W,
+    first: bool,
+}
+
+impl<W: Write> Sink for JsonSink<W> {
+    fn goal_start(&mut self, _goal: &str) -> Result<()> {
+        Ok(())
+    }
+
+    fn row(&mut self, row: &Row) -> Result<()> {
+        let sep = if self.first { "[\n" } else { ",\n" };
+        self.first = false;
+        self.out.write_all(sep.as_bytes()).map_err(write_err)?;
+        serde_json::to_writer(&mut self.out, row).map_err(|e| write_err(e.into()))
+    }
+
+    fn goal_end(&mut self, _status: &str, _unmarked: &[String]) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Human output: a header per goal, a line per row, flags, and a sparkline.
+struct TextSink<'a, W: Write> {
+    ctx: &'a Ctx,
+    out: W,
+    goals: usize,
+    passing: Vec<(usize, usize)>,
+}
+
+impl<W: Write> Sink for TextSink<'_, W> {
+    fn goal_start(&mut self, goal: &str) -> Result<()> {
+        if self.goals > 0 {
+            writeln!(self.out).map_err(write_err)?;
+        }
+        self.goals += 1;
+        self.passing.clear();
+        if !goal.is_empty() {
+            writeln!(self.out, "{} {goal}", self.ctx.bold("Goal:")).map_err(write_err)?;
+        }
+        Ok(())
+    }
+
+    fn row(&mut self, r: &Row) -> Result<()> {
+        self.passing.push((r.passing, r.total));
         let flags = if r.flags.is_empty() {
             String::new()
         } else {
-            format!("  [{}]", r.flags.join(", "))
-        };
-        let flags = if r
-            .flags
-            .iter()
-            .any(|f| f == "unverified-check" || f == "broken-evidence-chain")
-        {
-            ctx.red(&flags)
-        } else if flags.is_empty() {
-            flags
-        } else {
-            ctx.yellow(&flags)
+            let text = format!("  [{}]", r.flags.join(", "));
+            if r.flags
+                .iter()
+                .any(|f| f == "unverified-check" || f == "broken-evidence-chain")
+            {
+                self.ctx.red(&text)
+            } else {
+                self.ctx.yellow(&text)
+            }
         };
         let evidence = if r.evidence.is_empty() {
             String::new()
         } else {
             format!("  evidence {}", r.evidence.join(","))
         };
-        ctx.say(format!(
-            "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{}{}",
+        writeln!(
+            self.out,
+            "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{evidence}{flags}",
             r.iteration,
             &r.commit[..10],
             &r.date[..10.min(r.date.len())],
@@ -72,15 +97,69 @@ fn print_goal(ctx: &Ctx, g: &GoalHistory) {
             r.insertions,
             r.deletions,
             r.summary,
-            evidence,
-            flags
-        ));
+        )
+        .map_err(write_err)
     }
-    for id in &g.unmarked_deletions {
-        ctx.say(ctx.red(&format!(
-            "      {}  deleted the goal files without a Goal-Status: complete|abandoned trailer",
-            &id[..10]
-        )));
+
+    fn goal_end(&mut self, status: &str, unmarked: &[String]) -> Result<()> {
+        for id in unmarked {
+            let line = format!(
+                "      {}  deleted the goal files without a Goal-Status: complete|abandoned trailer",
+                &id[..10]
+            );
+            writeln!(self.out, "{}", self.ctx.red(&line)).map_err(write_err)?;
+        }
+        if !self.passing.is_empty() {
+            writeln!(
+                self.out,
+                "status: {status}  passing: {}",
+                history::sparkline(&self.passing)
+            )
+            .map_err(write_err)?;
+        }
+        Ok(())
     }
-    ctx.say(format!("passing: {}", history::sparkline(&g.rows)));
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let ws = Workspace::open(ctx)?;
+    let stdout = std::io::stdout();
+    let out = BufWriter::new(stdout.lock());
+    if ctx.json {
+        let mut sink = JsonSink { out, first: true };
+        history::walk_goals(
+            &ws.repo,
+            &ws.goal_dir,
+            &ws.goal_rel,
+            &ws.config,
+            args.all,
+            &mut sink,
+        )?;
+        let end: &[u8] = if sink.first { b"[]\n" } else { b"\n]\n" };
+        sink.out.write_all(end).map_err(write_err)?;
+        sink.out.flush().map_err(write_err)?;
+        return Ok(0);
+    }
+    if ctx.quiet {
+        return Ok(0);
+    }
+    let mut sink = TextSink {
+        ctx,
+        out,
+        goals: 0,
+        passing: Vec::new(),
+    };
+    history::walk_goals(
+        &ws.repo,
+        &ws.goal_dir,
+        &ws.goal_rel,
+        &ws.config,
+        args.all,
+        &mut sink,
+    )?;
+    if sink.goals == 0 {
+        writeln!(sink.out, "No goal commits in this history. Start one with `goal init \"<goal>\" -c \"<criterion>\"`.").map_err(write_err)?;
+    }
+    sink.out.flush().map_err(write_err)?;
+    Ok(0)
 }
