@@ -8,6 +8,7 @@ pub mod deslop;
 pub mod detect;
 pub mod error;
 pub mod evidence;
+pub mod fault;
 pub mod gate;
 pub mod goal_file;
 pub mod history;

@@ -126,6 +126,20 @@ impl Repo {
         Ok(repo)
     }
 
+    /// The lock files a commit on HEAD takes: the index's, HEAD's, and the branch's.
+    pub fn lock_files(&self) -> Vec<PathBuf> {
+        let mut locks = vec![
+            self.inner.path().join("index.lock"),
+            self.inner.path().join("HEAD.lock"),
+        ];
+        if let Ok(head) = self.inner.find_reference("HEAD")
+            && let Ok(Some(target)) = head.symbolic_target()
+        {
+            locks.push(self.inner.commondir().join(format!("{target}.lock")));
+        }
+        locks
+    }
+
     /// The git dir shared by all worktrees (where hooks/ lives by default).
     pub fn common_dir(&self) -> &Path {
         self.inner.commondir()
@@ -426,6 +440,7 @@ impl Repo {
             head_tree: head.as_ref().map(|c| c.tree_id()),
             message,
         };
+        crate::fault::point("git: staged in memory");
         if let Err(e) = gate(&view) {
             let _ = index.read(true);
             return Err(e);

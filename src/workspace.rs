@@ -34,16 +34,17 @@ pub struct Lock {
     _file: File,
 }
 
-/// What a committing command was about to do, kept in the git dir until its commit exists, so that
-/// the next command can finish (or drop) it after a crash.
+/// A redo log: what a committing command is about to write and commit, kept in the git dir until
+/// its commit exists, so that the next command can finish it after a crash.
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {
     message: String,
     stage: Stage,
-    /// sha256 of GOAL.md as it must be on disk for the commit to be made; None when deleted.
-    goal_sha256: Option<String>,
+    /// GOAL.md's new content; None when the goal files are deleted.
+    goal: Option<String>,
+    /// Other goal files' new contents (None: deleted).
+    other: Vec<(PathBuf, Option<String>)>,
     /// GOAL.md as it goes into the commit, when that differs from the file on disk.
-    #[serde(default)]
     staged_goal: Option<String>,
 }
 
@@ -62,11 +63,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(Error::io("cannot create a temporary file in", dir))?;
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    crate::fault::point("write: temporary file written");
     tmp.as_file()
         .sync_all()
         .map_err(Error::io("cannot sync", path))?;
     tmp.persist(path)
         .map_err(|e| Error::io("cannot replace", path)(e.error))?;
+    crate::fault::point("write: renamed into place");
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
@@ -278,12 +281,16 @@ impl Workspace {
         self.repo.git_dir().join("goal-journal.json")
     }
 
-    /// Finish or drop what a killed `goal` process left in its journal.
+    /// Finish what a killed `goal` process left in its journal, and clear what it left behind:
+    /// temporary files in the goal folder and git lock files it was holding.
     fn recover(&self) -> Result<()> {
+        self.remove_stale_temporaries();
         let path = self.journal_path();
         let Ok(bytes) = std::fs::read(&path) else {
             return Ok(());
         };
+        let since = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        self.remove_stale_git_locks(since);
         let remove = || std::fs::remove_file(&path).map_err(Error::io("cannot remove", &path));
         let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
             eprintln!(
@@ -297,21 +304,70 @@ impl Workspace {
         {
             return remove();
         }
-        let on_disk = std::fs::read(self.goal_path()).ok().map(|b| sha256_hex(&b));
         let subject = journal.message.lines().next().unwrap_or("").to_string();
-        if on_disk != journal.goal_sha256 {
-            eprintln!(
-                "goal: warning: a killed goal process had not written its change (`{subject}`); nothing to finish"
-            );
-            return remove();
-        }
         eprintln!("goal: finishing `{subject}`, interrupted by a killed goal process");
-        self.commit_now(
-            &journal.message,
-            journal.stage,
-            journal.staged_goal.as_deref(),
-        )?;
+        let finished = self
+            .write_files(journal.goal.as_deref(), &journal.other)
+            .and_then(|()| {
+                self.commit_now(
+                    &journal.message,
+                    journal.stage,
+                    journal.staged_goal.as_deref(),
+                )
+            });
+        if let Err(e) = finished {
+            eprintln!(
+                "goal: warning: could not finish `{subject}` ({e}); the goal files are left as they are"
+            );
+        }
         remove()
+    }
+
+    /// `.goal-tmp-*` files in the goal folder: a write that a killed process never renamed.
+    fn remove_stale_temporaries(&self) {
+        let Ok(entries) = std::fs::read_dir(self.abs(&self.goal_dir)) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".goal-tmp-")
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Git lock files created while a journaled command ran: that command was killed holding them.
+    fn remove_stale_git_locks(&self, since: Option<std::time::SystemTime>) {
+        let Some(since) = since else {
+            return;
+        };
+        let since = since - Duration::from_secs(1);
+        for lock in self.repo.lock_files() {
+            let fresh = std::fs::metadata(&lock)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= since);
+            if fresh && std::fs::remove_file(&lock).is_ok() {
+                eprintln!(
+                    "goal: removed {}, left by a killed goal process",
+                    lock.display()
+                );
+            }
+        }
+    }
+
+    fn write_files(&self, goal: Option<&str>, other: &[(PathBuf, Option<String>)]) -> Result<()> {
+        for (rel, content) in other {
+            self.put(rel, content.as_deref().map(str::as_bytes))?;
+        }
+        self.put(&self.goal_rel, goal.map(str::as_bytes))?;
+        if goal.is_none() {
+            // The folder goes too when `goal` leaves nothing of its own in it.
+            let _ = std::fs::remove_dir(self.abs(&self.goal_dir));
+        }
+        Ok(())
     }
 
     /// Make the commit, through the same gate as the pre-commit hook.
@@ -341,10 +397,22 @@ impl Workspace {
         let staged_goal = staged_goal
             .map(GoalFile::render)
             .filter(|s| Some(s) != rendered.as_ref());
+        let other: Vec<(PathBuf, Option<String>)> = other
+            .iter()
+            .map(|(rel, bytes)| {
+                (
+                    rel.clone(),
+                    bytes
+                        .as_ref()
+                        .map(|b| String::from_utf8_lossy(b).into_owned()),
+                )
+            })
+            .collect();
         let journal = Journal {
             message: message.to_string(),
             stage,
-            goal_sha256: rendered.as_ref().map(|t| sha256_hex(t.as_bytes())),
+            goal: rendered.clone(),
+            other: other.clone(),
             staged_goal: staged_goal.clone(),
         };
         let journal_path = self.journal_path();
@@ -360,17 +428,14 @@ impl Workspace {
             })
             .collect();
         write_atomic(&journal_path, &journal_bytes)?;
-        let result = (|| {
-            for (rel, content) in other {
-                self.put(rel, content.as_deref())?;
-            }
-            self.put(&self.goal_rel, rendered.as_deref().map(str::as_bytes))?;
-            if goal.is_none() {
-                // The folder goes too when `goal` leaves nothing of its own in it.
-                let _ = std::fs::remove_dir(self.abs(&self.goal_dir));
-            }
-            self.commit_now(message, stage, staged_goal.as_deref())
-        })();
+        crate::fault::point("commit: journal written");
+        let result = self
+            .write_files(rendered.as_deref(), &other)
+            .and_then(|()| {
+                crate::fault::point("commit: files written");
+                self.commit_now(message, stage, staged_goal.as_deref())
+            });
+        crate::fault::point("commit: committed, journal still there");
         if result.is_ok() {
             std::fs::remove_file(&journal_path)
                 .map_err(Error::io("cannot remove", &journal_path))?;

@@ -8,4 +8,5 @@ mod support;
 mod agents;
 mod core;
 mod evidence;
+mod faults;
 mod history;
