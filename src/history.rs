@@ -107,8 +107,9 @@ fn points(
             Ok(Point {
                 iteration: c.trailers.iteration,
                 passing: c.trailers.passing,
-                progress_words: entry
-                    .is_some_and(|e| stagnation::has_keyword(&e.text, &config.progress_keywords)),
+                progress_words: entry.is_some_and(|e| {
+                    stagnation::has_keyword(goal.entry_text(e), &config.progress_keywords)
+                }),
                 tree: repo.tree_without(c.info.tree, goal_dir)?.to_string(),
             })
         })

@@ -224,7 +224,7 @@ impl Workspace {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("cannot read", path)(e)),
         };
-        GoalFile::parse_bytes(&bytes)
+        GoalFile::parse_vec(bytes)
             .map(Some)
             .map_err(|e| Error::Parse {
                 path: self.goal_rel.clone(),

@@ -12,6 +12,15 @@ fn eol(lines: &[String]) -> &'static str {
     }
 }
 
+fn ensure_trailing_newline(lines: &mut [String]) {
+    let nl = eol(lines);
+    if let Some(last) = lines.last_mut()
+        && !last.ends_with('\n')
+    {
+        last.push_str(nl);
+    }
+}
+
 fn terminator(line: &str) -> &str {
     if line.ends_with("\r\n") {
         "\r\n"
@@ -40,41 +49,39 @@ fn bullet(text: &str, nl: &str) -> String {
 }
 
 impl GoalFile {
-    fn reparse(&mut self) {
-        let text = self.render();
+    /// The file's lines, owned, for editing.
+    fn owned_lines(&self) -> Vec<String> {
+        self.starts
+            .windows(2)
+            .map(|w| self.text[w[0] as usize..w[1] as usize].to_string())
+            .collect()
+    }
+
+    fn reparse(&mut self, lines: Vec<String>) {
+        let text = lines.concat();
         // Edits only produce well-formed lines; failing to parse our own output is a bug.
         *self = GoalFile::parse(&text)
             .unwrap_or_else(|e| panic!("an edit produced an unparseable GOAL.md: {e}"));
     }
 
-    fn ensure_trailing_newline(&mut self) {
-        let nl = eol(&self.lines);
-        if let Some(last) = self.lines.last_mut()
-            && !last.ends_with('\n')
-        {
-            last.push_str(nl);
-        }
-    }
-
     fn set_key(&mut self, key: &str, value: &str) {
-        let front = &self.lines[1..self.fm_close];
-        let nl = eol(&self.lines);
+        let mut lines = self.owned_lines();
+        let front = &lines[1..self.fm_close];
+        let nl = eol(&lines);
         match key_line(front, key) {
             Some(i) => {
-                let old = &self.lines[i + 1];
+                let old = &lines[i + 1];
                 let term = terminator(old).to_string();
                 let term = if term.is_empty() {
                     nl.to_string()
                 } else {
                     term
                 };
-                self.lines[i + 1] = format!("{key}: {value}{term}");
+                lines[i + 1] = format!("{key}: {value}{term}");
             }
-            None => self
-                .lines
-                .insert(self.fm_close, format!("{key}: {value}{nl}")),
+            None => lines.insert(self.fm_close, format!("{key}: {value}{nl}")),
         }
-        self.reparse();
+        self.reparse(lines);
     }
 
     pub fn set_status(&mut self, status: Status) {
@@ -91,11 +98,12 @@ impl GoalFile {
 
     /// Tick or untick criterion `number` (1-based). Returns false when there is no such criterion.
     pub fn set_passed(&mut self, number: usize, passed: bool) -> bool {
+        let mut lines = self.owned_lines();
         let Some(criterion) = self.criterion(number) else {
             return false;
         };
         let index = criterion.line;
-        let line = self.lines[index].clone();
+        let line = lines[index].clone();
         let Some(item) = list_item(&line) else {
             return false;
         };
@@ -113,8 +121,8 @@ impl GoalFile {
                 s
             }
         };
-        self.lines[index] = new_line;
-        self.reparse();
+        lines[index] = new_line;
+        self.reparse(lines);
         true
     }
 
@@ -139,14 +147,14 @@ impl GoalFile {
 
     /// Append a criterion (to `phase`, 0-based, when given). Returns its number.
     pub fn add_criterion(&mut self, text: &str, phase: Option<usize>) -> usize {
+        let mut lines = self.owned_lines();
         let at = self.criteria_insertion_point(phase);
-        let nl = eol(&self.lines);
-        if at > 0 && !self.lines[at - 1].ends_with('\n') {
-            self.lines[at - 1].push_str(nl);
+        let nl = eol(&lines);
+        if at > 0 && !lines[at - 1].ends_with('\n') {
+            lines[at - 1].push_str(nl);
         }
-        self.lines
-            .insert(at, format!("- [ ] {}{nl}", one_line(text)));
-        self.reparse();
+        lines.insert(at, format!("- [ ] {}{nl}", one_line(text)));
+        self.reparse(lines);
         self.criteria
             .iter()
             .find(|c| c.line == at)
@@ -155,54 +163,57 @@ impl GoalFile {
 
     /// Replace criterion `number` with one or more texts (more than one splits it). All unticked.
     pub fn edit_criterion(&mut self, number: usize, texts: &[String]) -> bool {
+        let mut lines = self.owned_lines();
         let Some(criterion) = self.criterion(number).cloned() else {
             return false;
         };
-        let first = self.lines[criterion.line].clone();
+        let first = lines[criterion.line].clone();
         let Some(item) = list_item(&first) else {
             return false;
         };
         let prefix = &first[..item.after_bullet];
         let term = match terminator(&first) {
-            "" => eol(&self.lines),
+            "" => eol(&lines),
             t => t,
         };
         let new_lines: Vec<String> = texts
             .iter()
             .map(|t| format!("{prefix}[ ] {}{term}", one_line(t)))
             .collect();
-        self.lines.splice(criterion.line..criterion.end, new_lines);
-        self.reparse();
+        lines.splice(criterion.line..criterion.end, new_lines);
+        self.reparse(lines);
         true
     }
 
     pub fn remove_criterion(&mut self, number: usize) -> bool {
+        let mut lines = self.owned_lines();
         let Some(criterion) = self.criterion(number).cloned() else {
             return false;
         };
-        self.lines.drain(criterion.line..criterion.end);
-        self.reparse();
+        lines.drain(criterion.line..criterion.end);
+        self.reparse(lines);
         true
     }
 
     /// Append `### Iteration N` with one bullet per line of work to the Progress Log.
     pub fn append_iteration(&mut self, number: u64, bullets: &[String]) {
-        self.ensure_trailing_newline();
-        let nl = eol(&self.lines);
+        let mut lines = self.owned_lines();
+        ensure_trailing_newline(&mut lines);
+        let nl = eol(&lines);
         let at = match self.progress_span {
             Some(span) => {
                 let mut at = span.end;
-                while at > span.start + 1 && self.lines[at - 1].trim().is_empty() {
+                while at > span.start + 1 && lines[at - 1].trim().is_empty() {
                     at -= 1;
                 }
                 at
             }
             None => {
                 // No Progress Log yet: add one before `## Blocked`, or at the end.
-                let at = self.blocked_span.map_or(self.lines.len(), |s| s.start);
-                self.lines.insert(at, format!("## Progress Log{nl}"));
-                if at > 0 && !self.lines[at - 1].trim().is_empty() {
-                    self.lines.insert(at, nl.to_string());
+                let at = self.blocked_span.map_or(lines.len(), |s| s.start);
+                lines.insert(at, format!("## Progress Log{nl}"));
+                if at > 0 && !lines[at - 1].trim().is_empty() {
+                    lines.insert(at, nl.to_string());
                     at + 2
                 } else {
                     at + 1
@@ -214,47 +225,49 @@ impl GoalFile {
             block.push(bullet(b, nl));
         }
         // Keep a blank line between the entry and a section that follows directly.
-        if at < self.lines.len() && heading_level(&self.lines[at]).is_some_and(|l| l <= 2) {
+        if at < lines.len() && heading_level(&lines[at]).is_some_and(|l| l <= 2) {
             block.push(nl.to_string());
         }
-        self.lines.splice(at..at, block);
-        self.reparse();
+        lines.splice(at..at, block);
+        self.reparse(lines);
     }
 
     /// Set the `## Blocked` section to hold `reason` (added at the end of the file when absent).
     pub fn set_blocked(&mut self, reason: &str) {
-        self.ensure_trailing_newline();
-        let nl = eol(&self.lines);
+        let mut lines = self.owned_lines();
+        ensure_trailing_newline(&mut lines);
+        let nl = eol(&lines);
         match self.blocked_span {
             Some(span) => {
                 let mut at = span.end;
-                while at > span.start + 1 && self.lines[at - 1].trim().is_empty() {
+                while at > span.start + 1 && lines[at - 1].trim().is_empty() {
                     at -= 1;
                 }
-                self.lines.insert(at, bullet(reason, nl));
+                lines.insert(at, bullet(reason, nl));
             }
             None => {
-                if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
-                    self.lines.push(nl.to_string());
+                if lines.last().is_some_and(|l| !l.trim().is_empty()) {
+                    lines.push(nl.to_string());
                 }
-                self.lines.push(format!("## Blocked{nl}"));
-                self.lines.push(bullet(reason, nl));
+                lines.push(format!("## Blocked{nl}"));
+                lines.push(bullet(reason, nl));
             }
         }
-        self.reparse();
+        self.reparse(lines);
     }
 
     /// Remove the `## Blocked` section (and the blank line that set it apart).
     pub fn clear_blocked(&mut self) {
+        let mut lines = self.owned_lines();
         let Some(span) = self.blocked_span else {
             return;
         };
         let mut start = span.start;
-        if span.end == self.lines.len() && start > 0 && self.lines[start - 1].trim().is_empty() {
+        if span.end == lines.len() && start > 0 && lines[start - 1].trim().is_empty() {
             start -= 1;
         }
-        self.lines.drain(start..span.end);
-        self.reparse();
+        lines.drain(start..span.end);
+        self.reparse(lines);
     }
 }
 

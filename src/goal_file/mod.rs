@@ -73,8 +73,9 @@ pub struct Phase {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogEntry {
     pub number: u64,
-    /// The entry's body, as written.
-    pub text: String,
+    /// Byte range of the entry's body in the file (read it with `GoalFile::entry_text`).
+    pub(crate) start: u32,
+    pub(crate) end: u32,
 }
 
 /// Where the owned sections are: heading line and one past their last line.
@@ -87,7 +88,10 @@ pub(crate) struct Span {
 /// A parsed GOAL.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoalFile {
-    pub(crate) lines: Vec<String>,
+    /// The file, byte for byte.
+    pub(crate) text: String,
+    /// Byte offset of each line's start, and the text's length last.
+    pub(crate) starts: Vec<u32>,
     pub goal: String,
     pub created: Option<String>,
     pub updated: Option<String>,
@@ -108,6 +112,15 @@ impl GoalFile {
     /// Parse GOAL.md text. Errors carry the 1-based line and what was expected.
     pub fn parse(text: &str) -> Result<GoalFile, ParseError> {
         parse::parse(text)
+    }
+
+    /// Parse a file's bytes, taking ownership (no copy).
+    pub fn parse_vec(bytes: Vec<u8>) -> Result<GoalFile, ParseError> {
+        match String::from_utf8(bytes) {
+            Ok(text) if !text.contains('\0') => parse::parse_string(text),
+            Ok(text) => parse::parse_bytes(text.as_bytes()),
+            Err(e) => parse::parse_bytes(e.as_bytes()),
+        }
     }
 
     /// Parse raw bytes (rejects binary and non-UTF-8 content with a location).
@@ -140,7 +153,12 @@ impl GoalFile {
 
     /// The file's text, byte for byte.
     pub fn render(&self) -> String {
-        self.lines.concat()
+        self.text.clone()
+    }
+
+    /// The body of a Progress Log entry, as written.
+    pub fn entry_text(&self, entry: &LogEntry) -> &str {
+        &self.text[entry.start as usize..entry.end as usize]
     }
 
     /// A new goal file in the seed's format.

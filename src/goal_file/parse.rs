@@ -57,30 +57,54 @@ fn content(line: &str) -> &str {
 }
 
 pub(super) fn parse(text: &str) -> Result<GoalFile, ParseError> {
+    parse_string(text.to_string())
+}
+
+/// Parse an owned text (no copy of it is made).
+pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
     if text.trim().is_empty() {
         return err(1, "empty file: expected `---` opening the YAML frontmatter");
     }
-    let lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
-    let first = content(&lines[0]).trim_start_matches('\u{feff}');
+    if text.len() > MAX_LEN {
+        return err(
+            1,
+            format!(
+                "the file is {} bytes; GOAL.md may be at most {MAX_LEN} bytes",
+                text.len()
+            ),
+        );
+    }
+    // starts[i]: byte offset of line i; starts[n] == text.len().
+    let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 24 + 2);
+    starts.push(0);
+    starts.extend(
+        text.match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .filter(|&next| next < text.len())
+            .map(|next| next as u32),
+    );
+    starts.push(text.len() as u32);
+    let lines = Lines {
+        text: &text,
+        starts: &starts,
+    };
+    let first = content(lines.get(0)).trim_start_matches('\u{feff}');
     if first.trim_end() != "---" {
         return err(
             1,
             "expected `---` opening the YAML frontmatter (goal, created, updated, iteration, status)",
         );
     }
-    let Some(fm_close) = lines
-        .iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, l)| matches!(content(l).trim_end(), "---" | "..."))
-        .map(|(i, _)| i)
+    let Some(fm_close) =
+        (1..lines.len()).find(|&i| matches!(content(lines.get(i)).trim_end(), "---" | "..."))
     else {
         return err(
             lines.len() + 1,
             "the YAML frontmatter is not closed: expected a `---` line",
         );
     };
-    let front = Frontmatter::parse(&lines[1..fm_close])?;
+    let front_lines: Vec<&str> = (1..fm_close).map(|i| lines.get(i)).collect();
+    let front = Frontmatter::parse(&front_lines)?;
     let body = Body::parse(&lines, fm_close + 1)?;
     Ok(GoalFile {
         goal: front.goal,
@@ -96,8 +120,33 @@ pub(super) fn parse(text: &str) -> Result<GoalFile, ParseError> {
         criteria_span: body.criteria_span,
         progress_span: body.progress_span,
         blocked_span: body.blocked_span,
-        lines,
+        starts,
+        text,
     })
+}
+
+/// The largest GOAL.md `goal` reads (8 MiB): a bigger one is refused, not hung on.
+pub const MAX_LEN: usize = 8 * 1024 * 1024;
+
+/// The lines of a text, without copying it.
+pub(super) struct Lines<'a> {
+    text: &'a str,
+    starts: &'a [u32],
+}
+
+impl<'a> Lines<'a> {
+    pub(super) fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Line `i`, its terminator included.
+    pub(super) fn get(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    fn offset(&self, i: usize) -> usize {
+        self.starts[i] as usize
+    }
 }
 
 struct Frontmatter {
@@ -109,15 +158,15 @@ struct Frontmatter {
 }
 
 /// The 0-based index (within the frontmatter lines) of a top-level `key:` line.
-pub(super) fn key_line(lines: &[String], key: &str) -> Option<usize> {
-    lines.iter().position(|l| {
+pub(super) fn key_line<S: AsRef<str>>(lines: &[S], key: &str) -> Option<usize> {
+    lines.iter().map(AsRef::as_ref).position(|l| {
         l.strip_prefix(key)
             .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
     })
 }
 
 impl Frontmatter {
-    fn parse(lines: &[String]) -> Result<Frontmatter, ParseError> {
+    fn parse(lines: &[&str]) -> Result<Frontmatter, ParseError> {
         // File line of frontmatter line i is i + 2 (1-based, after the opening `---`).
         let line_of = |key: &str| key_line(lines, key).map_or(1, |i| i + 2);
         let yaml = lines.concat();
@@ -324,7 +373,8 @@ pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
 }
 
 impl Body {
-    fn parse(lines: &[String], start: usize) -> Result<Body, ParseError> {
+    fn parse(lines: &Lines, start: usize) -> Result<Body, ParseError> {
+        let offset = |i: usize| lines.offset(i);
         let mut body = Body::default();
         let mut spans: [Option<Span>; 3] = [None, None, None];
         let mut section = Section::Other;
@@ -340,12 +390,14 @@ impl Body {
             if let Some((number, first)) = entry.take() {
                 body.log.push(LogEntry {
                     number,
-                    text: lines[first..end].concat(),
+                    start: offset(first) as u32,
+                    end: offset(end) as u32,
                 });
             }
         };
 
-        for (i, raw) in lines.iter().enumerate().skip(start) {
+        for i in start..lines.len() {
+            let raw = lines.get(i);
             let line = content(raw);
             if let Some(open_fence) = &fence {
                 if line.trim_start().starts_with(open_fence.as_str())

@@ -50,7 +50,7 @@ fn seed_example_parses() {
     assert_eq!(goal.log.len(), 1);
     assert_eq!(goal.log[0].number, 1);
     assert_eq!(
-        goal.log[0].text,
+        goal.entry_text(&goal.log[0]),
         "- <work done>\n- <verification results>\n\n"
     );
     assert_eq!(
