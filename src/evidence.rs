@@ -101,6 +101,9 @@ pub struct Ledger {
     pub records: Vec<Record>,
     /// For each record: Some(reason) when its hash or chain link is broken.
     broken: Vec<Option<String>>,
+    /// The hashes `goal verify` wrote to this repository's witness file; when set, a record
+    /// outside it proves nothing (a line written by hand, or brought from another clone).
+    witness: Option<std::collections::HashSet<String>>,
 }
 
 impl Ledger {
@@ -157,6 +160,18 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// Judge records against the witness: only hashes listed there can prove anything.
+    pub fn with_witness(mut self, hashes: std::collections::HashSet<String>) -> Ledger {
+        self.witness = Some(hashes);
+        self
+    }
+
+    fn witnessed(&self, record: &Record) -> bool {
+        self.witness
+            .as_ref()
+            .is_none_or(|w| w.contains(&record.hash))
+    }
+
     /// The hash a new record must chain to.
     pub fn head_hash(&self) -> String {
         self.records
@@ -209,6 +224,12 @@ impl Ledger {
                 latest.id
             ));
         }
+        if !self.witnessed(latest) {
+            return Err(format!(
+                "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `goal verify -c {number} -- <test command>` here",
+                latest.id
+            ));
+        }
         if latest.proves() {
             Ok(latest)
         } else {
@@ -218,9 +239,13 @@ impl Ledger {
 
     /// Whether any passing *test* evidence exists on `tree`.
     pub fn has_passing_test(&self, tree: &str) -> bool {
-        self.records
-            .iter()
-            .any(|r| r.tree == tree && r.is_test() && r.passes() && !self.is_broken(&r.id))
+        self.records.iter().any(|r| {
+            r.tree == tree
+                && r.is_test()
+                && r.passes()
+                && !self.is_broken(&r.id)
+                && self.witnessed(r)
+        })
     }
 }
 

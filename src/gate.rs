@@ -62,11 +62,17 @@ pub fn evaluate(input: &GateInput) -> Vec<Violation> {
     if let Err(e) = input.ledger.verify_chain() {
         violations.push(Violation::Evidence { message: e });
     }
-    let was_passed = |text: &str| {
-        input
-            .head_goal
-            .is_some_and(|h| h.criteria.iter().any(|c| c.passed && c.text == text))
-    };
+    let passed_before: std::collections::HashSet<&str> = input
+        .head_goal
+        .map(|h| {
+            h.criteria
+                .iter()
+                .filter(|c| c.passed)
+                .map(|c| c.text.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let was_passed = |text: &str| passed_before.contains(text);
     for c in staged
         .criteria
         .iter()
@@ -95,10 +101,8 @@ pub fn evaluate(input: &GateInput) -> Vec<Violation> {
                     .iter()
                     .any(|v| matches!(v, Violation::Unproven { number, .. } if *number == c.number))
             {
-                violations.push(Violation::Unproven {
-                    number: c.number,
-                    text: c.text.clone(),
-                    why,
+                violations.push(Violation::CompleteUnproven {
+                    why: format!("criterion {} \"{}\": {why}", c.number, c.text),
                 });
             }
         }
@@ -214,11 +218,17 @@ pub fn check_tree(
     };
     let evidence_rel = goal_dir.join("evidence.jsonl");
     let ledger = match repo.file_in_tree(staged_tree, &evidence_rel)? {
-        Some(bytes) => evidence::Ledger::parse(&bytes).map_err(|(line, message)| Error::Parse {
-            path: evidence_rel.clone(),
-            line,
-            message,
-        })?,
+        Some(bytes) => evidence::Ledger::parse(&bytes)
+            .map(|l| {
+                l.with_witness(crate::workspace::read_witness(
+                    &repo.common_dir().join("goal-witness"),
+                ))
+            })
+            .map_err(|(line, message)| Error::Parse {
+                path: evidence_rel.clone(),
+                line,
+                message,
+            })?,
         None => Ledger::default(),
     };
     let tree = repo.tree_without(staged_tree, goal_dir)?.to_string();

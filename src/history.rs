@@ -250,6 +250,9 @@ struct Walker<'a> {
     /// Whether the previous commit had the goal file.
     had_goal: bool,
     unmarked: Vec<String>,
+    /// This repository's witness, when it has one (a fresh clone has none: then only the hash
+    /// chain and the trees are checked).
+    witness: Option<std::collections::HashSet<String>>,
 }
 
 impl<'a> Walker<'a> {
@@ -268,6 +271,10 @@ impl<'a> Walker<'a> {
             since_last: Vec::new(),
             had_goal: false,
             unmarked: Vec::new(),
+            witness: {
+                let path = repo.common_dir().join("goal-witness");
+                path.exists().then(|| crate::workspace::read_witness(&path))
+            },
         }
     }
 
@@ -410,11 +417,14 @@ impl<'a> Walker<'a> {
             .iter()
             .map(|c| (c.text.clone(), c.passed))
             .collect();
-        let was_passed = |text: &str| {
-            self.last_criteria
-                .as_ref()
-                .is_some_and(|l| l.iter().any(|(t, p)| *p && t == text))
-        };
+        let passed_before: std::collections::HashSet<&str> = self
+            .last_criteria
+            .iter()
+            .flatten()
+            .filter(|(_, p)| *p)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        let was_passed = |text: &str| passed_before.contains(text);
         let newly: Vec<_> = now
             .criteria
             .iter()
@@ -427,6 +437,10 @@ impl<'a> Walker<'a> {
                 .repo
                 .file_in_tree(info.tree, &self.goal_dir.join("evidence.jsonl"))?
                 .and_then(|b| Ledger::parse(&b).ok())
+                .map(|l| match &self.witness {
+                    Some(w) => l.with_witness(w.clone()),
+                    None => l,
+                })
                 .unwrap_or_default();
             let trees: Vec<Oid> = since.iter().copied().chain([info.tree]).collect();
             for k in newly {

@@ -83,13 +83,25 @@ pub struct MaterialChange {
 /// The material changes from `old` to `new` criteria lists: every old criterion must still be
 /// there, or be covered by a safe edit (one similar text) or a safe split (several new texts).
 pub fn compare(old: &[String], new: &[String]) -> Vec<MaterialChange> {
-    let mut unmatched_new: Vec<&str> = new.iter().map(String::as_str).collect();
+    // Exact matches first, as a multiset (lists can hold 100,000 criteria).
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for n in new {
+        *counts.entry(n.as_str()).or_default() += 1;
+    }
     let mut pending = Vec::new();
     for (i, text) in old.iter().enumerate() {
-        if let Some(pos) = unmatched_new.iter().position(|n| n == text) {
-            unmatched_new.remove(pos);
-        } else {
-            pending.push((i + 1, text));
+        match counts.get_mut(text.as_str()) {
+            Some(c) if *c > 0 => *c -= 1,
+            _ => pending.push((i + 1, text)),
+        }
+    }
+    let mut unmatched_new: Vec<&str> = Vec::new();
+    for n in new {
+        if let Some(c) = counts.get_mut(n.as_str())
+            && *c > 0
+        {
+            *c -= 1;
+            unmatched_new.push(n);
         }
     }
     let mut changes = Vec::new();

@@ -169,8 +169,33 @@ impl Workspace {
         Ok(())
     }
 
+    /// The witness file: every record hash `goal verify` wrote in this repository (shared by its
+    /// worktrees).
+    pub fn witness_path(&self) -> PathBuf {
+        self.repo.common_dir().join("goal-witness")
+    }
+
+    /// Add a record hash to the witness.
+    pub fn witness(&self, hash: &str) -> Result<()> {
+        let path = self.witness_path();
+        let mut file = File::options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(Error::io("cannot open", &path))?;
+        file.write_all(format!("{hash}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(Error::io("cannot write", &path))
+    }
+
     /// The evidence ledger of the working tree (empty when there is no evidence.jsonl).
     pub fn ledger(&self) -> Result<crate::evidence::Ledger> {
+        Ok(self
+            .unwitnessed_ledger()?
+            .with_witness(read_witness(&self.witness_path())))
+    }
+
+    fn unwitnessed_ledger(&self) -> Result<crate::evidence::Ledger> {
         let rel = self.evidence_rel();
         match std::fs::read(self.abs(&rel)) {
             Ok(bytes) => {
@@ -471,6 +496,18 @@ impl Workspace {
     pub fn worktree_tree_full(&self) -> Result<Oid> {
         self.repo.worktree_tree()
     }
+}
+
+/// The record hashes in a witness file (none when it does not exist).
+pub fn read_witness(path: &Path) -> std::collections::HashSet<String> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Remove `.` and `..` without touching the file system (for paths that may not exist yet).

@@ -9,4 +9,6 @@ mod agents;
 mod core;
 mod evidence;
 mod faults;
+mod generative;
 mod history;
+mod redteam;

@@ -126,6 +126,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         },
         &ledger.head_hash(),
     );
+    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
+    ws.witness(&record.hash)?;
     let evidence_path = ws.abs(&ws.evidence_rel());
     let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
