@@ -165,7 +165,7 @@ test("/goal runs goal with the arguments and shows the output", () => {
 
 /** A `pi --mode rpc` session: send prompts one at a time, each resolving with the events it
  *  caused once the agent has been idle for a moment (a follow-up turn may start after agent_end). */
-function rpcSession(t, extraEnv = {}, settleMs = 1500) {
+function rpcSession(t, extraEnv = {}, settleMs = 2500) {
   const child = spawn(process.execPath, [piCli, ...piArgs, "--mode", "rpc"], {
     cwd: t.repo,
     env: { ...gitEnv(t.root), GOAL_TEST_LOG: t.log, ...extraEnv },
@@ -237,9 +237,11 @@ test("rpc mode: at high context usage the next prompt's system prompt carries th
   await session.prompt("first");
   await session.prompt("second");
   session.close();
-  const calls = modelCalls(t);
-  assert.ok(!calls[0].systemPrompt.includes(DIRECTIVE));
-  const last = calls[calls.length - 1];
+  // With so small a window Pi may also call the model to compact: look at the agent's turns only.
+  const turns = modelCalls(t).filter((c) => c.systemPrompt.includes("[goal-driven-loop] ACTIVE GOAL"));
+  assert.ok(turns.length >= 2, `agent turns: ${turns.length}`);
+  assert.ok(!turns[0].systemPrompt.includes(DIRECTIVE));
+  const last = turns[turns.length - 1];
   assert.ok(last.systemPrompt.includes(DIRECTIVE), last.systemPrompt.slice(-900));
   assert.ok(last.systemPrompt.includes("当前进度：0/1 criteria 通过，第 0 轮迭代。"));
 });
