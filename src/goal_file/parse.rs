@@ -77,12 +77,8 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
     // starts[i]: byte offset of line i; starts[n] == text.len().
     let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 24 + 2);
     starts.push(0);
-    starts.extend(
-        text.match_indices('\n')
-            .map(|(i, _)| i + 1)
-            .filter(|&next| next < text.len())
-            .map(|next| next as u32),
-    );
+    let last = text.len().saturating_sub(1);
+    starts.extend(memchr::memchr_iter(b'\n', &text.as_bytes()[..last]).map(|i| (i + 1) as u32));
     starts.push(text.len() as u32);
     let lines = Lines {
         text: &text,
@@ -398,6 +394,18 @@ impl Body {
 
         for i in start..lines.len() {
             let raw = lines.get(i);
+            // The Progress Log is most of a long-lived file: a line there that cannot open a
+            // heading, a fence or a comment needs no further look.
+            if section == Section::Progress
+                && fence.is_none()
+                && !in_comment
+                && !matches!(
+                    raw.as_bytes().first(),
+                    Some(b' ' | b'\t' | b'#' | b'`' | b'~' | b'<') | None
+                )
+            {
+                continue;
+            }
             let line = content(raw);
             if let Some(open_fence) = &fence {
                 if line.trim_start().starts_with(open_fence.as_str())
