@@ -4,8 +4,15 @@ use std::io::{BufRead, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// The seed's timeout for every question.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// The seed's timeout for every question (GOAL_PROMPT_TIMEOUT, in seconds, changes it: tests use
+/// a fraction of a second).
+pub fn timeout() -> Duration {
+    std::env::var("GOAL_PROMPT_TIMEOUT")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(Duration::from_secs(10), Duration::from_secs_f64)
+}
 
 /// Ask `question` on stderr with numbered `options`; the answer is read from stdin. Returns the
 /// index chosen, or `default` on timeout, end of input or an answer that names no option.
@@ -18,9 +25,9 @@ pub fn choose(question: &str, options: &[&str], default: usize, timeout: Duratio
     }
     let _ = write!(
         stderr,
-        "choose 1-{} [{}s → {}]: ",
+        "choose 1-{} [{:.0}s → {}]: ",
         options.len(),
-        timeout.as_secs(),
+        timeout.as_secs_f64().ceil(),
         default + 1
     );
     let _ = stderr.flush();

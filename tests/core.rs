@@ -751,3 +751,69 @@ fn demo_walks_a_whole_loop() {
     assert!(subjects.contains("goal: complete"), "{subjects}");
     assert!(!dir.join(GOAL).exists());
 }
+
+/// On a terminal, `init` over an active goal asks continue / replace / abandon; no answer within
+/// the timeout (GOAL_PROMPT_TIMEOUT here, 10 s by default) picks continue.
+#[test]
+fn stale_goal_on_a_tty_asks_with_a_timed_default() {
+    use std::io::{Read, Write};
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to make a pseudo-terminal");
+        return;
+    }
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let goal = env!("CARGO_BIN_EXE_goal");
+    // `script` runs the command on a pseudo-terminal; its stdin stays open (and silent) unless
+    // an answer is typed.
+    let run = |answer: Option<&str>| {
+        let inner = format!("{goal} init 'Another goal' -c 'b passes'; echo exit=$?");
+        let template = repo.goal_std();
+        let mut child = std::process::Command::new("script")
+            .args(["-qec", &inner, "/dev/null"])
+            .current_dir(repo.path())
+            .envs(
+                template
+                    .get_envs()
+                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+            )
+            .env("GOAL_PROMPT_TIMEOUT", "0.3")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(answer) = answer {
+            stdin.write_all(answer.as_bytes()).unwrap();
+        }
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        drop(stdin);
+        child.wait().unwrap();
+        out.replace('\r', "")
+    };
+    let text = run(None);
+    assert!(text.contains("a goal is already active"), "{text}");
+    assert!(
+        text.contains("continue the current goal (default)"),
+        "{text}"
+    );
+    assert!(text.contains("exit=1"), "{text}");
+    assert!(repo.goal_md().contains("Make the thing work"));
+    let text = run(Some("2\n"));
+    assert!(text.contains("exit=0"), "{text}");
+    assert!(repo.goal_md().contains("Another goal"));
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+}

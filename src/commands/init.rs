@@ -116,7 +116,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     "abandon the current goal",
                 ],
                 0,
-                prompt::TIMEOUT,
+                prompt::timeout(),
             )
         } else {
             0
