@@ -502,25 +502,21 @@ impl Repo {
         })
     }
 
-    /// Whether two trees are equal outside `exclude`.
-    pub fn same_outside(&self, a: Oid, b: Oid, exclude: &Path) -> Result<bool> {
-        if a == b {
-            return Ok(true);
-        }
-        Ok(self.tree_without(a, exclude)? == self.tree_without(b, exclude)?)
-    }
-
-    /// `git diff --numstat --no-renames from to` summed, leaving out paths under `exclude`.
-    pub fn diff_stat(&self, from: Option<Oid>, to: Oid, exclude: &Path) -> Result<DiffStat> {
+    /// The diff between two trees (`from` None: the empty tree).
+    fn diff_trees(&self, from: Option<Oid>, to: Oid) -> Result<git2::Diff<'_>> {
         let from = from
             .map(|t| self.inner.find_tree(t))
             .transpose()
             .map_err(Error::git("read tree"))?;
         let to = self.inner.find_tree(to).map_err(Error::git("read tree"))?;
-        let diff = self
-            .inner
+        self.inner
             .diff_tree_to_tree(from.as_ref(), Some(&to), None)
-            .map_err(Error::git("diff trees"))?;
+            .map_err(Error::git("diff trees"))
+    }
+
+    /// `git diff --numstat --no-renames from to` summed, leaving out paths under `exclude`.
+    pub fn diff_stat(&self, from: Option<Oid>, to: Oid, exclude: &Path) -> Result<DiffStat> {
+        let diff = self.diff_trees(from, to)?;
         let mut stat = DiffStat::default();
         for (i, delta) in diff.deltas().enumerate() {
             let path = delta.new_file().path().or(delta.old_file().path());
@@ -545,15 +541,7 @@ impl Repo {
         to: Oid,
         exclude: &Path,
     ) -> Result<Vec<(String, usize, String)>> {
-        let from = from
-            .map(|t| self.inner.find_tree(t))
-            .transpose()
-            .map_err(Error::git("read tree"))?;
-        let to = self.inner.find_tree(to).map_err(Error::git("read tree"))?;
-        let diff = self
-            .inner
-            .diff_tree_to_tree(from.as_ref(), Some(&to), None)
-            .map_err(Error::git("diff trees"))?;
+        let diff = self.diff_trees(from, to)?;
         let mut out = Vec::new();
         diff.foreach(
             &mut |_, _| true,

@@ -5,7 +5,7 @@ use serde_json::json;
 use super::{Commit, require_in_progress, short};
 use crate::context::{Ctx, now_rfc3339};
 use crate::error::{Error, Result};
-use crate::goal_file::{GoalFile, Status};
+use crate::goal_file::GoalFile;
 use crate::history;
 use crate::repo::Stage;
 use crate::stagnation::{STRATEGY_PROMPT, Verdict};
@@ -61,14 +61,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     commit.stage = stage;
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
     commit.evidence = evidence_ids(&ws, &goal, stage)?;
-    // A new iteration starts a new retry episode; the policy is kept.
-    let mut retry = ws.retry_state();
-    if !retry.attempts.is_empty() {
-        retry.attempts.clear();
-        commit
-            .other
-            .push((ws.retry_rel(), Some(retry.render().into_bytes())));
-    }
+    commit.new_retry_episode(&ws);
     let oid = commit.make(&ws, Some(&goal), &goal)?;
 
     let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
@@ -156,26 +149,11 @@ fn escalate(ctx: &Ctx, ws: &Workspace, goal: &mut GoalFile, verdict: &Verdict) -
         verdict.signals.s2,
         verdict.signals.s3
     );
-    goal.set_blocked(&message);
-    goal.set_status(Status::Blocked);
-    goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(
-        Action::Escalate,
-        format!(
-            "escalate: blocked by stagnation at iteration {}",
-            goal.iteration
-        ),
+    let subject = format!(
+        "escalate: blocked by stagnation at iteration {}",
+        goal.iteration
     );
-    commit.body = vec![message.clone()];
-    commit.make(ws, Some(goal), goal)?;
-    eprintln!(
-        "goal: escalated: the goal \"{}\" is blocked — {message}",
-        goal.goal
-    );
-    eprintln!(
-        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`"
-    );
-    notify(ctx, ws, &format!("goal blocked: {} — {message}", goal.goal));
+    super::escalate(ctx, ws, goal, subject, &message, Vec::new())?;
     Ok(message)
 }
 

@@ -148,6 +148,47 @@ impl<'a> Commit<'a> {
     }
 }
 
+impl Commit<'_> {
+    /// Start a new retry episode in this commit: attempts cleared, the policy kept.
+    pub fn new_retry_episode(&mut self, ws: &Workspace) {
+        let mut retry = ws.retry_state();
+        if !retry.attempts.is_empty() {
+            retry.attempts.clear();
+            self.other
+                .push((ws.retry_rel(), Some(retry.render().into_bytes())));
+        }
+    }
+}
+
+/// Block the goal for a reason `goal` found itself (stagnation, retries exhausted): a Blocked
+/// entry, an escalation commit (with `other` files), a line on stderr, and the notify command.
+pub fn escalate(
+    ctx: &Ctx,
+    ws: &Workspace,
+    goal: &mut GoalFile,
+    subject: String,
+    message: &str,
+    other: Vec<(PathBuf, Option<Vec<u8>>)>,
+) -> Result<Oid> {
+    use crate::goal_file::Status;
+    goal.set_blocked(message);
+    goal.set_status(Status::Blocked);
+    goal.set_updated(&crate::context::now_rfc3339());
+    let mut commit = Commit::new(Action::Escalate, subject);
+    commit.body = vec![message.to_string()];
+    commit.other = other;
+    let oid = commit.make(ws, Some(goal), goal)?;
+    eprintln!(
+        "goal: escalated: the goal \"{}\" is blocked — {message}",
+        goal.goal
+    );
+    eprintln!(
+        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`"
+    );
+    iterate::notify(ctx, ws, &format!("goal blocked: {} — {message}", goal.goal));
+    Ok(oid)
+}
+
 /// Parse a 1-based criterion number against the goal.
 pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
     if number == 0 || number > goal.criteria.len() {

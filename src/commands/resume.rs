@@ -31,14 +31,8 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     goal.set_status(Status::InProgress);
     goal.set_updated(&now_rfc3339());
     let mut commit = Commit::new(Action::Resume, "resume");
-    // A resumed goal starts a fresh retry episode (the policy is kept).
-    let mut retry = ws.retry_state();
-    if !retry.attempts.is_empty() {
-        retry.attempts.clear();
-        commit
-            .other
-            .push((ws.retry_rel(), Some(retry.render().into_bytes())));
-    }
+    // A resumed goal starts a fresh retry episode.
+    commit.new_retry_episode(&ws);
     let oid = commit.make(&ws, Some(&goal), &goal)?;
     if ctx.json {
         ctx.emit_json(&json!({"status": goal.status, "commit": oid.to_string()}))?;

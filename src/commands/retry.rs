@@ -5,12 +5,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Commit, require_in_progress};
-use crate::context::{Ctx, now_rfc3339};
+use super::require_in_progress;
+use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::goal_file::Status;
 use crate::retry::{Attempt, Backoff, Outcome};
-use crate::trailers::Action;
 use crate::workspace::{Workspace, write_atomic};
 
 /// Record one failed attempt of the current iteration (a `failure` in the retry episode) and
@@ -76,26 +74,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "Retries exhausted: {} retries in iteration {} failed{reason}; try an alternative approach",
             backoff.max_retries, goal.iteration
         );
-        goal.set_blocked(&message);
-        goal.set_status(Status::Blocked);
-        goal.set_updated(&now_rfc3339());
-        let mut commit = Commit::new(
-            Action::Escalate,
-            format!(
-                "escalate: retries exhausted in iteration {}",
-                goal.iteration
-            ),
+        let subject = format!(
+            "escalate: retries exhausted in iteration {}",
+            goal.iteration
         );
-        commit.body = vec![message.clone()];
-        commit
-            .other
-            .push((ws.retry_rel(), Some(state.render().into_bytes())));
-        commit.make(&ws, Some(&goal), &goal)?;
-        super::iterate::notify(
-            ctx,
-            &ws,
-            &format!("goal blocked: {} — {message}", goal.goal),
-        );
+        let retry_file = vec![(ws.retry_rel(), Some(state.render().into_bytes()))];
+        super::escalate(ctx, &ws, &mut goal, subject, &message, retry_file)?;
         let out = RetryOut {
             retry: n,
             delay_s: 0,
@@ -108,8 +92,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         } else {
             ctx.say(ALTERNATIVE_PROMPT);
         }
-        eprintln!("goal: escalated: {message}; the goal is blocked");
-        eprintln!("hint: change the approach, then `goal resume`");
         return Ok(1);
     }
     write_atomic(&ws.abs(&ws.retry_rel()), state.render().as_bytes())?;
