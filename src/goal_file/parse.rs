@@ -308,6 +308,46 @@ pub(super) fn heading(line: &str) -> Option<(usize, &str)> {
     Some((level, text))
 }
 
+/// `Iteration N…` (after `### `) → Some(Some(N)); Some(None) when N overflows; None when the
+/// heading is something else. Bytes only: this runs once per iteration of a long history.
+fn iteration_of(bytes: &[u8]) -> Option<Option<u64>> {
+    let rest = bytes.strip_prefix(b" ").unwrap_or(bytes);
+    let word = rest.get(..9)?;
+    if !word.eq_ignore_ascii_case(b"iteration") {
+        return None;
+    }
+    let rest = &rest[9..];
+    let spaces = rest
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    if spaces == 0 {
+        return None;
+    }
+    let rest = &rest[spaces..];
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    if rest
+        .get(digits)
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+    {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in &rest[..digits] {
+        n = match n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(u64::from(d - b'0')))
+        {
+            Some(n) => n,
+            None => return Some(None),
+        };
+    }
+    Some(Some(n))
+}
+
 /// `Iteration N…` → N.
 fn iteration_number(title: &str) -> Option<&str> {
     let word = title.get(..9)?;
@@ -396,15 +436,27 @@ impl Body {
             let raw = lines.get(i);
             // The Progress Log is most of a long-lived file: a line there that cannot open a
             // heading, a fence or a comment needs no further look.
-            if section == Section::Progress
-                && fence.is_none()
-                && !in_comment
-                && !matches!(
-                    raw.as_bytes().first(),
+            if section == Section::Progress && fence.is_none() && !in_comment {
+                let bytes = raw.as_bytes();
+                if !matches!(
+                    bytes.first(),
                     Some(b' ' | b'\t' | b'#' | b'`' | b'~' | b'<') | None
-                )
-            {
-                continue;
+                ) {
+                    continue;
+                }
+                // `### Iteration N`, the other common line there, without the general path.
+                if bytes.starts_with(b"### ") {
+                    close_entry(&mut body, &mut entry, i);
+                    match iteration_of(&bytes[4..]) {
+                        Some(Some(number)) => entry = Some((number, i + 1)),
+                        Some(None) => {
+                            return err(i + 1, "iteration number too large");
+                        }
+                        None => {}
+                    }
+                    last_item = None;
+                    continue;
+                }
             }
             let line = content(raw);
             if let Some(open_fence) = &fence {
