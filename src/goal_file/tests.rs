@@ -313,3 +313,14 @@ fn headings_and_iteration_titles() {
         [1, 2]
     );
 }
+
+#[test]
+fn iteration_numbers_that_overflow_are_located() {
+    let text = "---\ngoal: g\niteration: 0\nstatus: in-progress\n---\n## Acceptance Criteria\n## Progress Log\n### Iteration 99999999999999999999999\n";
+    let e = GoalFile::parse(text).unwrap_err();
+    assert_eq!(e.line, 8);
+    assert!(e.message.contains("too large"));
+    // Indented, the heading takes the general path and says the same.
+    let e = GoalFile::parse(&text.replace("### Iteration", " ### Iteration")).unwrap_err();
+    assert_eq!(e.line, 8);
+}
