@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use git2::Oid;
+use crate::repo::Oid;
 
 use crate::error::{Error, Result};
 use crate::evidence::{self, Ledger};

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use git2::Oid;
+use crate::repo::Oid;
 use serde::Serialize;
 
 use crate::config::Config;

@@ -36,8 +36,22 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // Usage errors are diagnostics like any other: `goal: error: …` on stderr, exit 2.
+            if e.use_stderr() {
+                use std::io::IsTerminal;
+                let styled = e.render();
+                let colour = std::io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+                let text = if colour {
+                    styled.ansi().to_string()
+                } else {
+                    styled.to_string()
+                };
+                eprint!("goal: {text}");
+                return ExitCode::from(2);
+            }
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
         }
     };
     match run(cli) {

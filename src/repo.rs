@@ -4,7 +4,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use git2::{IndexAddOption, Oid, Repository, RepositoryState, Signature, Time};
+use git2::{IndexAddOption, Repository, RepositoryState, Signature, Time};
+
+/// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
+pub use git2::Oid;
 
 use crate::error::{Error, Result};
 

@@ -155,8 +155,8 @@ mod tests {
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {
-            id: git2::Oid::ZERO_SHA1,
-            tree: git2::Oid::ZERO_SHA1,
+            id: crate::repo::Oid::ZERO_SHA1,
+            tree: crate::repo::Oid::ZERO_SHA1,
             time: 0,
             trailers: parse_trailers(&message),
             message: message.clone(),

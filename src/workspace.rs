@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use git2::Oid;
+use crate::repo::Oid;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

@@ -93,6 +93,9 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
     let out = repo.goal().arg("inject").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "");
+    let outside = tempfile::TempDir::new().unwrap();
+    let out = repo.goal_in(outside.path()).arg("inject").output().unwrap();
+    assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()));
 
     repo.init_goal(&["a passes", "b passes"]);
     let inject = |args: &[&str]| stdout(&repo.goal().arg("inject").args(args).output().unwrap());

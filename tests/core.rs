@@ -515,7 +515,13 @@ fn bad_flags_are_usage_errors() {
     let repo = Repo::new();
     repo.goal().args(["init"]).assert().code(2);
     repo.goal().args(["nonsense"]).assert().code(2);
-    repo.goal().args(["status", "--bogus"]).assert().code(2);
+    let out = repo.goal().args(["status", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("goal: error: unexpected argument '--bogus'"),
+        "{}",
+        stderr(&out)
+    );
     repo.goal().arg("--help").assert().success();
 }
 

@@ -1,6 +1,6 @@
 //! `goal abandon`: delete the goal files in a commit marked `Goal-Status: abandoned`.
 
-use git2::Oid;
+use crate::repo::Oid;
 use serde_json::json;
 
 use super::{Commit, short};

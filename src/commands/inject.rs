@@ -99,7 +99,11 @@ fn usage_share(value: f64) -> Result<f64> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let usage = args.context_usage.map(usage_share).transpose()?;
-    let ws = Workspace::open(ctx)?;
+    // Outside a repository there is no goal either: nothing to inject.
+    let ws = match Workspace::open(ctx) {
+        Err(Error::NotARepo { .. }) => return Ok(0),
+        other => other?,
+    };
     let Some(goal) = ws.read_goal()? else {
         return Ok(0);
     };

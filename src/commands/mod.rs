@@ -23,7 +23,7 @@ pub mod verify;
 
 use std::path::PathBuf;
 
-use git2::Oid;
+use crate::repo::Oid;
 
 use crate::cli::Command;
 use crate::context::Ctx;
