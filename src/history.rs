@@ -99,16 +99,12 @@ fn points(
     by_iteration
         .iter()
         .map(|c| {
-            let entry = goal
-                .log
-                .iter()
-                .rev()
-                .find(|e| e.number == c.trailers.iteration);
+            let entry = goal.log_entry(c.trailers.iteration);
             Ok(Point {
                 iteration: c.trailers.iteration,
                 passing: c.trailers.passing,
                 progress_words: entry.is_some_and(|e| {
-                    stagnation::has_keyword(goal.entry_text(e), &config.progress_keywords)
+                    stagnation::has_keyword(goal.entry_text(&e), &config.progress_keywords)
                 }),
                 tree: repo.tree_without(c.info.tree, goal_dir)?.to_string(),
             })

@@ -99,7 +99,6 @@ pub struct GoalFile {
     pub status: Status,
     pub criteria: Vec<Criterion>,
     pub phases: Vec<Phase>,
-    pub log: Vec<LogEntry>,
     /// The bullets of the `## Blocked` section, when it exists.
     pub blocked: Option<Vec<String>>,
     pub(crate) fm_close: usize,
@@ -154,6 +153,16 @@ impl GoalFile {
     /// The file's text, byte for byte.
     pub fn render(&self) -> String {
         self.text.clone()
+    }
+
+    /// The Progress Log's `### Iteration N` entries, in file order.
+    pub fn log(&self) -> Vec<LogEntry> {
+        parse::log_entries(self)
+    }
+
+    /// The Progress Log entry of iteration `number` (the last one, if it appears twice).
+    pub fn log_entry(&self, number: u64) -> Option<LogEntry> {
+        parse::log_entry(self, number)
     }
 
     /// The body of a Progress Log entry, as written.

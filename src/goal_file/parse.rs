@@ -110,7 +110,6 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
         status: front.status,
         criteria: body.criteria,
         phases: body.phases,
-        log: body.log,
         blocked: body.blocked,
         fm_close,
         criteria_span: body.criteria_span,
@@ -138,6 +137,11 @@ impl<'a> Lines<'a> {
     /// Line `i`, its terminator included.
     pub(super) fn get(&self, i: usize) -> &'a str {
         &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Line `i` as bytes (no UTF-8 boundary check: the whole text is UTF-8).
+    fn bytes(&self, i: usize) -> &'a [u8] {
+        &self.text.as_bytes()[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 
     fn offset(&self, i: usize) -> usize {
@@ -264,7 +268,6 @@ impl Frontmatter {
 struct Body {
     criteria: Vec<Criterion>,
     phases: Vec<Phase>,
-    log: Vec<LogEntry>,
     blocked: Option<Vec<String>>,
     criteria_span: Span,
     progress_span: Option<Span>,
@@ -348,21 +351,6 @@ fn iteration_of(bytes: &[u8]) -> Option<Option<u64>> {
     Some(Some(n))
 }
 
-/// `Iteration N…` → N.
-fn iteration_number(title: &str) -> Option<&str> {
-    let word = title.get(..9)?;
-    if !word.eq_ignore_ascii_case("iteration") {
-        return None;
-    }
-    let rest = title[9..].trim_start();
-    if rest.len() == title.len() - 9 {
-        return None; // no space after the word
-    }
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let after = rest[digits..].chars().next();
-    (digits > 0 && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')).then(|| &rest[..digits])
-}
-
 fn section_of(title: &str) -> Section {
     match title.to_ascii_lowercase().as_str() {
         "acceptance criteria" => Section::Criteria,
@@ -408,9 +396,82 @@ pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
     })
 }
 
+/// The entries of the Progress Log, read from its lines on demand (fenced code skipped).
+pub(super) fn log_entries(goal: &GoalFile) -> Vec<LogEntry> {
+    let Some(span) = goal.progress_span else {
+        return Vec::new();
+    };
+    let lines = Lines {
+        text: &goal.text,
+        starts: &goal.starts,
+    };
+    let mut entries = Vec::new();
+    let mut open: Option<(u64, usize)> = None;
+    let mut fence: Option<String> = None;
+    let close = |open: &mut Option<(u64, usize)>, end: usize, entries: &mut Vec<LogEntry>| {
+        if let Some((number, first)) = open.take() {
+            entries.push(LogEntry {
+                number,
+                start: lines.offset(first) as u32,
+                end: lines.offset(end) as u32,
+            });
+        }
+    };
+    for i in span.start + 1..span.end {
+        let raw = lines.get(i);
+        let line = content(raw);
+        if let Some(open_fence) = &fence {
+            if line.trim_start().starts_with(open_fence.as_str())
+                && line
+                    .trim()
+                    .chars()
+                    .all(|c| c == open_fence.chars().next().unwrap_or('`'))
+            {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(caps) = FENCE.captures(line) {
+            fence = Some(caps.name("fence").map_or("```", |m| m.as_str()).to_string());
+            continue;
+        }
+        if let Some((3, title)) = heading(raw) {
+            close(&mut open, i, &mut entries);
+            if let Some(Some(number)) = iteration_of(title.as_bytes()) {
+                open = Some((number, i + 1));
+            }
+        }
+    }
+    close(&mut open, span.end, &mut entries);
+    entries
+}
+
+/// The entry of iteration `number`, looked for from the end (where recent iterations are).
+pub(super) fn log_entry(goal: &GoalFile, number: u64) -> Option<LogEntry> {
+    let span = goal.progress_span?;
+    let lines = Lines {
+        text: &goal.text,
+        starts: &goal.starts,
+    };
+    let mut end = span.end;
+    for i in (span.start + 1..span.end).rev() {
+        let raw = lines.get(i);
+        if let Some((3, title)) = heading(raw) {
+            if iteration_of(title.as_bytes()) == Some(Some(number)) {
+                return Some(LogEntry {
+                    number,
+                    start: lines.offset(i + 1) as u32,
+                    end: lines.offset(end) as u32,
+                });
+            }
+            end = i;
+        }
+    }
+    None
+}
+
 impl Body {
     fn parse(lines: &Lines, start: usize) -> Result<Body, ParseError> {
-        let offset = |i: usize| lines.offset(i);
         let mut body = Body::default();
         let mut spans: [Option<Span>; 3] = [None, None, None];
         let mut section = Section::Other;
@@ -421,43 +482,24 @@ impl Body {
         let mut items_count = true;
         let mut phase: Option<usize> = None;
         let mut last_item: Option<usize> = None; // index into criteria of an item still open
-        let mut entry: Option<(u64, usize)> = None; // log entry number, first body line
-        let close_entry = |body: &mut Body, entry: &mut Option<(u64, usize)>, end: usize| {
-            if let Some((number, first)) = entry.take() {
-                body.log.push(LogEntry {
-                    number,
-                    start: offset(first) as u32,
-                    end: offset(end) as u32,
-                });
-            }
-        };
-
         for i in start..lines.len() {
-            let raw = lines.get(i);
             // The Progress Log is most of a long-lived file: a line there that cannot open a
             // heading, a fence or a comment needs no further look.
             if section == Section::Progress && fence.is_none() && !in_comment {
-                let bytes = raw.as_bytes();
+                let bytes = lines.bytes(i);
                 if !matches!(
                     bytes.first(),
                     Some(b' ' | b'\t' | b'#' | b'`' | b'~' | b'<') | None
                 ) {
                     continue;
                 }
-                // `### Iteration N`, the other common line there, without the general path.
+                // Headings of entries (`### Iteration N`) are read when the log is asked for.
                 if bytes.starts_with(b"### ") {
-                    close_entry(&mut body, &mut entry, i);
-                    match iteration_of(&bytes[4..]) {
-                        Some(Some(number)) => entry = Some((number, i + 1)),
-                        Some(None) => {
-                            return err(i + 1, "iteration number too large");
-                        }
-                        None => {}
-                    }
                     last_item = None;
                     continue;
                 }
             }
+            let raw = lines.get(i);
             let line = content(raw);
             if let Some(open_fence) = &fence {
                 if line.trim_start().starts_with(open_fence.as_str())
@@ -500,9 +542,6 @@ impl Body {
                             end: i,
                         });
                     }
-                    if section == Section::Progress {
-                        close_entry(&mut body, &mut entry, i);
-                    }
                     section = if level == 2 {
                         section_of(title)
                     } else {
@@ -543,16 +582,6 @@ impl Body {
                             items_count = true;
                         } else {
                             items_count = false;
-                        }
-                    }
-                    Section::Progress if level == 3 => {
-                        close_entry(&mut body, &mut entry, i);
-                        if let Some(n) = iteration_number(title) {
-                            let number = n.parse::<u64>().map_err(|_| ParseError {
-                                line: i + 1,
-                                message: "iteration number too large".into(),
-                            })?;
-                            entry = Some((number, i + 1));
                         }
                     }
                     _ => {}
@@ -598,9 +627,6 @@ impl Body {
                 }
                 _ => {}
             }
-        }
-        if section == Section::Progress {
-            close_entry(&mut body, &mut entry, lines.len());
         }
         if let Some((s, begin)) = open.take() {
             spans[s as usize - 1] = Some(Span {
