@@ -823,3 +823,43 @@ fn stale_goal_on_a_tty_asks_with_a_timed_default() {
         Some("abandoned")
     );
 }
+
+/// With --json, every command that reports prints one JSON document on stdout and nothing else.
+#[test]
+fn json_output_is_one_document_on_stdout() {
+    let repo = Repo::new();
+    repo.test_script("pass.sh", 1, 0);
+    let runs: &[&[&str]] = &[
+        &["init", "A goal", "-c", "a passes"],
+        &["status"],
+        &["criteria", "add", "b returns 0"],
+        &["criteria", "lint"],
+        &["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"],
+        &["check", "1"],
+        &["uncheck", "2"],
+        &["iterate", "-m", "step"],
+        &["retry"],
+        &["attempt", "status"],
+        &["block", "--reason", "r"],
+        &["resume"],
+        &["log"],
+        &["config"],
+        &["hooks", "status"],
+        &["detect", "my goal is to make the build reproducible"],
+        &["abandon"],
+    ];
+    for args in runs {
+        let out = repo.goal().arg("--json").args(*args).output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        let v: Result<serde_json::Value, _> = serde_json::from_slice(&out.stdout);
+        assert!(
+            v.is_ok(),
+            "{args:?}: stdout is not one JSON document: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -592,3 +592,51 @@ fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_fi
     assert_eq!(repo.trailer("HEAD", "Goal-Evidence"), Some(id));
     assert_eq!(repo.status_porcelain(), "");
 }
+
+#[test]
+fn pre_commit_framework_manifest_runs_the_same_hooks() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    let hooks: Vec<serde_json::Value> = serde_yaml_ng::from_str(&text).unwrap();
+    let entry = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+            .clone()
+    };
+    let gate = entry("goal-gate");
+    assert_eq!(gate["entry"], "goal hooks run pre-commit");
+    assert_eq!(gate["language"], "system");
+    assert_eq!(
+        entry("goal-material-change")["entry"],
+        "goal hooks run commit-msg"
+    );
+}
+
+#[test]
+fn a_hook_that_is_not_a_shell_script_needs_force() {
+    let repo = setup(&["a passes"]);
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/usr/bin/env python3\nprint('mine')\n").unwrap();
+    let out = repo.goal().args(["hooks", "install"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&hook).unwrap().contains("python3"));
+    repo.goal()
+        .args(["hooks", "install", "--force"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(&hook)
+            .unwrap()
+            .contains("# >>> goal >>>")
+    );
+    assert!(
+        std::fs::read_to_string(repo.path().join(".git/hooks/pre-commit.goal-backup"))
+            .unwrap()
+            .contains("python3")
+    );
+}
