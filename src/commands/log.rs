@@ -123,24 +123,27 @@ impl<W: Write> Sink for TextSink<'_, W> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
+    if ctx.quiet && !ctx.json {
+        return Ok(0);
+    }
     let stdout = std::io::stdout();
     let out = BufWriter::new(stdout.lock());
-    if ctx.json {
-        let mut sink = JsonSink { out, first: true };
+    let walk = |sink: &mut dyn Sink| {
         history::walk_goals(
             &ws.repo,
             &ws.goal_dir,
             &ws.goal_rel,
             &ws.config,
             args.all,
-            &mut sink,
-        )?;
+            sink,
+        )
+    };
+    if ctx.json {
+        let mut sink = JsonSink { out, first: true };
+        walk(&mut sink)?;
         let end: &[u8] = if sink.first { b"[]\n" } else { b"\n]\n" };
         sink.out.write_all(end).map_err(write_err)?;
         sink.out.flush().map_err(write_err)?;
-        return Ok(0);
-    }
-    if ctx.quiet {
         return Ok(0);
     }
     let mut sink = TextSink {
@@ -149,16 +152,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         goals: 0,
         passing: Vec::new(),
     };
-    history::walk_goals(
-        &ws.repo,
-        &ws.goal_dir,
-        &ws.goal_rel,
-        &ws.config,
-        args.all,
-        &mut sink,
-    )?;
+    walk(&mut sink)?;
     if sink.goals == 0 {
-        writeln!(sink.out, "No goal commits in this history. Start one with `goal init \"<goal>\" -c \"<criterion>\"`.").map_err(write_err)?;
+        writeln!(
+            sink.out,
+            "No goal commits in this history. Start one with `goal init \"<goal>\" -c \"<criterion>\"`."
+        )
+        .map_err(write_err)?;
     }
     sink.out.flush().map_err(write_err)?;
     Ok(0)

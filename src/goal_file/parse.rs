@@ -396,6 +396,23 @@ pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
     })
 }
 
+/// The marker of a code fence this line opens (``` or ~~~, three or more).
+fn opens_fence(line: &str) -> Option<String> {
+    let lead = line.trim_start_matches(' ').as_bytes().first();
+    if !matches!(lead, Some(b'`' | b'~')) {
+        return None;
+    }
+    FENCE
+        .captures(line)
+        .map(|caps| caps.name("fence").map_or("```", |m| m.as_str()).to_string())
+}
+
+/// Whether this line closes the fence `open` opened.
+fn closes_fence(open: &str, line: &str) -> bool {
+    let mark = open.chars().next().unwrap_or('`');
+    line.trim_start().starts_with(open) && line.trim().chars().all(|c| c == mark)
+}
+
 /// The entries of the Progress Log, read from its lines on demand (fenced code skipped).
 pub(super) fn log_entries(goal: &GoalFile) -> Vec<LogEntry> {
     let Some(span) = goal.progress_span else {
@@ -421,18 +438,13 @@ pub(super) fn log_entries(goal: &GoalFile) -> Vec<LogEntry> {
         let raw = lines.get(i);
         let line = content(raw);
         if let Some(open_fence) = &fence {
-            if line.trim_start().starts_with(open_fence.as_str())
-                && line
-                    .trim()
-                    .chars()
-                    .all(|c| c == open_fence.chars().next().unwrap_or('`'))
-            {
+            if closes_fence(open_fence, line) {
                 fence = None;
             }
             continue;
         }
-        if let Some(caps) = FENCE.captures(line) {
-            fence = Some(caps.name("fence").map_or("```", |m| m.as_str()).to_string());
+        if let Some(opened) = opens_fence(line) {
+            fence = Some(opened);
             continue;
         }
         if let Some((3, title)) = heading(raw) {
@@ -502,12 +514,7 @@ impl Body {
             let raw = lines.get(i);
             let line = content(raw);
             if let Some(open_fence) = &fence {
-                if line.trim_start().starts_with(open_fence.as_str())
-                    && line
-                        .trim()
-                        .chars()
-                        .all(|c| c == open_fence.chars().next().unwrap_or('`'))
-                {
+                if closes_fence(open_fence, line) {
                     fence = None;
                 }
                 last_item = None;
@@ -519,13 +526,8 @@ impl Body {
                 }
                 continue;
             }
-            let lead = line.trim_start_matches(' ').as_bytes().first().copied();
-            if let Some(caps) = matches!(lead, Some(b'`' | b'~'))
-                .then(|| FENCE.captures(line))
-                .flatten()
-            {
-                let marker = caps.name("fence").map_or("```", |m| m.as_str());
-                fence = Some(marker.to_string());
+            if let Some(opened) = opens_fence(line) {
+                fence = Some(opened);
                 last_item = None;
                 continue;
             }
