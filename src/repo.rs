@@ -313,19 +313,6 @@ impl Repo {
         }
     }
 
-    /// The bytes of `path` as staged in the index.
-    pub fn file_in_index(&self, path: &Path) -> Result<Option<Vec<u8>>> {
-        let index = self.inner.index().map_err(Error::git("read the index"))?;
-        let Some(entry) = index.get_path(path, 0) else {
-            return Ok(None);
-        };
-        let blob = self
-            .inner
-            .find_blob(entry.id)
-            .map_err(Error::git("read a staged file"))?;
-        Ok(Some(blob.content().to_vec()))
-    }
-
     /// The tree of the index as it is staged now.
     pub fn index_tree(&self) -> Result<Oid> {
         let mut index = self.inner.index().map_err(Error::git("read the index"))?;

@@ -388,16 +388,7 @@ fn works_on_an_unborn_branch_a_detached_head_and_a_linked_worktree() {
     );
     assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("2"));
 
-    let wt = tempfile::TempDir::new().unwrap();
-    let wt_path = wt.path().join("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt_path.to_str().unwrap(),
-    ]);
+    let (_wt, wt_path) = repo.add_worktree();
     repo.goal_in(&wt_path)
         .args(["iterate", "-m", "in the worktree"])
         .assert()

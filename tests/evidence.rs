@@ -365,16 +365,7 @@ fn hooks_follow_core_hooks_path_and_work_in_a_linked_worktree() {
     install_hooks(&repo);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "scripts"]);
-    let wt = tempfile::TempDir::new().unwrap();
-    let wt_path = wt.path().join("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt_path.to_str().unwrap(),
-    ]);
+    let (_wt, wt_path) = repo.add_worktree();
     let md = std::fs::read_to_string(wt_path.join(GOAL)).unwrap();
     std::fs::write(
         wt_path.join(GOAL),

@@ -201,20 +201,7 @@ fn a_no_verify_tick_is_flagged_unverified_check() {
     repo.git(&["commit", "-q", "--no-verify", "-m", "tick b"]);
     repo.write("src/more.rs", "more\n");
     iterate(&repo, "more work");
-    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
-    let flags: Vec<Vec<String>> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            r["flags"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f.as_str().unwrap().to_string())
-                .collect()
-        })
-        .collect();
+    let flags = repo.log_flags();
     assert!(
         !flags[1].contains(&"unverified-check".to_string()),
         "{flags:?}"

@@ -51,18 +51,7 @@ fn commit_refused(repo: &Repo, message: &str) -> String {
 }
 
 fn log_flags(repo: &Repo) -> Vec<String> {
-    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
-    rows.as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| {
-            r["flags"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f.as_str().unwrap().to_string())
-        })
-        .collect()
+    repo.log_flags().into_iter().flatten().collect()
 }
 
 #[test]

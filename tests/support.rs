@@ -189,6 +189,38 @@ impl Repo {
         self.git(&["status", "--porcelain"])
     }
 
+    /// A linked worktree on a new branch `side`, in a temporary folder kept alive by the guard.
+    pub fn add_worktree(&self) -> (TempDir, PathBuf) {
+        let guard = TempDir::new().unwrap();
+        let path = guard.path().join("wt");
+        self.git(&[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            path.to_str().unwrap(),
+        ]);
+        (guard, path)
+    }
+
+    /// The flags of each `goal log --json` row, oldest first.
+    pub fn log_flags(&self) -> Vec<Vec<String>> {
+        let rows = json(&self.goal().args(["log", "--json"]).output().unwrap());
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r["flags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A goal with criteria, committed.
     pub fn init_goal(&self, criteria: &[&str]) {
         let mut cmd = self.goal();
