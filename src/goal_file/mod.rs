@@ -116,7 +116,7 @@ impl GoalFile {
     /// Parse a file's bytes, taking ownership (no copy).
     pub fn parse_vec(bytes: Vec<u8>) -> Result<GoalFile, ParseError> {
         match String::from_utf8(bytes) {
-            Ok(text) if !text.contains('\0') => parse::parse_string(text),
+            Ok(text) if memchr::memchr(0, text.as_bytes()).is_none() => parse::parse_string(text),
             Ok(text) => parse::parse_bytes(text.as_bytes()),
             Err(e) => parse::parse_bytes(e.as_bytes()),
         }

@@ -74,12 +74,7 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
             ),
         );
     }
-    // starts[i]: byte offset of line i; starts[n] == text.len().
-    let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 24 + 2);
-    starts.push(0);
-    let last = text.len().saturating_sub(1);
-    starts.extend(memchr::memchr_iter(b'\n', &text.as_bytes()[..last]).map(|i| (i + 1) as u32));
-    starts.push(text.len() as u32);
+    let starts = line_starts(text.as_bytes());
     let lines = Lines {
         text: &text,
         starts: &starts,
@@ -120,6 +115,48 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
     })
 }
 
+/// `starts[i]`: the byte offset of line `i`; the last entry is `text.len()`. A line ends after
+/// its `\n`; a final `\n` opens no further line.
+///
+/// Sixty-four bytes at a time, a word of eight at a time: a long Progress Log has many short
+/// lines, for which a `memchr` call per line costs more than this scan (`goal status` must not
+/// slow down as the log grows).
+pub(super) fn line_starts(bytes: &[u8]) -> Vec<u32> {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    // Multiplying the 0x80 bits of a word by this gathers them, in order, into its top byte.
+    const GATHER: u64 = 0x0002_0408_1020_4081;
+    let mut starts: Vec<u32> = Vec::with_capacity(bytes.len() / 24 + 2);
+    starts.push(0);
+    let body = &bytes[..bytes.len().saturating_sub(1)];
+    let mut blocks = body.chunks_exact(64);
+    let mut base = 0u32;
+    for block in &mut blocks {
+        let mut mask = 0u64;
+        for k in 0..8 {
+            let word: [u8; 8] = block[k * 8..k * 8 + 8].try_into().expect("an 8-byte word");
+            let x = u64::from_le_bytes(word) ^ NEWLINES;
+            // 0x80 in exactly the bytes where `x` is zero, i.e. where the text has `\n`: adding
+            // 0x7f to a byte's low seven bits sets its high bit unless they are all zero, and no
+            // byte carries into the next (0x7f + 0x7f < 0x100).
+            let found = !(((x & LOWS) + LOWS) | x | LOWS);
+            mask |= (found.wrapping_mul(GATHER) >> 56) << (8 * k);
+        }
+        while mask != 0 {
+            starts.push(base + mask.trailing_zeros() + 1);
+            mask &= mask - 1;
+        }
+        base += 64;
+    }
+    for (i, &b) in blocks.remainder().iter().enumerate() {
+        if b == b'\n' {
+            starts.push(base + i as u32 + 1);
+        }
+    }
+    starts.push(bytes.len() as u32);
+    starts
+}
+
 /// The largest GOAL.md `goal` reads (8 MiB): a bigger one is refused, not hung on.
 pub const MAX_LEN: usize = 8 * 1024 * 1024;
 
@@ -137,11 +174,6 @@ impl<'a> Lines<'a> {
     /// Line `i`, its terminator included.
     pub(super) fn get(&self, i: usize) -> &'a str {
         &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
-    }
-
-    /// Line `i` as bytes (no UTF-8 boundary check: the whole text is UTF-8).
-    fn bytes(&self, i: usize) -> &'a [u8] {
-        &self.text.as_bytes()[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 
     fn offset(&self, i: usize) -> usize {
@@ -482,6 +514,22 @@ pub(super) fn log_entry(goal: &GoalFile, number: u64) -> Option<LogEntry> {
     None
 }
 
+/// The first line from `i` on that could matter in a Progress Log (outside fences and comments):
+/// one that may open a heading of level 1 or 2, a fence or a comment. Entry headings (`### `) do
+/// not: entries are read when the log is asked for.
+fn next_log_line(lines: &Lines, mut i: usize) -> usize {
+    let bytes = lines.text.as_bytes();
+    while i < lines.len() {
+        let line = &bytes[lines.offset(i)..];
+        match line.first() {
+            Some(b' ' | b'\t' | b'`' | b'~' | b'<') | None => return i,
+            Some(b'#') if !line.starts_with(b"### ") => return i,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
 impl Body {
     fn parse(lines: &Lines, start: usize) -> Result<Body, ParseError> {
         let mut body = Body::default();
@@ -494,23 +542,18 @@ impl Body {
         let mut items_count = true;
         let mut phase: Option<usize> = None;
         let mut last_item: Option<usize> = None; // index into criteria of an item still open
-        for i in start..lines.len() {
-            // The Progress Log is most of a long-lived file: a line there that cannot open a
-            // heading, a fence or a comment needs no further look.
+        let mut next = start;
+        while next < lines.len() {
+            let mut i = next;
+            // The Progress Log is most of a long-lived file: jump over its lines that cannot open
+            // a heading of level 1 or 2, a fence or a comment, in one tight loop.
             if section == Section::Progress && fence.is_none() && !in_comment {
-                let bytes = lines.bytes(i);
-                if !matches!(
-                    bytes.first(),
-                    Some(b' ' | b'\t' | b'#' | b'`' | b'~' | b'<') | None
-                ) {
-                    continue;
-                }
-                // Headings of entries (`### Iteration N`) are read when the log is asked for.
-                if bytes.starts_with(b"### ") {
-                    last_item = None;
-                    continue;
+                i = next_log_line(lines, i);
+                if i == lines.len() {
+                    break;
                 }
             }
+            next = i + 1;
             let raw = lines.get(i);
             let line = content(raw);
             if let Some(open_fence) = &fence {

@@ -327,3 +327,89 @@ fn an_iteration_number_that_overflows_is_just_a_heading() {
     );
     assert!(goal.log_entry(1).is_none());
 }
+
+#[test]
+fn line_starts_match_a_byte_by_byte_count() {
+    fn naive(bytes: &[u8]) -> Vec<u32> {
+        let mut starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' && i + 1 < bytes.len() {
+                starts.push(i as u32 + 1);
+            }
+        }
+        starts.push(bytes.len() as u32);
+        starts
+    }
+    // Every placement of newlines among bytes that could fool a word-at-a-time scan: 0x0a's
+    // neighbours, 0x8a (0x0a with the high bit), 0x00, 0xff, across chunk borders.
+    let alphabet = [b'\n', b'\x0b', b'\x09', b'\x8a', 0, 0xff, b'a', 0x80];
+    let mut cases: Vec<Vec<u8>> = vec![Vec::new(), b"\n".to_vec(), b"\n\n".to_vec()];
+    for len in 1..=200 {
+        for seed in 0..64usize {
+            let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(len);
+            let text = (0..len)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    alphabet[(state >> 33) % alphabet.len()]
+                })
+                .collect();
+            cases.push(text);
+        }
+    }
+    cases.push(b"---\ngoal: x\n---\n### Iteration 1\n- a\n".repeat(50));
+    for case in cases {
+        assert_eq!(parse::line_starts(&case), naive(&case), "{case:?}");
+    }
+}
+
+/// What the Progress Log's fast skip must still see, and what it must not take for a section.
+#[test]
+fn sections_after_a_long_progress_log() {
+    let head = "---\ngoal: \"x\"\ncreated: \"2026-01-01T00:00:00Z\"\nupdated: \"2026-01-01T00:00:00Z\"\niteration: 2\nstatus: blocked\n---\n\n# Goal: x\n\n## Acceptance Criteria\n- [ ] a\n\n## Progress Log\n";
+    let log = "### Iteration 1\n- did a\n#### detail\n\tindented by a tab\n  - sub bullet\n\n### Iteration 2\n- did b\n";
+    // (tail after the log, the Blocked bullets seen, or the line of the expected error)
+    let cases: &[(&str, Result<Option<&[&str]>, usize>)] = &[
+        ("", Ok(None)),
+        ("## Blocked\n- waiting\n", Ok(Some(&["waiting"]))),
+        (
+            "   ## Blocked\n- three spaces of indent is still a heading\n",
+            Ok(Some(&["three spaces of indent is still a heading"])),
+        ),
+        ("    ## Blocked\n", Ok(None)),
+        ("```\n## Blocked\n```\n", Ok(None)),
+        (
+            "  ~~~~\n## Acceptance Criteria\n  ~~~~\n## Blocked\n- after the fence\n",
+            Ok(Some(&["after the fence"])),
+        ),
+        ("<!--\n## Blocked\n-->\n", Ok(None)),
+        (
+            "<!-- one line --> \n## Blocked\n- seen\n",
+            Ok(Some(&["seen"])),
+        ),
+        ("### Blocked\n- an entry heading, not a section\n", Ok(None)),
+        (
+            "# Other\n## Blocked\n- under a level-1 heading too\n",
+            Ok(Some(&["under a level-1 heading too"])),
+        ),
+        ("## Acceptance Criteria\n- [ ] again\n", Err(23)),
+        ("## Progress Log\n", Err(23)),
+    ];
+    for (tail, expected) in cases {
+        let text = format!("{head}{log}{tail}");
+        match (GoalFile::parse(&text), expected) {
+            (Ok(goal), Ok(blocked)) => {
+                let got: Option<Vec<&str>> = goal
+                    .blocked
+                    .as_ref()
+                    .map(|b| b.iter().map(String::as_str).collect());
+                assert_eq!(got.as_deref(), *blocked, "{tail:?}");
+                assert_eq!(goal.criteria.len(), 1, "{tail:?}");
+                assert_eq!(goal.log().len(), 2, "{tail:?}");
+            }
+            (Err(e), Err(line)) => assert_eq!(e.line, *line, "{tail:?}: {e}"),
+            (got, _) => panic!("{tail:?}: {got:?}"),
+        }
+    }
+}
