@@ -369,8 +369,9 @@ fn line_starts_match_a_byte_by_byte_count() {
 fn sections_after_a_long_progress_log() {
     let head = "---\ngoal: \"x\"\ncreated: \"2026-01-01T00:00:00Z\"\nupdated: \"2026-01-01T00:00:00Z\"\niteration: 2\nstatus: blocked\n---\n\n# Goal: x\n\n## Acceptance Criteria\n- [ ] a\n\n## Progress Log\n";
     let log = "### Iteration 1\n- did a\n#### detail\n\tindented by a tab\n  - sub bullet\n\n### Iteration 2\n- did b\n";
-    // (tail after the log, the Blocked bullets seen, or the line of the expected error)
-    let cases: &[(&str, Result<Option<&[&str]>, usize>)] = &[
+    /// The bullets of `## Blocked` when there is one, or the line of the expected error.
+    type Expected = Result<Option<&'static [&'static str]>, usize>;
+    let cases: &[(&str, Expected)] = &[
         ("", Ok(None)),
         ("## Blocked\n- waiting\n", Ok(Some(&["waiting"]))),
         (
