@@ -154,11 +154,11 @@ def main():
     for path in (big, small):
         run([goal, "status"], path, check=False)
     g, s = median_pair([goal, "status"], ["git", "status"], small, args.runs)
-    rows.append(("status", "goal status / git status", g / s, f"{g*1000:.0f} / {s*1000:.0f} ms", "≤ 1.5", g / s <= 1.5))
+    rows.append(("status", "goal status / git status", g / s, f"{g*1000:.1f} / {s*1000:.1f} ms", "≤ 1.5", g / s <= 1.5))
 
     b, s = median_pair([goal, "status"], [goal, "status"], big, args.runs)
     s2, _ = median_pair([goal, "status"], [goal, "status"], small, args.runs)
-    rows.append(("growth", f"goal status @{args.iterations} / @10", b / s2, f"{b*1000:.0f} / {s2*1000:.0f} ms", "≤ 1.2", b / s2 <= 1.2))
+    rows.append(("growth", f"goal status @{args.iterations} / @10", b / s2, f"{b*1000:.1f} / {s2*1000:.1f} ms", "≤ 1.2", b / s2 <= 1.2))
 
     # The synthetic iterations make no progress: keep escalation out of the timing.
     run(["git", "config", "goal.escalateAfter", "1000000"], small)
@@ -176,7 +176,7 @@ def main():
         args.runs,
         setup=touch,
     )
-    rows.append(("iterate", "goal iterate / git add -A && git commit", g / s, f"{g*1000:.0f} / {s*1000:.0f} ms", "≤ 2", g / s <= 2))
+    rows.append(("iterate", "goal iterate / git add -A && git commit", g / s, f"{g*1000:.1f} / {s*1000:.1f} ms", "≤ 2", g / s <= 2))
 
     # The pre-commit hook on a commit that does not touch .agents/goal/: absolute time.
     with open(os.path.join(small, "src", "hook_probe.rs"), "w") as f:
