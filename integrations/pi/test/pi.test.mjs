@@ -110,10 +110,18 @@ test("a second goal while one is active continues the active one (no UI: the tim
 
 const DIRECTIVE = "Context window is over 80% full: save progress now.";
 
+/** Pi compacts a full context on its own, in the background after agent_end; once it has, usage is
+ *  unknown until the next answer, so whether a turn sees high usage would depend on timing. With
+ *  auto-compaction off (in this test's own agent settings) usage stays high and known. */
+function noAutoCompaction(t) {
+  writeFileSync(join(t.root, "agent/settings.json"), JSON.stringify({ compaction: { enabled: false } }));
+}
+
 test("high context usage steers the save-progress directive in after a tool result", () => {
   const t = gitRepo();
   assert.equal(goal(t, "init", "Keep the goal across a full context", "-c", "a passes").status, 0);
   // A tiny context window: once the model has answered, usage is far above 80 %.
+  noAutoCompaction(t);
   const r = piPrint(t, "go on", { GOAL_TEST_CONTEXT_WINDOW: "400", GOAL_TEST_SCRIPT: "tool" });
   assert.equal(r.status, 0, r.stderr);
   const calls = modelCalls(t);
@@ -239,10 +247,7 @@ test("rpc mode: agent_end nudges once per prompt while the goal is in progress, 
 test("rpc mode: at high context usage the next prompt's system prompt carries the directive", async () => {
   const t = gitRepo();
   assert.equal(goal(t, "init", "Keep the goal across a full context", "-c", "a passes").status, 0);
-  // Pi compacts a full context after agent_end, in the background; once it has, usage is unknown
-  // until the next answer, so whether the second prompt saw high usage would depend on timing.
-  // With auto-compaction off the usage stays high and known: the directive must be there.
-  writeFileSync(join(t.root, "agent/settings.json"), JSON.stringify({ compaction: { enabled: false } }));
+  noAutoCompaction(t);
   const session = rpcSession(t, { GOAL_TEST_CONTEXT_WINDOW: "400" });
   await session.prompt("first", 2);
   await session.prompt("second", 2);
