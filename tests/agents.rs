@@ -124,15 +124,12 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
         .assert()
         .code(2);
 
-    repo.goal()
-        .args(["block", "--reason", "the staging database is down"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "the staging database is down"]);
     assert_eq!(
         inject(&[]),
         "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nBlocked: the staging database is down\nStagnation detected. Current approach not making progress. Try:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps\nWhen the blocker is resolved, run `goal resume`.\n"
     );
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["resume"]);
     repo.write(
         GOAL,
         &repo
@@ -149,37 +146,28 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
 #[test]
 fn inject_for_a_goal_without_criteria_and_with_phases() {
     let repo = Repo::new();
-    repo.goal()
-        .args(["init", "Port the CLI to Windows"])
-        .assert()
-        .success();
+    repo.ok(&["init", "Port the CLI to Windows"]);
     assert_eq!(
         stdout(&repo.goal().arg("inject").output().unwrap()),
         "[goal-driven-loop] ACTIVE GOAL\nPort the CLI to Windows\nProgress: 0/0 criteria passed, iteration 0\nCriteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
     );
     let repo = Repo::new();
-    repo.goal()
-        .args([
-            "init",
-            "Rebuild the storage layer",
-            "-c",
-            "design doc DESIGN.md exists",
-            "--phases",
-            "Design",
-            "Build",
-        ])
-        .assert()
-        .success();
-    repo.goal()
-        .args([
-            "criteria",
-            "add",
-            "--phase",
-            "2",
-            "cargo test storage passes",
-        ])
-        .assert()
-        .success();
+    repo.ok(&[
+        "init",
+        "Rebuild the storage layer",
+        "-c",
+        "design doc DESIGN.md exists",
+        "--phases",
+        "Design",
+        "Build",
+    ]);
+    repo.ok(&[
+        "criteria",
+        "add",
+        "--phase",
+        "2",
+        "cargo test storage passes",
+    ]);
     assert!(repo.goal_md().contains("### Phase 1: Design\n- [ ] design doc DESIGN.md exists\n### Phase 2: Build\n- [ ] cargo test storage passes\n"));
     let text = stdout(&repo.goal().arg("inject").output().unwrap());
     assert!(
@@ -189,10 +177,7 @@ fn inject_for_a_goal_without_criteria_and_with_phases() {
         "{text}"
     );
     repo.test_script("pass.sh", 1, 0);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
     assert_eq!(v["phase"], "Phase 2: Build");
     assert_eq!(v["criteria"][1]["phase"], 2);
@@ -210,7 +195,7 @@ fn inject_for_a_goal_without_criteria_and_with_phases() {
 fn continuation_prints_the_seeds_two_lines() {
     let repo = Repo::new();
     repo.init_goal(&["a passes", "b passes", "c passes"]);
-    repo.goal().args(["iterate", "-m", "x"]).assert().success();
+    repo.ok(&["iterate", "-m", "x"]);
     let out = repo.goal().arg("continuation").output().unwrap();
     assert_eq!(
         stdout(&out),
@@ -267,15 +252,9 @@ fn criteria_lint_flags_the_seeds_vague_examples() {
     for key in ["number", "text", "verifiable", "reason"] {
         assert!(v[0].get(key).is_some(), "{key}");
     }
-    repo.goal()
-        .args(["criteria", "remove", "1", "--confirm"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["criteria", "remove", "2", "--confirm"])
-        .assert()
-        .success();
-    repo.goal().args(["criteria", "lint"]).assert().success();
+    repo.ok(&["criteria", "remove", "1", "--confirm"]);
+    repo.ok(&["criteria", "remove", "2", "--confirm"]);
+    repo.ok(&["criteria", "lint"]);
     let out = repo
         .goal()
         .args(["criteria", "add", "Make it better"])
@@ -403,20 +382,14 @@ fn claude_stop_blocks_a_bounded_number_of_times() {
     );
     assert_eq!(stop(&repo, true), None);
     // A new iteration commit restarts the count.
-    repo.goal()
-        .args(["iterate", "-m", "progress"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "progress"]);
     assert!(stop(&repo, true).is_some());
     // A configured bound.
     repo.git(&["config", "goal.stopBlocks", "0"]);
     assert_eq!(stop(&repo, false), None);
     repo.git(&["config", "--unset", "goal.stopBlocks"]);
     // Blocked or complete: allowed.
-    repo.goal()
-        .args(["block", "--reason", "r"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "r"]);
     assert_eq!(stop(&repo, false), None);
 }
 
@@ -470,9 +443,9 @@ fn integrate_claude_merges_idempotently_and_keeps_everything() {
 }
 "#;
     repo.write(".claude/settings.json", existing);
-    repo.goal().args(["integrate", "claude"]).assert().success();
+    repo.ok(&["integrate", "claude"]);
     let once = repo.read(".claude/settings.json");
-    repo.goal().args(["integrate", "claude"]).assert().success();
+    repo.ok(&["integrate", "claude"]);
     assert_eq!(repo.read(".claude/settings.json"), once, "idempotent");
     let v: Value = serde_json::from_str(&once).unwrap();
     assert_eq!(v["permissions"]["allow"][0], "Bash(cargo test:*)");
@@ -516,7 +489,7 @@ fn integrate_claude_merges_idempotently_and_keeps_everything() {
 #[test]
 fn integrate_pi_installs_the_extension_idempotently() {
     let repo = Repo::new();
-    repo.goal().args(["integrate", "pi"]).assert().success();
+    repo.ok(&["integrate", "pi"]);
     let installed = repo.read(".pi/extensions/goal/index.ts");
     let source = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/pi/index.ts"),

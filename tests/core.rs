@@ -48,10 +48,7 @@ fn init_writes_the_seed_format_and_commits_only_the_goal_files() {
 #[test]
 fn init_without_criteria_says_they_are_still_to_be_written() {
     let repo = Repo::new();
-    repo.goal()
-        .args(["init", "Make the parser fast"])
-        .assert()
-        .success();
+    repo.ok(&["init", "Make the parser fast"]);
     assert!(
         repo.goal_md()
             .contains("## Acceptance Criteria\n\n## Progress Log\n")
@@ -62,10 +59,7 @@ fn init_without_criteria_says_they_are_still_to_be_written() {
         "{}",
         stdout(&out)
     );
-    repo.goal()
-        .args(["criteria", "add", "parsing 1 MB takes under 50 ms"])
-        .assert()
-        .success();
+    repo.ok(&["criteria", "add", "parsing 1 MB takes under 50 ms"]);
     assert!(repo.goal_md().contains(
         "## Acceptance Criteria\n- [ ] parsing 1 MB takes under 50 ms\n\n## Progress Log\n"
     ));
@@ -76,18 +70,15 @@ fn init_without_criteria_says_they_are_still_to_be_written() {
 fn init_reads_a_criteria_file_and_phases() {
     let repo = Repo::new();
     repo.write("criteria.txt", "- [ ] tests pass\n* README.md exists\n");
-    repo.goal()
-        .args([
-            "init",
-            "Big refactor",
-            "--criteria-file",
-            "criteria.txt",
-            "--phases",
-            "Design",
-            "Build",
-        ])
-        .assert()
-        .success();
+    repo.ok(&[
+        "init",
+        "Big refactor",
+        "--criteria-file",
+        "criteria.txt",
+        "--phases",
+        "Design",
+        "Build",
+    ]);
     let md = repo.goal_md();
     assert!(
         md.contains(
@@ -110,10 +101,7 @@ fn stale_goal_without_a_tty_continues_replaces_or_abandons() {
     assert!(stderr(&out).contains("--replace"));
     assert_eq!(repo.commit_count(), before);
 
-    repo.goal()
-        .args(["init", "Another goal", "-c", "b passes", "--replace"])
-        .assert()
-        .success();
+    repo.ok(&["init", "Another goal", "-c", "b passes", "--replace"]);
     assert_eq!(repo.commit_count(), before + 2);
     assert_eq!(
         repo.trailer("HEAD~1", "Goal-Status").as_deref(),
@@ -121,10 +109,7 @@ fn stale_goal_without_a_tty_continues_replaces_or_abandons() {
     );
     assert!(repo.goal_md().contains("goal: \"Another goal\""));
 
-    repo.goal()
-        .args(["init", "--abandon-current"])
-        .assert()
-        .success();
+    repo.ok(&["init", "--abandon-current"]);
     assert!(!repo.exists(GOAL));
     assert_eq!(
         repo.trailer("HEAD", "Goal-Status").as_deref(),
@@ -172,10 +157,7 @@ fn iterate_commits_the_whole_working_tree_honouring_gitignore() {
     repo.write("src/lib.rs", "pub fn f() {}\n");
     repo.write("target/junk", "x\n");
     repo.write("README.md", "# changed\n");
-    repo.goal()
-        .args(["iterate", "-m", "implemented f", "-m", "two\nlines"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "implemented f", "-m", "two\nlines"]);
     assert_eq!(repo.status_porcelain(), "");
     assert!(!repo.git(&["ls-files"]).contains("target/junk"));
     let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
@@ -195,10 +177,7 @@ fn iterate_commits_the_whole_working_tree_honouring_gitignore() {
     assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("1"));
     // A deleted tracked file is recorded as deleted (git add -A).
     std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();
-    repo.goal()
-        .args(["iterate", "-m", "removed f"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "removed f"]);
     assert!(!repo.git(&["ls-files"]).contains("src/lib.rs"));
     repo.assert_fsck();
 }
@@ -208,10 +187,7 @@ fn iterate_goal_only_leaves_other_changes_alone() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
     repo.write("src/lib.rs", "pub fn f() {}\n");
-    repo.goal()
-        .args(["iterate", "--goal-only", "-m", "planning"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "--goal-only", "-m", "planning"]);
     assert_eq!(
         repo.git(&["show", "--name-only", "--format=", "HEAD"])
             .trim(),
@@ -226,10 +202,7 @@ fn iterate_needs_a_message_and_an_in_progress_goal() {
     repo.init_goal(&["a passes"]);
     repo.goal().args(["iterate"]).assert().code(2);
     repo.goal().args(["iterate", "-m", "  "]).assert().code(2);
-    repo.goal()
-        .args(["block", "--reason", "waiting"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "waiting"]);
     let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("goal resume"));
@@ -240,10 +213,7 @@ fn block_and_resume_round_trip() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
     let before = repo.goal_md();
-    repo.goal()
-        .args(["block", "--reason", "CI is down"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "CI is down"]);
     assert!(repo.goal_md().contains("status: blocked\n"));
     assert!(
         repo.goal_md()
@@ -255,7 +225,7 @@ fn block_and_resume_round_trip() {
     );
     let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
     assert_eq!(v["blocked"][0], "CI is down");
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["resume"]);
     assert_eq!(repo.goal_md(), before);
     assert_eq!(
         repo.trailer("HEAD", "Goal-Status").as_deref(),
@@ -293,10 +263,7 @@ fn criteria_changes_and_the_material_change_rule() {
     let repo = Repo::new();
     repo.init_goal(&["excess requests return 429", "p99 latency under 200 ms"]);
     // A typo fix is safe.
-    repo.goal()
-        .args(["criteria", "edit", "1", "excess requests retrun 429"])
-        .assert()
-        .success();
+    repo.ok(&["criteria", "edit", "1", "excess requests retrun 429"]);
     assert_eq!(repo.trailer("HEAD", "Goal-Material-Change"), None);
     // Dropping the number is material: refused, nothing changes.
     let before = repo.goal_md();
@@ -317,21 +284,12 @@ fn criteria_changes_and_the_material_change_rule() {
         .code(1);
     assert_eq!(repo.goal_md(), before);
     // Confirmed: applied and recorded.
-    repo.goal()
-        .args(["criteria", "remove", "2", "--confirm"])
-        .assert()
-        .success();
+    repo.ok(&["criteria", "remove", "2", "--confirm"]);
     let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap();
     assert!(record.contains("p99 latency under 200 ms"), "{record}");
     // A split that covers the old text is safe.
-    repo.goal()
-        .args(["criteria", "add", "lint clean and typecheck passes"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["criteria", "edit", "2", "lint clean", "typecheck passes"])
-        .assert()
-        .success();
+    repo.ok(&["criteria", "add", "lint clean and typecheck passes"]);
+    repo.ok(&["criteria", "edit", "2", "lint clean", "typecheck passes"]);
     assert_eq!(repo.trailer("HEAD", "Goal-Material-Change"), None);
     assert!(
         repo.goal_md()
@@ -351,10 +309,7 @@ fn log_lists_iterations_from_the_trailers() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
     repo.write("a.txt", "1\n2\n");
-    repo.goal()
-        .args(["iterate", "-m", "added a"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "added a"]);
     let v = json(&repo.goal().args(["log", "--json"]).output().unwrap());
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 2);
@@ -370,16 +325,10 @@ fn works_on_an_unborn_branch_a_detached_head_and_a_linked_worktree() {
     let repo = Repo::empty();
     repo.init_goal(&["a passes"]);
     assert_eq!(repo.commit_count(), 1);
-    repo.goal()
-        .args(["iterate", "-m", "first"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "first"]);
 
     repo.git(&["checkout", "-q", "--detach"]);
-    repo.goal()
-        .args(["iterate", "-m", "detached"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "detached"]);
     assert!(
         repo.git_output(&["symbolic-ref", "-q", "HEAD"])
             .status
@@ -513,7 +462,7 @@ fn bad_flags_are_usage_errors() {
         "{}",
         stderr(&out)
     );
-    repo.goal().arg("--help").assert().success();
+    repo.ok(&["--help"]);
 }
 
 /// Malformed GOAL.md files: exit 2, a located message, the file byte-identical, no commit.
@@ -613,15 +562,9 @@ fn unknown_content_survives_every_rewrite() {
     repo.write(GOAL, text);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "goal by hand"]);
-    repo.goal()
-        .args(["iterate", "-m", "found the bug"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["block", "--reason", "r"])
-        .assert()
-        .success();
-    repo.goal().args(["resume"]).assert().success();
+    repo.ok(&["iterate", "-m", "found the bug"]);
+    repo.ok(&["block", "--reason", "r"]);
+    repo.ok(&["resume"]);
     let expected = text
         .replace(
             "updated: \"2026-01-01T00:00:00Z\"",
@@ -699,7 +642,7 @@ fn a_second_goal_command_waits_then_fails_clearly_on_a_held_lock() {
         stderr(&out)
     );
     drop(lock);
-    repo.goal().args(["iterate", "-m", "x"]).assert().success();
+    repo.ok(&["iterate", "-m", "x"]);
 }
 
 #[test]
@@ -753,52 +696,16 @@ fn demo_walks_a_whole_loop() {
 /// the timeout (GOAL_PROMPT_TIMEOUT here, 10 s by default) picks continue.
 #[test]
 fn stale_goal_on_a_tty_asks_with_a_timed_default() {
-    use std::io::{Read, Write};
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: no `script` to make a pseudo-terminal");
-        return;
-    }
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
-    let goal = env!("CARGO_BIN_EXE_goal");
-    // `script` runs the command on a pseudo-terminal; its stdin stays open (and silent) unless
-    // an answer is typed.
+    let line = format!(
+        "{} init 'Another goal' -c 'b passes'; echo exit=$?",
+        env!("CARGO_BIN_EXE_goal")
+    );
     let run = |answer: Option<&str>| {
-        let inner = format!("{goal} init 'Another goal' -c 'b passes'; echo exit=$?");
-        let template = repo.goal_std();
-        let mut child = std::process::Command::new("script")
-            .args(["-qec", &inner, "/dev/null"])
-            .current_dir(repo.path())
-            .envs(
-                template
-                    .get_envs()
-                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
-            )
-            .env("GOAL_PROMPT_TIMEOUT", "0.3")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        if let Some(answer) = answer {
-            stdin.write_all(answer.as_bytes()).unwrap();
-        }
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        drop(stdin);
-        child.wait().unwrap();
-        out.replace('\r', "")
+        repo.on_a_tty(&line, &[("GOAL_PROMPT_TIMEOUT", Some("0.3"))], answer)
     };
-    let text = run(None);
+    let Some(text) = run(None) else { return };
     assert!(text.contains("a goal is already active"), "{text}");
     assert!(
         text.contains("continue the current goal (default)"),
@@ -806,7 +713,7 @@ fn stale_goal_on_a_tty_asks_with_a_timed_default() {
     );
     assert!(text.contains("exit=1"), "{text}");
     assert!(repo.goal_md().contains("Make the thing work"));
-    let text = run(Some("2\n"));
+    let text = run(Some("2\n")).unwrap();
     assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
     assert_eq!(
@@ -853,4 +760,52 @@ fn json_output_is_one_document_on_stdout() {
             stdout(&out)
         );
     }
+}
+
+/// SPEC §3: colours only on a TTY and never with `NO_COLOR`; `--quiet` silences human output but
+/// not errors.
+#[test]
+fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let status = format!("{} status", env!("CARGO_BIN_EXE_goal"));
+    let Some(coloured) = repo.on_a_tty(&status, &[("NO_COLOR", None)], None) else {
+        return;
+    };
+    assert!(coloured.contains("\x1b[1mGoal:\x1b[0m"), "{coloured:?}");
+    let plain = repo
+        .on_a_tty(&status, &[("NO_COLOR", Some("1"))], None)
+        .unwrap();
+    assert!(
+        plain.contains("Goal: Make the thing work") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
+    let piped = repo
+        .goal()
+        .env_remove("NO_COLOR")
+        .arg("status")
+        .output()
+        .unwrap();
+    assert!(!stdout(&piped).contains('\x1b'), "{}", stdout(&piped));
+
+    repo.write("src/lib.rs", "// work\n");
+    let quiet = repo
+        .goal()
+        .args(["--quiet", "iterate", "-m", "quiet step"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert_eq!(stdout(&quiet), "");
+    assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("1"));
+    let refused = repo
+        .goal()
+        .args(["--quiet", "check", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("goal: error: cannot check criterion 1"),
+        "{}",
+        stderr(&refused)
+    );
 }

@@ -56,10 +56,6 @@ fn setup(criteria: &[&str]) -> Repo {
     repo
 }
 
-fn install_hooks(repo: &Repo) {
-    repo.goal().args(["hooks", "install"]).assert().success();
-}
-
 #[test]
 fn verify_records_evidence_bound_to_the_tree_and_ticks() {
     let repo = setup(&["a passes", "b passes"]);
@@ -99,10 +95,7 @@ fn verify_records_evidence_bound_to_the_tree_and_ticks() {
 #[test]
 fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
     let repo = setup(&["a passes"]);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write("exit3.sh", "echo '1 passed, 1 failed'\nexit 3\n");
     repo.goal()
         .args(["verify", "-c", "1", "--", "sh", "exit3.sh"])
@@ -116,23 +109,14 @@ fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
 #[test]
 fn a_run_with_no_tests_or_no_summary_proves_nothing_unless_asked_as_a_check() {
     let repo = setup(&["a passes"]);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "none.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "none.sh"]);
     assert!(repo.goal_md().contains("- [ ] a passes\n"), "0 tests ran");
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "true"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "true"]);
     assert!(
         repo.goal_md().contains("- [ ] a passes\n"),
         "no summary, no --check"
     );
-    repo.goal()
-        .args(["verify", "-c", "1", "--check", "--", "true"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--check", "--", "true"]);
     assert!(
         repo.goal_md().contains("- [x] a passes\n"),
         "a check, asked for"
@@ -175,15 +159,12 @@ fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
         "{}",
         stderr(&out)
     );
-    repo.goal()
-        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
-    repo.goal().args(["uncheck", "2"]).assert().success();
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["uncheck", "2"]);
     assert!(repo.goal_md().contains("- [ ] b passes\n"));
-    repo.goal().args(["check", "2"]).assert().success();
+    repo.ok(&["check", "2"]);
     assert!(repo.goal_md().contains("- [x] b passes\n"));
-    repo.goal().args(["uncheck", "2"]).assert().success();
+    repo.ok(&["uncheck", "2"]);
     // Editing code makes the evidence stale.
     repo.write("src/lib.rs", "changed\n");
     let out = repo.goal().args(["check", "2"]).output().unwrap();
@@ -205,7 +186,7 @@ fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
 #[test]
 fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
     let repo = setup(&["a passes", "b passes"]);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
     // Tick by hand and commit: refused.
     repo.write(
         GOAL,
@@ -218,10 +199,7 @@ fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
     assert!(err.contains("criterion 1 \"a passes\""), "{err}");
     assert!(err.contains("goal verify -c 1 -- <test command>"), "{err}");
     // The same commit after goal verify on this tree: accepted.
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.git(&["add", "-A"]);
     assert!(
         repo.git_output(&["commit", "-q", "-m", "proven"])
@@ -229,10 +207,7 @@ fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
             .success()
     );
     // Change code after verification: the evidence is stale, the tick of b is refused again.
-    repo.goal()
-        .args(["verify", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "2", "--", "sh", "pass.sh"]);
     repo.write("src/lib.rs", "changed after verify\n");
     repo.git(&["add", "-A"]);
     let out = repo.git_output(&["commit", "-m", "sneaky"]);
@@ -243,15 +218,9 @@ fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
 #[test]
 fn the_hook_refuses_an_unproven_complete_and_an_unrecorded_removal() {
     let repo = setup(&["a passes", "b passes"]);
-    install_hooks(&repo);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["iterate", "-m", "a done"])
-        .assert()
-        .success();
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["iterate", "-m", "a done"]);
     repo.write(
         GOAL,
         &repo
@@ -306,7 +275,7 @@ fn the_hook_refuses_an_unproven_complete_and_an_unrecorded_removal() {
 #[test]
 fn the_hook_reads_the_index_not_the_working_tree() {
     let repo = setup(&["a passes"]);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
     // A tick staged, then undone in the working tree only: the staged tick is what counts.
     let ticked = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
     let unticked = repo.goal_md();
@@ -334,8 +303,8 @@ fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
     std::fs::write(&hook, user).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    install_hooks(&repo);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["hooks", "install"]);
     let text = std::fs::read_to_string(&hook).unwrap();
     assert_eq!(text.matches("# >>> goal >>>").count(), 1, "{text}");
     assert!(text.contains("echo user-hook-ran"));
@@ -347,8 +316,8 @@ fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
     repo.git(&["add", "-A"]);
     assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
     assert!(repo.read(".git/user-marker").contains("user-hook-ran"));
-    repo.goal().args(["hooks", "status"]).assert().success();
-    repo.goal().args(["hooks", "uninstall"]).assert().success();
+    repo.ok(&["hooks", "status"]);
+    repo.ok(&["hooks", "uninstall"]);
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), user);
     assert!(!repo.path().join(".git/hooks/commit-msg").exists());
     repo.goal().args(["hooks", "status"]).assert().code(1);
@@ -358,11 +327,11 @@ fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
 fn hooks_follow_core_hooks_path_and_work_in_a_linked_worktree() {
     let repo = setup(&["a passes"]);
     repo.git(&["config", "core.hooksPath", "my-hooks"]);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
     assert!(repo.path().join("my-hooks/pre-commit").exists());
     assert!(!repo.path().join(".git/hooks/pre-commit").exists());
     repo.git(&["config", "--unset", "core.hooksPath"]);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "scripts"]);
     let (_wt, wt_path) = repo.add_worktree();
@@ -437,25 +406,16 @@ fn done_is_refused_for_each_missing_proof() {
     }
     // Stale.
     let repo = setup(&["a passes"]);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write("late.rs", "edit after the test run\n");
     let out = repo.goal().arg("done").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
     // Blocked, and no criteria.
-    repo.goal()
-        .args(["block", "--reason", "r"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "r"]);
     assert!(stderr(&repo.goal().arg("done").output().unwrap()).contains("goal resume"));
     let repo = Repo::new();
-    repo.goal()
-        .args(["init", "nothing to check"])
-        .assert()
-        .success();
+    repo.ok(&["init", "nothing to check"]);
     assert!(stderr(&repo.goal().arg("done").output().unwrap()).contains("no criteria"));
 }
 
@@ -463,10 +423,7 @@ fn done_is_refused_for_each_missing_proof() {
 fn done_commits_twice_deletes_the_goal_and_summarises() {
     let repo = setup(&["a passes", "b passes"]);
     repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
-    repo.goal()
-        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
     let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
     let before = repo.commit_count();
     let out = repo
@@ -521,7 +478,7 @@ fn done_commits_twice_deletes_the_goal_and_summarises() {
 #[test]
 fn a_hand_edited_evidence_record_is_caught() {
     let repo = setup(&["a passes"]);
-    install_hooks(&repo);
+    repo.ok(&["hooks", "install"]);
     repo.goal()
         .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
         .assert()
@@ -553,27 +510,18 @@ fn a_hand_edited_evidence_record_is_caught() {
 fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_file() {
     let repo = setup(&["a passes"]);
     repo.write("src/lib.rs", "pub fn a() {}\n");
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     // The tick is proven on the working tree, not on HEAD's code: `block` commits it unticked.
-    repo.goal()
-        .args(["block", "--reason", "waiting for review"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "waiting for review"]);
     assert!(
         repo.git(&["show", "HEAD:.agents/goal/GOAL.md"])
             .contains("- [ ] a passes")
     );
     assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("0/1"));
     assert!(repo.goal_md().contains("- [x] a passes"));
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["resume"]);
     // `iterate` commits the code with the tick and its evidence.
-    repo.goal()
-        .args(["iterate", "-m", "implemented a"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "implemented a"]);
     assert!(
         repo.git(&["show", "HEAD:.agents/goal/GOAL.md"])
             .contains("- [x] a passes")
@@ -616,10 +564,7 @@ fn a_hook_that_is_not_a_shell_script_needs_force() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
     assert!(std::fs::read_to_string(&hook).unwrap().contains("python3"));
-    repo.goal()
-        .args(["hooks", "install", "--force"])
-        .assert()
-        .success();
+    repo.ok(&["hooks", "install", "--force"]);
     assert!(
         std::fs::read_to_string(&hook)
             .unwrap()

@@ -41,17 +41,14 @@ fn with_goal_and_work() -> Repo {
 fn with_retries() -> Repo {
     let repo = with_goal();
     for _ in 0..2 {
-        repo.goal().args(["retry"]).assert().success();
+        repo.ok(&["retry"]);
     }
     repo
 }
 
 fn blocked() -> Repo {
     let repo = with_goal();
-    repo.goal()
-        .args(["block", "--reason", "waiting"])
-        .assert()
-        .success();
+    repo.ok(&["block", "--reason", "waiting"]);
     repo
 }
 
@@ -65,7 +62,7 @@ fn fresh() -> Repo {
 fn last_retry() -> Repo {
     let repo = with_goal();
     repo.git(&["config", "goal.maxRetries", "1"]);
-    repo.goal().args(["retry"]).assert().success();
+    repo.ok(&["retry"]);
     repo
 }
 
@@ -79,10 +76,7 @@ fn about_to_escalate() -> Repo {
 
 fn with_evidence() -> Repo {
     let repo = with_goal_and_work();
-    repo.goal()
-        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
     repo
 }
 

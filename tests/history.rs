@@ -70,7 +70,7 @@ fn the_worked_example_prompts_twice_then_escalates() {
     assert_eq!(status["stagnation"]["s2"], true);
     assert_eq!(status["stagnation"]["s3"], true);
     // After a resume, the count starts again.
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["resume"]);
     let out = iterate(&repo, "tried again");
     assert!(out.status.success());
     assert!(
@@ -178,13 +178,10 @@ fn log_json_diffs_match_git_numstat() {
 fn a_no_verify_tick_is_flagged_unverified_check() {
     let repo = Repo::new();
     repo.init_goal(&["a passes", "b passes"]);
-    repo.goal().args(["hooks", "install"]).assert().success();
+    repo.ok(&["hooks", "install"]);
     repo.test_script("pass.sh", 2, 0);
     // Criterion 1: proven honestly.
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     iterate(&repo, "verified a");
     // Criterion 2: ticked by hand, committed past the hook.
     repo.write(
@@ -218,15 +215,9 @@ fn a_no_verify_tick_is_flagged_unverified_check() {
 fn log_flags_material_changes_blocks_and_lists_finished_goals_with_all() {
     let repo = Repo::new();
     repo.init_goal(&["a passes", "b passes"]);
-    repo.goal()
-        .args(["criteria", "remove", "2", "--confirm"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["block", "--reason", "r"])
-        .assert()
-        .success();
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["criteria", "remove", "2", "--confirm"]);
+    repo.ok(&["block", "--reason", "r"]);
+    repo.ok(&["resume"]);
     repo.write("x.txt", "x\n");
     iterate(&repo, "work");
     let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
@@ -236,11 +227,8 @@ fn log_flags_material_changes_blocks_and_lists_finished_goals_with_all() {
     let text = stdout(&repo.goal().arg("log").output().unwrap());
     assert!(text.contains("passing: ▁▁"), "{text}");
 
-    repo.goal().args(["abandon"]).assert().success();
-    repo.goal()
-        .args(["init", "Second goal", "-c", "c passes"])
-        .assert()
-        .success();
+    repo.ok(&["abandon"]);
+    repo.ok(&["init", "Second goal", "-c", "c passes"]);
     let latest = json(&repo.goal().args(["log", "--json"]).output().unwrap());
     assert_eq!(latest.as_array().unwrap().len(), 1);
     let all = json(
@@ -318,7 +306,7 @@ fn retry_backs_off_and_blocks_after_the_last_retry() {
         Some("blocked")
     );
     // Resume and iterate: a new iteration, a new count.
-    repo.goal().arg("resume").assert().success();
+    repo.ok(&["resume"]);
     iterate(&repo, "new approach");
     let v = json(&repo.goal().args(["retry", "--json"]).output().unwrap());
     assert_eq!(v["retry"], 1);
@@ -355,18 +343,9 @@ fn retry_sleep_waits_the_scaled_delay_and_config_changes_the_schedule() {
 fn the_retry_guard_records_raw_attempts_and_judges_on_request() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
-    repo.goal()
-        .args(["attempt", "policy", "3", "2"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["attempt", "add", "failure", "search-v1"])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["attempt", "add", "no_progress", "search-v1"])
-        .assert()
-        .success();
+    repo.ok(&["attempt", "policy", "3", "2"]);
+    repo.ok(&["attempt", "add", "failure", "search-v1"]);
+    repo.ok(&["attempt", "add", "no_progress", "search-v1"]);
     let out = repo.goal().args(["attempt", "judge"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -394,26 +373,20 @@ fn the_retry_guard_records_raw_attempts_and_judges_on_request() {
     let out = repo.goal().args(["attempt", "judge"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     // retry adds a failure attempt.
-    repo.goal()
-        .args(["retry", "--strategy", "s2"])
-        .assert()
-        .success();
+    repo.ok(&["retry", "--strategy", "s2"]);
     let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
     assert_eq!(
         raw["attempts"],
         serde_json::json!([{"outcome": "failure", "strategyId": "s2"}])
     );
     // episode keeps the policy; clear needs --yes.
-    repo.goal().args(["attempt", "episode"]).assert().success();
+    repo.ok(&["attempt", "episode"]);
     repo.goal().args(["attempt", "clear"]).assert().code(1);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&repo.read(RETRY)).unwrap()["policy"]["maxAttempts"],
         3
     );
-    repo.goal()
-        .args(["attempt", "clear", "--yes"])
-        .assert()
-        .success();
+    repo.ok(&["attempt", "clear", "--yes"]);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&repo.read(RETRY)).unwrap(),
         serde_json::json!({"schemaVersion": 1, "attempts": [], "policy": {}})
@@ -457,10 +430,7 @@ fn a_malformed_retry_state_warns_once_and_starts_fresh() {
         stdout(&out),
         "{\"attempts\":0,\"consecutiveFailures\":0,\"consecutiveNoProgress\":0,\"retryAllowed\":true}\n"
     );
-    repo.goal()
-        .args(["attempt", "add", "failure"])
-        .assert()
-        .success();
+    repo.ok(&["attempt", "add", "failure"]);
     let raw: serde_json::Value = serde_json::from_str(&repo.read(RETRY)).unwrap();
     assert_eq!(
         raw,

@@ -16,7 +16,7 @@ fn agent() -> Repo {
         "the parser rejects malformed rows (cargo test parser passes)",
         "p99 latency under 200 ms",
     ]);
-    repo.goal().args(["hooks", "install"]).assert().success();
+    repo.ok(&["hooks", "install"]);
     repo.test_script("pass.sh", 3, 0);
     repo.test_script("none.sh", 0, 0);
     repo.git(&["add", "-A"]);
@@ -78,10 +78,7 @@ fn a_no_verify_commit_is_flagged_by_log() {
     tick(&repo, 1);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "sneak"]);
-    repo.goal()
-        .args(["iterate", "-m", "more"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "more"]);
     assert!(log_flags(&repo).contains(&"unverified-check".to_string()));
 }
 
@@ -90,10 +87,7 @@ fn a_forged_record_with_a_valid_chain_is_not_evidence() {
     let repo = agent();
     repo.write("src/parser.rs", "// nothing implemented\n");
     // The agent computes the tree and writes a perfectly chained, passing record for it.
-    repo.goal()
-        .args(["verify", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "2", "--", "sh", "pass.sh"]);
     let tree = json(
         &repo
             .goal()
@@ -152,10 +146,7 @@ fn a_forged_record_with_a_valid_chain_is_not_evidence() {
     assert!(err.contains(&forged.id), "{err}");
     // Past the hook, `goal log` flags it.
     repo.git(&["commit", "-q", "--no-verify", "-m", "parser done"]);
-    repo.goal()
-        .args(["iterate", "-m", "more"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "more"]);
     assert!(log_flags(&repo).contains(&"unverified-check".to_string()));
 }
 
@@ -181,10 +172,7 @@ fn a_command_that_runs_no_test_proves_nothing() {
 #[test]
 fn verifying_then_changing_the_code_makes_the_proof_stale() {
     let repo = agent();
-    repo.goal()
-        .args(["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
     repo.write("src/parser.rs", "// a change after the test run\n");
     let out = repo.goal().arg("done").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -219,20 +207,14 @@ fn removing_or_watering_down_a_hard_criterion_is_refused() {
         .args(["criteria", "remove", "2"])
         .assert()
         .code(1);
-    repo.goal()
-        .args(["criteria", "remove", "2", "--confirm"])
-        .assert()
-        .success();
+    repo.ok(&["criteria", "remove", "2", "--confirm"]);
     assert!(log_flags(&repo).contains(&"material-change".to_string()));
 }
 
 #[test]
 fn status_complete_by_hand_is_refused() {
     let repo = agent();
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write(
         GOAL,
         &repo
@@ -259,15 +241,28 @@ fn deleting_a_failing_record_breaks_the_chain() {
         .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
         .assert()
         .code(1);
-    repo.goal()
-        .args(["verify", "-c", "2", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
+    repo.ok(&["verify", "-c", "2", "--", "sh", "pass.sh"]);
     let lines: Vec<String> = repo.read(EVIDENCE).lines().map(str::to_string).collect();
     repo.write(EVIDENCE, &format!("{}\n", lines[1]));
     let out = repo.goal().args(["check", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("does not verify"), "{}", stderr(&out));
+    // goal's own commits refuse it too; a hand-made iteration commit past the hook is flagged
+    // by `goal log` (SPEC §4).
+    tick(&repo, 2);
+    repo.goal()
+        .args(["iterate", "-m", "latency done"])
+        .assert()
+        .code(1);
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "goal: iteration 1: latency done\n\nGoal-Iteration: 1\nGoal-Status: in-progress\nGoal-Passing: 1/2\nGoal-Action: iterate",
+    ]);
+    assert!(log_flags(&repo).contains(&"broken-evidence-chain".to_string()));
 }
 
 #[test]
@@ -281,23 +276,14 @@ fn goal_text_never_reaches_a_shell() {
     repo.git(&["config", "goal.notify", "true"]);
     repo.git(&["config", "goal.escalateAfter", "0"]);
     repo.git(&["config", "goal.stagnationWindow", "1"]);
-    repo.goal()
-        .args(["init", &evil, "-c", &evil])
-        .assert()
-        .success();
-    repo.goal()
-        .args(["criteria", "add", &evil])
-        .assert()
-        .success();
+    repo.ok(&["init", &evil, "-c", &evil]);
+    repo.ok(&["criteria", "add", &evil]);
     // Escalation runs the notify command with the goal text as its argument.
     repo.goal().args(["iterate", "-m", &evil]).assert().code(1);
-    repo.goal().arg("resume").assert().success();
-    repo.goal()
-        .args(["block", "--reason", &evil])
-        .assert()
-        .success();
-    repo.goal().args(["hooks", "install"]).assert().success();
-    repo.goal().args(["log"]).assert().success();
+    repo.ok(&["resume"]);
+    repo.ok(&["block", "--reason", &evil]);
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["log"]);
     assert!(!marker.exists(), "a shell ran user text");
     // The installed hooks hold no user text.
     for hook in ["pre-commit", "commit-msg"] {
@@ -331,10 +317,7 @@ fn paths_cannot_escape_the_worktree() {
     }
     assert!(!target.exists());
     // A goal file elsewhere inside the worktree is fine.
-    repo.goal()
-        .args(["--file", "docs/goal/GOAL.md", "init", "x", "-c", "a passes"])
-        .assert()
-        .success();
+    repo.ok(&["--file", "docs/goal/GOAL.md", "init", "x", "-c", "a passes"]);
     assert!(repo.exists("docs/goal/GOAL.md"));
     // evidence.jsonl symlinked out of the worktree is refused.
     let repo = Repo::new();
@@ -385,10 +368,7 @@ fn oversized_goal_files_are_refused_or_handled() {
     let out = repo.goal().args(["status", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(json(&out)["total"], 100_000);
-    repo.goal()
-        .args(["iterate", "-m", "one step"])
-        .assert()
-        .success();
+    repo.ok(&["iterate", "-m", "one step"]);
     let out = repo.goal().arg("inject").output().unwrap();
     assert!(stdout(&out).contains("Progress: 0/100000 criteria passed, iteration 1"));
     eprintln!(

@@ -68,11 +68,69 @@ impl Repo {
         self.goal_in(self.path())
     }
 
+    /// Run `goal ARGS` in the repository and assert that it succeeds.
+    #[track_caller]
+    pub fn ok(&self, args: &[&str]) {
+        self.goal().args(args).assert().success();
+    }
+
     pub fn goal_in(&self, dir: &Path) -> Command {
         let mut std_cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
         hermetic(&mut std_cmd, self.home.path());
         std_cmd.current_dir(dir);
         Command::from_std(std_cmd)
+    }
+
+    /// Run a shell command line on a pseudo-terminal (util-linux `script`) in the repository,
+    /// with the hermetic environment changed by `env` (`None` removes a variable), typing `input`
+    /// on it; what it printed, without `\r`. `None` when there is no `script` here.
+    #[allow(dead_code)]
+    pub fn on_a_tty(
+        &self,
+        line: &str,
+        env: &[(&str, Option<&str>)],
+        input: Option<&str>,
+    ) -> Option<String> {
+        use std::io::{Read, Write};
+        use std::process::Stdio;
+        if std::process::Command::new("script")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: no `script` to make a pseudo-terminal");
+            return None;
+        }
+        let mut cmd = std::process::Command::new("script");
+        hermetic(&mut cmd, self.home.path());
+        for (key, value) in env {
+            match value {
+                Some(value) => cmd.env(key, value),
+                None => cmd.env_remove(key),
+            };
+        }
+        // `script`'s stdin stays open (and silent) unless an answer is typed.
+        let mut child = cmd
+            .args(["-qec", line, "/dev/null"])
+            .current_dir(self.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(input) = input {
+            stdin.write_all(input.as_bytes()).unwrap();
+        }
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        drop(stdin);
+        child.wait().unwrap();
+        Some(out.replace('\r', ""))
     }
 
     /// A std command for `goal` (for spawning concurrent processes).
