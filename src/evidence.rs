@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::pin;
 use crate::summary::TestCounts;
 use crate::workspace::sha256_hex;
 
@@ -16,11 +17,23 @@ pub struct Record {
     #[serde(default)]
     pub criteria_text: Vec<String>,
     pub argv: Vec<String>,
+    /// Where the command ran, relative to the worktree root ("" for the root).
+    #[serde(default)]
+    pub cwd: String,
     pub exit_code: i32,
     pub started: String,
     pub duration_ms: u64,
-    /// The working tree's tree id, without the goal folder.
+    /// The working tree's tree id before the run, without the goal folder.
     pub tree: String,
+    /// The tree after the run when the run only added files (build outputs, caches, lock files):
+    /// the evidence holds for it too.
+    #[serde(default)]
+    pub tree_after: Option<String>,
+    /// Paths the run created (untracked before it), and paths it modified or deleted.
+    #[serde(default)]
+    pub created: Vec<String>,
+    #[serde(default)]
+    pub changed: Vec<String>,
     pub tests: Option<TestCounts>,
     /// Recorded with `goal verify --check`: accepted without a test summary.
     #[serde(default)]
@@ -51,11 +64,22 @@ impl Record {
         self.tests.is_some()
     }
 
+    /// Whether the record names criterion `number` with the same requirement (its text without
+    /// the pin: adding a pin keeps the evidence; the pin itself is checked against `argv`).
     fn names(&self, number: usize, text: &str) -> bool {
         match self.criteria.iter().position(|&n| n == number) {
             None => false,
-            Some(i) => self.criteria_text.get(i).is_none_or(|t| t == text),
+            Some(i) => self
+                .criteria_text
+                .get(i)
+                .is_none_or(|t| pin::base(t) == pin::base(text)),
         }
+    }
+
+    /// Whether the evidence holds for `tree`: the tree it ran on, or the tree its run left
+    /// behind when the run only added files.
+    pub fn on_tree(&self, tree: &str) -> bool {
+        self.tree == tree || self.tree_after.as_deref() == Some(tree)
     }
 
     /// Why this record does not prove anything, in the seeds' words.
@@ -199,48 +223,88 @@ impl Ledger {
         self.records.iter().find(|r| r.id == id)
     }
 
-    /// The record that proves criterion `number` (with `text`) on `tree`: the latest record on
-    /// that tree naming it decides. Err says why nothing proves it.
-    pub fn proof(&self, number: usize, text: &str, tree: &str) -> Result<&Record, String> {
+    /// How the ledger judges criterion `number` (with `text`) on `tree`: the latest witnessed
+    /// record naming it on that tree decides; a pinned criterion counts only its pin's runs.
+    pub fn judge(&self, number: usize, text: &str, tree: &str) -> Judgement<'_> {
+        let pin = pin::argv(text);
         let naming: Vec<&Record> = self
             .records
             .iter()
             .filter(|r| r.names(number, text))
             .collect();
-        let Some(last_any) = naming.last() else {
-            return Err(format!(
-                "no evidence names it (red flag: \"tests don't run but code looks fine\"); run `goal verify -c {number} -- <test command>`"
-            ));
+        let (pinned, other): (Vec<&Record>, Vec<&Record>) = naming
+            .iter()
+            .partition(|r| pin.as_ref().is_none_or(|p| *p == r.argv));
+        let counted = |r: &Record| self.witnessed(r) || self.is_broken(&r.id);
+        if let Some(latest) = pinned.iter().rev().find(|r| r.on_tree(tree) && counted(r)) {
+            if self.is_broken(&latest.id) {
+                return Judgement::Failing(
+                    latest,
+                    format!(
+                        "evidence {} does not verify (evidence.jsonl was edited)",
+                        latest.id
+                    ),
+                );
+            }
+            return if latest.proves() {
+                Judgement::Proven(latest)
+            } else {
+                Judgement::Failing(latest, latest.failure_reason())
+            };
+        }
+        let rerun = match &pin {
+            Some(_) => format!("goal verify -c {number}"),
+            None => format!("goal verify -c {number} -- <test command>"),
         };
-        let Some(latest) = naming.iter().rev().find(|r| r.tree == tree) else {
-            return Err(format!(
+        if let Some(forged) = pinned.iter().rev().find(|r| r.on_tree(tree)) {
+            return Judgement::Open(format!(
+                "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `{rerun}` here",
+                forged.id
+            ));
+        }
+        let witnessed = || {
+            pinned
+                .iter()
+                .rev()
+                .filter(|r| self.witnessed(r) && !self.is_broken(&r.id))
+        };
+        if let Some(passing) = witnessed().find(|r| r.proves()) {
+            return Judgement::Stale(passing);
+        }
+        if let (Some(pin), Some(wrong)) = (&pin, other.iter().rev().find(|r| r.on_tree(tree))) {
+            return Judgement::Open(format!(
+                "evidence {} ran `{}`, but the criterion is pinned to `{}`: only its pin proves it; run `{rerun}`",
+                wrong.id,
+                pin::render(&wrong.argv),
+                pin::render(pin)
+            ));
+        }
+        if let Some(last) = witnessed().next() {
+            return Judgement::Open(format!(
+                "the last evidence {} failed, on another tree; run `{rerun}`",
+                last.id
+            ));
+        }
+        Judgement::Open(format!("no evidence names it; run `{rerun}`"))
+    }
+
+    /// The record that proves criterion `number` (with `text`) on `tree`; Err says why nothing
+    /// proves it.
+    pub fn proof(&self, number: usize, text: &str, tree: &str) -> Result<&Record, String> {
+        match self.judge(number, text, tree) {
+            Judgement::Proven(record) => Ok(record),
+            Judgement::Stale(record) => Err(format!(
                 "stale: evidence {} was recorded on another tree (the code changed since); verify again",
-                last_any.id
-            ));
-        };
-        if self.is_broken(&latest.id) {
-            return Err(format!(
-                "evidence {} does not verify (evidence.jsonl was edited)",
-                latest.id
-            ));
-        }
-        if !self.witnessed(latest) {
-            return Err(format!(
-                "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `goal verify -c {number} -- <test command>` here",
-                latest.id
-            ));
-        }
-        if latest.proves() {
-            Ok(latest)
-        } else {
-            Err(latest.failure_reason())
+                record.id
+            )),
+            Judgement::Failing(_, why) | Judgement::Open(why) => Err(why),
         }
     }
 
     /// Whether any passing *test* evidence exists on `tree`.
     pub fn has_passing_test(&self, tree: &str) -> bool {
         self.records.iter().any(|r| {
-            r.tree == tree
+            r.on_tree(tree)
                 && r.is_test()
                 && r.passes()
                 && !self.is_broken(&r.id)
@@ -249,14 +313,31 @@ impl Ledger {
     }
 }
 
+/// The ledger's verdict on one criterion.
+#[derive(Debug, Clone)]
+pub enum Judgement<'a> {
+    /// The latest witnessed record on this tree passes.
+    Proven(&'a Record),
+    /// Passing evidence exists, but on another tree: the code changed since.
+    Stale(&'a Record),
+    /// The latest record on this tree fails (or does not verify); why.
+    Failing(&'a Record, String),
+    /// No usable evidence; why.
+    Open(String),
+}
+
 /// What `goal verify` knows of a run before it is chained.
 pub struct NewRecord {
     pub criteria: Vec<(usize, String)>,
     pub argv: Vec<String>,
+    pub cwd: String,
     pub exit_code: i32,
     pub started: String,
     pub duration_ms: u64,
     pub tree: String,
+    pub tree_after: Option<String>,
+    pub created: Vec<String>,
+    pub changed: Vec<String>,
     pub tests: Option<TestCounts>,
     pub check: bool,
     pub output: Vec<u8>,
@@ -275,10 +356,14 @@ pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
         criteria: new.criteria.iter().map(|(n, _)| *n).collect(),
         criteria_text: new.criteria.iter().map(|(_, t)| t.clone()).collect(),
         argv: new.argv,
+        cwd: new.cwd,
         exit_code: new.exit_code,
         started: new.started,
         duration_ms: new.duration_ms,
         tree: new.tree,
+        tree_after: new.tree_after,
+        created: new.created,
+        changed: new.changed,
         tests: new.tests,
         check: new.check,
         output_sha256: sha256_hex(&new.output),
@@ -310,10 +395,14 @@ mod tests {
         NewRecord {
             criteria: criteria.iter().map(|&n| (n, format!("c{n}"))).collect(),
             argv: vec!["cargo".into(), "test".into()],
+            cwd: String::new(),
             exit_code,
             started: "2026-11-30T00:00:00Z".into(),
             duration_ms: 5,
             tree: tree.into(),
+            tree_after: None,
+            created: Vec::new(),
+            changed: Vec::new(),
             tests: tests.map(|(p, f)| TestCounts {
                 passed: p,
                 failed: f,

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::evidence::Ledger;
 use crate::goal_file::GoalFile;
+use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
 use crate::stagnation::{self, Point, Signals, Verdict};
 use crate::trailers::{Action, GoalTrailers};
@@ -125,6 +126,29 @@ pub fn init_commit(repo: &Repo) -> Result<Option<CommitInfo>> {
     Ok(None)
 }
 
+/// What one commit did to the criteria.
+#[derive(Debug, Default)]
+struct Change {
+    unverified: bool,
+    broken: bool,
+    material: Vec<MaterialEntry>,
+}
+
+impl Change {
+    fn apply(self, row: &mut Row) {
+        if self.unverified {
+            row.flag("unverified-check");
+        }
+        if self.broken {
+            row.flag("broken-evidence-chain");
+        }
+        if !self.material.is_empty() {
+            row.flag("material-change");
+        }
+        row.material.extend(self.material);
+    }
+}
+
 /// One row of `goal log`: an iteration of a goal.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
@@ -143,6 +167,21 @@ pub struct Row {
     pub status: String,
     /// The goal this row belongs to (useful with `--all`).
     pub goal: String,
+    /// Criteria removed or materially reworded by this row's commits, whoever made them.
+    pub material: Vec<MaterialEntry>,
+}
+
+/// A material change of a criterion, as `goal log` and `goal done` list it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MaterialEntry {
+    pub commit: String,
+    pub number: usize,
+    pub old: String,
+    /// None when the criterion was removed.
+    pub new: Option<String>,
+    pub reason: String,
+    /// The `Goal-Material-Change` trailer of the commit, when it has one.
+    pub recorded: Option<String>,
 }
 
 impl Row {
@@ -225,6 +264,32 @@ pub fn walk_goals(
     walker.finish(sink)
 }
 
+/// Every material change of the active goal's life, oldest first.
+pub fn material_changes(
+    repo: &Repo,
+    goal_dir: &Path,
+    goal_rel: &Path,
+    config: &Config,
+) -> Result<Vec<MaterialEntry>> {
+    struct Collect(Vec<MaterialEntry>);
+    impl Sink for Collect {
+        fn goal_start(&mut self, _goal: &str) -> Result<()> {
+            self.0.clear();
+            Ok(())
+        }
+        fn row(&mut self, row: &Row) -> Result<()> {
+            self.0.extend(row.material.iter().cloned());
+            Ok(())
+        }
+        fn goal_end(&mut self, _status: &str, _unmarked: &[String]) -> Result<()> {
+            Ok(())
+        }
+    }
+    let mut sink = Collect(Vec::new());
+    walk_goals(repo, goal_dir, goal_rel, config, false, &mut sink)?;
+    Ok(sink.0)
+}
+
 /// The state of the forward pass.
 struct Walker<'a> {
     repo: &'a Repo,
@@ -240,9 +305,13 @@ struct Walker<'a> {
     last_row_tree: Option<Oid>,
     /// The last `window + 1` stagnation points.
     window: std::collections::VecDeque<Point>,
-    /// Criteria of the last goal commit, and the trees of the commits since it.
+    /// Criteria of the last commit that changed GOAL.md.
     last_criteria: Option<Vec<(String, bool)>>,
-    since_last: Vec<Oid>,
+    /// GOAL.md's blob and the tree of the previous commit.
+    last_blob: Option<Oid>,
+    last_tree: Option<Oid>,
+    /// Rows of hand-made commits, written after the pending row (which is older).
+    hand_made: Vec<Row>,
     /// Whether the previous commit had the goal file.
     had_goal: bool,
     unmarked: Vec<String>,
@@ -264,7 +333,9 @@ impl<'a> Walker<'a> {
             last_row_tree: None,
             window: std::collections::VecDeque::new(),
             last_criteria: None,
-            since_last: Vec::new(),
+            last_blob: None,
+            last_tree: None,
+            hand_made: Vec::new(),
             had_goal: false,
             unmarked: Vec::new(),
             witness: {
@@ -277,7 +348,8 @@ impl<'a> Walker<'a> {
     fn commit(&mut self, info: CommitInfo, sink: &mut dyn Sink) -> Result<()> {
         let trailers = GoalTrailers::read(&info);
         let action = trailers.as_ref().and_then(|t| t.action);
-        let has_goal = self.repo.blob_id(info.tree, self.goal_rel)?.is_some();
+        let blob = self.repo.blob_id(info.tree, self.goal_rel)?;
+        let has_goal = blob.is_some();
         if self.had_goal && !has_goal {
             let marked = trailers
                 .as_ref()
@@ -287,9 +359,13 @@ impl<'a> Walker<'a> {
             }
         }
         self.had_goal = has_goal;
-        let Some(trailers) = trailers else {
-            if self.goal.is_some() {
-                self.since_last.push(info.tree);
+        let goal_changed = blob != self.last_blob;
+        self.last_blob = blob;
+        let parent_tree = self.last_tree.replace(info.tree);
+        // A commit without a Goal-Action trailer that changes GOAL.md was made without `goal`.
+        let (Some(trailers), Some(_)) = (trailers, action) else {
+            if self.goal.is_some() && goal_changed && has_goal {
+                self.hand_made_row(&info, parent_tree)?;
             }
             return Ok(());
         };
@@ -321,6 +397,9 @@ impl<'a> Walker<'a> {
                     sink.row(&row)?;
                 }
                 None => {}
+            }
+            for row in std::mem::take(&mut self.hand_made) {
+                sink.row(&row)?;
             }
             self.pending_tree = Some(info.tree);
             let prev_tree = self.last_row_tree;
@@ -368,6 +447,7 @@ impl<'a> Walker<'a> {
                 stagnation: signals,
                 status: trailers.status.clone(),
                 goal: goal_text.clone(),
+                material: Vec::new(),
             };
             if signals.stagnant {
                 row.flag("stagnant");
@@ -376,6 +456,11 @@ impl<'a> Walker<'a> {
         }
 
         // Flags and evidence of every goal commit go to the row of its iteration.
+        let change = if goal_changed {
+            self.criteria_change(&info, trailers.material_change.as_deref())?
+        } else {
+            Change::default()
+        };
         if let Some(row) = self
             .pending
             .as_mut()
@@ -387,32 +472,83 @@ impl<'a> Walker<'a> {
             if trailers.status == "blocked" {
                 row.flag("blocked");
             }
+            // The goal's last row shows how it ended: complete, with every criterion.
+            if action == Some(Action::Complete) {
+                row.status.clone_from(&trailers.status);
+                row.passing = trailers.passing;
+                row.total = trailers.total;
+            }
             for id in &trailers.evidence {
                 if !row.evidence.contains(id) {
                     row.evidence.push(id.clone());
                 }
             }
+            change.apply(row);
         }
-        self.check_ticks(&info, trailers.iteration)?;
         if matches!(action, Some(Action::Done | Action::Abandon)) {
             self.end_goal(sink)?;
         }
         Ok(())
     }
 
-    /// unverified-check: a criterion passed here that was not in the previous goal commit, with
-    /// no passing evidence for the tree of the commit where the tick first appeared.
-    fn check_ticks(&mut self, info: &CommitInfo, iteration: u64) -> Result<()> {
-        let since = std::mem::take(&mut self.since_last);
+    /// A row of its own for a commit that changed GOAL.md without `goal`.
+    fn hand_made_row(&mut self, info: &CommitInfo, parent_tree: Option<Oid>) -> Result<()> {
+        let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
+            return Ok(());
+        };
+        let stat = self.repo.diff_stat(parent_tree, info.tree, self.goal_dir)?;
+        let mut row = Row {
+            iteration: now.iteration,
+            commit: info.id.to_string(),
+            date: date(info.time),
+            passing: now.passing_count(),
+            total: now.criteria.len(),
+            files_changed: stat.files_changed,
+            insertions: stat.insertions,
+            deletions: stat.deletions,
+            summary: info.subject().to_string(),
+            evidence: Vec::new(),
+            flags: vec!["hand-made".to_string()],
+            stagnation: Signals::default(),
+            status: now.status.as_str().to_string(),
+            goal: now.goal.clone(),
+            material: Vec::new(),
+        };
+        let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
+        self.criteria_change(info, recorded.as_deref())?
+            .apply(&mut row);
+        self.hand_made.push(row);
+        Ok(())
+    }
+
+    /// What a commit that changed GOAL.md did to its criteria: ticks without passing evidence on
+    /// its tree, a broken evidence chain, material changes.
+    fn criteria_change(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
         let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
             self.last_criteria = None;
-            return Ok(());
+            return Ok(Change::default());
         };
         let current: Vec<(String, bool)> = now
             .criteria
             .iter()
             .map(|c| (c.text.clone(), c.passed))
             .collect();
+        let mut change = Change::default();
+        if let Some(last) = &self.last_criteria {
+            let old: Vec<String> = last.iter().map(|(t, _)| t.clone()).collect();
+            let new: Vec<String> = current.iter().map(|(t, _)| t.clone()).collect();
+            change.material = material::compare(&old, &new)
+                .into_iter()
+                .map(|m| MaterialEntry {
+                    commit: info.id.to_string(),
+                    number: m.number,
+                    old: m.text,
+                    new: m.new,
+                    reason: m.reason,
+                    recorded: recorded.map(str::to_string),
+                })
+                .collect();
+        }
         let passed_before: std::collections::HashSet<&str> = self
             .last_criteria
             .iter()
@@ -420,14 +556,11 @@ impl<'a> Walker<'a> {
             .filter(|(_, p)| *p)
             .map(|(t, _)| t.as_str())
             .collect();
-        let was_passed = |text: &str| passed_before.contains(text);
         let newly: Vec<_> = now
             .criteria
             .iter()
-            .filter(|c| c.passed && !was_passed(&c.text))
+            .filter(|c| c.passed && !passed_before.contains(c.text.as_str()))
             .collect();
-        let mut unverified = false;
-        let mut broken = false;
         if !newly.is_empty() {
             let ledger = self
                 .repo
@@ -438,32 +571,24 @@ impl<'a> Walker<'a> {
                     None => l,
                 })
                 .unwrap_or_default();
-            let trees: Vec<Oid> = since.iter().copied().chain([info.tree]).collect();
-            for k in newly {
-                let tick_tree =
-                    first_tick(self.repo, self.goal_rel, &trees, &k.text).unwrap_or(info.tree);
-                let tree = self
-                    .repo
-                    .tree_without(tick_tree, self.goal_dir)?
-                    .to_string();
-                unverified |= ledger.proof(k.number, &k.text, &tree).is_err();
-            }
-            broken = ledger.verify_chain().is_err();
-        }
-        if let Some(row) = self.pending.as_mut().filter(|r| r.iteration == iteration) {
-            if unverified {
-                row.flag("unverified-check");
-            }
-            if broken {
-                row.flag("broken-evidence-chain");
-            }
+            let tree = self
+                .repo
+                .tree_without(info.tree, self.goal_dir)?
+                .to_string();
+            change.unverified = newly
+                .iter()
+                .any(|k| ledger.proof(k.number, &k.text, &tree).is_err());
+            change.broken = ledger.verify_chain().is_err();
         }
         self.last_criteria = Some(current);
-        Ok(())
+        Ok(change)
     }
 
     fn end_goal(&mut self, sink: &mut dyn Sink) -> Result<()> {
         if let Some(row) = self.pending.take() {
+            sink.row(&row)?;
+        }
+        for row in std::mem::take(&mut self.hand_made) {
             sink.row(&row)?;
         }
         if let Some((_, status)) = self.goal.take() {
@@ -473,7 +598,6 @@ impl<'a> Walker<'a> {
         self.pending_tree = None;
         self.window.clear();
         self.last_criteria = None;
-        self.since_last.clear();
         Ok(())
     }
 
@@ -484,24 +608,6 @@ impl<'a> Walker<'a> {
         }
         self.end_goal(sink)
     }
-}
-
-/// The first tree in `trees` (oldest first) whose GOAL.md ticks `text`.
-fn first_tick(repo: &Repo, goal_rel: &Path, trees: &[Oid], text: &str) -> Option<Oid> {
-    let mut last_blob = None;
-    for &tree in trees {
-        let blob = repo.blob_id(tree, goal_rel).ok().flatten();
-        if blob.is_none() || blob == last_blob {
-            continue;
-        }
-        last_blob = blob;
-        if criteria_at(repo, tree, goal_rel)
-            .is_some_and(|g| g.criteria.iter().any(|k| k.passed && k.text == text))
-        {
-            return Some(tree);
-        }
-    }
-    None
 }
 
 /// Braille-free sparkline of passing counts (▁▂▃▄▅▆▇█), scaled to the largest total.

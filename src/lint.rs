@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::pin;
+
 /// Words and phrases that name an observable outcome (lower case; whole words for Latin text).
 const OBSERVABLE: &[&str] = &[
     "test",
@@ -139,6 +141,11 @@ pub struct Finding {
     pub text: String,
     pub verifiable: bool,
     pub reason: String,
+    /// The pinned command, or null.
+    pub pin: Option<String>,
+    /// `unpinned` (neither a pin nor a `command` named in the text: any passing test could
+    /// prove it), `self-grading` (its pin only prints), `bad-pin` (its pin does not parse).
+    pub flags: Vec<String>,
 }
 
 fn matches(lower: &str, word: &str) -> bool {
@@ -153,8 +160,33 @@ fn matches(lower: &str, word: &str) -> bool {
     })
 }
 
-/// Lint one criterion.
+/// Lint one criterion: is it observable, and is its proof named?
 pub fn lint(number: usize, text: &str) -> Option<Finding> {
+    let mut finding = lint_observable(number, text)?;
+    match pin::parse(text) {
+        None if !pin::base(text).contains('`') => {
+            finding.flags.push("unpinned".into());
+        }
+        None => {}
+        Some(Ok(p)) => {
+            if let Some(why) = pin::self_grading(&p.argv) {
+                finding.flags.push("self-grading".into());
+                finding.verifiable = false;
+                finding.reason = format!("its pin `{}` is not evidence: {why}", p.command);
+            }
+            finding.pin = Some(p.command);
+        }
+        Some(Err(why)) => {
+            finding.flags.push("bad-pin".into());
+            finding.verifiable = false;
+            finding.reason = why;
+        }
+    }
+    Some(finding)
+}
+
+fn lint_observable(number: usize, text: &str) -> Option<Finding> {
+    let text = pin::base(text);
     let lower = text.to_lowercase();
     let mut seen: Vec<String> = OBSERVABLE
         .iter()
@@ -190,6 +222,8 @@ pub fn lint(number: usize, text: &str) -> Option<Finding> {
                 "observable: {}",
                 seen.into_iter().take(3).collect::<Vec<_>>().join(", ")
             ),
+            pin: None,
+            flags: Vec::new(),
         }
     } else {
         let mut reason =
@@ -203,6 +237,8 @@ pub fn lint(number: usize, text: &str) -> Option<Finding> {
             text: text.to_string(),
             verifiable: false,
             reason,
+            pin: None,
+            flags: Vec::new(),
         }
     };
     Some(finding)
@@ -242,6 +278,41 @@ mod tests {
         ];
         for (text, verifiable) in cases {
             assert_eq!(lint(1, text).unwrap().verifiable, *verifiable, "{text}");
+        }
+    }
+
+    #[test]
+    fn pins_and_self_grading() {
+        // (text, verifiable, flags)
+        let cases: &[(&str, bool, &[&str])] = &[
+            ("Excess requests return 429", true, &["unpinned"]),
+            ("`cargo test rate_limit` passes", true, &[]),
+            (
+                "Excess requests return 429 (verify: `cargo test rate_limit`)",
+                true,
+                &[],
+            ),
+            (
+                "Excess requests return 429 (verify: `echo 5 passed`)",
+                false,
+                &["self-grading"],
+            ),
+            (
+                "Excess requests return 429 (verify: `sh -c 'echo ok; true'`)",
+                false,
+                &["self-grading"],
+            ),
+            (
+                "Excess requests return 429 (verify: `pytest \"x`)",
+                false,
+                &["bad-pin"],
+            ),
+            ("Code quality is good", false, &["unpinned"]),
+        ];
+        for (text, verifiable, flags) in cases {
+            let f = lint(1, text).unwrap();
+            assert_eq!(f.verifiable, *verifiable, "{text}: {f:?}");
+            assert_eq!(f.flags, *flags, "{text}");
         }
     }
 }

@@ -4,6 +4,8 @@ use std::collections::HashSet;
 
 use similar::TextDiff;
 
+use crate::pin;
+
 /// Below this similarity ratio a rewording is a different requirement.
 pub const MIN_RATIO: f32 = 0.6;
 
@@ -77,68 +79,111 @@ pub struct MaterialChange {
     /// The old criterion's 1-based number and text.
     pub number: usize,
     pub text: String,
+    /// The new text it became (the closest one), or None when it was removed.
+    pub new: Option<String>,
     pub reason: String,
 }
 
-/// The material changes from `old` to `new` criteria lists: every old criterion must still be
-/// there, or be covered by a safe edit (one similar text) or a safe split (several new texts).
-pub fn compare(old: &[String], new: &[String]) -> Vec<MaterialChange> {
-    // Exact matches first, as a multiset (lists can hold 100,000 criteria).
-    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for n in new {
-        *counts.entry(n.as_str()).or_default() += 1;
+/// Why a pin change from `old` to `new` (same requirement text) is material, or None: changing
+/// or removing a pin lowers the bar the person agreed to; adding one raises it.
+fn pin_change(old: &str, new: &str) -> Option<String> {
+    let (before, after) = (pin::parse(old)?, pin::parse(new));
+    let before = before.map(|p| p.argv).unwrap_or_default();
+    match after {
+        None => Some(format!("removes the pin `{}`", pin::render(&before))),
+        Some(Ok(p)) if p.argv == before => None,
+        Some(Ok(p)) => Some(format!(
+            "changes the pin from `{}` to `{}`",
+            pin::render(&before),
+            pin::render(&p.argv)
+        )),
+        Some(Err(_)) => Some(format!("breaks the pin `{}`", pin::render(&before))),
     }
+}
+
+/// The material changes from `old` to `new` criteria lists: every old criterion must still be
+/// there, or be covered by a safe edit (one similar text) or a safe split (several new texts);
+/// a criterion whose requirement stays but whose pin changes or goes is material too.
+pub fn compare(old: &[String], new: &[String]) -> Vec<MaterialChange> {
+    let mut changes = Vec::new();
+    // Pair criteria whose requirement text (without the pin) is the same, as a multiset (lists
+    // can hold 100,000 criteria).
+    let mut by_base: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (j, n) in new.iter().enumerate().rev() {
+        by_base.entry(pin::base(n)).or_default().push(j);
+    }
+    let mut used = vec![false; new.len()];
     let mut pending = Vec::new();
     for (i, text) in old.iter().enumerate() {
-        match counts.get_mut(text.as_str()) {
-            Some(c) if *c > 0 => *c -= 1,
-            _ => pending.push((i + 1, text)),
+        match by_base.get_mut(pin::base(text)).and_then(Vec::pop) {
+            Some(j) => {
+                used[j] = true;
+                if let Some(reason) = pin_change(text, &new[j]) {
+                    changes.push(MaterialChange {
+                        number: i + 1,
+                        text: text.clone(),
+                        new: Some(new[j].clone()),
+                        reason,
+                    });
+                }
+            }
+            None => pending.push((i + 1, text)),
         }
     }
-    let mut unmatched_new: Vec<&str> = Vec::new();
-    for n in new {
-        if let Some(c) = counts.get_mut(n.as_str())
-            && *c > 0
-        {
-            *c -= 1;
-            unmatched_new.push(n);
-        }
-    }
-    let mut changes = Vec::new();
+    let mut unmatched_new: Vec<&str> = new
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(n, _)| n.as_str())
+        .collect();
     for (number, text) in pending {
         // Best single match first (a typo fix), then the remaining new texts as a split.
         let best = unmatched_new
             .iter()
             .enumerate()
-            .map(|(k, n)| (k, similarity(text, n)))
+            .map(|(k, n)| (k, similarity(pin::base(text), pin::base(n))))
             .max_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((k, _)) = best
-            && rewording(text, &[unmatched_new[k]]).is_none()
-        {
-            unmatched_new.remove(k);
-            continue;
+        if let Some((k, _)) = best {
+            let candidate = unmatched_new[k];
+            if rewording(pin::base(text), &[pin::base(candidate)]).is_none() {
+                unmatched_new.remove(k);
+                if let Some(reason) = pin_change(text, candidate) {
+                    changes.push(MaterialChange {
+                        number,
+                        text: text.clone(),
+                        new: Some(candidate.to_string()),
+                        reason,
+                    });
+                }
+                continue;
+            }
         }
         let candidates: Vec<&str> = unmatched_new
             .iter()
             .copied()
             .filter(|n| !words(n).is_disjoint(&words(text)))
             .collect();
-        if candidates.len() > 1 && rewording(text, &candidates).is_none() {
+        let bases: Vec<&str> = candidates.iter().map(|c| pin::base(c)).collect();
+        if candidates.len() > 1 && rewording(pin::base(text), &bases).is_none() {
             unmatched_new.retain(|n| !candidates.contains(n));
             continue;
         }
-        let reason = match best {
-            None => "removed".to_string(),
-            Some((k, _)) => {
-                rewording(text, &[unmatched_new[k]]).unwrap_or_else(|| "removed".into())
-            }
+        let (new, reason) = match best {
+            None => (None, "removed".to_string()),
+            Some((k, _)) => (
+                Some(unmatched_new[k].to_string()),
+                rewording(pin::base(text), &[pin::base(unmatched_new[k])])
+                    .unwrap_or_else(|| "removed".into()),
+            ),
         };
         changes.push(MaterialChange {
             number,
             text: text.clone(),
+            new,
             reason,
         });
     }
+    changes.sort_by_key(|c| c.number);
     changes
 }
 
@@ -212,6 +257,37 @@ mod tests {
                 &[2],
             ),
             (&["tests pass"], &["tests pass", "new one"], &[]),
+            // Pins: adding one is safe; changing or removing one is material.
+            (
+                &["x returns 429"],
+                &["x returns 429 (verify: `cargo test x`)"],
+                &[],
+            ),
+            (
+                &["x returns 429 (verify: `cargo test x`)"],
+                &["x returns 429 (verify: `cargo test`)"],
+                &[1],
+            ),
+            (
+                &["x returns 429 (verify: `cargo test x`)"],
+                &["x returns 429"],
+                &[1],
+            ),
+            (
+                &["x returns 429 (verify: `cargo test x`)"],
+                &["x retruns 429 (verify: `cargo test x`)"],
+                &[],
+            ),
+            (
+                &["x returns 429 (verify: `cargo test x`)"],
+                &["x retruns 429 (verify: `true`)"],
+                &[1],
+            ),
+            (
+                &["a (verify: `t a`)", "b (verify: `t b`)"],
+                &["b (verify: `t b`)", "a (verify: `t a`)"],
+                &[],
+            ),
         ];
         for (old, new, material) in cases {
             let got: Vec<usize> = compare(&s(old), &s(new)).iter().map(|c| c.number).collect();

@@ -560,6 +560,33 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The paths that differ between two trees outside `exclude`: (added, modified or deleted).
+    pub fn changed_paths(
+        &self,
+        from: Oid,
+        to: Oid,
+        exclude: &Path,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let diff = self.diff_trees(Some(from), to)?;
+        let (mut added, mut changed) = (Vec::new(), Vec::new());
+        for delta in diff.deltas() {
+            let Some(path) = delta.new_file().path().or(delta.old_file().path()) else {
+                continue;
+            };
+            if path.starts_with(exclude) {
+                continue;
+            }
+            let path = path.to_string_lossy().into_owned();
+            match delta.status() {
+                git2::Delta::Added => added.push(path),
+                _ => changed.push(path),
+            }
+        }
+        Ok((added, changed))
+    }
+}
+
 /// libgit2 re-hashes every object it reads unless told not to; git itself does not, and `goal log`
 /// reads thousands of objects.
 fn tune() {

@@ -195,6 +195,26 @@ impl Workspace {
             .with_witness(read_witness(&self.witness_path())))
     }
 
+    /// Every criterion of `goal` judged on the working tree as it is now (the tree is hashed
+    /// only when there is evidence to judge).
+    pub fn proof(&self, goal: &GoalFile) -> Result<crate::proof::Proof> {
+        let ledger = self.ledger()?;
+        self.proof_with(goal, &ledger)
+    }
+
+    pub fn proof_with(
+        &self,
+        goal: &GoalFile,
+        ledger: &crate::evidence::Ledger,
+    ) -> Result<crate::proof::Proof> {
+        let tree = if ledger.records.is_empty() {
+            None
+        } else {
+            Some(self.worktree_tree()?.to_string())
+        };
+        Ok(crate::proof::judge(goal, ledger, tree.as_deref()))
+    }
+
     fn unwitnessed_ledger(&self) -> Result<crate::evidence::Ledger> {
         let rel = self.evidence_rel();
         match std::fs::read(self.abs(&rel)) {

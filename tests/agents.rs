@@ -139,7 +139,7 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
     );
     assert_eq!(
         inject(&[]),
-        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 2/2 criteria passed, iteration 0\nComplete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n"
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nComplete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n"
     );
 }
 

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, one_line};
 use crate::lint;
 use crate::material;
+use crate::pin;
 use crate::trailers::Action;
 use crate::workspace::Workspace;
 
@@ -15,12 +16,27 @@ use crate::workspace::Workspace;
 /// is a material change: refused unless --confirm, then recorded in a Goal-Material-Change trailer.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Add a criterion (commit).
+    /// Add a criterion (commit). Pin the test that proves it with --verify.
     Add {
         text: String,
         /// Put it in phase N (multi-stage goals).
         #[arg(long, value_name = "N")]
         phase: Option<usize>,
+        /// The command that proves it, pinned in GOAL.md as `(verify: `<cmd>`)`: only this
+        /// command's passing run proves the criterion.
+        #[arg(long = "verify", value_name = "CMD")]
+        verify: Option<String>,
+    },
+    /// Pin the command that proves criterion N (written at the end of its text). Changing or
+    /// removing an existing pin is a material change and needs --confirm.
+    Pin {
+        number: usize,
+        /// Accept replacing an existing pin (recorded as a material change).
+        #[arg(long)]
+        confirm: bool,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        argv: Vec<String>,
     },
     /// Reword criterion N; several texts split it. Unticks it: prove it again.
     Edit {
@@ -51,14 +67,37 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     let mut goal = ws.goal()?;
     let before = goal.criteria_texts();
     let (subject, material_change) = match &command {
-        Command::Add { text, phase } => {
-            let text = one_line(text);
+        Command::Add {
+            text,
+            phase,
+            verify,
+        } => {
+            let mut text = one_line(text);
             if text.is_empty() {
                 return Err(Error::usage(
                     "the criterion text is empty",
                     "goal criteria add \"<observable outcome>\"",
                 ));
             }
+            if let Some(command) = verify {
+                if pin::parse(&text).is_some() {
+                    return Err(Error::usage(
+                        "the criterion text already ends with a pin, and --verify gives another",
+                        "give the command once: either `(verify: `<cmd>`)` in the text or --verify",
+                    ));
+                }
+                let argv = shell_words::split(command).map_err(|e| {
+                    Error::usage(
+                        format!("--verify `{command}` does not split into words: {e}"),
+                        "quote it as you would in a shell, e.g. --verify \"pytest -k 'a and b'\"",
+                    )
+                })?;
+                text = pin::with_pin(&text, Some(&argv));
+            }
+            check_pin(
+                &text,
+                "goal criteria add \"<text>\" --verify \"<test command>\"",
+            )?;
             let phase_index = match phase {
                 None if goal.phases.is_empty() => None,
                 None => goal.current_phase().map(|p| p.number - 1),
@@ -98,7 +137,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             }
             let old = goal.criteria[number - 1].text.clone();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let reason = material::rewording(&old, &refs);
+            // The requirement is compared here; a changed pin is caught by the comparison below.
+            let bases: Vec<&str> = refs.iter().map(|t| pin::base(t)).collect();
+            let reason = material::rewording(pin::base(&old), &bases);
             let change = match reason {
                 Some(reason) if !confirm => {
                     return Err(Error::refused(
@@ -116,6 +157,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 )),
                 None => None,
             };
+            for t in &texts {
+                check_pin(t, &format!("goal criteria edit {number} \"<text>\""))?;
+            }
             goal.edit_criterion(number, &texts);
             let verb = if texts.len() > 1 { "split" } else { "edit" };
             (format!("{verb} criterion {number}"), change)
@@ -135,13 +179,42 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 Some(format!("removed criterion {number} \"{old}\"")),
             )
         }
+        Command::Pin {
+            number,
+            confirm: _,
+            argv,
+        } => {
+            let number = criterion_number(&goal, *number)?;
+            pin::check_pinnable(argv).map_err(|why| {
+                Error::refused(
+                    format!("`{}` cannot be pinned: {why}", pin::render(argv)),
+                    format!("goal criteria pin {number} -- <the test command that proves it>"),
+                )
+            })?;
+            let old = goal.criteria[number - 1].text.clone();
+            let new = pin::with_pin(&old, Some(argv));
+            if new == old {
+                ctx.say(format!(
+                    "criterion {number} is already pinned to `{}`",
+                    pin::render(argv)
+                ));
+                return Ok(0);
+            }
+            goal.edit_criterion(number, std::slice::from_ref(&new));
+            (
+                format!("pin criterion {number} to `{}`", pin::render(argv)),
+                None,
+            )
+        }
         Command::Lint => unreachable!("handled above"),
     };
     goal.set_updated(&crate::context::now_rfc3339());
     // The gate's own comparison has the last word, so no commit can surprise the hook.
     let confirmed = matches!(
         command,
-        Command::Edit { confirm: true, .. } | Command::Remove { confirm: true, .. }
+        Command::Edit { confirm: true, .. }
+            | Command::Remove { confirm: true, .. }
+            | Command::Pin { confirm: true, .. }
     );
     let changes = material::compare(&before, &goal.criteria_texts());
     let material_change = match (material_change, changes.first()) {
@@ -153,7 +226,12 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     "this changes criterion {} \"{}\" materially: {}",
                     c.number, c.text, c.reason
                 ),
-                "keep the requirement, or confirm the change with --confirm",
+                match &command {
+                    Command::Pin { number, .. } => format!(
+                        "keep the pin, or confirm the change with `goal criteria pin {number} --confirm -- <command>`"
+                    ),
+                    _ => "keep the requirement, or confirm the change with --confirm".to_string(),
+                },
             ));
         }
         (None, Some(_)) => Some(
@@ -190,6 +268,21 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     Ok(0)
 }
 
+/// A pin written into a criterion must parse and must not grade itself.
+fn check_pin(text: &str, retry: &str) -> Result<()> {
+    match pin::parse(text) {
+        None => Ok(()),
+        Some(Err(why)) => Err(Error::usage(why, retry.to_string())),
+        Some(Ok(p)) => match pin::check_pinnable(&p.argv) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(Error::refused(
+                format!("`{}` cannot be pinned: {why}", p.command),
+                retry.to_string(),
+            )),
+        },
+    }
+}
+
 fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {
     let findings = lint::lint_all(&goal.criteria_texts());
     let bad = findings.iter().filter(|f| !f.verifiable).count();
@@ -202,7 +295,26 @@ fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {
             } else {
                 ctx.red("VAGUE")
             };
-            ctx.say(format!("{verdict} {}. {} — {}", f.number, f.text, f.reason));
+            let flags = if f.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", f.flags.join(", "))
+            };
+            ctx.say(format!(
+                "{verdict} {}. {} — {}{flags}",
+                f.number, f.text, f.reason
+            ));
+        }
+        let unpinned: Vec<String> = findings
+            .iter()
+            .filter(|f| f.flags.iter().any(|x| x == "unpinned"))
+            .map(|f| f.number.to_string())
+            .collect();
+        if !unpinned.is_empty() {
+            ctx.say(format!(
+                "unpinned: criterion {} — any passing test could prove it; pin the test that does with `goal criteria pin N -- <test command>`",
+                unpinned.join(", ")
+            ));
         }
         if bad > 0 {
             ctx.say(format!(

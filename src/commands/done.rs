@@ -30,6 +30,10 @@ struct CriterionSummary {
     text: String,
     evidence: String,
     tests: Option<TestCounts>,
+    /// The command whose run proves it.
+    command: Vec<String>,
+    /// Proven by its pinned command (false: by a command chosen at verify time).
+    pinned: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -50,6 +54,8 @@ struct Summary {
     elapsed_s: i64,
     deslop: Vec<deslop::Finding>,
     deslop_commands: Vec<DeslopCommand>,
+    /// Every criterion removed or materially reworded in the goal's life.
+    material_changes: Vec<history::MaterialEntry>,
     commits: Vec<String>,
 }
 
@@ -98,6 +104,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     }
     let tree = ws.worktree_tree()?;
     let tree_text = tree.to_string();
+    let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text));
     let mut missing = Vec::new();
     let mut proven = Vec::new();
     for c in &goal.criteria {
@@ -107,13 +114,23 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 text: c.text.clone(),
                 evidence: record.id.clone(),
                 tests: record.tests,
+                command: record.argv.clone(),
+                pinned: crate::pin::argv(&c.text).is_some(),
             }),
-            Err(why) => missing.push(format!(
-                "criterion {} \"{}\": {why} — red flag {}",
-                c.number,
-                c.text,
-                red_flag(&why)
-            )),
+            Err(why) => {
+                let rerun = proof
+                    .get(c.number)
+                    .and_then(|p| p.rerun_line())
+                    .filter(|l| !why.contains(l.as_str()))
+                    .map(|l| format!("; run `{l}`"))
+                    .unwrap_or_default();
+                missing.push(format!(
+                    "criterion {} \"{}\": {why} — red flag {}{rerun}",
+                    c.number,
+                    c.text,
+                    red_flag(&why)
+                ))
+            }
         }
     }
     if missing.is_empty() && !ledger.has_passing_test(&tree_text) {
@@ -188,6 +205,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         None => DiffStat::default(),
     };
 
+    let material_changes =
+        history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;
+
     // Commit 1: status complete, every criterion ticked, with the work it proves.
     let mut commits = Vec::new();
     if goal.status != Status::Complete {
@@ -198,6 +218,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         goal.set_updated(&now_rfc3339());
         let mut commit = Commit::new(Action::Complete, format!("complete \"{}\"", goal.goal));
         commit.stage = Stage::All;
+        commit.body = material_changes.iter().map(material_line).collect();
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
         commit.evidence.dedup();
         commits.push(commit.make(&ws, Some(&goal), &goal)?);
@@ -227,6 +248,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         elapsed_s: started.map_or(0, |s| (now - s).max(0)),
         deslop: findings,
         deslop_commands,
+        material_changes,
         commits: commits.iter().map(|c| c.to_string()).collect(),
     };
     if ctx.json {
@@ -235,6 +257,25 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     }
     print_summary(ctx, &summary);
     Ok(0)
+}
+
+/// One material change in words: old → new, commit, reason.
+fn material_line(m: &history::MaterialEntry) -> String {
+    let new = match &m.new {
+        Some(new) => format!("\"{new}\""),
+        None => "removed".to_string(),
+    };
+    let recorded = match &m.recorded {
+        Some(r) => format!("; recorded: {r}"),
+        None => "; not recorded with --confirm".to_string(),
+    };
+    format!(
+        "material change in {}: criterion {} \"{}\" → {new} ({}{recorded})",
+        &m.commit[..10.min(m.commit.len())],
+        m.number,
+        m.old,
+        m.reason
+    )
 }
 
 fn print_summary(ctx: &Ctx, s: &Summary) {
@@ -248,10 +289,26 @@ fn print_summary(ctx: &Ctx, s: &Summary) {
             ),
             None => "check".into(),
         };
+        let unpinned = if c.pinned {
+            String::new()
+        } else {
+            format!(
+                " — proven by an unpinned command `{}`",
+                crate::pin::render(&c.command)
+            )
+        };
         ctx.say(format!(
-            "  [x] {}. {} — evidence {} ({tests})",
+            "  [x] {}. {} — evidence {} ({tests}){unpinned}",
             c.number, c.text, c.evidence
         ));
+    }
+    if s.material_changes.is_empty() {
+        ctx.say("  material changes: none");
+    } else {
+        ctx.say(format!("  material changes: {}", s.material_changes.len()));
+        for m in &s.material_changes {
+            ctx.say(format!("    {}", material_line(m)));
+        }
     }
     ctx.say(format!(
         "  files changed: {} (+{} -{})",

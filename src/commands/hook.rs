@@ -11,6 +11,7 @@ use crate::context::Ctx;
 use crate::detect::{self, Granularity, Kind};
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
+use crate::proof::State;
 use crate::trailers::{Action, GoalTrailers};
 use crate::workspace::{Workspace, write_atomic};
 
@@ -152,7 +153,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         _ => {}
     }
     let mut text = match ws.read_goal()? {
-        Some(goal) => inject::injection(&goal, None),
+        Some(goal) => inject::injection(&goal, &ws.proof(&goal)?, None),
         None => String::new(),
     };
     for note in notes {
@@ -168,9 +169,14 @@ fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
         Err(Error::NotARepo { .. }) => return Ok(None),
         Err(e) => return Err(e),
     };
-    Ok(ws
-        .read_goal()?
-        .and_then(|goal| context("SessionStart", inject::injection(&goal, None))))
+    let Some(goal) = ws.read_goal()? else {
+        return Ok(None);
+    };
+    let proof = ws.proof(&goal)?;
+    Ok(context(
+        "SessionStart",
+        inject::injection(&goal, &proof, None),
+    ))
 }
 
 /// How many times the Stop hook has blocked since the last iteration commit.
@@ -214,27 +220,40 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
     };
     let bytes = serde_json::to_vec(&state).map_err(|e| Error::usage(e.to_string(), ""))?;
     write_atomic(&path, &bytes)?;
+    let proof = ws.proof(&goal)?;
     let open: Vec<String> = goal
         .criteria
         .iter()
-        .filter(|c| !c.passed)
-        .map(|c| format!("{}. {}", c.number, c.text))
+        .zip(&proof.criteria)
+        .filter(|(_, p)| p.state != State::Proven)
+        .map(|(c, p)| format!("{}. {} ({})", c.number, c.text, p.state.as_str()))
         .collect();
     let next = if goal.criteria.is_empty() {
-        "Write the acceptance criteria first with `goal criteria add \"<observable outcome>\"`."
+        "Write the acceptance criteria first, each pinned to the test that proves it: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`."
             .to_string()
-    } else if open.is_empty() {
-        "Every criterion is ticked: run `goal done` to finish.".to_string()
+    } else if proof.complete() {
+        "Every criterion is proven on the current code: run `goal done` to finish.".to_string()
     } else {
+        let reruns: Vec<String> = proof
+            .criteria
+            .iter()
+            .filter(|p| matches!(p.state, State::Stale | State::Failing))
+            .map(|p| p.next_step())
+            .collect();
+        let reruns = if reruns.is_empty() {
+            String::new()
+        } else {
+            format!(" {}.", reruns.join("; "))
+        };
         format!(
-            "Still open: {}. Pick one, implement it, prove it with `goal verify -c N -- <test command>`, then record the iteration with `goal iterate -m \"<what you did>\"`.",
+            "Not yet proven: {}.{reruns} Pick one, implement it, prove it with `goal verify -c N` (its pinned test) or `goal verify -c N -- <test command>`, then record the iteration with `goal iterate -m \"<what you did>\"`.",
             open.join("; ")
         )
     };
     let reason = format!(
-        "The goal \"{}\" is not done ({}/{} criteria passed, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.",
+        "The goal \"{}\" is not done ({}/{} criteria proven, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.",
         goal.goal,
-        goal.passing_count(),
+        proof.proven,
         goal.criteria.len(),
         goal.iteration
     );

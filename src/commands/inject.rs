@@ -3,6 +3,7 @@
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, Status};
+use crate::proof::{Proof, State};
 use crate::stagnation::STRATEGY_PROMPT;
 use crate::workspace::Workspace;
 
@@ -41,12 +42,12 @@ pub fn save_progress(goal: &GoalFile) -> String {
     )
 }
 
-/// The injection text for a goal in any state.
-pub fn injection(goal: &GoalFile, context_usage: Option<f64>) -> String {
+/// The injection text for a goal in any state; the progress figure is the proven count.
+pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> String {
     let mut text = format!(
         "[goal-driven-loop] ACTIVE GOAL\n{}\nProgress: {}/{} criteria passed, iteration {}\n",
         goal.goal,
-        goal.passing_count(),
+        proof.proven,
         goal.criteria.len(),
         goal.iteration
     );
@@ -62,6 +63,9 @@ pub fn injection(goal: &GoalFile, context_usage: Option<f64>) -> String {
                 text.push_str("Criteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\n");
             }
             text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
+            if proof.complete() {
+                text.push_str("Every criterion is proven: run `goal done` to finish.\n");
+            }
         }
         Status::Blocked => {
             let blocker = goal
@@ -83,7 +87,18 @@ pub fn injection(goal: &GoalFile, context_usage: Option<f64>) -> String {
     if context_usage.is_some_and(|u| u > CONTEXT_LIMIT) {
         text.push_str(&save_progress(goal));
     }
+    text.push_str(&rerun_lines(proof));
     text
+}
+
+/// One line per stale or failing criterion: the command that proves it again.
+pub fn rerun_lines(proof: &Proof) -> String {
+    proof
+        .criteria
+        .iter()
+        .filter(|c| matches!(c.state, State::Stale | State::Failing))
+        .map(|c| format!("{}\n", c.next_step()))
+        .collect()
 }
 
 /// Accept 0–1, or a percentage above 1 (Pi reports 0–100, more when a window overflows).
@@ -107,7 +122,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let Some(goal) = ws.read_goal()? else {
         return Ok(0);
     };
-    print!("{}", injection(&goal, usage));
+    let proof = ws.proof(&goal)?;
+    print!("{}", injection(&goal, &proof, usage));
     Ok(0)
 }
 

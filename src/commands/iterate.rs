@@ -7,6 +7,7 @@ use crate::context::{Ctx, now_rfc3339};
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::history;
+use crate::proof::{self, Proof, State};
 use crate::repo::Stage;
 use crate::stagnation::{STRATEGY_PROMPT, Verdict};
 use crate::trailers::Action;
@@ -60,7 +61,29 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     );
     commit.stage = stage;
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
-    commit.evidence = evidence_ids(&ws, &goal, stage)?;
+    // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
+    // the committed file and the working file), never a reason to refuse the iteration.
+    let proof = committed_proof(&ws, &goal, stage)?;
+    let mut unticked = Vec::new();
+    for p in proof
+        .criteria
+        .iter()
+        .filter(|p| p.ticked && p.state != State::Proven)
+    {
+        goal.set_passed(p.number, false);
+        unticked.push(p.clone());
+    }
+    for p in proof
+        .criteria
+        .iter()
+        .filter(|p| p.ticked && p.state == State::Proven)
+    {
+        if let Some(id) = &p.evidence
+            && !commit.evidence.contains(id)
+        {
+            commit.evidence.push(id.clone());
+        }
+    }
     commit.new_retry_episode(&ws);
     let oid = commit.make(&ws, Some(&goal), &goal)?;
 
@@ -76,15 +99,37 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "iteration": number,
             "commit": oid.to_string(),
             "passing": goal.passing_count(),
+            "proven": proof.proven,
             "total": goal.criteria.len(),
+            "unticked": unticked.iter().map(|p| serde_json::json!({
+                "number": p.number,
+                "state": p.state,
+                "why": p.why,
+                "rerun": p.rerun,
+            })).collect::<Vec<_>>(),
             "stagnation": verdict,
             "prompt": verdict.signals.stagnant.then_some(STRATEGY_PROMPT),
             "escalated": escalated.is_some(),
             "status": goal.status,
         }))?;
     } else {
+        for p in &unticked {
+            let why = p
+                .why
+                .as_deref()
+                .unwrap_or("not proven on the committed code");
+            let rerun = match p.rerun_line() {
+                Some(line) if !why.contains(line.as_str()) => format!("; re-run `{line}`"),
+                _ => String::new(),
+            };
+            ctx.say(format!(
+                "unticked criterion {} ({}): {why}{rerun}",
+                p.number,
+                p.state.as_str()
+            ));
+        }
         ctx.say(format!(
-            "Iteration {number} recorded — committed {} · {}/{} criteria passing",
+            "Iteration {number} recorded — committed {} · {}/{} criteria proven",
             short(oid),
             goal.passing_count(),
             goal.criteria.len()
@@ -114,29 +159,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     Ok(0)
 }
 
-/// Ids of evidence that proves each passed criterion on the tree being committed.
-fn evidence_ids(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Vec<String>> {
+/// Every criterion judged on the code this iteration commits (the working tree, or HEAD's code
+/// with `--goal-only`).
+fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proof> {
     let ledger = ws.ledger()?;
-    if ledger.records.is_empty() || goal.passing_count() == 0 {
-        return Ok(Vec::new());
+    if ledger.records.is_empty() {
+        return Ok(proof::judge(goal, &ledger, None));
     }
     let tree = match stage {
-        Stage::All => ws.worktree_tree()?,
+        Stage::All => Some(ws.worktree_tree()?),
         Stage::GoalOnly => match ws.repo.head_tree()? {
-            Some(t) => ws.repo.tree_without(t, &ws.goal_dir)?,
-            None => return Ok(Vec::new()),
+            Some(t) => Some(ws.repo.tree_without(t, &ws.goal_dir)?),
+            None => None,
         },
     }
-    .to_string();
-    let mut ids = Vec::new();
-    for c in goal.criteria.iter().filter(|c| c.passed) {
-        if let Ok(record) = ledger.proof(c.number, &c.text, &tree)
-            && !ids.contains(&record.id)
-        {
-            ids.push(record.id.clone());
-        }
-    }
-    Ok(ids)
+    .map(|t| t.to_string());
+    Ok(proof::judge(goal, &ledger, tree.as_deref()))
 }
 
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.

@@ -9,7 +9,8 @@ use crate::workspace::Workspace;
 
 /// One row per iteration from the commits with Goal-* trailers (first parent from HEAD): date,
 /// passing X/Y, the iteration diff, the first log line, evidence ids and flags (stagnant,
-/// material-change, unverified-check, blocked). Without --all: the most recent goal.
+/// material-change with the old and new text, unverified-check, blocked, broken-evidence-chain,
+/// hand-made: a change of GOAL.md committed without `goal`). Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Every goal found in history, finished and abandoned ones included.
@@ -98,7 +99,27 @@ impl<W: Write> Sink for TextSink<'_, W> {
             r.deletions,
             r.summary,
         )
-        .map_err(write_err)
+        .map_err(write_err)?;
+        for m in &r.material {
+            let new = match &m.new {
+                Some(new) => format!("→ \"{new}\""),
+                None => "→ removed".to_string(),
+            };
+            let line = format!(
+                "      material change in {}: criterion {} \"{}\" {new} ({}){}",
+                &m.commit[..10],
+                m.number,
+                m.old,
+                m.reason,
+                if m.recorded.is_some() {
+                    ""
+                } else {
+                    " — not recorded with --confirm"
+                }
+            );
+            writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
+        }
+        Ok(())
     }
 
     fn goal_end(&mut self, status: &str, unmarked: &[String]) -> Result<()> {

@@ -6,6 +6,7 @@ use crate::context::Ctx;
 use crate::error::Result;
 use crate::goal_file::{GoalFile, Status};
 use crate::history;
+use crate::proof::{Proof, State};
 use crate::stagnation::Verdict;
 use crate::workspace::Workspace;
 
@@ -18,10 +19,28 @@ pub struct Args {}
 pub struct CriterionView {
     pub number: usize,
     pub text: String,
+    /// Ticked: its box is `[x]` in GOAL.md.
     pub passed: bool,
     /// The id of the fresh passing evidence record, or null.
     pub evidence: Option<String>,
+    /// proven | stale | failing | open.
+    pub state: State,
+    /// The command that would prove it again (its pin, else the recorded one), or null.
+    pub rerun: Option<Vec<String>>,
+    /// The ready `goal verify` line for `rerun`.
+    pub rerun_line: Option<String>,
+    /// The pinned command, as written in GOAL.md, or null.
+    pub pin: Option<String>,
+    /// Why it is not proven.
+    pub why: Option<String>,
     pub phase: Option<usize>,
+}
+
+/// Whether evidence.jsonl's hash chain verifies.
+#[derive(Debug, Serialize)]
+pub struct LedgerView {
+    pub verifies: bool,
+    pub problem: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -35,9 +54,15 @@ pub struct StatusView {
     pub goal: String,
     pub status: Status,
     pub iteration: u64,
+    /// Ticked criteria.
     pub passing: usize,
+    /// Criteria proven on the working tree as it is now: the progress figure.
+    pub proven: usize,
     pub total: usize,
     pub criteria: Vec<CriterionView>,
+    /// The next step, consistent with what `goal done` would say.
+    pub next: String,
+    pub ledger: LedgerView,
     pub phase: Option<String>,
     pub stagnation: Verdict,
     pub retry: RetryView,
@@ -48,34 +73,39 @@ pub struct StatusView {
 /// Gather everything `status` shows (also used by the agent adapters).
 pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let ledger = ws.ledger()?;
-    // Hashing the working tree is the costly part: only do it when evidence could be fresh.
-    let tree = if ledger.records.is_empty() {
-        None
-    } else {
-        Some(ws.worktree_tree()?.to_string())
-    };
+    let proof = ws.proof_with(goal, &ledger)?;
     let criteria = goal
         .criteria
         .iter()
-        .map(|c| CriterionView {
+        .zip(&proof.criteria)
+        .map(|(c, p)| CriterionView {
             number: c.number,
             text: c.text.clone(),
             passed: c.passed,
-            evidence: tree
-                .as_deref()
-                .and_then(|t| ledger.proof(c.number, &c.text, t).ok())
-                .map(|r| r.id.clone()),
+            evidence: p.evidence.clone(),
+            state: p.state,
+            rerun: p.rerun.clone(),
+            rerun_line: p.rerun_line(),
+            pin: p.pin.clone(),
+            why: p.why.clone(),
             phase: c.phase.map(|p| p + 1),
         })
         .collect();
     let retry = ws.retry_state();
+    let problem = ledger.verify_chain().err();
     Ok(StatusView {
         goal: goal.goal.clone(),
         status: goal.status,
         iteration: goal.iteration,
         passing: goal.passing_count(),
+        proven: proof.proven,
         total: goal.criteria.len(),
         criteria,
+        next: next_step(goal, &proof),
+        ledger: LedgerView {
+            verifies: problem.is_none(),
+            problem,
+        },
         phase: goal
             .current_phase()
             .map(|p| format!("Phase {}: {}", p.number, p.name)),
@@ -87,6 +117,26 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         blocked: goal.blocked.clone(),
         file: ws.goal_rel.display().to_string(),
     })
+}
+
+/// The one next step every surface tells: `goal done` only when it would agree.
+pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
+    match goal.status {
+        Status::Blocked => "resolve the blocker, then `goal resume`".into(),
+        Status::Complete => "run `goal done` to finish".into(),
+        Status::InProgress if goal.criteria.is_empty() => {
+            "write the acceptance criteria: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`".into()
+        }
+        Status::InProgress if proof.complete() => {
+            "every criterion is proven: run `goal done`".into()
+        }
+        Status::InProgress => proof
+            .criteria
+            .iter()
+            .find(|c| c.state != State::Proven)
+            .map(|c| c.next_step())
+            .unwrap_or_default(),
+    }
 }
 
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
@@ -103,9 +153,19 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         Status::Complete => ctx.green("complete"),
     };
     ctx.say(format!("{} {}", ctx.bold("Goal:"), v.goal));
+    if let Some(problem) = &v.ledger.problem {
+        eprintln!(
+            "goal: warning: {} does not verify: {problem}; its records prove nothing",
+            ws.evidence_rel().display()
+        );
+        eprintln!(
+            "hint: {}",
+            super::verify::broken_ledger_hint(&ws.evidence_rel())
+        );
+    }
     ctx.say(format!(
-        "Status: {status} · iteration {} · {}/{} criteria passing",
-        v.iteration, v.passing, v.total
+        "Status: {status} · iteration {} · {}/{} criteria proven ({} ticked)",
+        v.iteration, v.proven, v.total, v.passing
     ));
     if let Some(phase) = &v.phase {
         ctx.say(format!("Current phase: {phase}"));
@@ -126,13 +186,24 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         } else {
             "[ ]".to_string()
         };
-        let evidence = match (&c.evidence, c.passed) {
-            (Some(id), _) => format!("  (evidence {id})"),
-            (None, true) => "  (no fresh evidence)".to_string(),
-            (None, false) => String::new(),
+        let state = match (c.state, &c.evidence, &c.rerun_line) {
+            (State::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
+            (State::Stale, _, Some(line)) => {
+                ctx.yellow(&format!("stale — the code changed since; re-run `{line}`"))
+            }
+            (State::Failing, _, line) => ctx.red(&format!(
+                "failing — {}{}",
+                c.why.as_deref().unwrap_or("the last run failed"),
+                line.as_ref()
+                    .map(|l| format!("; after fixing, `{l}`"))
+                    .unwrap_or_default()
+            )),
+            (_, _, Some(line)) => format!("open — `{line}`"),
+            _ => "open".to_string(),
         };
-        ctx.say(format!("  {mark} {}. {}{evidence}", c.number, c.text));
+        ctx.say(format!("  {mark} {}. {} — {state}", c.number, c.text));
     }
+    ctx.say(format!("Next: {}", v.next));
     if let Some(blocked) = &v.blocked {
         ctx.say("Blocked:");
         for b in blocked {

@@ -5,20 +5,32 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use std::path::PathBuf;
+
 use super::criterion_number;
 use crate::context::{Ctx, now_rfc3339};
 use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
+use crate::goal_file::GoalFile;
+use crate::pin;
 use crate::summary;
 use crate::workspace::{Workspace, write_atomic};
 
-/// Run a command (argv, no shell), stream its output, and append an evidence record bound to the
-/// working tree's git tree. Each -c criterion is ticked when the evidence passes and unticked when
-/// it does not. Exits with the command's exit code.
+/// Run a test command (argv, no shell) in the current directory, stream its output, and append
+/// an evidence record bound to the working tree's git tree. Each -c criterion is ticked when the
+/// evidence passes and unticked when it does not.
+///
+/// Without a command, run the criteria's pinned commands (`(verify: `cmd`)` at the end of a
+/// criterion) at the worktree root: `-c N` runs N's pin; no `-c` runs every distinct pin once.
 ///
 /// Evidence passes when the command exits 0 and, if a test summary is recognised (cargo test,
-/// nextest, pytest, go test, jest, vitest, node --test, "N passed, N failed"), no test failed and
-/// at least one ran. Without a test summary it is check evidence, accepted only with --check.
+/// nextest, pytest, unittest, go test, jest, vitest, mocha, node --test, bun, deno, TAP, RSpec,
+/// PHPUnit, Maven/Gradle, dotnet, CTest, "N passed, N failed", or --junit reports), no test
+/// failed and at least one ran. Without a test summary it is check evidence, accepted only with
+/// --check. Commands that only print (echo, printf, cat, true, …) are never evidence.
+///
+/// Exit code: the command's when it failed; 1 when it exited 0 but proved nothing (no test
+/// summary without --check, no test ran); 0 when the evidence passes.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A criterion this run proves (repeatable).
@@ -27,8 +39,11 @@ pub struct Args {
     /// Accept a passing run without a test summary (a linter, a type checker, a script).
     #[arg(long)]
     pub check: bool,
-    /// The command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    /// A JUnit XML report the run writes (a path or glob, repeatable); its test cases are counted.
+    #[arg(long = "junit", value_name = "FILE")]
+    pub junit: Vec<String>,
+    /// The command and its arguments, after `--` (default: the pinned commands).
+    #[arg(last = true, value_name = "CMD")]
     pub argv: Vec<String>,
 }
 
@@ -90,36 +105,250 @@ pub fn run_teed(argv: &[String], cwd: &std::path::Path, to_stderr: bool) -> Resu
     Ok((code, output))
 }
 
+/// One command to run and the criteria its evidence is for.
+struct Run {
+    argv: Vec<String>,
+    /// Where it runs, and the same relative to the worktree root.
+    dir: PathBuf,
+    cwd: String,
+    criteria: Vec<(usize, String)>,
+}
+
+/// What the command line asks for: one given command, or the pinned ones.
+fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<Run>> {
+    let mut numbers = Vec::new();
+    for &n in &args.criteria {
+        let n = criterion_number(goal, n)?;
+        if !numbers.contains(&n) {
+            numbers.push(n);
+        }
+    }
+    let text = |n: usize| goal.criteria[n - 1].text.clone();
+    if !args.argv.is_empty() {
+        if let Some(why) = pin::self_grading(&args.argv) {
+            return Err(Error::refused(
+                format!("`{}` is not evidence: {why}", pin::render(&args.argv)),
+                "goal verify -c <N> -- <the test command that checks it>",
+            ));
+        }
+        for &n in &numbers {
+            if let Some(pinned) = pin::argv(&text(n))
+                && pinned != args.argv
+            {
+                return Err(Error::refused(
+                    format!(
+                        "criterion {n} is pinned to `{}`: another command (`{}`) cannot prove it",
+                        pin::render(&pinned),
+                        pin::render(&args.argv)
+                    ),
+                    format!(
+                        "run its pin with `goal verify -c {n}`, or change the pin with `goal criteria pin {n} --confirm -- <command>`"
+                    ),
+                ));
+            }
+        }
+        let (dir, cwd) = invocation_dir(ctx, ws);
+        return Ok(vec![Run {
+            argv: args.argv.clone(),
+            dir,
+            cwd,
+            criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
+        }]);
+    }
+    // No command: the pins, each distinct one once, in criterion order, at the worktree root.
+    let wanted: Vec<usize> = if numbers.is_empty() {
+        (1..=goal.criteria.len()).collect()
+    } else {
+        numbers.clone()
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    for n in wanted {
+        let argv = match pin::parse(&text(n)) {
+            Some(Ok(p)) => p.argv,
+            Some(Err(why)) => {
+                return Err(Error::usage(
+                    format!("criterion {n}: {why}"),
+                    format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
+                ));
+            }
+            None if numbers.is_empty() => continue,
+            None => {
+                return Err(Error::usage(
+                    format!("criterion {n} has no pinned command, and no command was given"),
+                    format!(
+                        "give the test command: `goal verify -c {n} -- <test command>`, or pin one: `goal criteria pin {n} -- <test command>`"
+                    ),
+                ));
+            }
+        };
+        if let Some(why) = pin::self_grading(&argv) {
+            return Err(Error::refused(
+                format!(
+                    "criterion {n}'s pin `{}` is not evidence: {why}",
+                    pin::render(&argv)
+                ),
+                format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
+            ));
+        }
+        match runs.iter_mut().find(|r| r.argv == argv) {
+            Some(run) => run.criteria.push((n, text(n))),
+            None => runs.push(Run {
+                argv,
+                dir: ws.root().to_path_buf(),
+                cwd: String::new(),
+                criteria: vec![(n, text(n))],
+            }),
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::usage(
+            "no criterion has a pinned command, and no command was given",
+            "goal verify -c <N> -- <test command>, or pin one: `goal criteria pin <N> -- <test command>`",
+        ));
+    }
+    Ok(runs)
+}
+
+/// The directory `goal` was started in (or -C), and the same relative to the worktree root.
+fn invocation_dir(ctx: &Ctx, ws: &Workspace) -> (PathBuf, String) {
+    let dir = ctx.cwd.clone();
+    let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    let root = ws
+        .root()
+        .canonicalize()
+        .unwrap_or_else(|_| ws.root().to_path_buf());
+    let cwd = real
+        .strip_prefix(&root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (dir, cwd)
+}
+
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
-    let mut criteria = Vec::new();
-    for &n in &args.criteria {
-        let n = criterion_number(&goal, n)?;
-        if !criteria.iter().any(|(k, _)| *k == n) {
-            criteria.push((n, goal.criteria[n - 1].text.clone()));
+    let runs = plan(ctx, &ws, &goal, &args)?;
+    // Refuse a broken or malformed ledger before spending time on the run.
+    refuse_broken_chain(&ws)?;
+    let mut exit = 0u8;
+    let mut records = Vec::new();
+    for run in &runs {
+        let (record, code) = verify_one(ctx, &ws, run, &args)?;
+        if exit == 0 {
+            exit = code;
+        }
+        records.push(record);
+    }
+    if ctx.json {
+        let runs: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "record": r,
+                    "passes": r.passes(),
+                    "proves": r.proves(),
+                })
+            })
+            .collect();
+        match <[serde_json::Value; 1]>::try_from(runs) {
+            Ok([one]) => ctx.emit_json(&one)?,
+            Err(runs) => ctx.emit_json(&serde_json::json!({ "runs": runs }))?,
         }
     }
-    // Fail on a broken or malformed ledger before spending time on the run.
-    ws.ledger()?;
-    let tree = ws.worktree_tree()?.to_string();
+    Ok(exit)
+}
+
+/// evidence.jsonl must verify before anything is appended to it.
+fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
+    let ledger = ws.ledger()?;
+    if let Err(reason) = ledger.verify_chain() {
+        let rel = ws.evidence_rel();
+        return Err(Error::refused(
+            format!(
+                "{} does not verify ({reason}): nothing more is appended to a broken chain",
+                rel.display()
+            ),
+            broken_ledger_hint(&rel),
+        ));
+    }
+    Ok(())
+}
+
+/// The way out of a broken ledger that loses nothing.
+pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
+    let aside = rel.with_file_name("evidence.broken.jsonl");
+    format!(
+        "restore the committed copy with `git checkout -- {rel}`, or set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`; then verify again",
+        rel = rel.display(),
+        aside = aside.display()
+    )
+}
+
+/// Run one command and record its evidence; returns the record and the exit code to report.
+fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Record, u8)> {
+    let before_full = ws.worktree_tree_full()?;
+    let tree = ws.repo.tree_without(before_full, &ws.goal_dir)?.to_string();
     let started = now_rfc3339();
+    let started_at = std::time::SystemTime::now();
     let clock = Instant::now();
-    let (exit_code, output) = run_teed(&args.argv, ws.root(), ctx.json)?;
+    if !ctx.quiet && !ctx.json {
+        eprintln!(
+            "goal: running `{}`{}",
+            pin::render(&run.argv),
+            match run.cwd.as_str() {
+                "" => String::new(),
+                cwd => format!(" in {cwd}"),
+            }
+        );
+    }
+    let (exit_code, output) = run_teed(&run.argv, &run.dir, ctx.json)?;
     let duration_ms = clock.elapsed().as_millis() as u64;
-    let tests = summary::recognise(&String::from_utf8_lossy(&output));
-    let tree_after = ws.worktree_tree()?.to_string();
+    let mut tests = summary::recognise(&String::from_utf8_lossy(&output));
+    if !args.junit.is_empty() {
+        match crate::junit::read_reports(&args.junit, &run.dir, started_at) {
+            Ok((counts, _)) => {
+                let mut total = tests.unwrap_or_default();
+                total.passed += counts.passed;
+                total.failed += counts.failed;
+                total.ignored += counts.ignored;
+                tests = Some(total);
+            }
+            Err(why) => {
+                ctx.note(format!(
+                    "warning: --junit: {why}; the reports prove nothing"
+                ));
+            }
+        }
+    }
+    let after_full = ws.worktree_tree_full()?;
+    let (created, changed) = if after_full == before_full {
+        (Vec::new(), Vec::new())
+    } else {
+        ws.repo
+            .changed_paths(before_full, after_full, &ws.goal_dir)?
+    };
+    // A run that only added files (caches, build outputs, a new lock file) left the code as it
+    // was: the evidence holds for the tree with those files too.
+    let tree_after = if changed.is_empty() && !created.is_empty() {
+        Some(ws.repo.tree_without(after_full, &ws.goal_dir)?.to_string())
+    } else {
+        None
+    };
 
     let _lock = ws.lock()?;
     let ledger = ws.ledger()?;
     let (record, line) = evidence::seal(
         NewRecord {
-            criteria: criteria.clone(),
-            argv: args.argv.clone(),
+            criteria: run.criteria.clone(),
+            argv: run.argv.clone(),
+            cwd: run.cwd.clone(),
             exit_code,
             started,
             duration_ms,
             tree,
+            tree_after,
+            created,
+            changed,
             tests,
             check: args.check,
             output,
@@ -137,33 +366,45 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     write_atomic(&evidence_path, &bytes)?;
 
     let mut goal = ws.goal()?;
-    for (n, text) in &criteria {
+    for (n, text) in &run.criteria {
         // The goal may have changed while the command ran: tick only the same criterion.
         if goal.criterion(*n).is_some_and(|c| &c.text == text) {
             goal.set_passed(*n, record.proves());
         }
     }
-    if !criteria.is_empty() {
+    if !run.criteria.is_empty() {
         goal.set_updated(&now_rfc3339());
         ws.write_goal(&goal)?;
     }
-    if tree_after != record.tree {
-        ctx.note("warning: the working tree changed while the command ran; this evidence is for the tree it started on");
+    if !ctx.json {
+        report(ctx, &record, &run.criteria);
     }
-    report(ctx, &record, &criteria)?;
-    Ok(u8::try_from(exit_code)
-        .unwrap_or(1)
-        .max(u8::from(exit_code != 0)))
+    let code = if exit_code != 0 {
+        u8::try_from(exit_code).unwrap_or(1).max(1)
+    } else {
+        u8::from(!record.proves())
+    };
+    Ok((record, code))
 }
 
-fn report(ctx: &Ctx, record: &Record, criteria: &[(usize, String)]) -> Result<()> {
-    if ctx.json {
-        return ctx.emit_json(&serde_json::json!({
-            "record": record,
-            "passes": record.passes(),
-            "proves": record.proves(),
-        }));
+/// At most this many paths are named in a message, then a count.
+const MAX_NAMED: usize = 10;
+
+/// `a, b, c` with at most ten names, then "and N more".
+pub fn name_paths(paths: &[String]) -> String {
+    let mut text = paths
+        .iter()
+        .take(MAX_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > MAX_NAMED {
+        text.push_str(&format!(" and {} more", paths.len() - MAX_NAMED));
     }
+    text
+}
+
+fn report(ctx: &Ctx, record: &Record, criteria: &[(usize, String)]) {
     let tests = match record.tests {
         Some(t) => format!(
             "tests {} passed, {} failed, {} ignored",
@@ -189,5 +430,18 @@ fn report(ctx: &Ctx, record: &Record, criteria: &[(usize, String)]) -> Result<()
         "evidence {}: exit {}, {tests} — {verdict}",
         record.id, record.exit_code
     ));
-    Ok(())
+    if !record.created.is_empty() && record.changed.is_empty() {
+        ctx.note(format!(
+            "the run created {} new file(s): {}; the evidence holds with them too. If they are build outputs or caches, add them to .gitignore, or `goal iterate` will commit them",
+            record.created.len(),
+            name_paths(&record.created)
+        ));
+    }
+    if !record.changed.is_empty() {
+        ctx.note(format!(
+            "warning: the run modified or deleted {} tracked file(s): {}; this evidence is for the code as it was before the run — keep or revert those changes, then verify again",
+            record.changed.len(),
+            name_paths(&record.changed)
+        ));
+    }
 }

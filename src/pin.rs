@@ -1,0 +1,297 @@
+//! Pinned verification commands: the `(verify: `<command>`)` a criterion may end with, and the
+//! rule that a command which only prints is never evidence. Pure.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A criterion's pinned command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    /// The command as written between the backticks.
+    pub command: String,
+    /// The command split by shell-word rules (no shell ever runs it).
+    pub argv: Vec<String>,
+}
+
+/// `(verify: `cmd`)` at the very end of a criterion, ASCII or full-width parentheses, any spacing.
+static PIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[(（]\s*verify:\s*`([^`]*)`\s*[)）]\s*$").expect("the pin pattern compiles")
+});
+
+/// The pin of a criterion text: None when it has none, Some(Err) when the pin cannot be split
+/// into words (an unbalanced quote) or is empty.
+pub fn parse(text: &str) -> Option<Result<Pin, String>> {
+    let captures = PIN.captures(text)?;
+    let command = captures
+        .get(1)
+        .map_or("", |m| m.as_str())
+        .trim()
+        .to_string();
+    if command.is_empty() {
+        return Some(Err("the pinned command is empty".into()));
+    }
+    Some(match shell_words::split(&command) {
+        Ok(argv) if !argv.is_empty() => Ok(Pin { command, argv }),
+        Ok(_) => Err("the pinned command is empty".into()),
+        Err(e) => Err(format!(
+            "the pinned command `{command}` does not split into words: {e}"
+        )),
+    })
+}
+
+/// The argv of a criterion's pin, when it has a valid one.
+pub fn argv(text: &str) -> Option<Vec<String>> {
+    parse(text).and_then(Result::ok).map(|p| p.argv)
+}
+
+/// The criterion text without its pin (what the requirement says).
+pub fn base(text: &str) -> &str {
+    match PIN.find(text) {
+        Some(m) => text[..m.start()].trim_end(),
+        None => text,
+    }
+}
+
+/// `text` with its pin replaced by (or set to) `argv`; None argv removes the pin.
+pub fn with_pin(text: &str, argv: Option<&[String]>) -> String {
+    let base = base(text);
+    match argv {
+        Some(argv) => format!("{base} (verify: `{}`)", render(argv)),
+        None => base.to_string(),
+    }
+}
+
+/// An argv as one shell-quoted command line (what a pin and a re-run line show).
+pub fn render(argv: &[String]) -> String {
+    shell_words::join(argv)
+}
+
+/// Check that a command can be written as a pin.
+pub fn check_pinnable(argv: &[String]) -> Result<(), String> {
+    if argv.is_empty() {
+        return Err("the command is empty".into());
+    }
+    if render(argv).contains('`') {
+        return Err("a pinned command cannot contain a backtick".into());
+    }
+    if let Some(why) = self_grading(argv) {
+        return Err(why);
+    }
+    Ok(())
+}
+
+/// Commands that only print what they are given: they grade themselves.
+const PRINTERS: &[&str] = &["echo", "printf", "true", ":", "cat", "yes"];
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh"];
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Why `argv` is a self-grading command (it only prints), or None. Only argv[0] and an inline
+/// `-c` script are inspected; a script file is not read.
+pub fn self_grading(argv: &[String]) -> Option<String> {
+    let mut words = argv;
+    // `env [NAME=value]... cmd` runs cmd.
+    while let Some(first) = words.first() {
+        if basename(first) == "env" || (words.len() > 1 && is_assignment(first)) {
+            words = &words[1..];
+        } else {
+            break;
+        }
+    }
+    let first = words.first()?;
+    let name = basename(first);
+    if PRINTERS.contains(&name) {
+        return Some(format!(
+            "`{name}` only prints what it is given: it proves nothing (run the test command that checks the criterion)"
+        ));
+    }
+    if SHELLS.contains(&name) {
+        let flag = words[1..]
+            .iter()
+            .position(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))?;
+        let script = words.get(flag + 2)?;
+        if script_only_prints(script) {
+            return Some(format!(
+                "`{name} -c` with a script made only of {} proves nothing (run the test command that checks the criterion)",
+                PRINTERS.join("/")
+            ));
+        }
+    }
+    None
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=')
+        .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// Whether every simple command of a shell script is a printer (or nothing).
+fn script_only_prints(script: &str) -> bool {
+    let mut any = false;
+    for segment in segments(script) {
+        let Ok(words) = shell_words::split(&segment) else {
+            return false;
+        };
+        let words: Vec<&String> = words.iter().skip_while(|w| is_assignment(w)).collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let name = basename(first);
+        if name == "exit" && words.get(1).is_none_or(|c| c.as_str() == "0") {
+            continue;
+        }
+        if !PRINTERS.contains(&name) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Split a script at unquoted `;`, `&`, `|` and newlines (quote- and escape-aware).
+fn segments(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for c in script.chars() {
+        if escaped {
+            escaped = false;
+            current.push(c);
+            continue;
+        }
+        match c {
+            '\\' if !single => {
+                escaped = true;
+                current.push(c);
+            }
+            '\'' if !double => {
+                single = !single;
+                current.push(c);
+            }
+            '"' if !single => {
+                double = !double;
+                current.push(c);
+            }
+            ';' | '&' | '|' | '\n' if !single && !double => {
+                out.push(std::mem::take(&mut current));
+            }
+            _ => current.push(c),
+        }
+    }
+    out.push(current);
+    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_parse_from_any_spacing() {
+        // (criterion text, pinned command or None, base text)
+        let cases: &[(&str, Option<&str>, &str)] = &[
+            (
+                "Excess requests return 429 (verify: `cargo test rate_limit`)",
+                Some("cargo test rate_limit"),
+                "Excess requests return 429",
+            ),
+            (
+                "Excess requests return 429 (verify:`cargo test rate_limit`)",
+                Some("cargo test rate_limit"),
+                "Excess requests return 429",
+            ),
+            (
+                "Excess requests return 429   (  verify:   `cargo test  rate_limit`  )  ",
+                Some("cargo test  rate_limit"),
+                "Excess requests return 429",
+            ),
+            (
+                "`pytest` runs and `tox` too (verify: `pytest -q tests/test_div.py`)",
+                Some("pytest -q tests/test_div.py"),
+                "`pytest` runs and `tox` too",
+            ),
+            (
+                "超额请求返回 429（verify: `cargo test 限流`）",
+                Some("cargo test 限流"),
+                "超额请求返回 429",
+            ),
+            (
+                "No pin here (see `cargo test`)",
+                None,
+                "No pin here (see `cargo test`)",
+            ),
+            (
+                "A pin in the middle (verify: `x`) is not a pin, trailing text",
+                None,
+                "A pin in the middle (verify: `x`) is not a pin, trailing text",
+            ),
+        ];
+        for (text, pinned, base_text) in cases {
+            let got = parse(text).map(|p| p.map(|p| p.command));
+            assert_eq!(got, pinned.map(|p| Ok(p.to_string())), "{text}");
+            assert_eq!(base(text), *base_text, "{text}");
+        }
+    }
+
+    #[test]
+    fn pin_argv_follows_shell_words() {
+        let text = r#"Division works (verify: `pytest -k "div and not zero" tests/`)"#;
+        assert_eq!(
+            argv(text).unwrap(),
+            ["pytest", "-k", "div and not zero", "tests/"]
+        );
+        assert!(parse("x (verify: `pytest \"unbalanced`)").unwrap().is_err());
+        assert!(parse("x (verify: ``)").unwrap().is_err());
+    }
+
+    #[test]
+    fn with_pin_round_trips() {
+        let argv: Vec<String> = ["pytest", "-k", "a b"].map(String::from).to_vec();
+        let text = with_pin("Division works", Some(&argv));
+        assert_eq!(text, "Division works (verify: `pytest -k 'a b'`)");
+        assert_eq!(super::argv(&text).unwrap(), argv);
+        assert_eq!(with_pin(&text, None), "Division works");
+        let other: Vec<String> = vec!["cargo".into(), "test".into()];
+        assert_eq!(
+            with_pin(&text, Some(&other)),
+            "Division works (verify: `cargo test`)"
+        );
+    }
+
+    #[test]
+    fn self_grading_commands() {
+        let cases: &[(&[&str], bool)] = &[
+            (&["echo", "test result: ok. 5 passed; 0 failed"], true),
+            (&["/bin/echo", "1 passed"], true),
+            (&["printf", "ok"], true),
+            (&["true"], true),
+            (&[":"], true),
+            (&["cat", "canned-output.txt"], true),
+            (&["yes"], true),
+            (&["env", "FOO=1", "echo", "hi"], true),
+            (
+                &["sh", "-c", "echo 'test result: ok. 5 passed; 0 failed'"],
+                true,
+            ),
+            (
+                &["bash", "-c", "echo \"5 passed; 0 failed\" && true; exit 0"],
+                true,
+            ),
+            (&["bash", "-ec", "printf '1 passed\\n' | cat"], true),
+            (&["sh", "-c", "cargo test; echo done"], false),
+            (&["sh", "-c", "echo start && pytest -q"], false),
+            (&["sh", "run-tests.sh"], false),
+            (&["cargo", "test"], false),
+            (&["pytest", "-q"], false),
+            (&["./echo-tests"], false),
+            (&["sh", "-c", "exit 1"], false),
+        ];
+        for (argv, want) in cases {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            assert_eq!(self_grading(&argv).is_some(), *want, "{argv:?}");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! One truth for "proven": each criterion's state (proven, stale, failing, open) on a tree, and
+//! the command that would prove it again. Status, inject, the adapters, the Stop hook, iterate
+//! and done all read it, so they cannot disagree. Pure.
+
+use serde::Serialize;
+
+use crate::evidence::{Judgement, Ledger};
+use crate::goal_file::GoalFile;
+use crate::pin;
+
+/// What the evidence says of one criterion on the current tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// The latest witnessed record naming it on this tree passes.
+    Proven,
+    /// Passing evidence exists, but on another tree (the code changed since).
+    Stale,
+    /// The latest record naming it on this tree fails.
+    Failing,
+    /// No evidence proves it.
+    Open,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Proven => "proven",
+            State::Stale => "stale",
+            State::Failing => "failing",
+            State::Open => "open",
+        }
+    }
+}
+
+/// One criterion, ticked and proven side by side.
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionProof {
+    pub number: usize,
+    /// Its box is `[x]` in GOAL.md.
+    pub ticked: bool,
+    pub state: State,
+    /// The id of the record that proves it (state proven), else None.
+    pub evidence: Option<String>,
+    /// The command that would prove it again (its pin, else the recorded command), or None.
+    pub rerun: Option<Vec<String>>,
+    /// Where `rerun` runs, relative to the worktree root ("" for the root).
+    #[serde(skip)]
+    pub rerun_cwd: String,
+    /// The pinned command, as written.
+    pub pin: Option<String>,
+    /// Why it is not proven, in words (None when proven).
+    pub why: Option<String>,
+}
+
+impl CriterionProof {
+    /// The ready `goal verify` line that proves it again, when one is known.
+    pub fn rerun_line(&self) -> Option<String> {
+        if self.pin.is_some() {
+            return Some(format!("goal verify -c {}", self.number));
+        }
+        let argv = self.rerun.as_ref()?;
+        let dir = if self.rerun_cwd.is_empty() {
+            String::new()
+        } else {
+            format!("-C {} ", pin::render(std::slice::from_ref(&self.rerun_cwd)))
+        };
+        Some(format!(
+            "goal {dir}verify -c {} -- {}",
+            self.number,
+            pin::render(argv)
+        ))
+    }
+
+    /// The next step for this criterion, in one line.
+    pub fn next_step(&self) -> String {
+        match (self.state, self.rerun_line()) {
+            (State::Proven, _) => format!("criterion {} is proven", self.number),
+            (State::Stale, Some(line)) => format!(
+                "criterion {} is stale (its evidence is for older code): re-run `{line}`",
+                self.number
+            ),
+            (State::Failing, Some(line)) => format!(
+                "criterion {} is failing on this code: fix it, then `{line}`",
+                self.number
+            ),
+            (_, Some(line)) => format!("criterion {} is open: `{line}`", self.number),
+            (_, None) => format!(
+                "criterion {} is open: `goal verify -c {} -- <test command>`",
+                self.number, self.number
+            ),
+        }
+    }
+}
+
+/// Every criterion of a goal, judged on one tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proof {
+    pub criteria: Vec<CriterionProof>,
+    pub proven: usize,
+}
+
+impl Proof {
+    /// Every criterion proven (and there is at least one): `goal done` would agree.
+    pub fn complete(&self) -> bool {
+        !self.criteria.is_empty() && self.proven == self.criteria.len()
+    }
+
+    pub fn get(&self, number: usize) -> Option<&CriterionProof> {
+        self.criteria.get(number.wrapping_sub(1))
+    }
+}
+
+/// Judge every criterion of `goal` on `tree` (None: there is no evidence at all, so the tree
+/// need not be computed and every criterion is open).
+pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
+    let criteria: Vec<CriterionProof> = goal
+        .criteria
+        .iter()
+        .map(|c| {
+            let pinned = pin::parse(&c.text).and_then(Result::ok);
+            let judgement = match tree {
+                Some(tree) => ledger.judge(c.number, &c.text, tree),
+                None => Judgement::Open(format!(
+                    "no evidence names it; run `goal verify -c {}{}`",
+                    c.number,
+                    if pinned.is_some() {
+                        ""
+                    } else {
+                        " -- <test command>"
+                    }
+                )),
+            };
+            let (state, evidence, record, why) = match judgement {
+                Judgement::Proven(r) => (State::Proven, Some(r.id.clone()), Some(r), None),
+                Judgement::Stale(r) => (
+                    State::Stale,
+                    None,
+                    Some(r),
+                    Some(format!(
+                        "stale: evidence {} was recorded on another tree (the code changed since)",
+                        r.id
+                    )),
+                ),
+                Judgement::Failing(r, why) => (State::Failing, None, Some(r), Some(why)),
+                Judgement::Open(why) => (State::Open, None, None, Some(why)),
+            };
+            let (rerun, rerun_cwd) = match (&pinned, record) {
+                (Some(p), _) => (Some(p.argv.clone()), String::new()),
+                (None, Some(r)) => (Some(r.argv.clone()), r.cwd.clone()),
+                (None, None) => (None, String::new()),
+            };
+            CriterionProof {
+                number: c.number,
+                ticked: c.passed,
+                state,
+                evidence,
+                rerun,
+                rerun_cwd,
+                pin: pinned.map(|p| p.command),
+                why,
+            }
+        })
+        .collect();
+    let proven = criteria.iter().filter(|c| c.state == State::Proven).count();
+    Proof { criteria, proven }
+}
