@@ -12,6 +12,7 @@ pub mod fault;
 pub mod gate;
 pub mod goal_file;
 pub mod history;
+/// JUnit XML reports: counting their test cases, reading those a run wrote.
 pub mod junit;
 pub mod lint;
 pub mod material;

@@ -1,0 +1,338 @@
+//! Counting the test cases of JUnit XML reports, and reading the reports a run wrote.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+
+use crate::summary::TestCounts;
+
+/// What a `<testcase>` came to, from its children.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Passed,
+    Ignored,
+    Failed,
+}
+
+/// Count the `<testcase>` elements of a JUnit XML report, at any depth of `<testsuites>` /
+/// `<testsuite>`: one with a `<failure>` or `<error>` child failed, one with `<skipped>` was
+/// ignored, any other passed. Malformed XML, or a document that is not a JUnit report, is an error.
+pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    let mut counts = TestCounts::default();
+    let mut depth = 0usize;
+    let mut root_seen = false;
+    // The depth at which the open testcase sits, and what its children said so far.
+    let mut case: Option<(usize, Outcome)> = None;
+    loop {
+        let position = reader.buffer_position();
+        let event = reader
+            .read_event_into(&mut buf)
+            .map_err(|e| format!("malformed XML at byte {position}: {e}"))?;
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                let local = e.local_name();
+                let name: &str = local.as_ref();
+                if !root_seen {
+                    root_seen = true;
+                    if name != "testsuites" && name != "testsuite" {
+                        return Err(format!(
+                            "not a JUnit report: the root element is <{}>, not <testsuites> or <testsuite>",
+                            name
+                        ));
+                    }
+                }
+                match (name, case.as_mut()) {
+                    ("testcase", None) if empty => counts.passed += 1,
+                    ("testcase", None) => case = Some((depth, Outcome::Passed)),
+                    ("failure" | "error", Some((at, outcome))) if *at + 1 == depth => {
+                        *outcome = Outcome::Failed;
+                    }
+                    ("skipped", Some((at, outcome)))
+                        if *at + 1 == depth && *outcome != Outcome::Failed =>
+                    {
+                        *outcome = Outcome::Ignored;
+                    }
+                    _ => {}
+                }
+                if !empty {
+                    depth += 1;
+                }
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if let Some((at, outcome)) = case
+                    && at == depth
+                {
+                    match outcome {
+                        Outcome::Passed => counts.passed += 1,
+                        Outcome::Ignored => counts.ignored += 1,
+                        Outcome::Failed => counts.failed += 1,
+                    }
+                    case = None;
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    if !root_seen {
+        return Err("not a JUnit report: no XML element in it".to_string());
+    }
+    if depth != 0 {
+        return Err(format!(
+            "malformed XML: the document ends with {depth} element(s) still open"
+        ));
+    }
+    Ok(counts)
+}
+
+/// Read the JUnit reports that `patterns` (paths or globs, relative to `base`) name, and sum
+/// their counts. Every pattern must match a file, and every file must have been written by the
+/// run that started at `since` (allowing 1 s for the filesystem's timestamp granularity): an
+/// older report proves nothing about this run. Returns the sum and the files read.
+pub fn read_reports(
+    patterns: &[String],
+    base: &Path,
+    since: SystemTime,
+) -> Result<(TestCounts, Vec<PathBuf>), String> {
+    let oldest = since.checked_sub(Duration::from_secs(1)).unwrap_or(since);
+    let mut total = TestCounts::default();
+    let mut read: Vec<PathBuf> = Vec::new();
+    for pattern in patterns {
+        let full = base.join(pattern);
+        let full = full
+            .to_str()
+            .ok_or_else(|| format!("report pattern {pattern} is not valid UTF-8"))?;
+        let matches =
+            glob::glob(full).map_err(|e| format!("report pattern {pattern} is not valid: {e}"))?;
+        let mut matched = false;
+        for entry in matches {
+            let path = entry.map_err(|e| format!("report pattern {pattern}: {e}"))?;
+            if !path.is_file() {
+                continue;
+            }
+            matched = true;
+            if read.contains(&path) {
+                continue;
+            }
+            let modified = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .map_err(|e| format!("report {}: {e}", path.display()))?;
+            if modified < oldest {
+                let when = chrono::DateTime::<chrono::Utc>::from(modified)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                return Err(format!(
+                    "report {} was not written by this run (modified {when})",
+                    path.display()
+                ));
+            }
+            let xml =
+                std::fs::read(&path).map_err(|e| format!("report {}: {e}", path.display()))?;
+            let counts = counts(&xml).map_err(|e| format!("report {}: {e}", path.display()))?;
+            total.passed += counts.passed;
+            total.failed += counts.failed;
+            total.ignored += counts.ignored;
+            read.push(path);
+        }
+        if !matched {
+            return Err(format!("report pattern {pattern} matches no file"));
+        }
+    }
+    Ok((total, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(passed: u64, failed: u64, ignored: u64) -> TestCounts {
+        TestCounts {
+            passed,
+            failed,
+            ignored,
+        }
+    }
+
+    // surefire's format: a <testsuite> root, <failure>/<error> with text, <skipped/> empty.
+    const SUREFIRE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="3.0" name="example.WordsTest" time="0.05" tests="5" errors="1" skipped="1" failures="1">
+  <properties>
+    <property name="java.version" value="17.0.15"/>
+  </properties>
+  <testcase name="upper" classname="example.WordsTest" time="0.001"/>
+  <testcase name="lower" classname="example.WordsTest" time="0.001">
+    <system-out><![CDATA[<failure> in a CDATA is only text]]></system-out>
+  </testcase>
+  <testcase name="wrong" classname="example.WordsTest" time="0">
+    <failure message="expected:&lt;A[b]&gt; but was:&lt;A[B]&gt;" type="org.junit.ComparisonFailure">org.junit.ComparisonFailure: expected
+	at example.WordsTest.wrong(WordsTest.java:6)</failure>
+  </testcase>
+  <testcase name="broken" classname="example.WordsTest" time="0.008">
+    <error message="boom" type="java.lang.IllegalStateException">java.lang.IllegalStateException: boom</error>
+  </testcase>
+  <testcase name="later" classname="example.WordsTest" time="0">
+    <skipped message="not today"/>
+  </testcase>
+</testsuite>
+"#;
+
+    #[test]
+    fn counts_testcases() {
+        let cases: &[(&str, &[u8], TestCounts)] = &[
+            (
+                "pytest --junit-xml (real)",
+                include_bytes!("../tests/fixtures/junit/pytest.xml"),
+                t(3, 1, 2),
+            ),
+            ("surefire", SUREFIRE.as_bytes(), t(2, 2, 1)),
+            (
+                "nested suites",
+                b"<testsuites><testsuite name='a'><testsuite name='b'><testcase name='x'/></testsuite>\
+                  <testcase name='y'><skipped/></testcase></testsuite>\
+                  <testsuite name='c'><testcase name='z'><failure/></testcase></testsuite></testsuites>",
+                t(1, 1, 1),
+            ),
+            (
+                "failure outranks skipped",
+                b"<testsuite><testcase><skipped/><failure/></testcase><testcase><error/><skipped/></testcase></testsuite>",
+                t(0, 2, 0),
+            ),
+            (
+                "a rerun's flaky failure is not a failure",
+                b"<testsuite><testcase><flakyFailure/><system-out>ok</system-out></testcase></testsuite>",
+                t(1, 0, 0),
+            ),
+            (
+                "no testcase",
+                b"<?xml version='1.0'?><testsuites/>",
+                t(0, 0, 0),
+            ),
+        ];
+        for (name, xml, want) in cases {
+            assert_eq!(counts(xml), Ok(*want), "{name}");
+        }
+    }
+
+    #[test]
+    fn malformed_reports_are_errors() {
+        let cases: &[(&str, &[u8], &str)] = &[
+            ("unclosed", b"<testsuite><testcase>", "still open"),
+            (
+                "mismatched",
+                b"<testsuite><testcase></testsuite>",
+                "malformed XML",
+            ),
+            ("empty", b"", "no XML element"),
+            ("plain text", b"3 passed, 0 failed", "no XML element"),
+            (
+                "other XML",
+                b"<html><body/></html>",
+                "root element is <html>",
+            ),
+        ];
+        for (name, xml, want) in cases {
+            match counts(xml) {
+                Err(e) => assert!(e.contains(want), "{name}: {e}"),
+                Ok(c) => panic!("{name}: expected an error, got {c:?}"),
+            }
+        }
+    }
+
+    fn write(dir: &Path, name: &str, xml: &str, modified: SystemTime) {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, xml).unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(modified).unwrap();
+    }
+
+    #[test]
+    fn read_reports_sums_fresh_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let since = SystemTime::now();
+        // Half a second before the start is within the timestamp granularity.
+        let just_before = since - Duration::from_millis(500);
+        write(dir.path(), "a/TEST-a.xml", SUREFIRE, since);
+        write(
+            dir.path(),
+            "b/TEST-b.xml",
+            "<testsuite><testcase/><testcase/></testsuite>",
+            just_before,
+        );
+        write(
+            dir.path(),
+            "report.xml",
+            "<testsuites><testsuite><testcase/></testsuite></testsuites>",
+            since + Duration::from_secs(3),
+        );
+        let patterns = [
+            "*/TEST-*.xml".to_string(),
+            "report.xml".to_string(),
+            // Matching a file twice counts it once.
+            "a/TEST-a.xml".to_string(),
+        ];
+        let (sum, files) = read_reports(&patterns, dir.path(), since).unwrap();
+        assert_eq!(sum, t(5, 2, 1));
+        assert_eq!(
+            files,
+            [
+                dir.path().join("a/TEST-a.xml"),
+                dir.path().join("b/TEST-b.xml"),
+                dir.path().join("report.xml"),
+            ]
+        );
+    }
+
+    #[test]
+    fn read_reports_refuses_what_this_run_did_not_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let since = SystemTime::now();
+        write(
+            dir.path(),
+            "fresh.xml",
+            "<testsuite><testcase/></testsuite>",
+            since,
+        );
+        write(
+            dir.path(),
+            "old.xml",
+            "<testsuite><testcase/></testsuite>",
+            since - Duration::from_secs(5),
+        );
+        write(dir.path(), "broken/bad.xml", "<testsuite><testcase>", since);
+        let cases: &[(&[&str], &str)] = &[
+            (&["old.xml"], "report "),
+            (
+                &["fresh.xml", "*.xml"],
+                "was not written by this run (modified ",
+            ),
+            (
+                &["missing.xml"],
+                "report pattern missing.xml matches no file",
+            ),
+            (
+                &["fresh.xml", "out/*.xml"],
+                "report pattern out/*.xml matches no file",
+            ),
+            (&["broken/bad.xml"], "still open"),
+            (&["[.xml"], "report pattern [.xml is not valid"),
+        ];
+        for (patterns, want) in cases {
+            let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            match read_reports(&patterns, dir.path(), since) {
+                Err(e) => assert!(e.contains(want), "{patterns:?}: {e}"),
+                Ok(r) => panic!("{patterns:?}: expected an error, got {r:?}"),
+            }
+        }
+        let err = read_reports(&["old.xml".to_string()], dir.path(), since).unwrap_err();
+        assert!(err.contains("old.xml was not written by this run"), "{err}");
+    }
+}
