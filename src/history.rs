@@ -461,6 +461,33 @@ impl<'a> Walker<'a> {
         } else {
             Change::default()
         };
+        if action == Some(Action::Complete) && !self.hand_made.is_empty() {
+            // Hand-made rows came after the last iteration: the completion gets a row of its
+            // own, so the goal's last row shows how it ended.
+            if let Some(row) = self.pending.take() {
+                sink.row(&row)?;
+            }
+            for row in std::mem::take(&mut self.hand_made) {
+                sink.row(&row)?;
+            }
+            self.pending = Some(Row {
+                iteration: trailers.iteration,
+                commit: info.id.to_string(),
+                date: date(info.time),
+                passing: trailers.passing,
+                total: trailers.total,
+                files_changed: 0,
+                insertions: 0,
+                deletions: 0,
+                summary: summary_of(&info, action, &goal_text),
+                evidence: Vec::new(),
+                flags: Vec::new(),
+                stagnation: Signals::default(),
+                status: trailers.status.clone(),
+                goal: goal_text.clone(),
+                material: Vec::new(),
+            });
+        }
         if let Some(row) = self
             .pending
             .as_mut()

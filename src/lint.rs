@@ -173,6 +173,9 @@ pub fn lint(number: usize, text: &str) -> Option<Finding> {
                 finding.flags.push("self-grading".into());
                 finding.verifiable = false;
                 finding.reason = format!("its pin `{}` is not evidence: {why}", p.command);
+            } else if !finding.verifiable {
+                finding.verifiable = true;
+                finding.reason = format!("observable: its pinned command `{}`", p.command);
             }
             finding.pin = Some(p.command);
         }

@@ -11,4 +11,5 @@ mod evidence;
 mod faults;
 mod generative;
 mod history;
+mod proof;
 mod redteam;

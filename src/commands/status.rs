@@ -143,16 +143,6 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
     let v = view(&ws, &goal)?;
-    if ctx.json {
-        ctx.emit_json(&v)?;
-        return Ok(0);
-    }
-    let status = match v.status {
-        Status::InProgress => ctx.yellow("in-progress"),
-        Status::Blocked => ctx.red("blocked"),
-        Status::Complete => ctx.green("complete"),
-    };
-    ctx.say(format!("{} {}", ctx.bold("Goal:"), v.goal));
     if let Some(problem) = &v.ledger.problem {
         eprintln!(
             "goal: warning: {} does not verify: {problem}; its records prove nothing",
@@ -163,6 +153,16 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             super::verify::broken_ledger_hint(&ws.evidence_rel())
         );
     }
+    if ctx.json {
+        ctx.emit_json(&v)?;
+        return Ok(0);
+    }
+    let status = match v.status {
+        Status::InProgress => ctx.yellow("in-progress"),
+        Status::Blocked => ctx.red("blocked"),
+        Status::Complete => ctx.green("complete"),
+    };
+    ctx.say(format!("{} {}", ctx.bold("Goal:"), v.goal));
     ctx.say(format!(
         "Status: {status} · iteration {} · {}/{} criteria proven ({} ticked)",
         v.iteration, v.proven, v.total, v.passing

@@ -305,20 +305,17 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
     let duration_ms = clock.elapsed().as_millis() as u64;
     let mut tests = summary::recognise(&String::from_utf8_lossy(&output));
     if !args.junit.is_empty() {
-        match crate::junit::read_reports(&args.junit, &run.dir, started_at) {
-            Ok((counts, _)) => {
-                let mut total = tests.unwrap_or_default();
-                total.passed += counts.passed;
-                total.failed += counts.failed;
-                total.ignored += counts.ignored;
-                tests = Some(total);
-            }
-            Err(why) => {
-                ctx.note(format!(
-                    "warning: --junit: {why}; the reports prove nothing"
-                ));
-            }
-        }
+        // The reports are the authority on what ran: they replace the output's summary. A
+        // report this run did not write proves nothing (zero tests).
+        tests = Some(
+            match crate::junit::read_reports(&args.junit, &run.dir, started_at) {
+                Ok((counts, _)) => counts,
+                Err(why) => {
+                    ctx.note(format!("warning: --junit: {why}; it proves nothing"));
+                    summary::TestCounts::default()
+                }
+            },
+        );
     }
     let after_full = ws.worktree_tree_full()?;
     let (created, changed) = if after_full == before_full {
