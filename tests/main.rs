@@ -12,3 +12,4 @@ mod faults;
 mod generative;
 mod history;
 mod redteam;
+mod terminal;

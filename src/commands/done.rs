@@ -152,8 +152,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let mut deslop_commands = Vec::new();
     for command in &commands {
         let argv = vec!["sh".to_string(), "-c".to_string(), command.clone()];
-        let exit_code = match super::verify::run_teed(&argv, ws.root(), true) {
+        let exit_code = match crate::child::run_teed(&argv, ws.root(), true) {
             Ok((code, _)) => code,
+            Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(e) => {
                 ctx.note(format!(
                     "warning: deslop command `{command}` could not run: {e}"

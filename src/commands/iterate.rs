@@ -162,14 +162,15 @@ pub fn notify(ctx: &Ctx, ws: &Workspace, message: &str) {
     let Some(command) = &ws.config.notify else {
         return;
     };
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{command} \"$1\""))
-        .arg("goal-notify")
-        .arg(message)
-        .current_dir(ws.root())
-        .stdin(std::process::Stdio::null())
-        .status();
+    let status = crate::child::status(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{command} \"$1\""))
+            .arg("goal-notify")
+            .arg(message)
+            .current_dir(ws.root())
+            .stdin(std::process::Stdio::null()),
+    );
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => ctx.note(format!(
