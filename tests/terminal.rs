@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::Repo;
+use serde_json::Value;
+
+use crate::support::{Repo, stderr, stdout};
 
 const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
 
@@ -248,4 +250,153 @@ fn a_command_that_ends_by_itself_is_not_waited_for_longer() {
     repo.ok(&["verify", "-c", "1", "--", "sh", "t.sh"]);
     assert!(start.elapsed() < Duration::from_secs(5));
     assert!(repo.read(EVIDENCE).contains("\"exit_code\":0"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Abandon means the goal, and `goal restore`
+
+const GOAL: &str = ".agents/goal/GOAL.md";
+
+fn prompt(repo: &Repo, text: &str) -> Value {
+    let input = serde_json::json!({
+        "session_id": "s",
+        "transcript_path": "/dev/null",
+        "cwd": repo.path().display().to_string(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    });
+    let out = repo
+        .goal()
+        .args(["hook", "claude"])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null)
+}
+
+fn context(answer: &Value) -> &str {
+    answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("")
+}
+
+#[test]
+fn the_claude_hook_abandons_only_a_phrase_aimed_at_the_goal_and_restore_brings_it_back() {
+    let repo = Repo::new();
+    repo.init_goal(&["tests/parser.rs passes", "cargo clippy passes"]);
+    repo.test_script("t.sh", 3, 0);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "t.sh"]);
+    repo.ok(&["retry", "--reason", "flaky network"]);
+    repo.ok(&["iterate", "-m", "implemented the parser"]);
+    // What the restore brings back is what was committed before the abandon.
+    assert!(
+        repo.status_porcelain().is_empty(),
+        "{}",
+        repo.status_porcelain()
+    );
+    let goal_md = repo.goal_md();
+    let evidence = repo.read(EVIDENCE);
+    let retry = repo.read(".agents/goal/retry.json");
+    let head = repo.head();
+
+    for text in [
+        "ok, cancel the build and run the tests again",
+        "abandon this approach, try a queue instead",
+        "don't cancel",
+        "we should not abandon the goal",
+        "放弃这个方案",
+    ] {
+        let answer = prompt(&repo, text);
+        assert_eq!(repo.head(), head, "{text:?} changed HEAD");
+        assert_eq!(repo.goal_md(), goal_md, "{text:?}");
+        assert!(
+            context(&answer).starts_with("[goal-driven-loop] ACTIVE GOAL"),
+            "{text:?}: {answer}"
+        );
+    }
+
+    let answer = prompt(&repo, "cancel the goal");
+    assert!(!repo.exists(GOAL));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    assert!(context(&answer).contains("`goal restore`"), "{answer}");
+
+    let out = repo.goal().arg("restore").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Restored: Make the thing work"));
+    assert_eq!(repo.goal_md(), goal_md, "GOAL.md comes back byte for byte");
+    assert_eq!(repo.read(EVIDENCE), evidence);
+    assert_eq!(repo.read(".agents/goal/retry.json"), retry);
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("restore")
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("in-progress")
+    );
+    // The commit holds the goal files as they were before the abandon.
+    assert_eq!(
+        repo.git(&["show", &format!("HEAD:{GOAL}")]),
+        repo.git(&["show", &format!("{head}:{GOAL}")])
+    );
+    assert!(
+        repo.status_porcelain().is_empty(),
+        "{}",
+        repo.status_porcelain()
+    );
+    repo.assert_fsck();
+    // The goal goes on across the abandon and the restore.
+    let log = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(log.contains("implemented the parser"), "{log}");
+    repo.ok(&["iterate", "-m", "added the clippy fixes"]);
+}
+
+#[test]
+fn restore_refuses_with_an_active_goal_or_nothing_abandoned() {
+    let repo = Repo::new();
+    let out = repo.goal().arg("restore").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no abandoned goal"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+
+    repo.init_goal(&["tests/parser.rs passes"]);
+    let out = repo.goal().arg("restore").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("a goal is active"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Every abandon says how to take it back: abandon, init --replace, init --abandon-current.
+    let out = repo.goal().arg("abandon").output().unwrap();
+    assert!(stdout(&out).contains("restore it with `goal restore`"));
+    repo.ok(&["restore"]);
+    let out = repo
+        .goal()
+        .args(["init", "--replace", "Ship the CSV exporter with paging"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("restore it with `goal restore`"));
+    let out = repo
+        .goal()
+        .args(["init", "--abandon-current"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("restore it with `goal restore`"));
+    // The last abandoned goal comes back; restoring twice has nothing left to restore.
+    repo.ok(&["restore"]);
+    assert!(repo.goal_md().contains("Ship the CSV exporter with paging"));
+    repo.ok(&["abandon"]);
+    repo.ok(&["restore"]);
+    let out = repo.goal().arg("restore").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }

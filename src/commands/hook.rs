@@ -141,7 +141,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             return Ok(context(
                 "UserPromptSubmit",
                 format!(
-                    "goal: the goal \"{}\" was abandoned at the user's request ({}/{} criteria passed, iteration {}); its files were deleted in a commit.",
+                    "goal: the goal \"{}\" was abandoned at the user's request ({}/{} criteria passed, iteration {}); its files were deleted in a commit. If that was not meant, restore it with `goal restore`.",
                     goal.goal,
                     goal.passing_count(),
                     goal.criteria.len(),
