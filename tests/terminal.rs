@@ -400,3 +400,35 @@ fn restore_refuses_with_an_active_goal_or_nothing_abandoned() {
     let out = repo.goal().arg("restore").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The stale-goal question takes the words it offers
+
+#[test]
+fn the_stale_goal_question_takes_words_and_letters() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let run = |goal: &str, answer: &str| {
+        let line = format!(
+            "{} init '{goal}' -c 'b passes'; echo exit=$?",
+            env!("CARGO_BIN_EXE_goal")
+        );
+        repo.on_a_tty(&line, &[("GOAL_PROMPT_TIMEOUT", Some("5"))], Some(answer))
+    };
+    let Some(text) = run("Another goal", "replace\n") else {
+        return;
+    };
+    assert!(
+        text.contains("continue / replace / abandon"),
+        "the question names its words: {text}"
+    );
+    assert!(text.contains("exit=0"), "{text}");
+    assert!(repo.goal_md().contains("Another goal"));
+    let text = run("A third goal", "c\n").unwrap();
+    assert!(text.contains("exit=1"), "{text}");
+    assert!(repo.goal_md().contains("Another goal"));
+    let text = run("A third goal", "A\n").unwrap();
+    assert!(text.contains("exit=0"), "{text}");
+    assert!(!repo.exists(GOAL), "abandon creates no new goal");
+    assert!(text.contains("goal restore"), "{text}");
+}

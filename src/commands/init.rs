@@ -16,8 +16,8 @@ use crate::workspace::Workspace;
 
 /// Start a goal: create .agents/goal/GOAL.md (status in-progress, iteration 0) and commit it.
 ///
-/// When a goal is already active: on a TTY, asks continue / replace / abandon (10 s, then
-/// continue); without one, prints the active goal and exits 1 unless --replace or
+/// When a goal is already active: on a TTY, asks continue / replace / abandon (answer with the
+/// number, the word or its first letter; 10 s, then continue); without one, prints the active goal and exits 1 unless --replace or
 /// --abandon-current says what to do.
 #[derive(Debug, clap::Args)]
 pub struct Args {
