@@ -432,3 +432,68 @@ fn the_stale_goal_question_takes_words_and_letters() {
     assert!(!repo.exists(GOAL), "abandon creates no new goal");
     assert!(text.contains("goal restore"), "{text}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Phases never swallow the goal text
+
+#[test]
+fn phases_take_commas_or_a_repeated_flag_and_leave_the_goal_alone() {
+    for args in [
+        &[
+            "init",
+            "--phases",
+            "Design,Build",
+            "Build the storage layer",
+        ][..],
+        &[
+            "init",
+            "--phases",
+            "Design, Build",
+            "Build the storage layer",
+        ],
+        &[
+            "init",
+            "Build the storage layer",
+            "--phases",
+            "Design,Build",
+        ],
+        &[
+            "init",
+            "--phases",
+            "Design",
+            "--phases",
+            "Build",
+            "Build the storage layer",
+        ],
+    ] {
+        let repo = Repo::new();
+        repo.ok(args);
+        let md = repo.goal_md();
+        assert!(
+            md.contains("# Goal: Build the storage layer\n"),
+            "{args:?}: {md}"
+        );
+        assert!(
+            md.contains("### Phase 1: Design\n### Phase 2: Build\n"),
+            "{args:?}: {md}"
+        );
+        assert!(!md.contains("Phase 3"), "{args:?}: {md}");
+    }
+    // The old form is an error, not a third phase.
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args([
+            "init",
+            "--phases",
+            "Design",
+            "Build",
+            "Build the storage layer",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!repo.exists(GOAL));
+    let help = stdout(&repo.goal().args(["init", "--help"]).output().unwrap());
+    assert!(help.contains("--phases \"Design,Build\""), "{help}");
+}

@@ -127,7 +127,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             ));
             if d.granularity == Granularity::Coarse {
                 notes.push(
-                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace --phases \"<phase 1>\" \"<phase 2>\" …` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
+                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace \"<goal>\" --phases \"<phase 1>,<phase 2>,…\"` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
                 );
             }
         }

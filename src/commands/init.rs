@@ -30,8 +30,10 @@ pub struct Args {
     /// Read criteria from a file, one a line (`- [ ]` markers are stripped; `-` reads stdin).
     #[arg(long, value_name = "FILE")]
     pub criteria_file: Option<PathBuf>,
-    /// Group criteria in phases (multi-stage mode); -c criteria go to phase 1.
-    #[arg(long, num_args = 1.., value_name = "PHASE")]
+    /// Group criteria in phases (multi-stage mode), in order: one value with the phases separated
+    /// by commas (`--phases "Design,Build"`), or the flag repeated (`--phases Design --phases
+    /// Build`). It never takes the goal text. -c criteria go to phase 1.
+    #[arg(long, value_delimiter = ',', value_name = "PHASE,...")]
     pub phases: Vec<String>,
     /// Abandon the active goal (in its own commit), then create this one.
     #[arg(long, conflicts_with = "abandon_current")]
