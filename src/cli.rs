@@ -59,4 +59,6 @@ pub enum Command {
     Integrate(commands::integrate::Command),
     Config(commands::config::Args),
     Demo(commands::demo::Args),
+    Completions(commands::completions::Args),
+    Man(commands::completions::ManArgs),
 }

@@ -497,3 +497,56 @@ fn phases_take_commas_or_a_repeated_flag_and_leave_the_goal_alone() {
     let help = stdout(&repo.goal().args(["init", "--help"]).output().unwrap());
     assert!(help.contains("--phases \"Design,Build\""), "{help}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Completions, the manual page, the continuation language
+
+#[test]
+fn completions_for_every_shell_and_a_man_page() {
+    let repo = Repo::new();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = repo.goal().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains("goal"), "{shell}: {script}");
+        assert!(script.contains("restore"), "{shell} completes the commands");
+    }
+    let bash = stdout(&repo.goal().args(["completions", "bash"]).output().unwrap());
+    assert!(bash.contains("complete -F _goal"), "{bash}");
+    let out = repo.goal().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = repo.goal().arg("man").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = stdout(&out);
+    assert!(
+        page.lines().any(|l| l.starts_with(".TH goal 1")),
+        "a roff page with a title line: {page}"
+    );
+    assert!(page.contains("restore"), "{page}");
+}
+
+#[test]
+fn the_continuation_follows_goal_language() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "b passes"]);
+    let continuation = || stdout(&repo.goal().arg("continuation").output().unwrap());
+    assert_eq!(
+        continuation(),
+        "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：0/2 criteria 通过，第 0 轮迭代。\n"
+    );
+    repo.git(&["config", "goal.language", "en"]);
+    assert_eq!(
+        continuation(),
+        "🔄 Goal state saved to .agents/goal/GOAL.md\nProgress: 0/2 criteria passed, iteration 0.\n"
+    );
+    repo.git(&["config", "goal.language", "zh"]);
+    assert!(continuation().starts_with("🔄 目标状态已保存至"));
+    repo.git(&["config", "goal.language", "fr"]);
+    let out = repo.goal().arg("continuation").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("goal.language"), "{}", stderr(&out));
+    repo.git(&["config", "--unset", "goal.language"]);
+    let config = stdout(&repo.goal().arg("config").output().unwrap());
+    assert!(config.contains("goal.language\n    default zh"), "{config}");
+}

@@ -33,6 +33,16 @@ pub fn continuation(goal: &GoalFile) -> String {
     )
 }
 
+/// The continuation prompt's English twin (`goal.language = en`).
+pub fn continuation_en(goal: &GoalFile) -> String {
+    format!(
+        "🔄 Goal state saved to .agents/goal/GOAL.md\nProgress: {}/{} criteria passed, iteration {}.\n",
+        goal.passing_count(),
+        goal.criteria.len(),
+        goal.iteration
+    )
+}
+
 /// The save-progress directive for a nearly full context window.
 pub fn save_progress(goal: &GoalFile) -> String {
     format!(
@@ -114,6 +124,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 pub fn run_continuation(ctx: &Ctx, _args: ContinuationArgs) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
-    print!("{}", continuation(&goal));
+    match ws.config.language {
+        crate::config::Language::Zh => print!("{}", continuation(&goal)),
+        crate::config::Language::En => print!("{}", continuation_en(&goal)),
+    }
     Ok(0)
 }

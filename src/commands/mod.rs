@@ -4,6 +4,7 @@ pub mod abandon;
 pub mod attempt;
 pub mod block;
 pub mod check;
+pub mod completions;
 pub mod config;
 pub mod criteria;
 pub mod demo;
@@ -59,6 +60,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Integrate(cmd) => integrate::run(ctx, cmd),
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),
+        Command::Completions(args) => completions::run(ctx, args),
+        Command::Man(args) => completions::run_man(ctx, args),
     }
 }
 
