@@ -8,7 +8,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "goal.stagnationWindow",
         "3",
-        "iterations in a stagnation window (S1, S2, S3)",
+        "iterations in a stagnation window: stagnant when the passing count stays flat over it (S1) and the log has no progress words (S2) or the code no net change (S3)",
     ),
     (
         "goal.escalateAfter",
@@ -36,7 +36,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "goal.deslop",
         "(none)",
-        "commands for the deslop pass of `goal done` (multi-valued)",
+        "clean-up check commands `goal done` runs before completion (multi-valued; as --deslop)",
     ),
     (
         "goal.stopBlocks",

@@ -550,3 +550,121 @@ fn the_continuation_follows_goal_language() {
     let config = stdout(&repo.goal().arg("config").output().unwrap());
     assert!(config.contains("goal.language\n    default zh"), "{config}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Words a user knows
+
+/// In-house words a user does not know, found in `text` (what, where).
+fn in_house_words(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let lower = text.to_lowercase();
+    for word in ["seed", "§"] {
+        if lower.contains(word) {
+            found.push(word.to_string());
+        }
+    }
+    if text.contains("SPEC") {
+        found.push("SPEC".into());
+    }
+    // S1/S2/S3 only with what they mean, close by.
+    for (signal, meaning) in [("S1", "passing"), ("S2", "progress"), ("S3", "change")] {
+        for (at, _) in text.match_indices(signal) {
+            let before = text[..at].chars().next_back();
+            let after = text[at + 2..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+            if word(before) || word(after) {
+                continue;
+            }
+            let near: String = text[..at]
+                .chars()
+                .rev()
+                .take(60)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .chain(text[at..].chars().take(60))
+                .collect();
+            if !near.contains(meaning) {
+                found.push(format!("{signal} without \"{meaning}\" near it: …{near}…"));
+            }
+        }
+    }
+    // --deslop keeps its name; the word itself is explained, never used alone.
+    for (at, _) in lower.match_indices("deslop") {
+        let flag = lower[..at].ends_with("--") || lower[..at].ends_with("goal.");
+        if !flag {
+            found.push(format!("deslop at byte {at}"));
+        }
+    }
+    found
+}
+
+/// Every command path of the command line (`[]`, `["init"]`, `["hooks", "install"]`, …).
+fn command_paths() -> Vec<Vec<String>> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        out.push(path.clone());
+        for sub in cmd.get_subcommands() {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            walk(sub, p, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&goal::cli::Cli::command(), Vec::new(), &mut out);
+    out
+}
+
+#[test]
+fn help_config_and_readme_speak_words_a_user_knows() {
+    let repo = Repo::new();
+    let paths = command_paths();
+    assert!(paths.len() > 30, "{paths:?}");
+    assert!(paths.iter().any(|p| p == &["hooks", "install"]));
+    let mut problems = Vec::new();
+    for path in &paths {
+        for flag in ["--help", "-h"] {
+            let out = repo.goal().args(path).arg(flag).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{path:?} {flag}");
+            for word in in_house_words(&stdout(&out)) {
+                problems.push(format!("goal {} {flag}: {word}", path.join(" ")));
+            }
+        }
+    }
+    let config = stdout(&repo.goal().arg("config").output().unwrap());
+    for word in in_house_words(&config) {
+        problems.push(format!("goal config: {word}"));
+    }
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for word in in_house_words(&readme) {
+        problems.push(format!("README.md: {word}"));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The checker itself finds what it is for.
+    assert_eq!(in_house_words("as the seed says").len(), 1);
+    assert_eq!(in_house_words("see SPEC §9").len(), 2);
+    assert_eq!(in_house_words("(S1 true, S2 false, S3 true)").len(), 3);
+    assert!(in_house_words(&format!("({})", "S1 criteria passing count flat: yes, S2 no progress words: no, S3 no net code change: no")).is_empty());
+    assert_eq!(in_house_words("the deslop pass").len(), 1);
+    assert!(in_house_words("--deslop CMD, git config goal.deslop").is_empty());
+}
+
+#[test]
+fn iterate_and_status_explain_the_stagnation_signals() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "looked around"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("S1 criteria passing count flat for 3 iterations: no"),
+        "{text}"
+    );
+    assert!(in_house_words(&text).is_empty(), "{text}");
+    let status = stdout(&repo.goal().arg("status").output().unwrap());
+    assert!(in_house_words(&status).is_empty(), "{status}");
+}

@@ -16,7 +16,8 @@ pub struct Args {
     pub context_usage: Option<f64>,
 }
 
-/// Print the seed's fixed two-line continuation prompt.
+/// Print the fixed two-line continuation prompt (Chinese; English with `git config goal.language
+/// en`).
 #[derive(Debug, clap::Args)]
 pub struct ContinuationArgs {}
 
