@@ -44,6 +44,7 @@ pub enum Command {
     Resume(commands::resume::Args),
     Done(commands::done::Args),
     Abandon(commands::abandon::Args),
+    Restore(commands::restore::Args),
     Log(commands::log::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),
@@ -58,4 +59,6 @@ pub enum Command {
     Integrate(commands::integrate::Command),
     Config(commands::config::Args),
     Demo(commands::demo::Args),
+    Completions(commands::completions::Args),
+    Man(commands::completions::ManArgs),
 }

@@ -8,7 +8,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "goal.stagnationWindow",
         "3",
-        "iterations in a stagnation window (S1, S2, S3)",
+        "iterations in a stagnation window: stagnant when the passing count stays flat over it (S1) and the log has no progress words (S2) or the code no net change (S3)",
     ),
     (
         "goal.escalateAfter",
@@ -36,12 +36,17 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "goal.deslop",
         "(none)",
-        "commands for the deslop pass of `goal done` (multi-valued)",
+        "clean-up check commands `goal done` runs before completion (multi-valued; as --deslop)",
     ),
     (
         "goal.stopBlocks",
         "3",
         "Stop-hook blocks allowed without a new iteration commit",
+    ),
+    (
+        "goal.language",
+        "zh",
+        "language of `goal continuation`: zh (the fixed Chinese text) or en (its English twin)",
     ),
     (
         "goal.lockTimeout",
@@ -78,6 +83,15 @@ pub struct Config {
     pub deslop: Vec<String>,
     pub stop_blocks: u32,
     pub lock_timeout_ms: u64,
+    pub language: Language,
+}
+
+/// The language of the continuation text (`goal.language`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Language {
+    #[default]
+    Zh,
+    En,
 }
 
 impl Default for Config {
@@ -94,6 +108,7 @@ impl Default for Config {
             deslop: Vec::new(),
             stop_blocks: 3,
             lock_timeout_ms: 10_000,
+            language: Language::Zh,
         }
     }
 }
@@ -149,6 +164,21 @@ impl Config {
             deslop: repo.config_multi("goal.deslop"),
             stop_blocks: number(repo, "goal.stopBlocks", d.stop_blocks, 0)?,
             lock_timeout_ms: number(repo, "goal.lockTimeout", d.lock_timeout_ms, 0)?,
+            language: match repo
+                .config_string("goal.language")
+                .as_deref()
+                .map(str::trim)
+            {
+                None | Some("") => d.language,
+                Some(v) if v.eq_ignore_ascii_case("zh") => Language::Zh,
+                Some(v) if v.eq_ignore_ascii_case("en") => Language::En,
+                Some(v) => {
+                    return Err(Error::usage(
+                        format!("git config goal.language is `{v}`: expected zh or en"),
+                        "fix it with `git config goal.language en` (or remove it with `git config --unset goal.language`)",
+                    ));
+                }
+            },
         })
     }
 }

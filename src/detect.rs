@@ -27,6 +27,52 @@ pub const ABANDON: &[(&str, &str)] = &[
     ("放弃", "zh"),
 ];
 
+/// Words around an abandon phrase that change nothing: politeness, assent, fillers. A message of
+/// an abandon phrase and these alone ("ok, cancel it please") is aimed at the goal.
+pub const ABANDON_FILLER_EN: &[&str] = &[
+    "please", "pls", "ok", "okay", "alright", "all", "right", "just", "now", "then", "so", "yes",
+    "yeah", "yep", "sure", "fine", "well", "hmm", "thanks", "thank", "you", "go", "ahead", "and",
+    "let's", "lets", "let", "us", "i", "we", "want", "to", "would", "like", "i'd", "we'd", "can",
+    "could", "kindly", "actually", "really", "anyway", "for", "it", "this", "that", "whole",
+    "thing",
+];
+
+/// Chinese fillers, removed from what surrounds an abandon phrase before judging it.
+pub const ABANDON_FILLER_ZH: &[&str] = &[
+    "算了", "好吧", "好的", "那就", "还是", "直接", "现在", "我们", "好", "嗯", "那", "就", "请",
+    "吧", "了", "啊", "呀", "哦", "我", "先", "掉",
+];
+
+/// Negations before an abandon phrase: "don't cancel", "we should not abandon …", "不要放弃".
+pub const ABANDON_NEGATION_EN: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "don't",
+    "dont",
+    "cannot",
+    "can't",
+    "won't",
+    "shouldn't",
+    "mustn't",
+    "didn't",
+    "doesn't",
+    "wouldn't",
+    "couldn't",
+    "without",
+    "stop",
+];
+pub const ABANDON_NEGATION_ZH: &[char] = &['不', '别', '没', '勿', '未'];
+
+/// Words that may stand before "goal" in the object of an abandon phrase ("the current goal").
+pub const GOAL_DETERMINERS: &[&str] = &[
+    "the", "this", "that", "my", "our", "your", "current", "active", "whole", "entire", "present",
+];
+
+/// Pronouns that make the goal the object: "cancel it", "放弃它".
+pub const GOAL_PRONOUNS_EN: &[&str] = &["it", "this", "that", "everything"];
+pub const GOAL_PRONOUNS_ZH: &[&str] = &["它", "这个", "那个", "这", "一切"];
+
 /// Reported-speech markers: a phrase in the same sentence is somebody else's goal.
 pub const REPORTED: &[&str] = &["he said", "she said", "they said", "他说", "她说", "他们说"];
 
@@ -203,6 +249,136 @@ fn sentence_around(text: &str, at: usize) -> Range<usize> {
     start..end
 }
 
+/// The clause around a phrase at `at..at + len`: the text before it and after it, up to the
+/// nearest punctuation or line break.
+fn clause_around(text: &str, at: usize, len: usize) -> (&str, &str) {
+    let ends = |c: char| {
+        matches!(
+            c,
+            '.' | '!'
+                | '?'
+                | '\n'
+                | ','
+                | ';'
+                | ':'
+                | '。'
+                | '！'
+                | '？'
+                | '，'
+                | '；'
+                | '：'
+                | '、'
+        )
+    };
+    let before = &text[..at];
+    let before = before.rfind(ends).map_or(before, |i| {
+        &before[i + before[i..].chars().next().map_or(1, char::len_utf8)..]
+    });
+    let after = &text[at + len..];
+    let after = after.find(ends).map_or(after, |i| &after[..i]);
+    (before, after)
+}
+
+/// The English words of a text (lower case; `’` read as `'`).
+fn words(text: &str) -> Vec<String> {
+    text.replace('’', "'")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The CJK text of `text` with its Chinese fillers removed.
+fn chinese_core(text: &str) -> String {
+    let mut core: String = text
+        .chars()
+        .filter(|&c| is_cjk(c) && !matches!(c, '\u{ff00}'..='\u{ff20}'))
+        .collect();
+    for filler in ABANDON_FILLER_ZH {
+        core = core.replace(filler, "");
+    }
+    core
+}
+
+/// Nothing but fillers, politeness and punctuation.
+fn only_filler(text: &str) -> bool {
+    words(text)
+        .iter()
+        .all(|w| ABANDON_FILLER_EN.contains(&w.as_str()))
+        && chinese_core(text).is_empty()
+}
+
+/// A negation in the clause before a phrase.
+fn negated(before: &str) -> bool {
+    words(before)
+        .iter()
+        .any(|w| ABANDON_NEGATION_EN.contains(&w.as_str()) || w.ends_with("n't"))
+        || before.contains(ABANDON_NEGATION_ZH)
+}
+
+/// Whether English words name the goal: "[the|this|current…] goal …", or a pronoun alone.
+fn names_goal_en(object: &[String]) -> bool {
+    let object: Vec<&str> = object
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| matches!(*w, "please" | "now" | "off"))
+        .collect();
+    if let Some((first, rest)) = object.split_first()
+        && GOAL_PRONOUNS_EN.contains(first)
+        && rest.iter().all(|w| ABANDON_FILLER_EN.contains(w))
+    {
+        return true;
+    }
+    let determiners = object
+        .iter()
+        .take_while(|w| GOAL_DETERMINERS.contains(w))
+        .count();
+    object
+        .get(determiners)
+        .is_some_and(|w| matches!(*w, "goal" | "goals"))
+}
+
+/// Whether Chinese text names the goal: 目标, or a pronoun alone.
+fn names_goal_zh(text: &str) -> bool {
+    let core = chinese_core(text);
+    core.contains("目标") || GOAL_PRONOUNS_ZH.contains(&core.as_str())
+}
+
+/// An abandon phrase abandons only when aimed at the goal: the message is the phrase alone (with
+/// politeness and punctuation), or the phrase's object is the goal — and no negation comes first.
+fn aimed_at_goal(lower: &str, at: usize, phrase: &str) -> bool {
+    let (before, after) = clause_around(lower, at, phrase.len());
+    if negated(before) {
+        return false;
+    }
+    let alone = || only_filler(&lower[..at]) && only_filler(&lower[at + phrase.len()..]);
+    match phrase {
+        // "不要了" has its object before it: "这个目标不要了".
+        "不要了" => {
+            if chinese_core(before).is_empty() && words(before).is_empty() {
+                alone()
+            } else {
+                names_goal_zh(before)
+            }
+        }
+        "放弃" => {
+            if chinese_core(after).is_empty() && words(after).is_empty() {
+                alone()
+            } else {
+                names_goal_zh(after) || names_goal_en(&words(after))
+            }
+        }
+        _ => {
+            let object = words(after);
+            if object.is_empty() && chinese_core(after).is_empty() {
+                alone()
+            } else {
+                names_goal_en(&object) || names_goal_zh(after)
+            }
+        }
+    }
+}
+
 /// The goal text after a phrase: to the end of the paragraph, trimmed of joining words.
 fn goal_after(text: &str, from: usize) -> String {
     let rest = &text[from..];
@@ -367,6 +543,9 @@ pub fn detect(message: &str) -> Detection {
             if REPORTED.iter().any(|m| !find_all(s, m).is_empty()) {
                 continue;
             }
+            if !aimed_at_goal(&lower, at, phrase) {
+                continue;
+            }
             verdict.trigger = true;
             verdict.kind = Kind::Abandon;
             verdict.lang = lang;
@@ -453,11 +632,7 @@ mod tests {
             ("", false, N, Some(Empty), F, None),
             ("   \n ", false, N, Some(Empty), F, None),
             ("my goal is", false, N, Some(Empty), F, None),
-            // Abandon.
-            ("abandon", true, A, None, F, None),
-            ("Please cancel the current goal.", true, A, None, F, None),
-            ("这个目标不要了", true, A, None, F, None),
-            ("放弃当前目标", true, A, None, F, None),
+            // Abandon: quotes, code and reported speech as for goal phrases.
             ("> abandon", false, N, None, F, None),
             ("Run `cancel` to stop", false, N, None, F, None),
             ("he said cancel it", false, N, None, F, None),
@@ -473,6 +648,68 @@ mod tests {
             ("please look at the failing test", false, N, None, F, None),
             ("what is the goal of this function?", false, N, None, F, None),
         ]
+    }
+
+    /// Abandon phrases aimed at the goal (true) and not (false).
+    #[rustfmt::skip]
+    const ABANDON_CASES: &[(&str, bool)] = &[
+        // The phrase alone, with politeness and punctuation.
+        ("abandon", true),
+        ("cancel", true),
+        ("Cancel.", true),
+        ("please abandon.", true),
+        ("ok cancel it", true),
+        ("OK, cancel it please!", true),
+        ("yes, abandon it", true),
+        ("不要了", true),
+        ("放弃", true),
+        ("放弃吧", true),
+        ("算了，不要了", true),
+        ("好吧，放弃吧。", true),
+        // The goal as the object.
+        ("abandon the goal", true),
+        ("cancel this goal", true),
+        ("Please cancel the current goal.", true),
+        ("I want to cancel my goal, it is not worth it", true),
+        ("let's abandon the whole goal now", true),
+        ("cancel it", true),
+        ("放弃这个目标", true),
+        ("放弃当前目标", true),
+        ("请放弃这个目标吧", true),
+        ("这个目标不要了", true),
+        ("放弃它", true),
+        // Something else as the object.
+        ("ok, cancel the build and run the tests again", false),
+        ("abandon this approach", false),
+        ("abandon this approach and try a queue", false),
+        ("cancel the request when it times out", false),
+        ("can you cancel the deployment?", false),
+        ("abandon ship", false),
+        ("放弃这个方案", false),
+        ("这个方案不要了", false),
+        ("放弃使用正则表达式，改用解析器", false),
+        // Negated.
+        ("don't cancel", false),
+        ("Don’t cancel it", false),
+        ("do not abandon it", false),
+        ("we should not abandon the goal", false),
+        ("never cancel the goal", false),
+        ("I can't abandon this goal", false),
+        ("不要放弃", false),
+        ("别放弃这个目标", false),
+        ("我们不能放弃这个目标", false),
+        // A phrase among other sentences is not the phrase alone.
+        ("the tests are flaky. cancel", false),
+        ("tests fail on CI; should I cancel the rerun?", false),
+    ];
+
+    #[test]
+    fn abandon_means_the_goal() {
+        for &(message, aimed) in ABANDON_CASES {
+            let d = detect(message);
+            let want = if aimed { A } else { N };
+            assert_eq!((d.trigger, d.kind), (aimed, want), "{message:?} → {d:?}");
+        }
     }
 
     #[test]

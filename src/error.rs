@@ -76,6 +76,11 @@ pub enum Error {
     /// Invalid input to the retry judge.
     #[error("invalid_input: {message}")]
     InvalidInput { message: String },
+    /// SIGINT or SIGTERM stopped a command `goal` was running (exit 128 + the signal).
+    #[error(
+        "interrupted by {signal}: the command and every process it started were stopped; nothing was recorded"
+    )]
+    Interrupted { signal: &'static str, code: u8 },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -119,6 +124,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::NoGoal { .. } | Error::Refused { .. } | Error::Locked { .. } => 1,
+            Error::Interrupted { code, .. } => *code,
             _ => 2,
         }
     }
@@ -144,7 +150,7 @@ impl Error {
             ),
             Error::Locked { .. } => "wait for the other goal command to finish, then run this one again".into(),
             Error::Git { .. } => "check the repository with `git status` and `git fsck`".into(),
-            Error::Io { .. } => return None,
+            Error::Io { .. } | Error::Interrupted { .. } => return None,
             Error::OutsideWorktree { path, .. } => format!(
                 "replace the symlink {} with a regular file or folder inside the worktree",
                 path.display()
@@ -194,6 +200,13 @@ mod tests {
                     message: "m".into(),
                 },
                 2,
+            ),
+            (
+                Error::Interrupted {
+                    signal: "SIGINT",
+                    code: 130,
+                },
+                130,
             ),
         ];
         for (error, code) in cases {

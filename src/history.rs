@@ -43,12 +43,25 @@ pub fn stagnation(
 ) -> Result<Verdict> {
     let needed = (config.stagnation_window + config.escalate_after + 1) as u64;
     let mut commits = Vec::new();
+    let mut restored = false;
     for info in repo.first_parent_walk()? {
         let info = info?;
         let Some(trailers) = GoalTrailers::read(&info) else {
             continue;
         };
         let commit = GoalCommit { info, trailers };
+        // A restore takes back the abandon before it: the goal goes on across both.
+        match commit.action() {
+            Some(Action::Restore) => {
+                restored = true;
+                continue;
+            }
+            Some(Action::Abandon) if restored => {
+                restored = false;
+                continue;
+            }
+            _ => {}
+        }
         let stop = commit.action() == Some(Action::Init)
             || (commit.is_point() && commit.trailers.iteration + needed <= goal.iteration);
         let ends_other_goal = matches!(commit.action(), Some(Action::Done | Action::Abandon));
@@ -115,10 +128,14 @@ fn points(
 
 /// The `init` commit of the active goal (first parent from HEAD).
 pub fn init_commit(repo: &Repo) -> Result<Option<CommitInfo>> {
+    let mut restored = false;
     for info in repo.first_parent_walk()? {
         let info = info?;
         match GoalTrailers::read(&info).and_then(|t| t.action) {
             Some(Action::Init) => return Ok(Some(info)),
+            // A restore takes back the abandon before it.
+            Some(Action::Restore) => restored = true,
+            Some(Action::Abandon) if restored => restored = false,
             Some(Action::Done | Action::Abandon) => return Ok(None),
             _ => {}
         }
@@ -248,15 +265,27 @@ pub fn walk_goals(
     sink: &mut dyn Sink,
 ) -> Result<()> {
     let mut ids = Vec::new();
+    // Abandon commits that a later restore took back: the goal goes on across them.
+    let mut restored = std::collections::HashSet::new();
+    let mut restore_seen = false;
     for info in repo.first_parent_walk()? {
         let info = info?;
         let action = GoalTrailers::read(&info).and_then(|t| t.action);
+        match action {
+            Some(Action::Restore) => restore_seen = true,
+            Some(Action::Abandon) if restore_seen => {
+                restore_seen = false;
+                restored.insert(info.id);
+            }
+            _ => {}
+        }
         ids.push(info.id);
         if !all && action == Some(Action::Init) {
             break;
         }
     }
     let mut walker = Walker::new(repo, goal_dir, goal_rel, config);
+    walker.restored = restored;
     for id in ids.into_iter().rev() {
         let info = repo.commit_info(id)?;
         walker.commit(info, sink)?;
@@ -318,6 +347,8 @@ struct Walker<'a> {
     /// This repository's witness, when it has one (a fresh clone has none: then only the hash
     /// chain and the trees are checked).
     witness: Option<std::collections::HashSet<String>>,
+    /// Abandon commits taken back by a later restore.
+    restored: std::collections::HashSet<Oid>,
 }
 
 impl<'a> Walker<'a> {
@@ -342,10 +373,14 @@ impl<'a> Walker<'a> {
                 let path = repo.common_dir().join("goal-witness");
                 path.exists().then(|| crate::workspace::read_witness(&path))
             },
+            restored: std::collections::HashSet::new(),
         }
     }
 
     fn commit(&mut self, info: CommitInfo, sink: &mut dyn Sink) -> Result<()> {
+        if self.restored.contains(&info.id) {
+            return Ok(());
+        }
         let trailers = GoalTrailers::read(&info);
         let action = trailers.as_ref().and_then(|t| t.action);
         let blob = self.repo.blob_id(info.tree, self.goal_rel)?;

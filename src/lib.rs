@@ -1,5 +1,6 @@
 //! `goal`: keep a coding agent on one goal until the goal is proven done.
 
+pub mod child;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -37,6 +38,7 @@ use crate::error::Error;
 
 /// Parse the command line, run the command, map the outcome to an exit code.
 pub fn main() -> ExitCode {
+    child::quiet_on_closed_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -59,7 +61,10 @@ pub fn main() -> ExitCode {
         }
     };
     match run(cli) {
-        Ok(code) => ExitCode::from(code),
+        // A signal that stopped a child (notify, say) still ends the command as interrupted.
+        Ok(code) => ExitCode::from(
+            child::interrupted().map_or(code, |s| u8::try_from(128 + s).unwrap_or(130)),
+        ),
         Err(e) => {
             report(&e);
             ExitCode::from(e.exit_code())

@@ -26,6 +26,19 @@ pub struct Signals {
     pub s3: bool,
 }
 
+/// The signals in words a user knows, for a window of `window` iterations: "S1 criteria passing
+/// count flat for 3 iterations: yes, S2 no progress words in the log: no, S3 no net code change:
+/// yes". S1 with S2 or S3 is stagnation.
+pub fn explain(signals: &Signals, window: usize) -> String {
+    let yn = |b: bool| if b { "yes" } else { "no" };
+    format!(
+        "S1 criteria passing count flat for {window} iterations: {}, S2 no progress words in the log: {}, S3 no net code change: {}",
+        yn(signals.s1),
+        yn(signals.s2),
+        yn(signals.s3)
+    )
+}
+
 /// Signals at `points[n]` with a window of `window` iterations. Before a full window: all false.
 pub fn signals_at(points: &[Point], n: usize, window: usize) -> Signals {
     if window == 0 || n < window || n >= points.len() {

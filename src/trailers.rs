@@ -16,6 +16,7 @@ pub enum Action {
     Complete,
     Done,
     Abandon,
+    Restore,
 }
 
 impl Action {
@@ -30,6 +31,7 @@ impl Action {
             Action::Complete => "complete",
             Action::Done => "done",
             Action::Abandon => "abandon",
+            Action::Restore => "restore",
         }
     }
 
@@ -44,6 +46,7 @@ impl Action {
             "complete" => Action::Complete,
             "done" => Action::Done,
             "abandon" => Action::Abandon,
+            "restore" => Action::Restore,
             _ => return None,
         })
     }

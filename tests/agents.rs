@@ -158,8 +158,7 @@ fn inject_for_a_goal_without_criteria_and_with_phases() {
         "-c",
         "design doc DESIGN.md exists",
         "--phases",
-        "Design",
-        "Build",
+        "Design,Build",
     ]);
     repo.ok(&[
         "criteria",

@@ -77,6 +77,7 @@ fn init_reads_a_criteria_file_and_phases() {
         "criteria.txt",
         "--phases",
         "Design",
+        "--phases",
         "Build",
     ]);
     let md = repo.goal_md();

@@ -13,3 +13,4 @@ mod generative;
 mod history;
 mod proof;
 mod redteam;
+mod terminal;

@@ -19,6 +19,8 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 const TIMEOUT_MS = Number(process.env.GOAL_PI_TIMEOUT_MS ?? "") || 20_000;
 /** The seed's timeout for the stale-goal question. */
 const QUESTION_MS = 10_000;
+/** What the user sees when a goal is abandoned: how to take it back. */
+const ABANDONED = "goal: the goal was abandoned (restore it with `goal restore`)";
 /** Context usage (percent) from which the save-progress directive is asked for. */
 const CONTEXT_PERCENT = 80;
 
@@ -151,7 +153,7 @@ export default function goalExtension(pi: ExtensionAPI) {
       if (!d.trigger) return { action: "continue" };
       if (d.kind === "abandon") {
         const r = await runGoal(["abandon", "--reason", "abandoned by the user"], cwd);
-        if (r.code === 0 && ctx.hasUI) ctx.ui.notify("goal: the goal was abandoned", "info");
+        if (r.code === 0 && ctx.hasUI) ctx.ui.notify(ABANDONED, "info");
         else if (r.code !== 1) report(ctx, "abandon failed", r);
         return { action: "continue" };
       }
@@ -179,9 +181,11 @@ export default function goalExtension(pi: ExtensionAPI) {
       if (choice === 1) {
         const r = await runGoal(["init", "--replace", String(d.goal)], cwd);
         if (r.code !== 0) report(ctx, "replace failed", r);
+        else if (ctx.hasUI) ctx.ui.notify(`${ABANDONED}; new goal set: ${d.goal}`, "info");
       } else if (choice === 2) {
         const r = await runGoal(["init", "--abandon-current"], cwd);
         if (r.code !== 0) report(ctx, "abandon failed", r);
+        else if (ctx.hasUI) ctx.ui.notify(ABANDONED, "info");
       }
     } catch (e) {
       report(ctx, `input handler failed: ${String(e)}`);

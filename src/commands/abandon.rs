@@ -55,7 +55,7 @@ pub fn abandon(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, reason: &str) -> Resu
         goal.iteration
     ));
     ctx.say(format!(
-        "  committed {} (the goal stays readable with `goal log --all`)",
+        "  committed {} (the goal stays readable with `goal log --all`); restore it with `goal restore`",
         short(oid)
     ));
     Ok(oid)

@@ -206,7 +206,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     demo.step("5. The audit trail");
     demo.goal(&["log"], 0)?;
 
-    demo.step("6. Done: the completion gate, the deslop pass, two commits");
+    demo.step("6. Done: the completion gate, the clean-up pass, two commits");
     demo.goal(&["done"], 0)?;
     println!("$ git log --oneline");
     print!("{}", demo.git(&["log", "--oneline"])?);

@@ -14,12 +14,14 @@ use crate::trailers::Action;
 use crate::workspace::Workspace;
 
 /// Complete the goal: refused (exit 1) unless every criterion has passing evidence on the
-/// working tree as it is now, with at least one test run among it. Then the deslop pass (never
-/// blocking), a commit of `status: complete` with all the work, a commit deleting the goal files,
+/// working tree as it is now, with at least one test run among it. Then the clean-up pass: the
+/// clean-up check commands run and the goal's added lines are scanned for leftovers (TODO,
+/// debug prints, conflict markers, trailing blanks); findings are reported, never blocking. Then a commit of `status: complete` with all the work, a commit deleting the goal files,
 /// and the completion summary.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A deslop command to run (repeatable; default: git config goal.deslop).
+    /// A clean-up check command run before completion (a formatter check, a linter; repeatable;
+    /// default: git config goal.deslop). Its failure is reported, not blocking.
     #[arg(long = "deslop", value_name = "CMD")]
     pub deslop: Vec<String>,
 }
@@ -169,8 +171,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let mut deslop_commands = Vec::new();
     for command in &commands {
         let argv = vec!["sh".to_string(), "-c".to_string(), command.clone()];
-        let exit_code = match super::verify::run_teed(&argv, ws.root(), true) {
+        let exit_code = match crate::child::run_teed(&argv, ws.root(), true) {
             Ok((code, _)) => code,
+            Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(e) => {
                 ctx.note(format!(
                     "warning: deslop command `{command}` could not run: {e}"

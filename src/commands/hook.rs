@@ -128,7 +128,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             ));
             if d.granularity == Granularity::Coarse {
                 notes.push(
-                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace --phases \"<phase 1>\" \"<phase 2>\" …` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
+                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace \"<goal>\" --phases \"<phase 1>,<phase 2>,…\"` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
                 );
             }
         }
@@ -142,7 +142,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             return Ok(context(
                 "UserPromptSubmit",
                 format!(
-                    "goal: the goal \"{}\" was abandoned at the user's request ({}/{} criteria passed, iteration {}); its files were deleted in a commit.",
+                    "goal: the goal \"{}\" was abandoned at the user's request ({}/{} criteria passed, iteration {}); its files were deleted in a commit. If that was not meant, restore it with `goal restore`.",
                     goal.goal,
                     goal.passing_count(),
                     goal.criteria.len(),

@@ -16,8 +16,8 @@ use crate::workspace::Workspace;
 
 /// Start a goal: create .agents/goal/GOAL.md (status in-progress, iteration 0) and commit it.
 ///
-/// When a goal is already active: on a TTY, asks continue / replace / abandon (10 s, then
-/// continue); without one, prints the active goal and exits 1 unless --replace or
+/// When a goal is already active: on a TTY, asks continue / replace / abandon (answer with the
+/// number, the word or its first letter; 10 s, then continue); without one, prints the active goal and exits 1 unless --replace or
 /// --abandon-current says what to do.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,8 +30,10 @@ pub struct Args {
     /// Read criteria from a file, one a line (`- [ ]` markers are stripped; `-` reads stdin).
     #[arg(long, value_name = "FILE")]
     pub criteria_file: Option<PathBuf>,
-    /// Group criteria in phases (multi-stage mode); -c criteria go to phase 1.
-    #[arg(long, num_args = 1.., value_name = "PHASE")]
+    /// Group criteria in phases (multi-stage mode), in order: one value with the phases separated
+    /// by commas (`--phases "Design,Build"`), or the flag repeated (`--phases Design --phases
+    /// Build`). It never takes the goal text. -c criteria go to phase 1.
+    #[arg(long, value_delimiter = ',', value_name = "PHASE,...")]
     pub phases: Vec<String>,
     /// Abandon the active goal (in its own commit), then create this one.
     #[arg(long, conflicts_with = "abandon_current")]

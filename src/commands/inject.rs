@@ -17,7 +17,8 @@ pub struct Args {
     pub context_usage: Option<f64>,
 }
 
-/// Print the seed's fixed two-line continuation prompt.
+/// Print the fixed two-line continuation prompt (Chinese; English with `git config goal.language
+/// en`).
 #[derive(Debug, clap::Args)]
 pub struct ContinuationArgs {}
 
@@ -28,6 +29,16 @@ pub const CONTEXT_LIMIT: f64 = 0.8;
 pub fn continuation(goal: &GoalFile) -> String {
     format!(
         "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：{}/{} criteria 通过，第 {} 轮迭代。\n",
+        goal.passing_count(),
+        goal.criteria.len(),
+        goal.iteration
+    )
+}
+
+/// The continuation prompt's English twin (`goal.language = en`).
+pub fn continuation_en(goal: &GoalFile) -> String {
+    format!(
+        "🔄 Goal state saved to .agents/goal/GOAL.md\nProgress: {}/{} criteria passed, iteration {}.\n",
         goal.passing_count(),
         goal.criteria.len(),
         goal.iteration
@@ -130,6 +141,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 pub fn run_continuation(ctx: &Ctx, _args: ContinuationArgs) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
-    print!("{}", continuation(&goal));
+    match ws.config.language {
+        crate::config::Language::Zh => print!("{}", continuation(&goal)),
+        crate::config::Language::En => print!("{}", continuation_en(&goal)),
+    }
     Ok(0)
 }

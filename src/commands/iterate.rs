@@ -137,19 +137,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         let s = verdict.signals;
         if s.stagnant {
             ctx.say(format!(
-                "{} (S1 {}, S2 {}, S3 {}) — auto-recovery {} of {}",
+                "{} ({}) — auto-recovery {} of {}",
                 ctx.red("stagnant"),
-                s.s1,
-                s.s2,
-                s.s3,
+                crate::stagnation::explain(&s, ws.config.stagnation_window),
                 verdict.recoveries,
                 ws.config.escalate_after
             ));
             ctx.say(STRATEGY_PROMPT);
         } else {
             ctx.say(format!(
-                "not stagnant (S1 {}, S2 {}, S3 {})",
-                s.s1, s.s2, s.s3
+                "not stagnant ({})",
+                crate::stagnation::explain(&s, ws.config.stagnation_window)
             ));
         }
     }
@@ -180,12 +178,10 @@ fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proo
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.
 fn escalate(ctx: &Ctx, ws: &Workspace, goal: &mut GoalFile, verdict: &Verdict) -> Result<String> {
     let message = format!(
-        "Stagnation: no progress over {} iterations after {} auto-recoveries (S1 {}, S2 {}, S3 {}); a person should look at the approach",
+        "Stagnation: no progress over {} iterations after {} auto-recoveries ({}); a person should look at the approach",
         ws.config.stagnation_window,
         verdict.recoveries,
-        verdict.signals.s1,
-        verdict.signals.s2,
-        verdict.signals.s3
+        crate::stagnation::explain(&verdict.signals, ws.config.stagnation_window)
     );
     let subject = format!(
         "escalate: blocked by stagnation at iteration {}",
@@ -200,14 +196,15 @@ pub fn notify(ctx: &Ctx, ws: &Workspace, message: &str) {
     let Some(command) = &ws.config.notify else {
         return;
     };
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{command} \"$1\""))
-        .arg("goal-notify")
-        .arg(message)
-        .current_dir(ws.root())
-        .stdin(std::process::Stdio::null())
-        .status();
+    let status = crate::child::status(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{command} \"$1\""))
+            .arg("goal-notify")
+            .arg(message)
+            .current_dir(ws.root())
+            .stdin(std::process::Stdio::null()),
+    );
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => ctx.note(format!(

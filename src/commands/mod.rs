@@ -4,6 +4,7 @@ pub mod abandon;
 pub mod attempt;
 pub mod block;
 pub mod check;
+pub mod completions;
 pub mod config;
 pub mod criteria;
 pub mod demo;
@@ -16,6 +17,7 @@ pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod restore;
 pub mod resume;
 pub mod retry;
 pub mod status;
@@ -47,6 +49,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Resume(args) => resume::run(ctx, args),
         Command::Done(args) => done::run(ctx, args),
         Command::Abandon(args) => abandon::run(ctx, args),
+        Command::Restore(args) => restore::run(ctx, args),
         Command::Log(args) => log::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
@@ -57,6 +60,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Integrate(cmd) => integrate::run(ctx, cmd),
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),
+        Command::Completions(args) => completions::run(ctx, args),
+        Command::Man(args) => completions::run_man(ctx, args),
     }
 }
 
@@ -74,17 +79,22 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
 }
 
-/// Commits that record no progress (block, resume, criteria, escalate) carry only the ticks that
+/// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
 /// are proven on what they commit; other ticks stay in the working file for the next `iterate`.
 fn housekeeping(action: Action) -> bool {
     matches!(
         action,
-        Action::Block | Action::Resume | Action::Criteria | Action::Escalate
+        Action::Block | Action::Resume | Action::Criteria | Action::Escalate | Action::Restore
     )
 }
 
 /// `goal` with every tick that is new since HEAD and not proven on HEAD's code taken back.
-fn proven_ticks_only(ws: &Workspace, goal: &GoalFile) -> Result<GoalFile> {
+/// `other`: the goal files this commit writes (a restore brings back its own evidence).
+fn proven_ticks_only(
+    ws: &Workspace,
+    goal: &GoalFile,
+    other: &[(PathBuf, Option<Vec<u8>>)],
+) -> Result<GoalFile> {
     let head_tree = ws.repo.head_tree()?;
     let head_goal = match head_tree {
         Some(t) => ws
@@ -97,7 +107,18 @@ fn proven_ticks_only(ws: &Workspace, goal: &GoalFile) -> Result<GoalFile> {
         Some(t) => ws.repo.tree_without(t, &ws.goal_dir)?.to_string(),
         None => String::new(),
     };
-    let ledger = ws.ledger()?;
+    let evidence_rel = ws.evidence_rel();
+    let ledger = match other.iter().find(|(rel, _)| *rel == evidence_rel) {
+        Some((_, Some(bytes))) => crate::evidence::Ledger::parse(bytes)
+            .map_err(|(line, message)| Error::Parse {
+                path: evidence_rel.clone(),
+                line,
+                message,
+            })?
+            .with_witness(crate::workspace::read_witness(&ws.witness_path())),
+        Some((_, None)) => crate::evidence::Ledger::default(),
+        None => ws.ledger()?,
+    };
     let mut staged = goal.clone();
     for c in &goal.criteria {
         let was = head_goal
@@ -133,7 +154,7 @@ impl<'a> Commit<'a> {
     ) -> Result<Oid> {
         let staged = match goal {
             Some(g) if housekeeping(self.action) && self.stage == Stage::GoalOnly => {
-                Some(proven_ticks_only(ws, g)?)
+                Some(proven_ticks_only(ws, g, &self.other)?)
             }
             _ => None,
         };

@@ -213,7 +213,7 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let s = &v.stagnation;
     let yn = |b: bool| if b { "yes" } else { "no" };
     ctx.say(format!(
-        "Stagnation: {} (S1 flat count: {}, S2 no progress words: {}, S3 no net change: {}; auto-recoveries: {})",
+        "Stagnation: {} (S1 criteria passing count flat: {}, S2 no progress words: {}, S3 no net code change: {}; auto-recoveries: {})",
         if s.signals.stagnant { ctx.red("stagnant") } else { "not stagnant".to_string() },
         yn(s.signals.s1),
         yn(s.signals.s2),

@@ -1,13 +1,11 @@
 //! `goal verify`: run a command, record evidence bound to the working tree, tick or untick.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use std::path::PathBuf;
 
 use super::criterion_number;
+use crate::child::run_teed;
 use crate::context::{Ctx, now_rfc3339};
 use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
@@ -45,64 +43,6 @@ pub struct Args {
     /// The command and its arguments, after `--` (default: the pinned commands).
     #[arg(last = true, value_name = "CMD")]
     pub argv: Vec<String>,
-}
-
-/// Run `argv`, teeing its stdout and stderr, and return (exit code, combined output).
-pub fn run_teed(argv: &[String], cwd: &std::path::Path, to_stderr: bool) -> Result<(i32, Vec<u8>)> {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| Error::Spawn {
-            program: argv[0].clone(),
-            source,
-        })?;
-    let output = Arc::new(Mutex::new(Vec::new()));
-    let pump = |mut source: Box<dyn Read + Send>, is_err: bool| {
-        let output = Arc::clone(&output);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = match source.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                if is_err || to_stderr {
-                    let _ = std::io::stderr().write_all(&buf[..n]);
-                } else {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(&buf[..n]);
-                    let _ = out.flush();
-                }
-                if let Ok(mut o) = output.lock() {
-                    o.extend_from_slice(&buf[..n]);
-                }
-            }
-        })
-    };
-    let mut threads = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        threads.push(pump(Box::new(out), false));
-    }
-    if let Some(err) = child.stderr.take() {
-        threads.push(pump(Box::new(err), true));
-    }
-    let status = child.wait().map_err(|source| Error::Spawn {
-        program: argv[0].clone(),
-        source,
-    })?;
-    for t in threads {
-        let _ = t.join();
-    }
-    let code = status.code().unwrap_or_else(|| {
-        use std::os::unix::process::ExitStatusExt;
-        128 + status.signal().unwrap_or(0)
-    });
-    let output = output.lock().map(|o| o.clone()).unwrap_or_default();
-    Ok((code, output))
 }
 
 /// One command to run and the criteria its evidence is for.

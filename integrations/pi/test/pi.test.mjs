@@ -141,6 +141,16 @@ test("an abandon message removes the goal", () => {
   assert.match(t.git("log", "-1", "--format=%B"), /Goal-Status: abandoned/);
 });
 
+test("an abandon word aimed elsewhere keeps the goal", () => {
+  const t = gitRepo();
+  assert.equal(goal(t, "init", "A goal to keep", "-c", "a passes").status, 0);
+  const head = t.git("rev-parse", "HEAD");
+  const r = piPrint(t, "ok, cancel the build and run the tests again");
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(join(t.repo, ".agents/goal/GOAL.md")));
+  assert.equal(t.git("rev-parse", "HEAD"), head);
+});
+
 test("a missing goal binary leaves the turn intact", () => {
   const t = gitRepo();
   const r = piPrint(t, "my goal is to make the CSV importer skip malformed rows", { GOAL_BIN: join(t.root, "no-such-goal") });

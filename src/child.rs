@@ -1,0 +1,309 @@
+//! Commands `goal` runs (verify's command, clean-up checks, notify): each in its own process
+//! group, with Ctrl-C and SIGTERM passed on to the whole group and no process left behind.
+//!
+//! A child in its own group does not get the terminal's Ctrl-C, so `goal` catches SIGINT/SIGTERM
+//! while a child runs and sends them on itself: first the same signal, then, after a grace period,
+//! SIGKILL to whatever is left. Outside a child run both signals keep their default action.
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+use signal_hook::consts::{SIGINT, SIGPIPE, SIGTERM};
+
+use crate::error::{Error, Result};
+
+/// The longest grace period between passing a signal on and killing what is left.
+const MAX_GRACE: Duration = Duration::from_secs(3);
+
+/// Signal state shared with the handlers.
+struct Handlers {
+    /// True outside a child run: SIGINT/SIGTERM then do what they do by default.
+    outside_child: Arc<AtomicBool>,
+    /// The signal received during a child run (0: none).
+    received: Arc<AtomicUsize>,
+}
+
+static HANDLERS: OnceLock<Option<Handlers>> = OnceLock::new();
+/// A closed stdout ends `goal` quietly, as it ends git (default SIGPIPE), except while a child
+/// runs: then a failed write only stops the copy of the child's output.
+static PIPE_KILLS: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+/// The signal that stopped a child in this process, if one did (0: none).
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+
+/// Make a closed stdout end the process quietly instead of a panic on the next `println!`.
+/// Called once, first thing in `main`.
+pub fn quiet_on_closed_pipe() {
+    PIPE_KILLS.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(true));
+        let _ = signal_hook::flag::register_conditional_default(SIGPIPE, Arc::clone(&flag));
+        flag
+    });
+}
+
+fn handlers() -> Option<&'static Handlers> {
+    HANDLERS
+        .get_or_init(|| {
+            let outside_child = Arc::new(AtomicBool::new(true));
+            let received = Arc::new(AtomicUsize::new(0));
+            for signal in [SIGINT, SIGTERM] {
+                // The default action must be registered first: it ends the process before the
+                // flag is set when no child runs.
+                signal_hook::flag::register_conditional_default(signal, Arc::clone(&outside_child))
+                    .ok()?;
+                signal_hook::flag::register_usize(signal, Arc::clone(&received), signal as usize)
+                    .ok()?;
+            }
+            Some(Handlers {
+                outside_child,
+                received,
+            })
+        })
+        .as_ref()
+}
+
+/// The signal (2 or 15) that stopped a child run in this process, if any.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// The grace period: `GOAL_SIGNAL_GRACE` seconds (at most 3; tests use a fraction), else 3.
+fn grace() -> Duration {
+    std::env::var("GOAL_SIGNAL_GRACE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(MAX_GRACE, Duration::from_secs_f64)
+        .min(MAX_GRACE)
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// While it lives, SIGINT/SIGTERM are caught for the child and a closed stdout does not kill.
+struct ChildRun {
+    handlers: Option<&'static Handlers>,
+}
+
+impl ChildRun {
+    fn start() -> ChildRun {
+        let handlers = handlers();
+        if let Some(h) = handlers {
+            h.received.store(0, Ordering::SeqCst);
+            h.outside_child.store(false, Ordering::SeqCst);
+        }
+        if let Some(pipe) = PIPE_KILLS.get() {
+            pipe.store(false, Ordering::SeqCst);
+        }
+        ChildRun { handlers }
+    }
+
+    /// Take the signal received since the last call, if any.
+    fn take_signal(&self) -> Option<i32> {
+        let h = self.handlers?;
+        match h.received.swap(0, Ordering::SeqCst) {
+            0 => None,
+            s => i32::try_from(s).ok(),
+        }
+    }
+}
+
+impl Drop for ChildRun {
+    fn drop(&mut self) {
+        if let Some(h) = self.handlers {
+            h.outside_child.store(true, Ordering::SeqCst);
+        }
+        if let Some(pipe) = PIPE_KILLS.get() {
+            pipe.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// What the supervisor hears from its helper threads.
+enum Event {
+    Exited(std::io::Result<ExitStatus>),
+    PumpDone,
+}
+
+fn send_to_group(group: Option<Pid>, signal: Signal) {
+    if let Some(group) = group {
+        let _ = rustix::process::kill_process_group(group, signal);
+    }
+}
+
+fn group_alive(group: Option<Pid>) -> bool {
+    group.is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
+}
+
+/// Wait for the child to exit and `pumps` output copies to finish, passing SIGINT/SIGTERM on to
+/// its process group. Ok(status) when it ended by itself; Err(signal) when a signal stopped it.
+fn supervise(
+    run: &ChildRun,
+    child: Child,
+    events: mpsc::Receiver<Event>,
+    sender: mpsc::Sender<Event>,
+    pumps: usize,
+) -> std::result::Result<std::io::Result<ExitStatus>, i32> {
+    let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+    std::thread::spawn(move || {
+        let mut child = child;
+        let _ = sender.send(Event::Exited(child.wait()));
+    });
+    let tick = Duration::from_millis(20);
+    let mut status = None;
+    let mut pumps_left = pumps;
+    let signal = loop {
+        if let Some(signal) = run.take_signal() {
+            break signal;
+        }
+        if pumps_left == 0
+            && let Some(status) = status.take()
+        {
+            return Ok(status);
+        }
+        match events.recv_timeout(tick) {
+            Ok(Event::Exited(s)) => status = Some(s),
+            Ok(Event::PumpDone) => pumps_left = pumps_left.saturating_sub(1),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(tick);
+            }
+        }
+    };
+    INTERRUPTED.store(signal, Ordering::SeqCst);
+    send_to_group(
+        group,
+        Signal::from_named_raw(signal).unwrap_or(Signal::TERM),
+    );
+    // The whole group, not only the child: a background process of a shell script is in it too.
+    let deadline = Instant::now() + grace();
+    while group_alive(group) && Instant::now() < deadline {
+        // A second Ctrl-C does not wait for the grace period.
+        if run.take_signal().is_some() {
+            break;
+        }
+        let _ = events.recv_timeout(Duration::from_millis(10));
+    }
+    send_to_group(group, Signal::KILL);
+    // Reap the child; its output copies end with it (or with the process).
+    let until = Instant::now() + Duration::from_secs(1);
+    while status.is_none() && Instant::now() < until {
+        if let Ok(Event::Exited(s)) = events.recv_timeout(Duration::from_millis(10)) {
+            status = Some(s);
+        }
+    }
+    Err(signal)
+}
+
+fn interrupted_error(signal: i32) -> Error {
+    Error::Interrupted {
+        signal: signal_name(signal),
+        code: u8::try_from(128 + signal).unwrap_or(130),
+    }
+}
+
+/// The exit code of a finished child: its own, or 128 + the signal that ended it.
+fn exit_code(status: ExitStatus) -> i32 {
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
+/// Run `argv`, teeing its stdout (to stderr when `to_stderr`) and stderr, and return (exit code,
+/// combined output). SIGINT/SIGTERM stop it and its whole process group: then
+/// `Error::Interrupted`, and the caller records nothing.
+pub fn run_teed(argv: &[String], cwd: &Path, to_stderr: bool) -> Result<(i32, Vec<u8>)> {
+    let Some(program) = argv.first() else {
+        return Err(Error::usage(
+            "no command to run",
+            "give the command after `--`: `goal verify -- <test command>`",
+        ));
+    };
+    let run = ChildRun::start();
+    let mut child = Command::new(program)
+        .args(&argv[1..])
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|source| Error::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let (sender, events) = mpsc::channel();
+    let pump = |mut source: Box<dyn Read + Send>, is_err: bool| {
+        let output = Arc::clone(&output);
+        let done = sender.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = match source.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                if is_err || to_stderr {
+                    let _ = std::io::stderr().write_all(&buf[..n]);
+                } else {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(&buf[..n]);
+                    let _ = out.flush();
+                }
+                if let Ok(mut o) = output.lock() {
+                    o.extend_from_slice(&buf[..n]);
+                }
+            }
+            let _ = done.send(Event::PumpDone);
+        });
+    };
+    let mut pumps = 0;
+    if let Some(out) = child.stdout.take() {
+        pump(Box::new(out), false);
+        pumps += 1;
+    }
+    if let Some(err) = child.stderr.take() {
+        pump(Box::new(err), true);
+        pumps += 1;
+    }
+    let status = match supervise(&run, child, events, sender, pumps) {
+        Ok(status) => status,
+        Err(signal) => return Err(interrupted_error(signal)),
+    };
+    let status = status.map_err(|source| Error::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let output = output.lock().map(|o| o.clone()).unwrap_or_default();
+    Ok((exit_code(status), output))
+}
+
+/// Run `command` in its own process group and wait for it, as `Command::status` would, passing
+/// SIGINT/SIGTERM on to the group. An interruption is an `Interrupted` I/O error.
+pub fn status(command: &mut Command) -> std::io::Result<ExitStatus> {
+    let run = ChildRun::start();
+    let child = command.process_group(0).spawn()?;
+    let (sender, events) = mpsc::channel();
+    match supervise(&run, child, events, sender, 0) {
+        Ok(status) => status,
+        Err(signal) => Err(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            format!("stopped by {}", signal_name(signal)),
+        )),
+    }
+}
