@@ -54,13 +54,28 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename.
+///
+/// A file that exists keeps its mode; a new one gets the umask's (0644 under umask 022), as an
+/// editor or `git checkout` would give it — never the temporary file's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    // The open applies the umask to 0666, as `open(2)` does for any new file.
     let mut tmp = tempfile::Builder::new()
         .prefix(".goal-tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(Error::io("cannot create a temporary file in", dir))?;
+    if let Some(permissions) = existing {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(Error::io(
+                "cannot set the mode of",
+                tmp.path().to_path_buf(),
+            ))?;
+    }
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
     crate::fault::point("write: temporary file written");
