@@ -16,10 +16,12 @@ pub struct Args {
     /// Why the goal is abandoned (recorded in the commit).
     #[arg(long)]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     let _lock = ws.lock()?;
     let goal = ws.goal()?;
     let reason = args

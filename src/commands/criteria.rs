@@ -21,6 +21,8 @@ pub enum Command {
         /// Put it in phase N (multi-stage goals).
         #[arg(long, value_name = "N")]
         phase: Option<usize>,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Reword criterion N; several texts split it. Unticks it: prove it again.
     Edit {
@@ -30,19 +32,29 @@ pub enum Command {
         /// Accept a material change (it is recorded and flagged by `goal log`).
         #[arg(long)]
         confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Remove criterion N: always a material change, so it needs --confirm.
     Remove {
         number: usize,
         #[arg(long)]
         confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Flag criteria that cannot be checked (exit 1 when any).
     Lint,
 }
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let flags = match &command {
+        Command::Add { commit, .. }
+        | Command::Edit { commit, .. }
+        | Command::Remove { commit, .. } => commit.clone(),
+        Command::Lint => super::CommitFlags::default(),
+    };
+    let ws = Workspace::open(ctx)?.with(&flags);
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
@@ -51,7 +63,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     let mut goal = ws.goal()?;
     let before = goal.criteria_texts();
     let (subject, material_change) = match &command {
-        Command::Add { text, phase } => {
+        Command::Add { text, phase, .. } => {
             let text = one_line(text);
             if text.is_empty() {
                 return Err(Error::usage(
@@ -83,6 +95,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             number,
             texts,
             confirm,
+            ..
         } => {
             let number = criterion_number(&goal, *number)?;
             let texts: Vec<String> = texts
@@ -120,7 +133,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             let verb = if texts.len() > 1 { "split" } else { "edit" };
             (format!("{verb} criterion {number}"), change)
         }
-        Command::Remove { number, confirm } => {
+        Command::Remove {
+            number, confirm, ..
+        } => {
             let number = criterion_number(&goal, *number)?;
             let old = goal.criteria[number - 1].text.clone();
             if !confirm {

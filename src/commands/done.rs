@@ -22,6 +22,8 @@ pub struct Args {
     /// A deslop command to run (repeatable; default: git config goal.deslop).
     #[arg(long = "deslop", value_name = "CMD")]
     pub deslop: Vec<String>,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 #[derive(Debug, Serialize)]
@@ -70,7 +72,7 @@ fn red_flag(why: &str) -> &'static str {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;

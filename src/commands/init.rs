@@ -39,6 +39,8 @@ pub struct Args {
     /// Abandon the active goal and create none.
     #[arg(long)]
     pub abandon_current: bool,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 /// Criteria from a file: one a line, list markers and checkboxes stripped, blanks and `#` skipped.
@@ -65,7 +67,7 @@ fn criteria_from(text: &str) -> Vec<String> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let mut criteria: Vec<String> = args
         .criteria

@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::repo::Stage;
 use crate::trailers::{Action, GoalTrailers};
-use crate::workspace::Workspace;
+use crate::workspace::{Pending, Workspace};
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     match command {
@@ -58,6 +58,15 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),
     }
+}
+
+/// The flags of every command that commits.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CommitFlags {
+    /// Skip your git hooks (pre-commit, commit-msg, …) for this command's commit, as `git commit
+    /// --no-verify` does; goal's own gate still applies.
+    #[arg(long, short = 'n')]
+    pub no_verify: bool,
 }
 
 /// A goal commit about to be made.
@@ -131,6 +140,19 @@ impl<'a> Commit<'a> {
         goal: Option<&GoalFile>,
         trailers_of: &GoalFile,
     ) -> Result<Oid> {
+        let pending = self.prepare(ws, goal, trailers_of)?;
+        let mut made = ws.commit_all(vec![pending])?;
+        made.pop()
+            .ok_or_else(|| Error::usage("no commit was made", "run the goal command again"))
+    }
+
+    /// The commit ready to be made, for [`Workspace::commit_all`] (commands that make two).
+    pub fn prepare(
+        self,
+        ws: &Workspace,
+        goal: Option<&GoalFile>,
+        trailers_of: &GoalFile,
+    ) -> Result<Pending> {
         let staged = match goal {
             Some(g) if housekeeping(self.action) && self.stage == Stage::GoalOnly => {
                 Some(proven_ticks_only(ws, g)?)
@@ -144,7 +166,13 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         let message = trailers.message(&self.subject, &self.body);
-        ws.commit(goal, staged.as_ref(), &self.other, &message, self.stage)
+        Ok(Pending::new(
+            goal,
+            staged.as_ref(),
+            &self.other,
+            &message,
+            self.stage,
+        ))
     }
 }
 
