@@ -191,7 +191,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     };
 
     // Commit 1: status complete, every criterion ticked, with the work it proves.
-    let mut commits = Vec::new();
+    // Both commits pass the user's hooks before either is made.
+    let mut pending = Vec::new();
     if goal.status != Status::Complete {
         for n in 1..=goal.criteria.len() {
             goal.set_passed(n, true);
@@ -202,13 +203,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         commit.stage = Stage::All;
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
         commit.evidence.dedup();
-        commits.push(commit.make(&ws, Some(&goal), &goal)?);
+        pending.push(commit.prepare(&ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
     let mut commit = Commit::new(Action::Done, format!("done \"{}\"", goal.goal));
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
     commit.status = Some("complete");
-    commits.push(commit.make(&ws, None, &goal)?);
+    pending.push(commit.prepare(&ws, None, &goal)?);
+    let commits = ws.commit_all(pending)?;
+    super::print_added(ctx, &ws, commits.first().copied());
 
     let started = init.as_ref().map(|c| c.time).or_else(|| {
         goal.created

@@ -91,6 +91,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             goal.passing_count(),
             goal.criteria.len()
         ));
+        super::print_added(ctx, &ws, Some(oid));
         let s = verdict.signals;
         if s.stagnant {
             ctx.say(format!(

@@ -237,6 +237,35 @@ pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
     Ok(number)
 }
 
+/// The new files a commit brought in (the goal's own left out): at most 10 paths, then a count.
+pub fn added_lines(ws: &Workspace, commit: Oid) -> Vec<String> {
+    const SHOWN: usize = 10;
+    let added = ws
+        .repo
+        .added_paths(commit, &ws.goal_dir)
+        .unwrap_or_default();
+    let mut lines: Vec<String> = added.iter().take(SHOWN).map(|p| format!("  {p}")).collect();
+    if added.len() > SHOWN {
+        lines.push(format!("  and {} more", added.len() - SHOWN));
+    }
+    lines
+}
+
+/// Say which new files a commit brought in, on stdout for people (nothing with --json).
+pub fn print_added(ctx: &Ctx, ws: &Workspace, commit: Option<Oid>) {
+    let Some(commit) = commit else {
+        return;
+    };
+    let lines = added_lines(ws, commit);
+    if lines.is_empty() || ctx.json {
+        return;
+    }
+    ctx.say(format!("new files committed in {}:", short(commit)));
+    for line in lines {
+        ctx.say(line);
+    }
+}
+
 /// The short form of a commit id for people.
 pub fn short(oid: Oid) -> String {
     oid.to_string()[..10].to_string()
