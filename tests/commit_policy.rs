@@ -480,3 +480,44 @@ fn files_goal_creates_get_the_umask_mode_and_rewritten_files_keep_theirs() {
     );
     assert_eq!(mode(&repo, ".claude/settings.json"), 0o644);
 }
+
+#[test]
+fn init_replace_runs_the_hooks_on_both_commits_before_abandoning_the_old_goal() {
+    let repo = Repo::new();
+    repo.init_goal(&["app runs"]);
+    hook(
+        &repo,
+        ".git/hooks/commit-msg",
+        "#!/bin/sh\nif grep -q '^goal: init' \"$1\"; then echo 'policy: no new goals' >&2; exit 1; fi\n",
+    );
+    let (head, goal_md) = (repo.head(), repo.goal_md());
+    let out = repo
+        .goal()
+        .args(["init", "Another goal", "-c", "b passes", "--replace"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("policy: no new goals"));
+    assert_eq!(repo.head(), head, "the old goal must not be abandoned");
+    assert_eq!(repo.goal_md(), goal_md);
+
+    let out = repo
+        .goal()
+        .args([
+            "init",
+            "Another goal",
+            "-c",
+            "b passes",
+            "--replace",
+            "--no-verify",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(repo.commit_count(), 4);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+    assert!(repo.goal_md().contains("Another goal"));
+}
