@@ -81,6 +81,24 @@ pub enum Error {
         "interrupted by {signal}: the command and every process it started were stopped; nothing was recorded"
     )]
     Interrupted { signal: &'static str, code: u8 },
+    /// One of the user's git hooks refused a goal commit (its output went to stderr).
+    #[error("the {hook} hook ({path}) refused the commit ({status}); nothing was committed")]
+    HookRefused {
+        hook: String,
+        path: PathBuf,
+        status: String,
+    },
+    /// One of the user's git hooks could not be started.
+    #[error("cannot run the {hook} hook {path}: {source}")]
+    HookSpawn {
+        hook: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Signing the commit as git config asks (`commit.gpgsign`) failed.
+    #[error("signing the commit failed; nothing was committed:\n{output}")]
+    SignFailed { output: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -123,7 +141,12 @@ impl Error {
     /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::NoGoal { .. } | Error::Refused { .. } | Error::Locked { .. } => 1,
+            Error::NoGoal { .. }
+            | Error::Refused { .. }
+            | Error::Locked { .. }
+            | Error::HookRefused { .. }
+            | Error::HookSpawn { .. }
+            | Error::SignFailed { .. } => 1,
             Error::Interrupted { code, .. } => *code,
             _ => 2,
         }
@@ -162,6 +185,14 @@ impl Error {
                 hint.clone()
             }
             Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
+            Error::HookRefused { hook, .. } => format!(
+                "fix what the {hook} hook reports above and run the goal command again; `--no-verify` skips your hooks (goal's own gate still applies)"
+            ),
+            Error::HookSpawn { path, .. } => format!(
+                "make {} runnable (`chmod +x`, a valid `#!` line), or skip your hooks with `--no-verify`",
+                path.display()
+            ),
+            Error::SignFailed { .. } => "check the key with `git config user.signingkey` and `git config gpg.format`, or stop signing here with `git config commit.gpgsign false`; then run the goal command again".into(),
             Error::InvalidInput { .. } => {
                 "give {\"attempts\": [{\"outcome\": \"failure\", \"strategyId\": \"…\"}], \"policy\": {\"maxAttempts\": 3}}".into()
             }

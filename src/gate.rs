@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, Ledger};
 use crate::goal_file::{GoalFile, Status};
 use crate::material;
-use crate::repo::{Repo, Staged};
+use crate::repo::{Repo, Staging};
 use crate::workspace::Workspace;
 
 /// One reason to refuse a commit.
@@ -248,13 +248,13 @@ pub fn check_tree(
 }
 
 /// The gate for `goal`'s own commits.
-pub fn check_commit(ws: &Workspace, staged: &Staged) -> Result<()> {
+pub fn check_commit(ws: &Workspace, staged: &Staging, message: &str) -> Result<()> {
     check_tree(
         &ws.repo,
         &ws.goal_dir,
         &ws.goal_rel,
         staged.tree,
-        staged.head_tree,
-        Some(staged.message),
+        staged.parent_tree,
+        Some(message),
     )
 }

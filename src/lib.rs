@@ -25,6 +25,7 @@ pub mod retry;
 pub mod stagnation;
 pub mod summary;
 pub mod trailers;
+pub mod user_hooks;
 pub mod workspace;
 
 use std::path::PathBuf;

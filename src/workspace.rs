@@ -15,9 +15,13 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::gate;
 use crate::goal_file::GoalFile;
-use crate::repo::{Repo, Stage};
+use crate::repo::{Repo, Stage, Staging};
+use crate::user_hooks::{Hooks, restore_trailers};
 
 pub const DEFAULT_GOAL_DIR: &str = ".agents/goal";
+
+/// The temporary index files the user's hooks are given, in the worktree's git dir.
+const HOOK_INDEX_PREFIX: &str = "goal-hook-index-";
 
 /// An open repository with the goal's paths resolved and checked.
 pub struct Workspace {
@@ -27,6 +31,8 @@ pub struct Workspace {
     pub goal_dir: PathBuf,
     /// GOAL.md relative to the root.
     pub goal_rel: PathBuf,
+    /// Skip the user's git hooks (`--no-verify`); goal's own gate always applies.
+    pub no_verify: bool,
 }
 
 /// The OS lock on this worktree's goal; released when dropped (or when the process dies).
@@ -34,10 +40,11 @@ pub struct Lock {
     _file: File,
 }
 
-/// A redo log: what a committing command is about to write and commit, kept in the git dir until
-/// its commit exists, so that the next command can finish it after a crash.
+/// A goal commit ready to be made: the goal files' new contents and the message. It is also the
+/// redo log a committing command keeps in the git dir until its commit exists, so that the next
+/// command can finish it after a crash.
 #[derive(Debug, Serialize, Deserialize)]
-struct Journal {
+pub struct Pending {
     message: String,
     stage: Stage,
     /// GOAL.md's new content; None when the goal files are deleted.
@@ -48,19 +55,79 @@ struct Journal {
     staged_goal: Option<String>,
 }
 
+impl Pending {
+    pub fn new(
+        goal: Option<&GoalFile>,
+        staged_goal: Option<&GoalFile>,
+        other: &[(PathBuf, Option<Vec<u8>>)],
+        message: &str,
+        stage: Stage,
+    ) -> Pending {
+        let rendered = goal.map(GoalFile::render);
+        let staged_goal = staged_goal
+            .map(GoalFile::render)
+            .filter(|s| Some(s) != rendered.as_ref());
+        let other = other
+            .iter()
+            .map(|(rel, bytes)| {
+                (
+                    rel.clone(),
+                    bytes
+                        .as_ref()
+                        .map(|b| String::from_utf8_lossy(b).into_owned()),
+                )
+            })
+            .collect();
+        Pending {
+            message: message.to_string(),
+            stage,
+            goal: rendered,
+            other,
+            staged_goal,
+        }
+    }
+
+    /// The goal files as they go into the commit, whatever the working tree holds now.
+    fn changes(&self, goal_rel: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let mut changes: Vec<(PathBuf, Option<Vec<u8>>)> = self
+            .other
+            .iter()
+            .map(|(rel, text)| (rel.clone(), text.as_ref().map(|t| t.clone().into_bytes())))
+            .collect();
+        let goal = self.staged_goal.as_ref().or(self.goal.as_ref());
+        changes.push((goal_rel.to_path_buf(), goal.map(|t| t.clone().into_bytes())));
+        changes
+    }
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, fsync, rename.
+///
+/// A file that exists keeps its mode; a new one gets the umask's (0644 under umask 022), as an
+/// editor or `git checkout` would give it — never the temporary file's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    // The open applies the umask to 0666, as `open(2)` does for any new file.
     let mut tmp = tempfile::Builder::new()
         .prefix(".goal-tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(Error::io("cannot create a temporary file in", dir))?;
+    if let Some(permissions) = existing {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(Error::io(
+                "cannot set the mode of",
+                tmp.path().to_path_buf(),
+            ))?;
+    }
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
     crate::fault::point("write: temporary file written");
@@ -119,12 +186,19 @@ impl Workspace {
             config,
             goal_dir,
             goal_rel,
+            no_verify: false,
         };
         // retry.json is not checked here: a bad one is warned about and replaced (SPEC §7).
         for path in [ws.goal_dir.clone(), ws.goal_rel.clone(), ws.evidence_rel()] {
             ws.check_inside(&path)?;
         }
         Ok(ws)
+    }
+
+    /// This workspace with the committing flags a command was given.
+    pub fn with(mut self, flags: &crate::commands::CommitFlags) -> Workspace {
+        self.no_verify = flags.no_verify;
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -330,6 +404,7 @@ impl Workspace {
     /// temporary files in the goal folder and git lock files it was holding.
     fn recover(&self) -> Result<()> {
         self.remove_stale_temporaries();
+        self.remove_hook_indexes();
         let path = self.journal_path();
         let Ok(bytes) = std::fs::read(&path) else {
             return Ok(());
@@ -337,7 +412,7 @@ impl Workspace {
         let since = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         self.remove_stale_git_locks(since);
         let remove = || std::fs::remove_file(&path).map_err(Error::io("cannot remove", &path));
-        let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
+        let Ok(journal) = serde_json::from_slice::<Pending>(&bytes) else {
             eprintln!(
                 "goal: warning: dropped an unreadable journal {} left by a killed goal process",
                 path.display()
@@ -351,14 +426,12 @@ impl Workspace {
         }
         let subject = journal.message.lines().next().unwrap_or("").to_string();
         eprintln!("goal: finishing `{subject}`, interrupted by a killed goal process");
+        // The user's hooks passed this commit before its journal was written: it is only made.
         let finished = self
             .write_files(journal.goal.as_deref(), &journal.other)
             .and_then(|()| {
-                self.commit_now(
-                    &journal.message,
-                    journal.stage,
-                    journal.staged_goal.as_deref(),
-                )
+                let staging = self.stage(&journal, None)?;
+                self.repo.finish_commit(&staging, &journal.message)
             });
         if let Err(e) = finished {
             eprintln!(
@@ -378,6 +451,22 @@ impl Workspace {
                 .file_name()
                 .to_string_lossy()
                 .starts_with(".goal-tmp-")
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Temporary index files the user's hooks were given by a goal process that was killed.
+    fn remove_hook_indexes(&self) {
+        let Ok(entries) = std::fs::read_dir(self.repo.git_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(HOOK_INDEX_PREFIX)
             {
                 let _ = std::fs::remove_file(entry.path());
             }
@@ -415,16 +504,20 @@ impl Workspace {
         Ok(())
     }
 
-    /// Make the commit, through the same gate as the pre-commit hook.
-    fn commit_now(&self, message: &str, stage: Stage, staged_goal: Option<&str>) -> Result<Oid> {
-        let overrides: Vec<(PathBuf, Vec<u8>)> = staged_goal
-            .map(|text| (self.goal_rel.clone(), text.as_bytes().to_vec()))
-            .into_iter()
-            .collect();
-        self.repo
-            .commit(stage, &self.goal_dir, message, &overrides, &|staged| {
-                gate::check_commit(self, staged)
-            })
+    /// The commit's tree, staged (chained onto `after`, a commit not made yet) and held to the
+    /// same gate as the pre-commit hook.
+    fn stage(&self, pending: &Pending, after: Option<&Staging>) -> Result<Staging> {
+        let staging = self.repo.stage(
+            pending.stage,
+            &self.goal_dir,
+            after,
+            &pending.changes(&self.goal_rel),
+        )?;
+        if let Err(e) = gate::check_commit(self, &staging, &pending.message) {
+            self.repo.discard(&staging);
+            return Err(e);
+        }
+        Ok(staging)
     }
 
     /// Write the goal files (GOAL.md as `goal`, deleted when None; plus `other` files) and commit
@@ -438,32 +531,114 @@ impl Workspace {
         message: &str,
         stage: Stage,
     ) -> Result<Oid> {
-        let rendered = goal.map(GoalFile::render);
-        let staged_goal = staged_goal
-            .map(GoalFile::render)
-            .filter(|s| Some(s) != rendered.as_ref());
-        let other: Vec<(PathBuf, Option<String>)> = other
-            .iter()
-            .map(|(rel, bytes)| {
-                (
-                    rel.clone(),
-                    bytes
-                        .as_ref()
-                        .map(|b| String::from_utf8_lossy(b).into_owned()),
-                )
-            })
-            .collect();
-        let journal = Journal {
-            message: message.to_string(),
-            stage,
-            goal: rendered.clone(),
-            other: other.clone(),
-            staged_goal: staged_goal.clone(),
-        };
+        let pending = Pending::new(goal, staged_goal, other, message, stage);
+        let mut made = self.commit_all(vec![pending])?;
+        made.pop()
+            .ok_or_else(|| Error::usage("no commit was made", "run the goal command again"))
+    }
+
+    /// Make the commits of `pending` one after the other, as `git commit` would: every one is
+    /// staged, held to the gate and passed through the user's `pre-commit`, `prepare-commit-msg`
+    /// and `commit-msg` hooks before the first is made or any goal file is written, so a refusal
+    /// of the second commit of `done` or `init --replace` leaves everything as it was.
+    ///
+    /// git's CLI cannot run pre-commit on a commit whose parent does not exist yet, so the second
+    /// commit's hooks see its exact tree in a temporary index (GIT_INDEX_FILE) while HEAD is still
+    /// the commit before the first: a hook that diffs the index against HEAD sees both commits'
+    /// changes together.
+    pub fn commit_all(&self, mut pending: Vec<Pending>) -> Result<Vec<Oid>> {
+        let hooks =
+            (!self.no_verify).then(|| Hooks::new(self.repo.hooks_dir(), self.root().to_path_buf()));
+        let refusing = hooks.as_ref().filter(|h| h.any_refusing());
+        let index_file = self
+            .repo
+            .git_dir()
+            .join(format!("{HOOK_INDEX_PREFIX}{}", std::process::id()));
+        let mut staged: Vec<Staging> = Vec::new();
+        for p in pending.iter_mut() {
+            let result = self.stage(p, staged.last()).and_then(|mut staging| {
+                if let Some(hooks) = refusing {
+                    let checked = self.run_hooks(hooks, p, &mut staging, &index_file);
+                    let _ = std::fs::remove_file(&index_file);
+                    if let Err(e) = checked {
+                        self.repo.discard(&staging);
+                        return Err(e);
+                    }
+                }
+                Ok(staging)
+            });
+            match result {
+                Ok(staging) => staged.push(staging),
+                Err(e) => {
+                    for s in &staged {
+                        self.repo.discard(s);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let mut made = Vec::new();
+        for (i, (p, staging)) in pending.iter().zip(&staged).enumerate() {
+            match self.commit_journaled(p, staging) {
+                Ok(oid) => made.push(oid),
+                Err(e) => {
+                    for s in &staged[i..] {
+                        self.repo.discard(s);
+                    }
+                    return Err(e);
+                }
+            }
+            if let Some(hooks) = &hooks {
+                // As with git, post-commit cannot undo the commit: its exit status is ignored.
+                let _ = hooks.run("post-commit", &[], None, None);
+            }
+        }
+        Ok(made)
+    }
+
+    /// pre-commit on exactly the staged tree, then the message hooks; the gate again on
+    /// whatever they changed, and goal's trailers put back where a hook hid them.
+    fn run_hooks(
+        &self,
+        hooks: &Hooks,
+        pending: &mut Pending,
+        staging: &mut Staging,
+        index_file: &Path,
+    ) -> Result<()> {
+        self.repo.write_hook_index(staging, index_file)?;
+        hooks.run("pre-commit", &[], Some(index_file), Some(staging.tree))?;
+        let mut changed = self.repo.reread_hook_index(staging, index_file)?;
+        if hooks.find("prepare-commit-msg").is_some() || hooks.find("commit-msg").is_some() {
+            let file = self.repo.git_dir().join("COMMIT_EDITMSG");
+            write_atomic(&file, pending.message.as_bytes())?;
+            let arg = file.clone().into_os_string();
+            hooks.run(
+                "prepare-commit-msg",
+                &[arg.clone(), "message".into()],
+                Some(index_file),
+                Some(staging.tree),
+            )?;
+            hooks.run("commit-msg", &[arg], Some(index_file), Some(staging.tree))?;
+            let edited = std::fs::read_to_string(&file)
+                .map_err(Error::io("cannot read the commit message", &file))?;
+            let message = restore_trailers(&pending.message, &edited);
+            if message != pending.message {
+                pending.message = message;
+                changed = true;
+            }
+        }
+        if changed {
+            gate::check_commit(self, staging, &pending.message)?;
+        }
+        Ok(())
+    }
+
+    /// Journal, write the goal files, commit; on failure put the files back as they were.
+    fn commit_journaled(&self, pending: &Pending, staging: &Staging) -> Result<Oid> {
         let journal_path = self.journal_path();
         let journal_bytes =
-            serde_json::to_vec(&journal).map_err(|e| Error::usage(e.to_string(), ""))?;
-        let mut touched: Vec<PathBuf> = other.iter().map(|(rel, _)| rel.clone()).collect();
+            serde_json::to_vec(pending).map_err(|e| Error::usage(e.to_string(), ""))?;
+        let mut touched: Vec<PathBuf> = pending.other.iter().map(|(rel, _)| rel.clone()).collect();
         touched.push(self.goal_rel.clone());
         let backup: Vec<(PathBuf, Option<Vec<u8>>)> = touched
             .into_iter()
@@ -472,13 +647,20 @@ impl Workspace {
                 (rel, old)
             })
             .collect();
+        // Folders the write creates go again when the commit fails.
+        let mut created = Vec::new();
+        let mut dir = self.abs(&self.goal_dir);
+        while dir.starts_with(self.root()) && dir != self.root() && !dir.exists() {
+            created.push(dir.clone());
+            dir.pop();
+        }
         write_atomic(&journal_path, &journal_bytes)?;
         crate::fault::point("commit: journal written");
         let result = self
-            .write_files(rendered.as_deref(), &other)
+            .write_files(pending.goal.as_deref(), &pending.other)
             .and_then(|()| {
                 crate::fault::point("commit: files written");
-                self.commit_now(message, stage, staged_goal.as_deref())
+                self.repo.finish_commit(staging, &pending.message)
             });
         crate::fault::point("commit: committed, journal still there");
         if result.is_ok() {
@@ -488,6 +670,9 @@ impl Workspace {
             // Refused or failed before the commit: put the files back as they were.
             for (rel, old) in &backup {
                 let _ = self.put(rel, old.as_deref());
+            }
+            for dir in &created {
+                let _ = std::fs::remove_dir(dir);
             }
             let _ = std::fs::remove_file(&journal_path);
         }

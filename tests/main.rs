@@ -6,6 +6,7 @@
 mod support;
 
 mod agents;
+mod commit_policy;
 mod core;
 mod evidence;
 mod faults;

@@ -16,10 +16,12 @@ pub struct Args {
     /// Why the goal is abandoned (recorded in the commit).
     #[arg(long)]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     let _lock = ws.lock()?;
     let goal = ws.goal()?;
     let reason = args
@@ -42,11 +44,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 
 /// Commit the deletion of the goal files and print a short summary.
 pub fn abandon(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, reason: &str) -> Result<Oid> {
+    let oid = abandon_commit(ws, goal, reason).make(ws, None, goal)?;
+    say_abandoned(ctx, goal, reason, oid);
+    Ok(oid)
+}
+
+/// The commit that deletes the goal files (Goal-Status: abandoned).
+pub fn abandon_commit(ws: &Workspace, goal: &GoalFile, reason: &str) -> Commit<'static> {
     let mut commit = Commit::new(Action::Abandon, format!("abandon \"{}\"", goal.goal));
     commit.body = vec![format!("Reason: {reason}")];
     commit.status = Some("abandoned");
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
-    let oid = commit.make(ws, None, goal)?;
+    commit
+}
+
+/// The short summary of an abandoned goal.
+pub fn say_abandoned(ctx: &Ctx, goal: &GoalFile, reason: &str, oid: Oid) {
     ctx.say(format!("Abandoned: {}", goal.goal));
     ctx.say(format!(
         "  {}/{} criteria passed after {} iteration(s); reason: {reason}",
@@ -58,5 +71,4 @@ pub fn abandon(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, reason: &str) -> Resu
         "  committed {} (the goal stays readable with `goal log --all`); restore it with `goal restore`",
         short(oid)
     ));
-    Ok(oid)
 }

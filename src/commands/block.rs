@@ -15,10 +15,12 @@ pub struct Args {
     /// What blocks the goal, and what would unblock it.
     #[arg(long, required = true)]
     pub reason: String,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let reason = args.reason.trim();
     if reason.is_empty() {

@@ -26,6 +26,8 @@ pub enum Command {
         /// command's passing run proves the criterion.
         #[arg(long = "verify", value_name = "CMD")]
         verify: Option<String>,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Pin the command that proves criterion N (written at the end of its text). Changing or
     /// removing an existing pin is a material change and needs --confirm.
@@ -34,6 +36,8 @@ pub enum Command {
         /// Accept replacing an existing pin (recorded as a material change).
         #[arg(long)]
         confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
         /// The command and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "CMD")]
         argv: Vec<String>,
@@ -46,19 +50,30 @@ pub enum Command {
         /// Accept a material change (it is recorded and flagged by `goal log`).
         #[arg(long)]
         confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Remove criterion N: always a material change, so it needs --confirm.
     Remove {
         number: usize,
         #[arg(long)]
         confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
     },
     /// Flag criteria that cannot be checked (exit 1 when any).
     Lint,
 }
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let flags = match &command {
+        Command::Add { commit, .. }
+        | Command::Edit { commit, .. }
+        | Command::Remove { commit, .. }
+        | Command::Pin { commit, .. } => commit.clone(),
+        Command::Lint => super::CommitFlags::default(),
+    };
+    let ws = Workspace::open(ctx)?.with(&flags);
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
@@ -71,6 +86,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             text,
             phase,
             verify,
+            ..
         } => {
             let mut text = one_line(text);
             if text.is_empty() {
@@ -122,6 +138,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             number,
             texts,
             confirm,
+            ..
         } => {
             let number = criterion_number(&goal, *number)?;
             let texts: Vec<String> = texts
@@ -164,7 +181,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             let verb = if texts.len() > 1 { "split" } else { "edit" };
             (format!("{verb} criterion {number}"), change)
         }
-        Command::Remove { number, confirm } => {
+        Command::Remove {
+            number, confirm, ..
+        } => {
             let number = criterion_number(&goal, *number)?;
             let old = goal.criteria[number - 1].text.clone();
             if !confirm {
@@ -179,11 +198,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 Some(format!("removed criterion {number} \"{old}\"")),
             )
         }
-        Command::Pin {
-            number,
-            confirm: _,
-            argv,
-        } => {
+        Command::Pin { number, argv, .. } => {
             let number = criterion_number(&goal, *number)?;
             pin::check_pinnable(argv).map_err(|why| {
                 Error::refused(

@@ -24,6 +24,8 @@ pub struct Args {
     /// default: git config goal.deslop). Its failure is reported, not blocking.
     #[arg(long = "deslop", value_name = "CMD")]
     pub deslop: Vec<String>,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,7 +80,7 @@ fn red_flag(why: &str) -> &'static str {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
@@ -212,7 +214,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;
 
     // Commit 1: status complete, every criterion ticked, with the work it proves.
-    let mut commits = Vec::new();
+    // Both commits pass the user's hooks before either is made.
+    let mut pending = Vec::new();
     if goal.status != Status::Complete {
         for n in 1..=goal.criteria.len() {
             goal.set_passed(n, true);
@@ -224,13 +227,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         commit.body = material_changes.iter().map(material_line).collect();
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
         commit.evidence.dedup();
-        commits.push(commit.make(&ws, Some(&goal), &goal)?);
+        pending.push(commit.prepare(&ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
     let mut commit = Commit::new(Action::Done, format!("done \"{}\"", goal.goal));
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
     commit.status = Some("complete");
-    commits.push(commit.make(&ws, None, &goal)?);
+    pending.push(commit.prepare(&ws, None, &goal)?);
+    let commits = ws.commit_all(pending)?;
+    super::print_added(ctx, &ws, commits.first().copied());
 
     let started = init.as_ref().map(|c| c.time).or_else(|| {
         goal.created

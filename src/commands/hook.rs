@@ -121,6 +121,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
                     phases: Vec::new(),
                     replace: false,
                     abandon_current: false,
+                    commit: Default::default(),
                 },
             )?;
             notes.push(format!(

@@ -72,28 +72,6 @@ fn is_shell(text: &str) -> bool {
     }
 }
 
-/// Where git looks for hooks.
-fn hooks_dir(repo: &Repo) -> PathBuf {
-    match repo.config_string("core.hooksPath") {
-        Some(p) if !p.trim().is_empty() => {
-            let p = expand_home(p.trim());
-            if p.is_absolute() {
-                p
-            } else {
-                repo.root().join(p)
-            }
-        }
-        _ => repo.common_dir().join("hooks"),
-    }
-}
-
-fn expand_home(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ => PathBuf::from(p),
-    }
-}
-
 fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mut perms = std::fs::metadata(path)
@@ -108,7 +86,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         return run_hook(ctx, hook, args);
     }
     let repo = Repo::discover(&ctx.cwd)?;
-    let dir = hooks_dir(&repo);
+    let dir = repo.hooks_dir();
     match command {
         Command::Install { force } => install(ctx, &dir, force),
         Command::Uninstall => uninstall(ctx, &dir),
@@ -289,6 +267,12 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<u8> {
         }
     };
     let staged = repo.index_tree()?;
+    // A goal command running the user's hooks for its own commit already held this tree to the
+    // gate (and holds goal's lock): checking it again would only repeat the work.
+    let gated = std::env::var(crate::user_hooks::GATED_TREE_ENV).ok();
+    if gated.is_some_and(|tree| tree == staged.to_string()) {
+        return Ok(0);
+    }
     let head = repo.head_tree()?;
     gate::check_tree(
         &repo,

@@ -41,6 +41,8 @@ pub struct Args {
     /// Abandon the active goal and create none.
     #[arg(long)]
     pub abandon_current: bool,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 /// Criteria from a file: one a line, list markers and checkboxes stripped, blanks and `#` skipped.
@@ -67,7 +69,7 @@ fn criteria_from(text: &str) -> Vec<String> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let mut criteria: Vec<String> = args
         .criteria
@@ -104,6 +106,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         .collect();
     let _lock = ws.lock()?;
 
+    let mut replaced = None;
     if let Some(active) = ws.read_goal()? {
         let choice = if args.abandon_current {
             2
@@ -142,16 +145,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
                 ));
             }
+            1 => {
+                // Made with the new goal's commit, after both passed the user's hooks.
+                let reason = "replaced by a new goal";
+                let commit = super::abandon::abandon_commit(&ws, &active, reason);
+                replaced = Some((commit.prepare(&ws, None, &active)?, active, reason));
+            }
             _ => {
-                let reason = if choice == 1 {
-                    "replaced by a new goal"
-                } else {
-                    "abandoned by the user"
-                };
-                super::abandon::abandon(ctx, &ws, &active, reason)?;
-                if choice == 2 {
-                    return Ok(0);
-                }
+                super::abandon::abandon(ctx, &ws, &active, "abandoned by the user")?;
+                return Ok(0);
             }
         }
     } else if args.abandon_current {
@@ -171,7 +173,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     commit.stage = Stage::GoalOnly;
     // Evidence and retry state of an earlier goal belong to no goal now.
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
+    let oid = match replaced {
+        None => commit.make(&ws, Some(&goal), &goal)?,
+        Some((abandon, active, reason)) => {
+            let pending = vec![abandon, commit.prepare(&ws, Some(&goal), &goal)?];
+            let made = ws.commit_all(pending)?;
+            let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
+                return Err(Error::usage("no commit was made", "run `goal init` again"));
+            };
+            super::abandon::say_abandoned(ctx, &active, reason, first);
+            last
+        }
+    };
 
     let findings = lint::lint_all(&goal.criteria_texts());
     let vague: Vec<_> = findings.iter().filter(|f| !f.verifiable).collect();

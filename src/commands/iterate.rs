@@ -25,10 +25,12 @@ pub struct Args {
     /// Commit the goal files only (you committed your code yourself).
     #[arg(long)]
     pub goal_only: bool,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let messages: Vec<String> = args
         .messages
@@ -134,6 +136,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             goal.passing_count(),
             goal.criteria.len()
         ));
+        super::print_added(ctx, &ws, Some(oid));
         let s = verdict.signals;
         if s.stagnant {
             ctx.say(format!(

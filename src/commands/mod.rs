@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::repo::Stage;
 use crate::trailers::{Action, GoalTrailers};
-use crate::workspace::Workspace;
+use crate::workspace::{Pending, Workspace};
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     match command {
@@ -63,6 +63,15 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => completions::run_man(ctx, args),
     }
+}
+
+/// The flags of every command that commits.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CommitFlags {
+    /// Skip your git hooks (pre-commit, commit-msg, …) for this command's commit, as `git commit
+    /// --no-verify` does; goal's own gate still applies.
+    #[arg(long, short = 'n')]
+    pub no_verify: bool,
 }
 
 /// A goal commit about to be made.
@@ -152,6 +161,19 @@ impl<'a> Commit<'a> {
         goal: Option<&GoalFile>,
         trailers_of: &GoalFile,
     ) -> Result<Oid> {
+        let pending = self.prepare(ws, goal, trailers_of)?;
+        let mut made = ws.commit_all(vec![pending])?;
+        made.pop()
+            .ok_or_else(|| Error::usage("no commit was made", "run the goal command again"))
+    }
+
+    /// The commit ready to be made, for [`Workspace::commit_all`] (commands that make two).
+    pub fn prepare(
+        self,
+        ws: &Workspace,
+        goal: Option<&GoalFile>,
+        trailers_of: &GoalFile,
+    ) -> Result<Pending> {
         let staged = match goal {
             Some(g) if housekeeping(self.action) && self.stage == Stage::GoalOnly => {
                 Some(proven_ticks_only(ws, g, &self.other)?)
@@ -165,7 +187,13 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         let message = trailers.message(&self.subject, &self.body);
-        ws.commit(goal, staged.as_ref(), &self.other, &message, self.stage)
+        Ok(Pending::new(
+            goal,
+            staged.as_ref(),
+            &self.other,
+            &message,
+            self.stage,
+        ))
     }
 }
 
@@ -228,6 +256,35 @@ pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
         ));
     }
     Ok(number)
+}
+
+/// The new files a commit brought in (the goal's own left out): at most 10 paths, then a count.
+pub fn added_lines(ws: &Workspace, commit: Oid) -> Vec<String> {
+    const SHOWN: usize = 10;
+    let added = ws
+        .repo
+        .added_paths(commit, &ws.goal_dir)
+        .unwrap_or_default();
+    let mut lines: Vec<String> = added.iter().take(SHOWN).map(|p| format!("  {p}")).collect();
+    if added.len() > SHOWN {
+        lines.push(format!("  and {} more", added.len() - SHOWN));
+    }
+    lines
+}
+
+/// Say which new files a commit brought in, on stdout for people (nothing with --json).
+pub fn print_added(ctx: &Ctx, ws: &Workspace, commit: Option<Oid>) {
+    let Some(commit) = commit else {
+        return;
+    };
+    let lines = added_lines(ws, commit);
+    if lines.is_empty() || ctx.json {
+        return;
+    }
+    ctx.say(format!("new files committed in {}:", short(commit)));
+    for line in lines {
+        ctx.say(line);
+    }
 }
 
 /// The short form of a commit id for people.

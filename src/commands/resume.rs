@@ -11,10 +11,13 @@ use crate::workspace::Workspace;
 
 /// Set a blocked goal back to in-progress and remove its Blocked section (commit).
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
+}
 
-pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;

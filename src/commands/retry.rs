@@ -25,6 +25,8 @@ pub struct Args {
     /// What failed (printed, and written to the Blocked section when retries run out).
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
 }
 
 #[derive(Debug, Serialize)]
@@ -39,7 +41,7 @@ struct RetryOut {
 pub const ALTERNATIVE_PROMPT: &str = "Retries exhausted. The current approach keeps failing. Try an alternative approach:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps";
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open(ctx)?.with(&args.commit);
     if args
         .strategy
         .as_deref()
