@@ -139,7 +139,7 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
     );
     assert_eq!(
         inject(&[]),
-        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nComplete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n"
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nMarked complete, but 0/2 criteria are proven on this code: prove the rest, then run `goal done`.\n"
     );
 }
 
@@ -149,7 +149,7 @@ fn inject_for_a_goal_without_criteria_and_with_phases() {
     repo.ok(&["init", "Port the CLI to Windows"]);
     assert_eq!(
         stdout(&repo.goal().arg("inject").output().unwrap()),
-        "[goal-driven-loop] ACTIVE GOAL\nPort the CLI to Windows\nProgress: 0/0 criteria passed, iteration 0\nCriteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
+        "[goal-driven-loop] ACTIVE GOAL\nPort the CLI to Windows\nProgress: 0/0 criteria passed, iteration 0\nCriteria are still to be written: add each, pinned to the test that proves it, with `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`.\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
     );
     let repo = Repo::new();
     repo.ok(&[

@@ -711,3 +711,38 @@ fn lint_flags_the_unpinned_and_the_self_grading() {
     // verify refuses to run it.
     assert_eq!(code(&repo, &["verify", "-c", "1"]), Some(1));
 }
+
+#[test]
+fn init_refuses_a_self_grading_pin_and_changes_nothing() {
+    let repo = Repo::new();
+    let head = repo.head();
+    let out = repo
+        .goal()
+        .args([
+            "init",
+            "Rate limit",
+            "-c",
+            "429 on excess (verify: `echo 5 passed`)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("cannot be pinned"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.head(), head);
+    assert!(!repo.exists(GOAL));
+}
+
+#[test]
+fn the_continuation_counts_proven_criteria() {
+    let repo = project(&["division works"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    let text = stdout(&repo.goal().arg("continuation").output().unwrap());
+    assert!(text.contains("当前进度：1/1 criteria 通过"), "{text}");
+    repo.write("late.py", "changed\n");
+    let text = stdout(&repo.goal().arg("continuation").output().unwrap());
+    assert!(text.contains("当前进度：0/1 criteria 通过"), "{text}");
+}

@@ -125,7 +125,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
                 },
             )?;
             notes.push(format!(
-                "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output) — with `goal criteria add \"…\"`."
+                "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output), pinned to the test that proves it — with `goal criteria add \"<outcome>\" --verify \"<test command>\"`."
             ));
             if d.granularity == Granularity::Coarse {
                 notes.push(

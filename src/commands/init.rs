@@ -91,6 +91,30 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         };
         criteria.extend(criteria_from(&text));
     }
+    // A pin must parse and must run a real test: refused before anything is written.
+    for (i, c) in criteria.iter().enumerate() {
+        match crate::pin::parse(c) {
+            None => {}
+            Some(Err(why)) => {
+                return Err(Error::usage(
+                    format!("criterion {}: {why}", i + 1),
+                    "write the pin as (verify: `<test command>`) at the end of the criterion",
+                ));
+            }
+            Some(Ok(p)) => {
+                if let Err(why) = crate::pin::check_pinnable(&p.argv) {
+                    return Err(Error::refused(
+                        format!(
+                            "criterion {}: `{}` cannot be pinned: {why}",
+                            i + 1,
+                            p.command
+                        ),
+                        "pin the test command that proves the criterion",
+                    ));
+                }
+            }
+        }
+    }
     let goal_text = args.goal.as_deref().map(one_line).unwrap_or_default();
     if args.goal.is_some() && goal_text.is_empty() {
         return Err(Error::usage(
@@ -219,9 +243,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ws.goal_rel.display()
     ));
     if goal.criteria.is_empty() {
-        ctx.say("Criteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.");
+        ctx.say("Criteria are still to be written: add each, pinned to the test that proves it, with `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`.");
     } else {
-        ctx.say("Next: work on a criterion, prove it with `goal verify -c N -- <test command>`, then `goal iterate -m \"<what you did>\"`.");
+        ctx.say("Next: work on a criterion, prove it with `goal verify -c N` (its pinned test) or `goal verify -c N -- <test command>`, then `goal iterate -m \"<what you did>\"`.");
     }
     Ok(0)
 }

@@ -26,30 +26,30 @@ pub struct ContinuationArgs {}
 pub const CONTEXT_LIMIT: f64 = 0.8;
 
 /// The seed's continuation prompt.
-pub fn continuation(goal: &GoalFile) -> String {
+pub fn continuation(goal: &GoalFile, proven: usize) -> String {
     format!(
         "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：{}/{} criteria 通过，第 {} 轮迭代。\n",
-        goal.passing_count(),
+        proven,
         goal.criteria.len(),
         goal.iteration
     )
 }
 
 /// The continuation prompt's English twin (`goal.language = en`).
-pub fn continuation_en(goal: &GoalFile) -> String {
+pub fn continuation_en(goal: &GoalFile, proven: usize) -> String {
     format!(
         "🔄 Goal state saved to .agents/goal/GOAL.md\nProgress: {}/{} criteria passed, iteration {}.\n",
-        goal.passing_count(),
+        proven,
         goal.criteria.len(),
         goal.iteration
     )
 }
 
 /// The save-progress directive for a nearly full context window.
-pub fn save_progress(goal: &GoalFile) -> String {
+pub fn save_progress(goal: &GoalFile, proven: usize) -> String {
     format!(
         "Context window is over 80% full: save progress now. Before anything else, record this turn's work with `goal iterate -m \"<what was done and verified>\"` so .agents/goal/GOAL.md holds the current state, then end your reply with exactly:\n{}",
-        continuation(goal)
+        continuation(goal, proven)
     )
 }
 
@@ -71,7 +71,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
     match goal.status {
         Status::InProgress => {
             if goal.criteria.is_empty() {
-                text.push_str("Criteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.\n");
+                text.push_str("Criteria are still to be written: add each, pinned to the test that proves it, with `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`.\n");
             }
             text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
             if proof.complete() {
@@ -92,11 +92,19 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
             text.push_str("\nWhen the blocker is resolved, run `goal resume`.\n");
         }
         Status::Complete => {
-            text.push_str("Complete: every criterion is proven. Run `goal done` to finish (deslop pass, summary).\n");
+            if proof.complete() {
+                text.push_str("Complete: every criterion is proven. Run `goal done` to finish (clean-up checks, summary).\n");
+            } else {
+                text.push_str(&format!(
+                    "Marked complete, but {}/{} criteria are proven on this code: prove the rest, then run `goal done`.\n",
+                    proof.proven,
+                    goal.criteria.len()
+                ));
+            }
         }
     }
     if context_usage.is_some_and(|u| u > CONTEXT_LIMIT) {
-        text.push_str(&save_progress(goal));
+        text.push_str(&save_progress(goal, proof.proven));
     }
     text.push_str(&rerun_lines(proof));
     text
@@ -141,9 +149,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 pub fn run_continuation(ctx: &Ctx, _args: ContinuationArgs) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
+    // The progress figure is the proven count, as everywhere.
+    let proven = ws.proof(&goal)?.proven;
     match ws.config.language {
-        crate::config::Language::Zh => print!("{}", continuation(&goal)),
-        crate::config::Language::En => print!("{}", continuation_en(&goal)),
+        crate::config::Language::Zh => print!("{}", continuation(&goal, proven)),
+        crate::config::Language::En => print!("{}", continuation_en(&goal, proven)),
     }
     Ok(0)
 }
