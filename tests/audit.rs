@@ -441,3 +441,103 @@ fn an_unpinned_record_runs_only_when_allowed() {
     assert!(marker.exists());
     assert_clean(&repo);
 }
+
+/// The rows of every table in a Markdown text (the header row first), cells as plain text.
+fn tables(markdown: &str) -> Vec<Vec<Vec<String>>> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
+    let mut in_table = false;
+    for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Table(_)) => {
+                in_table = true;
+                tables.push(Vec::new())
+            }
+            Event::End(TagEnd::Table) => in_table = false,
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                tables.last_mut().unwrap().push(Vec::new())
+            }
+            Event::Start(Tag::TableCell) => tables
+                .last_mut()
+                .unwrap()
+                .last_mut()
+                .unwrap()
+                .push(String::new()),
+            Event::Text(t) | Event::Code(t) if in_table => {
+                if let Some(cell) = tables
+                    .last_mut()
+                    .and_then(|t| t.last_mut())
+                    .and_then(|r| r.last_mut())
+                {
+                    cell.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    tables
+}
+
+#[test]
+fn report_markdown_is_a_github_table_of_the_evidence() {
+    let repo = Repo::new();
+    repo.init_goal(&[
+        "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
+        "the cli prints usage",
+    ]);
+    repo.write("tests/parser.sh", &script(3, 0));
+    repo.write("tests/cli.sh", &script(2, 0));
+    repo.ok(&["verify"]);
+    repo.ok(&["verify", "-c", "2", "--", "sh", "tests/cli.sh"]);
+    repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
+    let out = repo.goal().args(["done", "--report"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let done = stdout(&out);
+    assert!(done.contains("Goal complete:"), "{done}");
+    assert_eq!(tables(&done).len(), 1, "{done}");
+
+    let out = repo.goal().args(["report", "--markdown"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let markdown = stdout(&out);
+    assert!(
+        markdown.starts_with("## Goal: Make the thing work"),
+        "{markdown}"
+    );
+    let v = json(&repo.goal().args(["report", "--json"]).output().unwrap());
+    let evidence = |i: usize| v["criteria"][i]["evidence"].as_str().unwrap().to_string();
+    let commit = v["criteria"][0]["commit"].as_str().unwrap()[..10].to_string();
+    let tables = tables(&markdown);
+    assert_eq!(tables.len(), 1, "{markdown}");
+    let rows = &tables[0];
+    assert_eq!(
+        rows[0],
+        ["#", "Criterion", "Command", "Tests", "Evidence", "Commit"],
+        "{markdown}"
+    );
+    assert_eq!(rows.len(), 3, "{markdown}");
+    assert_eq!(
+        rows[1],
+        [
+            "1",
+            "the parser rejects bad rows (verify: sh tests/parser.sh)",
+            "sh tests/parser.sh",
+            "3 passed, 0 failed",
+            &evidence(0),
+            &commit,
+        ]
+    );
+    assert_eq!(
+        rows[2],
+        [
+            "2",
+            "the cli prints usage",
+            "sh tests/cli.sh ⚠ unpinned",
+            "2 passed, 0 failed",
+            &evidence(1),
+            &commit,
+        ]
+    );
+    assert_eq!(v["iterations"], 1);
+    assert_eq!(v["status"], "complete");
+    assert_eq!(v["criteria"][1]["pinned"], false);
+}

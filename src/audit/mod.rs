@@ -82,6 +82,34 @@ pub fn goals_in(repo: &Repo, range: Option<&str>) -> Result<Vec<(Span, HashSet<O
             None => Vec::new(),
         },
     };
+    spans_of(repo, range, in_range)
+}
+
+/// The most recent goal on `rev`'s first-parent line (active or finished), whole; None when
+/// that history holds no goal. Err (exit 2) when `rev` is not a commit.
+pub fn goal_at(repo: &Repo, rev: &str) -> Result<Option<Span>> {
+    let spec = format!("{rev}^{{commit}}");
+    let resolved = match rev.starts_with('-') {
+        true => None,
+        false => git_lines(repo.root(), &["rev-parse", "--verify", "-q", &spec])?,
+    };
+    let Some(commit) = resolved.and_then(|l| l.into_iter().next()) else {
+        return Err(Error::usage(
+            format!("`{rev}` is not a commit of this repository"),
+            "give a commit of the goal, e.g. `goal report HEAD`",
+        ));
+    };
+    Ok(spans_of(repo, None, vec![commit])?.pop().map(|(s, _)| s))
+}
+
+/// The goals of the first-parent line ending at `in_range`'s first (newest) commit: those that
+/// hold a commit of `in_range` when `range` is given, else the last one.
+fn spans_of(
+    repo: &Repo,
+    range: Option<&str>,
+    in_range: Vec<String>,
+) -> Result<Vec<(Span, HashSet<Oid>)>> {
+    let root = repo.root();
     let Some(tip) = in_range.first() else {
         return Ok(Vec::new());
     };
