@@ -585,6 +585,8 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             }
             last_goal = Some(g.clone());
             last_goal_tree = Some(info.tree);
+            // A restore brings an abandoned goal back.
+            ended = None;
         }
         if checked {
             check.problems = problems.iter().map(|p| p.message.clone()).collect();
