@@ -46,6 +46,8 @@ pub enum Command {
     Abandon(commands::abandon::Args),
     Restore(commands::restore::Args),
     Log(commands::log::Args),
+    Audit(commands::audit::Args),
+    Report(commands::report::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),
     Detect(commands::detect::Args),

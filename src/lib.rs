@@ -1,5 +1,7 @@
 //! `goal`: keep a coding agent on one goal until the goal is proven done.
 
+/// Audit and replay: what a reviewer can check of a goal from git alone.
+pub mod audit;
 pub mod child;
 pub mod cli;
 pub mod commands;

@@ -6,6 +6,7 @@
 mod support;
 
 mod agents;
+mod audit;
 mod commit_policy;
 mod core;
 mod evidence;

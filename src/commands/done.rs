@@ -24,6 +24,9 @@ pub struct Args {
     /// default: git config goal.deslop). Its failure is reported, not blocking.
     #[arg(long = "deslop", value_name = "CMD")]
     pub deslop: Vec<String>,
+    /// After the summary, print the pull-request report in Markdown (`goal report --markdown`).
+    #[arg(long)]
+    pub report: bool,
     #[command(flatten)]
     pub commit: super::CommitFlags,
 }
@@ -259,11 +262,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         material_changes,
         commits: commits.iter().map(|c| c.to_string()).collect(),
     };
+    let report = match args.report {
+        true => Some(super::report::markdown_at_head(&ws)?),
+        false => None,
+    };
     if ctx.json {
-        ctx.emit_json(&summary)?;
+        let mut value = serde_json::to_value(&summary).unwrap_or_default();
+        if let (Some(report), Some(object)) = (report, value.as_object_mut()) {
+            object.insert("report".into(), report.into());
+        }
+        ctx.emit_json(&value)?;
         return Ok(0);
     }
     print_summary(ctx, &summary);
+    if let Some(report) = report {
+        ctx.say(format!("\n{report}"));
+    }
     Ok(0)
 }
 

@@ -2,6 +2,7 @@
 
 pub mod abandon;
 pub mod attempt;
+pub mod audit;
 pub mod block;
 pub mod check;
 pub mod completions;
@@ -17,6 +18,7 @@ pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod report;
 pub mod restore;
 pub mod resume;
 pub mod retry;
@@ -51,6 +53,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Abandon(args) => abandon::run(ctx, args),
         Command::Restore(args) => restore::run(ctx, args),
         Command::Log(args) => log::run(ctx, args),
+        Command::Audit(args) => audit::run(ctx, args),
+        Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
         Command::Inject(args) => inject::run(ctx, args),

@@ -61,6 +61,13 @@ pub struct Criterion {
     pub(crate) end: usize,
 }
 
+impl Criterion {
+    /// The 1-based line of the item in GOAL.md (where an annotation points).
+    pub fn line_number(&self) -> usize {
+        self.line + 1
+    }
+}
+
 /// A `### Phase N: name` heading inside the criteria section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Phase {

@@ -1,0 +1,428 @@
+//! `goal audit`: what a reviewer (or CI) can check of a goal from git alone, and `--rerun` to
+//! replay its evidence.
+
+use serde::Serialize;
+
+use crate::audit::replay::Replayer;
+use crate::audit::{self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope};
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::history::MaterialEntry;
+use crate::pin;
+use crate::workspace::Workspace;
+
+/// Check every goal commit in a revision range: the Goal-* trailers agree with the committed
+/// GOAL.md, the evidence chain verifies, every tick is proven by a record on the tree of the
+/// commit that ticked it, and material changes and hand-made commits are listed. For each
+/// criterion, the record that decides it is shown.
+///
+/// --rerun replays each deciding record in a temporary worktree at the commit that has its
+/// tree, and compares exit code and test counts: reproduced, not reproduced, cannot run. It also
+/// runs each deciding test command on the goal's base (red before green): a test that already
+/// passed there is flagged passes-on-base. Replay runs the branch's code: only pinned commands
+/// run, unless --allow-unpinned; each is printed before it runs; nothing runs from an evidence
+/// chain that does not verify.
+///
+/// Exit 0 only when everything checks (and, with --rerun, reproduces); 1 otherwise.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The commits to audit, as git understands a range (e.g. origin/main..HEAD). Default: the
+    /// current goal, or the last finished one.
+    #[arg(value_name = "REV-RANGE")]
+    pub range: Option<String>,
+    /// Replay each criterion's deciding record, and run its test on the goal's base tree.
+    #[arg(long)]
+    pub rerun: bool,
+    /// Also replay records whose command is not the criterion's pinned one (code from the
+    /// branch runs: read it first).
+    #[arg(long)]
+    pub allow_unpinned: bool,
+    /// A test that passes on the goal's base tree fails the audit (otherwise a warning).
+    #[arg(long)]
+    pub strict: bool,
+    /// text, or github: workflow annotations (::error, ::warning) at GOAL.md's lines.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Github,
+}
+
+#[derive(Debug, Serialize)]
+struct GoalView<'a> {
+    goal: &'a str,
+    status: &'a str,
+    iteration: u64,
+    init: Option<&'a str>,
+    base: Option<&'a str>,
+    chain_ok: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct AuditView<'a> {
+    range: Option<&'a str>,
+    ok: bool,
+    rerun: bool,
+    goals: Vec<GoalView<'a>>,
+    criteria: Vec<&'a CriterionAudit>,
+    commits: Vec<&'a CommitCheck>,
+    problems: Vec<&'a Problem>,
+    material_changes: Vec<&'a MaterialEntry>,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    if ctx.json && args.format == Format::Github {
+        return Err(Error::usage(
+            "--json and --format github cannot be used together",
+            "pick one: `goal audit --json` or `goal audit --format github`",
+        ));
+    }
+    let ws = Workspace::open(ctx)?;
+    let scope = Scope::of(&ws);
+    let spans = audit::goals_in(&ws.repo, args.range.as_deref())?;
+    if spans.is_empty() && args.range.is_none() {
+        return Err(Error::refused(
+            "no goal in this history: nothing to audit",
+            "audit a range with `goal audit origin/main..HEAD`, or start a goal with `goal init \"<goal>\" -c \"<criterion>\"`",
+        ));
+    }
+    let mut goals = Vec::new();
+    for (i, (span, inside)) in spans.iter().enumerate() {
+        let mut goal = audit::audit_goal(&scope, span, inside)?;
+        for c in &mut goal.criteria {
+            c.goal = i;
+        }
+        goals.push(goal);
+    }
+    if args.rerun {
+        let mut replayer = Replayer::new(ws.root());
+        for goal in &mut goals {
+            replay_goal(&mut replayer, goal, &args)?;
+        }
+    }
+    let ok = verdict(&goals, &args);
+    if ctx.json {
+        let view = AuditView {
+            range: args.range.as_deref(),
+            ok,
+            rerun: args.rerun,
+            goals: goals
+                .iter()
+                .map(|g| GoalView {
+                    goal: &g.goal,
+                    status: &g.status,
+                    iteration: g.iteration,
+                    init: g.init.as_deref(),
+                    base: g.base.as_deref(),
+                    chain_ok: g.chain_ok,
+                })
+                .collect(),
+            criteria: goals.iter().flat_map(|g| &g.criteria).collect(),
+            commits: goals.iter().flat_map(|g| &g.commits).collect(),
+            problems: goals.iter().flat_map(|g| &g.problems).collect(),
+            material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
+        };
+        ctx.emit_json(&view)?;
+    } else {
+        print_text(ctx, &goals, &args, ok);
+        if args.format == Format::Github {
+            print_annotations(&ws, &goals, &args);
+        }
+    }
+    Ok(u8::from(!ok))
+}
+
+/// Replay each criterion's deciding record and run its test on the goal's base.
+fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Result<()> {
+    let base = goal.base_commit;
+    let has_init = goal.init.is_some();
+    for i in 0..goal.criteria.len() {
+        let Some(record) = goal.criteria[i].record.clone() else {
+            continue;
+        };
+        let c = &goal.criteria[i];
+        let skip = if !goal.chain_ok {
+            Some("the evidence chain does not verify: nothing from it is run".to_string())
+        } else if !c.pinned && !args.allow_unpinned {
+            Some(format!(
+                "unpinned: `{}` is not the criterion's pinned command (replay it with --allow-unpinned after reading it)",
+                pin::render(&record.argv)
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = skip {
+            let c = &mut goal.criteria[i];
+            c.replay = Some("skipped".into());
+            c.replay_reason = Some(why);
+            continue;
+        }
+        let number = c.number;
+        let commit = audit::commit_for(goal, &record, c.ticked_at);
+        let result = match commit {
+            None => Err(
+                "no commit of the goal has the record's tree (the work it ran on was never committed)"
+                    .to_string(),
+            ),
+            Some(commit) => replayer.run(
+                Some(commit),
+                &record.argv,
+                &record.cwd,
+                &format!("evidence {}, criterion {number}", record.id),
+            )?,
+        };
+        let c = &mut goal.criteria[i];
+        c.replay_commit = commit.map(|c| c.to_string());
+        match result {
+            Ok(outcome) => {
+                c.replay = Some(
+                    if outcome == Outcome::of(&record) {
+                        "reproduced"
+                    } else {
+                        "not reproduced"
+                    }
+                    .into(),
+                );
+                c.replayed = Some(outcome);
+            }
+            Err(why) => {
+                c.replay = Some("cannot run".into());
+                c.replay_reason = Some(why);
+            }
+        }
+        // Red before green: a test that passes where the goal started tests nothing it added.
+        if record.is_test() && !record.check && has_init {
+            let result = replayer.run(
+                base,
+                &record.argv,
+                &record.cwd,
+                &format!("criterion {number} on the goal's base, which should fail"),
+            )?;
+            let c = &mut goal.criteria[i];
+            if let Ok(outcome) = result {
+                c.base = Some(outcome);
+                if outcome.passes_tests() {
+                    c.flag("passes-on-base");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything checks: no problem, every ticked criterion decided by a record, and with --rerun
+/// every record reproduced (and with --strict no test passing on the base).
+fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
+    goals.iter().all(|g| {
+        g.problems.is_empty()
+            && g.chain_ok
+            && g.criteria.iter().all(|c| {
+                !c.flags.iter().any(|f| f == "unproven")
+                    && (!args.rerun
+                        || c.record.is_none()
+                        || c.replay.as_deref() == Some("reproduced"))
+                    && (!args.strict || !c.flags.iter().any(|f| f == "passes-on-base"))
+            })
+    })
+}
+
+fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
+    if goals.is_empty() {
+        ctx.say(format!(
+            "No goal commits in {}: nothing to audit.",
+            args.range.as_deref().unwrap_or("this history")
+        ));
+        return;
+    }
+    for g in goals {
+        ctx.say(format!(
+            "{} {} ({}, iteration {})",
+            ctx.bold("Goal:"),
+            g.goal,
+            g.status,
+            g.iteration
+        ));
+        for c in &g.commits {
+            let action = match (&c.action, c.hand_made) {
+                (Some(a), _) => a.clone(),
+                (None, _) => "hand-made".into(),
+            };
+            let mark = if c.problems.is_empty() {
+                ctx.green("ok")
+            } else {
+                ctx.red("FAIL")
+            };
+            ctx.say(format!(
+                "  {}  {:<9} {mark}  {}",
+                audit::short_id(&c.commit),
+                action,
+                c.subject
+            ));
+            for p in &c.problems {
+                ctx.say(format!("      {}", ctx.red(p)));
+            }
+        }
+        for m in &g.material_changes {
+            let new = match &m.new {
+                Some(n) => format!("→ \"{n}\""),
+                None => "→ removed".into(),
+            };
+            let recorded = match &m.recorded {
+                Some(r) => format!("recorded: {r}"),
+                None => "not recorded".into(),
+            };
+            ctx.say(format!(
+                "  material change in {}: criterion {} \"{}\" {new} ({}; {recorded})",
+                audit::short_id(&m.commit),
+                m.number,
+                m.old,
+                m.reason
+            ));
+        }
+        if !g.chain_ok {
+            ctx.say(ctx.red(
+                "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
+            ));
+        }
+        for c in &g.criteria {
+            print_criterion(ctx, c);
+        }
+    }
+    let verdict = if ok {
+        ctx.green("audit: ok")
+    } else {
+        ctx.red("audit: FAILED")
+    };
+    let problems: usize = goals.iter().map(|g| g.problems.len()).sum();
+    let mut tail = vec![format!("{problems} problem(s) in commits")];
+    if args.rerun {
+        let count = |state: &str| {
+            goals
+                .iter()
+                .flat_map(|g| &g.criteria)
+                .filter(|c| c.replay.as_deref() == Some(state))
+                .count()
+        };
+        tail.push(format!(
+            "{} reproduced, {} not reproduced, {} cannot run, {} skipped",
+            count("reproduced"),
+            count("not reproduced"),
+            count("cannot run"),
+            count("skipped")
+        ));
+    } else {
+        tail.push("evidence not replayed (add --rerun)".into());
+    }
+    ctx.say(format!("{verdict} — {}", tail.join("; ")));
+}
+
+fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
+    let tick = if c.ticked { "[x]" } else { "[ ]" };
+    ctx.say(format!("  {tick} {}. {}", c.number, c.text));
+    let Some(record) = &c.record else {
+        if let Some(why) = &c.why {
+            let line = format!("      {why}");
+            ctx.say(if c.ticked { ctx.red(&line) } else { line });
+        }
+        return;
+    };
+    let unpinned = if c.pinned {
+        ""
+    } else {
+        " — unpinned: the agent chose this command"
+    };
+    ctx.say(format!(
+        "      evidence {} `{}` ({}) ticked in {}{unpinned}",
+        record.id,
+        pin::render(&record.argv),
+        Outcome::of(record).describe(),
+        c.commit.as_deref().map(audit::short_id).unwrap_or_default()
+    ));
+    match (c.replay.as_deref(), &c.replayed) {
+        (Some("reproduced"), _) => ctx.say(format!("      {}", ctx.green("reproduced"))),
+        (Some("not reproduced"), Some(replayed)) => ctx.say(format!(
+            "      {}: recorded {}; replayed {}",
+            ctx.red("not reproduced"),
+            Outcome::of(record).describe(),
+            replayed.describe()
+        )),
+        (Some(state), _) => ctx.say(format!(
+            "      {}: {}",
+            ctx.red(state),
+            c.replay_reason.as_deref().unwrap_or("")
+        )),
+        (None, _) => {}
+    }
+    if let (true, Some(base)) = (c.flags.iter().any(|f| f == "passes-on-base"), &c.base) {
+        ctx.say(format!(
+            "      {}: the test already passed on the goal's base ({}): it does not test what the goal added",
+            ctx.yellow("warning: passes-on-base"),
+            base.describe()
+        ));
+    }
+}
+
+/// A workflow command's message: `%`, CR and LF escaped as GitHub reads them.
+fn escape(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
+    let file = ws.goal_rel.to_string_lossy().into_owned();
+    let at = |line: Option<usize>| match line {
+        Some(n) => format!("file={file},line={n}"),
+        None => format!("file={file}"),
+    };
+    for g in goals {
+        for p in &g.problems {
+            let commit = p.commit.as_deref().map(audit::short_id).unwrap_or_default();
+            println!(
+                "::error {}::{}",
+                at(p.line),
+                escape(&format!("goal audit: commit {commit}: {}", p.message))
+            );
+        }
+        for c in &g.criteria {
+            let line = Some(c.line);
+            let recorded = c.recorded.map(|o| o.describe()).unwrap_or_default();
+            let message = match c.replay.as_deref() {
+                _ if c.flags.iter().any(|f| f == "unproven") => Some(format!(
+                    "criterion {} is ticked but no record proves it: {}",
+                    c.number,
+                    c.why.as_deref().unwrap_or("")
+                )),
+                Some("not reproduced") => Some(format!(
+                    "criterion {} not reproduced: recorded {recorded}; replayed {}",
+                    c.number,
+                    c.replayed.map(|o| o.describe()).unwrap_or_default()
+                )),
+                Some(state @ ("cannot run" | "skipped")) => Some(format!(
+                    "criterion {} {state}: {}",
+                    c.number,
+                    c.replay_reason.as_deref().unwrap_or("")
+                )),
+                _ => None,
+            };
+            if let Some(message) = message {
+                println!("::error {}::{}", at(line), escape(&message));
+            }
+            if c.flags.iter().any(|f| f == "passes-on-base") {
+                let kind = if args.strict { "error" } else { "warning" };
+                println!(
+                    "::{kind} {}::{}",
+                    at(line),
+                    escape(&format!(
+                        "criterion {}: its test already passes on the goal's base tree ({}): it does not test what the goal added",
+                        c.number,
+                        c.base.map(|o| o.describe()).unwrap_or_default()
+                    ))
+                );
+            }
+        }
+    }
+}

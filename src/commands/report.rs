@@ -1,0 +1,421 @@
+//! `goal report`: the summary of a goal a person pastes into a pull request.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::audit::{self, CommitCheck, Scope};
+use crate::context::Ctx;
+use crate::deslop;
+use crate::error::{Error, Result};
+use crate::history::{self, MaterialEntry, Row, Sink};
+use crate::pin;
+use crate::repo::Oid;
+use crate::summary::TestCounts;
+use crate::trailers::{Action, GoalTrailers};
+use crate::workspace::Workspace;
+
+/// Summarise a goal, active or finished, for a pull request: the goal, each criterion with its
+/// evidence (command, tests passed/failed, commit; unpinned commands marked), iterations and
+/// time spent, retries, stagnation episodes, material changes, hand-made commits and the
+/// clean-up findings of the goal's diff.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A commit of the goal, or after it (default HEAD): the last goal on its history is shown.
+    #[arg(value_name = "REV")]
+    pub rev: Option<String>,
+    /// GitHub-flavoured Markdown, with the criteria as a table.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct CriterionRow {
+    number: usize,
+    text: String,
+    ticked: bool,
+    evidence: Option<String>,
+    command: Option<Vec<String>>,
+    cwd: Option<String>,
+    exit_code: Option<i32>,
+    tests: Option<TestCounts>,
+    /// The commit that ticked it.
+    commit: Option<String>,
+    /// Proven by its pinned command (false: a command the agent chose).
+    pinned: bool,
+    /// Why nothing proves it, when nothing does.
+    why: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    goal: String,
+    status: String,
+    iterations: u64,
+    /// The goal's first and last commits.
+    first_commit: String,
+    last_commit: String,
+    elapsed_s: i64,
+    /// Failed attempts recorded with `goal retry` that reached a commit.
+    retries: u32,
+    escalations: usize,
+    stagnation_episodes: usize,
+    criteria: Vec<CriterionRow>,
+    material_changes: Vec<MaterialEntry>,
+    hand_made: Vec<CommitCheck>,
+    problems: Vec<String>,
+    deslop: Vec<deslop::Finding>,
+    files_changed: usize,
+    insertions: usize,
+    deletions: usize,
+}
+
+/// Rows of `goal log` that belong to a set of commits.
+struct Rows<'a> {
+    commits: &'a HashSet<String>,
+    rows: Vec<Row>,
+}
+
+impl Sink for Rows<'_> {
+    fn goal_start(&mut self, _goal: &str) -> Result<()> {
+        Ok(())
+    }
+    fn row(&mut self, row: &Row) -> Result<()> {
+        if self.commits.contains(&row.commit) {
+            self.rows.push(row.clone());
+        }
+        Ok(())
+    }
+    fn goal_end(&mut self, _status: &str, _unmarked: &[String]) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn build(ws: &Workspace, rev: &str) -> Result<Report> {
+    let Some(span) = audit::goal_at(&ws.repo, rev)? else {
+        return Err(Error::refused(
+            format!("no goal in the history of {rev}: nothing to report"),
+            "start one with `goal init \"<goal>\" -c \"<criterion>\"`",
+        ));
+    };
+    let scope = Scope::of(ws);
+    let all: HashSet<Oid> = span.commits.iter().map(|c| c.id).collect();
+    let goal = audit::audit_goal(&scope, &span, &all)?;
+    let (Some(first), Some(last)) = (span.commits.first(), span.commits.last()) else {
+        return Err(Error::refused("the goal has no commits", "goal log --all"));
+    };
+    // Retries: the failures of each iteration that reached a commit (an iteration commit
+    // starts a new episode), the most per iteration.
+    let mut per_iteration: std::collections::BTreeMap<u64, u32> = Default::default();
+    let mut escalations = 0;
+    for info in &span.commits {
+        let trailers = GoalTrailers::read(info);
+        if trailers.as_ref().and_then(|t| t.action) == Some(Action::Escalate) {
+            escalations += 1;
+        }
+        let iteration = trailers.map_or(0, |t| t.iteration);
+        if let Some(bytes) = ws.repo.file_in_tree(info.tree, &ws.retry_rel())?
+            && let Ok(state) = crate::retry::State::parse(&String::from_utf8_lossy(&bytes))
+        {
+            let n = per_iteration.entry(iteration).or_default();
+            *n = (*n).max(state.failures());
+        }
+    }
+    let active = ws.repo.head_id()? == Some(last.id) && ws.goal_path().exists();
+    if active {
+        let n = per_iteration.entry(goal.iteration).or_default();
+        *n = (*n).max(ws.retry_state().failures());
+    }
+    // Stagnation episodes: runs of rows `goal log` flags stagnant.
+    let ids: HashSet<String> = all.iter().map(|c| c.to_string()).collect();
+    let mut rows = Rows {
+        commits: &ids,
+        rows: Vec::new(),
+    };
+    history::walk_goals(
+        &ws.repo,
+        &ws.goal_dir,
+        &ws.goal_rel,
+        &ws.config,
+        true,
+        &mut rows,
+    )?;
+    let mut episodes = 0;
+    let mut in_episode = false;
+    for row in &rows.rows {
+        let stagnant = row.flags.iter().any(|f| f == "stagnant");
+        if stagnant && !in_episode {
+            episodes += 1;
+        }
+        in_episode = stagnant;
+    }
+    let added = ws
+        .repo
+        .added_lines(Some(first.tree), last.tree, &ws.goal_dir)?;
+    let stat = ws
+        .repo
+        .diff_stat(Some(first.tree), last.tree, &ws.goal_dir)?;
+    let criteria = goal
+        .criteria
+        .iter()
+        .map(|c| CriterionRow {
+            number: c.number,
+            text: c.text.clone(),
+            ticked: c.ticked,
+            evidence: c.evidence.clone(),
+            command: c.argv.clone(),
+            cwd: c.cwd.clone(),
+            exit_code: c.recorded.map(|o| o.exit_code),
+            tests: c.recorded.and_then(|o| o.tests),
+            commit: c.commit.clone(),
+            pinned: c.pinned,
+            why: c.why.clone(),
+        })
+        .collect();
+    Ok(Report {
+        goal: goal.goal.clone(),
+        status: goal.status.clone(),
+        iterations: goal.iteration,
+        first_commit: first.id.to_string(),
+        last_commit: last.id.to_string(),
+        elapsed_s: (last.time - first.time).max(0),
+        retries: per_iteration.values().sum(),
+        escalations,
+        stagnation_episodes: episodes,
+        criteria,
+        material_changes: goal.material_changes,
+        hand_made: goal.commits.into_iter().filter(|c| c.hand_made).collect(),
+        problems: goal.problems.into_iter().map(|p| p.message).collect(),
+        deslop: deslop::scan(&added),
+        files_changed: stat.files_changed,
+        insertions: stat.insertions,
+        deletions: stat.deletions,
+    })
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    if ctx.json && args.markdown {
+        return Err(Error::usage(
+            "--json and --markdown cannot be used together",
+            "pick one: `goal report --json` or `goal report --markdown`",
+        ));
+    }
+    let ws = Workspace::open(ctx)?;
+    let report = build(&ws, args.rev.as_deref().unwrap_or("HEAD"))?;
+    if ctx.json {
+        ctx.emit_json(&report)?;
+    } else if args.markdown {
+        ctx.say(markdown(&report));
+    } else {
+        ctx.say(text(&report));
+    }
+    Ok(0)
+}
+
+/// The markdown report of the last goal on HEAD's history (what `goal done --report` prints).
+pub fn markdown_at_head(ws: &Workspace) -> Result<String> {
+    build(ws, "HEAD").map(|r| markdown(&r))
+}
+
+fn duration(seconds: i64) -> String {
+    format!("{}h {:02}m", seconds / 3600, (seconds % 3600) / 60)
+}
+
+fn tests_text(c: &CriterionRow) -> String {
+    match (c.tests, c.exit_code) {
+        (Some(t), _) => format!("{} passed, {} failed", t.passed, t.failed),
+        (None, Some(code)) => format!("check, exit {code}"),
+        (None, None) => "—".into(),
+    }
+}
+
+/// A table cell: one line, `|` escaped.
+fn cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+/// A code span that holds any text.
+fn code(text: &str) -> String {
+    if text.contains('`') {
+        format!("`` {} ``", text.replace('\n', " "))
+    } else {
+        format!("`{}`", text.replace('\n', " "))
+    }
+}
+
+fn material_line(m: &MaterialEntry) -> String {
+    let new = match &m.new {
+        Some(n) => format!("\"{n}\""),
+        None => "removed".into(),
+    };
+    let recorded = match &m.recorded {
+        Some(r) => format!("recorded: {r}"),
+        None => "not recorded with --confirm".into(),
+    };
+    format!(
+        "criterion {} \"{}\" → {new} ({}; {recorded}) in {}",
+        m.number,
+        m.old,
+        m.reason,
+        audit::short_id(&m.commit)
+    )
+}
+
+fn markdown(r: &Report) -> String {
+    let mut out = Vec::new();
+    out.push(format!("## Goal: {}", r.goal.replace('\n', " ")));
+    out.push(String::new());
+    out.push(format!(
+        "**Status:** {} · **Iterations:** {} · **Time spent:** {} · **Retries:** {} · **Escalations:** {} · **Stagnation episodes:** {} · **Files changed:** {} (+{} −{})",
+        r.status,
+        r.iterations,
+        duration(r.elapsed_s),
+        r.retries,
+        r.escalations,
+        r.stagnation_episodes,
+        r.files_changed,
+        r.insertions,
+        r.deletions
+    ));
+    out.push(String::new());
+    out.push("| # | Criterion | Command | Tests | Evidence | Commit |".into());
+    out.push("|---|---|---|---|---|---|".into());
+    for c in &r.criteria {
+        let command = match &c.command {
+            Some(argv) => {
+                let mut text = code(&pin::render(argv));
+                if !c.pinned {
+                    text.push_str(" ⚠ unpinned");
+                }
+                text
+            }
+            None => c
+                .why
+                .as_deref()
+                .map(|w| format!("not proven: {w}"))
+                .unwrap_or_else(|| "—".into()),
+        };
+        out.push(format!(
+            "| {} | {} | {} | {} | {} | {} |",
+            c.number,
+            cell(&c.text),
+            cell(&command),
+            tests_text(c),
+            c.evidence
+                .as_deref()
+                .map(code)
+                .unwrap_or_else(|| "—".into()),
+            c.commit
+                .as_deref()
+                .map(|id| code(&audit::short_id(id)))
+                .unwrap_or_else(|| "—".into()),
+        ));
+    }
+    if r.criteria.iter().any(|c| c.command.is_some() && !c.pinned) {
+        out.push(String::new());
+        out.push(
+            "⚠ unpinned: proven by a command the agent chose, not one pinned in the criterion."
+                .into(),
+        );
+    }
+    let section = |out: &mut Vec<String>, title: &str, lines: Vec<String>| {
+        out.push(String::new());
+        out.push(format!("### {title}"));
+        out.push(String::new());
+        if lines.is_empty() {
+            out.push("None.".into());
+        }
+        out.extend(lines.into_iter().map(|l| format!("- {l}")));
+    };
+    section(
+        &mut out,
+        "Material changes",
+        r.material_changes.iter().map(material_line).collect(),
+    );
+    section(
+        &mut out,
+        "Hand-made commits",
+        r.hand_made
+            .iter()
+            .map(|c| format!("{} {}", code(&audit::short_id(&c.commit)), c.subject))
+            .collect(),
+    );
+    if !r.problems.is_empty() {
+        section(&mut out, "Audit problems", r.problems.clone());
+    }
+    section(
+        &mut out,
+        "Clean-up findings",
+        r.deslop
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} — {}",
+                    code(&format!("{}:{}", f.file, f.line)),
+                    f.kind,
+                    code(&f.text)
+                )
+            })
+            .collect(),
+    );
+    out.push(String::new());
+    out.push(format!(
+        "Check it: `goal audit {}^..{} --rerun`",
+        audit::short_id(&r.first_commit),
+        audit::short_id(&r.last_commit)
+    ));
+    out.join("\n")
+}
+
+fn text(r: &Report) -> String {
+    let mut out = vec![
+        format!("Goal: {} ({})", r.goal, r.status),
+        format!(
+            "  iterations: {}  time spent: {}  retries: {}  escalations: {}  stagnation episodes: {}",
+            r.iterations,
+            duration(r.elapsed_s),
+            r.retries,
+            r.escalations,
+            r.stagnation_episodes
+        ),
+        format!(
+            "  files changed: {} (+{} -{})",
+            r.files_changed, r.insertions, r.deletions
+        ),
+    ];
+    for c in &r.criteria {
+        let tick = if c.ticked { "[x]" } else { "[ ]" };
+        out.push(format!("  {tick} {}. {}", c.number, c.text));
+        match &c.command {
+            Some(argv) => out.push(format!(
+                "      evidence {} `{}` ({}) in {}{}",
+                c.evidence.as_deref().unwrap_or(""),
+                pin::render(argv),
+                tests_text(c),
+                c.commit.as_deref().map(audit::short_id).unwrap_or_default(),
+                if c.pinned { "" } else { " — unpinned" }
+            )),
+            None => out.push(format!("      {}", c.why.as_deref().unwrap_or("open"))),
+        }
+    }
+    for m in &r.material_changes {
+        out.push(format!("  material change: {}", material_line(m)));
+    }
+    for c in &r.hand_made {
+        out.push(format!(
+            "  hand-made commit: {} {}",
+            audit::short_id(&c.commit),
+            c.subject
+        ));
+    }
+    for p in &r.problems {
+        out.push(format!("  audit problem: {p}"));
+    }
+    if r.deslop.is_empty() {
+        out.push("  clean-up scan: nothing found".into());
+    }
+    for f in &r.deslop {
+        out.push(format!("  {}:{}: {} — {}", f.file, f.line, f.kind, f.text));
+    }
+    out.join("\n")
+}
