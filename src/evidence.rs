@@ -35,6 +35,9 @@ pub struct Record {
     #[serde(default)]
     pub changed: Vec<String>,
     pub tests: Option<TestCounts>,
+    /// The `--junit` report patterns the run was read with (a replay reads them again).
+    #[serde(default)]
+    pub junit: Vec<String>,
     /// Recorded with `goal verify --check`: accepted without a test summary.
     #[serde(default)]
     pub check: bool,
@@ -339,6 +342,7 @@ pub struct NewRecord {
     pub created: Vec<String>,
     pub changed: Vec<String>,
     pub tests: Option<TestCounts>,
+    pub junit: Vec<String>,
     pub check: bool,
     pub output: Vec<u8>,
 }
@@ -365,6 +369,7 @@ pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
         created: new.created,
         changed: new.changed,
         tests: new.tests,
+        junit: new.junit,
         check: new.check,
         output_sha256: sha256_hex(&new.output),
         output_tail: tail,
@@ -408,6 +413,7 @@ mod tests {
                 failed: f,
                 ignored: 0,
             }),
+            junit: Vec::new(),
             check,
             output: b"ok\n".to_vec(),
         }

@@ -256,6 +256,7 @@ fn a_forged_record_in_a_fresh_clone_is_caught_by_rerun() {
                 failed: 0,
                 ignored: 0,
             }),
+            junit: Vec::new(),
             check: false,
             output: b"2 passed, 0 failed\n".to_vec(),
         },

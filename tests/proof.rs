@@ -746,3 +746,30 @@ fn the_continuation_counts_proven_criteria() {
     let text = stdout(&repo.goal().arg("continuation").output().unwrap());
     assert!(text.contains("当前进度：0/1 criteria 通过"), "{text}");
 }
+
+#[test]
+fn a_junit_record_replays_with_its_reports() {
+    let repo = project(&["division works (verify: `sh junit.sh`)"]);
+    let report =
+        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
+    repo.write(
+        "junit.sh",
+        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
+    );
+    repo.write(".gitignore", "report.xml\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "junit"]);
+    repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);
+    let record: serde_json::Value =
+        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    assert_eq!(record["junit"], serde_json::json!(["report.xml"]));
+    repo.ok(&["iterate", "-m", "implemented division"]);
+    repo.ok(&["done"]);
+    let out = repo
+        .goal()
+        .args(["audit", "--rerun", "--json"])
+        .output()
+        .unwrap();
+    let audit = json(&out);
+    assert_eq!(audit["criteria"][0]["replay"], "reproduced", "{audit}");
+}

@@ -123,6 +123,7 @@ fn a_forged_record_with_a_valid_chain_is_not_evidence() {
                 failed: 0,
                 ignored: 0,
             }),
+            junit: Vec::new(),
             check: false,
             output: b"test result: ok. 12 passed; 0 failed; 0 ignored\n".to_vec(),
         },

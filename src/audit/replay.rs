@@ -129,6 +129,7 @@ impl Replayer {
         commit: Option<Oid>,
         argv: &[String],
         cwd: &str,
+        junit: &[String],
         why: &str,
     ) -> Result<RunResult> {
         let key = (commit, argv.to_vec(), cwd.to_string());
@@ -137,13 +138,20 @@ impl Replayer {
         }
         let result = match commit {
             None => Err("the goal started on an unborn branch: its base tree is empty".into()),
-            Some(commit) => self.run_at(commit, argv, cwd, why)?,
+            Some(commit) => self.run_at(commit, argv, cwd, junit, why)?,
         };
         self.done.insert(key, result.clone());
         Ok(result)
     }
 
-    fn run_at(&self, commit: Oid, argv: &[String], cwd: &str, why: &str) -> Result<RunResult> {
+    fn run_at(
+        &self,
+        commit: Oid,
+        argv: &[String],
+        cwd: &str,
+        junit: &[String],
+        why: &str,
+    ) -> Result<RunResult> {
         let worktree = TempWorktree::add(&self.repo_root, commit)?;
         let dir = worktree.path.join(cwd);
         let place = if cwd.is_empty() {
@@ -162,10 +170,20 @@ impl Replayer {
                 "the folder {cwd} does not exist at that commit"
             )));
         }
+        let started = std::time::SystemTime::now();
         let result = match child::run_teed(argv, &dir, true) {
+            // Read as `goal verify` read it: the JUnit reports, when the record names them.
             Ok((exit_code, output)) => Ok(Outcome {
                 exit_code,
-                tests: summary::recognise(&String::from_utf8_lossy(&output)),
+                tests: if junit.is_empty() {
+                    summary::recognise(&String::from_utf8_lossy(&output))
+                } else {
+                    Some(
+                        crate::junit::read_reports(junit, &dir, started)
+                            .map(|(counts, _)| counts)
+                            .unwrap_or_default(),
+                    )
+                },
             }),
             Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(Error::Spawn { program, source }) => {

@@ -171,6 +171,7 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
                 Some(commit),
                 &record.argv,
                 &record.cwd,
+                &record.junit,
                 &format!("evidence {}, criterion {number}", record.id),
             )?,
         };
@@ -199,6 +200,7 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
                 base,
                 &record.argv,
                 &record.cwd,
+                &record.junit,
                 &format!("criterion {number} on the goal's base, which should fail"),
             )?;
             let c = &mut goal.criteria[i];

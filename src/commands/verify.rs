@@ -287,6 +287,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
             created,
             changed,
             tests,
+            junit: args.junit.clone(),
             check: args.check,
             output,
         },
