@@ -122,6 +122,51 @@ fn content_hash(object: &serde_json::Map<String, serde_json::Value>) -> String {
     sha256_hex(text.as_bytes())
 }
 
+/// What the witness keeps of a record: enough to judge it after its line is gone from
+/// evidence.jsonl (a removed last line must not let an older result decide).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessEntry {
+    pub hash: String,
+    pub prev: String,
+    pub criteria: Vec<usize>,
+    pub criteria_text: Vec<String>,
+    pub argv: Vec<String>,
+    pub cwd: String,
+    pub tree: String,
+    pub tree_after: Option<String>,
+    pub proves: bool,
+}
+
+impl WitnessEntry {
+    pub fn of(record: &Record) -> WitnessEntry {
+        WitnessEntry {
+            hash: record.hash.clone(),
+            prev: record.prev.clone(),
+            criteria: record.criteria.clone(),
+            criteria_text: record.criteria_text.clone(),
+            argv: record.argv.clone(),
+            cwd: record.cwd.clone(),
+            tree: record.tree.clone(),
+            tree_after: record.tree_after.clone(),
+            proves: record.proves(),
+        }
+    }
+
+    fn names(&self, number: usize, text: &str) -> bool {
+        match self.criteria.iter().position(|&n| n == number) {
+            None => false,
+            Some(i) => self
+                .criteria_text
+                .get(i)
+                .is_none_or(|t| pin::base(t) == pin::base(text)),
+        }
+    }
+
+    fn on_tree(&self, tree: &str) -> bool {
+        self.tree == tree || self.tree_after.as_deref() == Some(tree)
+    }
+}
+
 /// All records of an evidence.jsonl, in order, with whether each line's hash verifies.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -131,6 +176,10 @@ pub struct Ledger {
     /// The hashes `goal verify` wrote to this repository's witness file; when set, a record
     /// outside it proves nothing (a line written by hand, or brought from another clone).
     witness: Option<std::collections::HashSet<String>>,
+    /// Witnessed records that followed a record of the file and are no longer in it.
+    removed: Vec<WitnessEntry>,
+    /// Each witnessed hash's position in the witness (the order runs happened in this clone).
+    order: std::collections::HashMap<String, usize>,
 }
 
 impl Ledger {
@@ -193,6 +242,32 @@ impl Ledger {
         self
     }
 
+    /// Find the witnessed records that followed a record of this ledger and are gone from it
+    /// (lines deleted from the file). Only for the working ledger: in history, later records
+    /// are simply later.
+    pub fn with_removed_tail(mut self, entries: &[WitnessEntry]) -> Ledger {
+        let mut reachable: std::collections::HashSet<String> =
+            self.records.iter().map(|r| r.hash.clone()).collect();
+        let present = reachable.clone();
+        let mut removed = Vec::new();
+        // Witness order is the order runs happened in this clone; a successor comes after the
+        // record it follows, so one pass finds every removed descendant.
+        for (i, e) in entries.iter().enumerate() {
+            self.order.insert(e.hash.clone(), i);
+            if !present.contains(&e.hash) && !e.prev.is_empty() && reachable.contains(&e.prev) {
+                reachable.insert(e.hash.clone());
+                removed.push(e.clone());
+            }
+        }
+        self.removed = removed;
+        self
+    }
+
+    /// Witnessed records removed from the end of the file.
+    pub fn removed(&self) -> &[WitnessEntry] {
+        &self.removed
+    }
+
     fn witnessed(&self, record: &Record) -> bool {
         self.witness
             .as_ref()
@@ -235,11 +310,31 @@ impl Ledger {
             .iter()
             .filter(|r| r.names(number, text))
             .collect();
-        let (pinned, other): (Vec<&Record>, Vec<&Record>) = naming
-            .iter()
-            .partition(|r| pin.as_ref().is_none_or(|p| *p == r.argv));
+        // A pin runs at the worktree root: the same command run elsewhere is another command.
+        let (pinned, other): (Vec<&Record>, Vec<&Record>) = naming.iter().partition(|r| {
+            pin.as_ref()
+                .is_none_or(|p| *p == r.argv && r.cwd.is_empty())
+        });
         let counted = |r: &Record| self.witnessed(r) || self.is_broken(&r.id);
-        if let Some(latest) = pinned.iter().rev().find(|r| r.on_tree(tree) && counted(r)) {
+        let latest = pinned.iter().rev().find(|r| r.on_tree(tree) && counted(r));
+        // A removed line that named it on this tree, run after the latest line still there,
+        // would have decided: say so rather than let an older result decide.
+        let latest_at = latest.and_then(|r| self.order.get(&r.hash).copied());
+        if let Some(gone) = self.removed.iter().rev().find(|e| {
+            e.names(number, text)
+                && e.on_tree(tree)
+                && pin
+                    .as_ref()
+                    .is_none_or(|p| *p == e.argv && e.cwd.is_empty())
+                && self.order.get(&e.hash).copied() > latest_at
+        }) {
+            return Judgement::Removed {
+                id: gone.hash[..12.min(gone.hash.len())].to_string(),
+                argv: gone.argv.clone(),
+                cwd: gone.cwd.clone(),
+            };
+        }
+        if let Some(latest) = latest {
             if self.is_broken(&latest.id) {
                 return Judgement::Failing(
                     latest,
@@ -275,8 +370,13 @@ impl Ledger {
             return Judgement::Stale(passing);
         }
         if let (Some(pin), Some(wrong)) = (&pin, other.iter().rev().find(|r| r.on_tree(tree))) {
+            let place = if wrong.cwd.is_empty() {
+                String::new()
+            } else {
+                format!(" in {}", wrong.cwd)
+            };
             return Judgement::Open(format!(
-                "evidence {} ran `{}`, but the criterion is pinned to `{}`: only its pin proves it; run `{rerun}`",
+                "evidence {} ran `{}`{place}, but the criterion is pinned to `{}` at the worktree root: only its pin proves it; run `{rerun}`",
                 wrong.id,
                 pin::render(&wrong.argv),
                 pin::render(pin)
@@ -300,6 +400,7 @@ impl Ledger {
                 "stale: evidence {} was recorded on another tree (the code changed since); verify again",
                 record.id
             )),
+            Judgement::Removed { id, .. } => Err(removed_reason(&id)),
             Judgement::Failing(_, why) | Judgement::Open(why) => Err(why),
         }
     }
@@ -327,6 +428,19 @@ pub enum Judgement<'a> {
     Failing(&'a Record, String),
     /// No usable evidence; why.
     Open(String),
+    /// The latest run naming it on this tree was removed from evidence.jsonl.
+    Removed {
+        id: String,
+        argv: Vec<String>,
+        cwd: String,
+    },
+}
+
+/// Why a removed record leaves a criterion unproven.
+pub fn removed_reason(id: &str) -> String {
+    format!(
+        "evidence {id}, the latest run naming it on this code, was removed from evidence.jsonl (it is in this clone's witness); an older result cannot decide"
+    )
 }
 
 /// What `goal verify` knows of a run before it is chained.

@@ -12,6 +12,14 @@ pub const MIN_RATIO: f32 = 0.6;
 /// Why a change of one criterion is material, or None when it is safe.
 pub fn rewording(old: &str, new: &[&str]) -> Option<String> {
     let joined = new.join(" ");
+    // A negation turns a requirement into its opposite, however similar the words.
+    let added: Vec<&str> = negations(&joined)
+        .into_iter()
+        .filter(|n| !negations(old).contains(n))
+        .collect();
+    if !added.is_empty() {
+        return Some(format!("adds the negation \"{}\"", added.join(" ")));
+    }
     let dropped: Vec<String> = numbers(old)
         .into_iter()
         .filter(|n| !numbers(&joined).contains(n))
@@ -42,6 +50,25 @@ pub fn rewording(old: &str, new: &[&str]) -> Option<String> {
     (ratio < MIN_RATIO).then(|| {
         format!("rewords it into a different requirement (similarity {ratio:.2} < {MIN_RATIO})")
     })
+}
+
+/// Negation words in a text (whole words for Latin text, substrings for CJK).
+fn negations(text: &str) -> Vec<&'static str> {
+    const LATIN: &[&str] = &[
+        "not", "no", "never", "without", "don't", "doesn't", "isn't", "aren't", "won't", "cannot",
+        "can't", "nor", "none",
+    ];
+    const CJK: &[&str] = &["不", "没", "无", "未", "别"];
+    let lower = text.to_lowercase();
+    let words: HashSet<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .collect();
+    LATIN
+        .iter()
+        .copied()
+        .filter(|n| words.contains(n))
+        .chain(CJK.iter().copied().filter(|n| lower.contains(n)))
+        .collect()
 }
 
 pub fn similarity(a: &str, b: &str) -> f32 {
@@ -216,6 +243,13 @@ mod tests {
                 "Related files lint clean",
                 true,
             ),
+            (
+                "login rejects wrong passwords with 401",
+                "login does not reject wrong passwords with 401",
+                true,
+            ),
+            ("登录拒绝错误密码", "登录不拒绝错误密码", true),
+            ("no request is lost", "no request is lost on restart", false),
         ];
         for (old, new, material) in cases {
             assert_eq!(

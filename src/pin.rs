@@ -105,7 +105,7 @@ pub fn self_grading(argv: &[String]) -> Option<String> {
     let name = basename(first);
     if PRINTERS.contains(&name) {
         return Some(format!(
-            "`{name}` only prints what it is given: it proves nothing (run the test command that checks the criterion)"
+            "`{name}` only prints (or does nothing): it proves nothing (run the test command that checks the criterion)"
         ));
     }
     if SHELLS.contains(&name) {
@@ -156,7 +156,15 @@ fn segments(script: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let (mut single, mut double, mut escaped) = (false, false, false);
-    for c in script.chars() {
+    let chars: Vec<char> = script.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        // `>&2`, `<&0` and `&>file` are redirections, not a background `&`.
+        let redirect = c == '&'
+            && (i
+                .checked_sub(1)
+                .and_then(|j| chars.get(j))
+                .is_some_and(|p| *p == '>' || *p == '<')
+                || chars.get(i + 1) == Some(&'>'));
         if escaped {
             escaped = false;
             current.push(c);
@@ -175,6 +183,7 @@ fn segments(script: &str) -> Vec<String> {
                 double = !double;
                 current.push(c);
             }
+            '&' if redirect => current.push(c),
             ';' | '&' | '|' | '\n' if !single && !double => {
                 out.push(std::mem::take(&mut current));
             }
@@ -288,6 +297,12 @@ mod tests {
             (&["pytest", "-q"], false),
             (&["./echo-tests"], false),
             (&["sh", "-c", "exit 1"], false),
+            (&["bash", "-c", "echo \"1 passed, 0 failed\" >&2"], true),
+            (
+                &["bash", "-c", "echo 1 passed &> out.txt; cat out.txt"],
+                true,
+            ),
+            (&["bash", "-c", "cargo test 2>&1 | tee log"], false),
         ];
         for (argv, want) in cases {
             let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();

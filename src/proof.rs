@@ -131,6 +131,10 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                     }
                 )),
             };
+            let judgement_removed = match &judgement {
+                Judgement::Removed { argv, cwd, .. } => Some((argv.clone(), cwd.clone())),
+                _ => None,
+            };
             let (state, evidence, record, why) = match judgement {
                 Judgement::Proven(r) => (State::Proven, Some(r.id.clone()), Some(r), None),
                 Judgement::Stale(r) => (
@@ -143,12 +147,19 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                     )),
                 ),
                 Judgement::Failing(r, why) => (State::Failing, None, Some(r), Some(why)),
+                Judgement::Removed { ref id, .. } => (
+                    State::Failing,
+                    None,
+                    None,
+                    Some(crate::evidence::removed_reason(id)),
+                ),
                 Judgement::Open(why) => (State::Open, None, None, Some(why)),
             };
-            let (rerun, rerun_cwd) = match (&pinned, record) {
-                (Some(p), _) => (Some(p.argv.clone()), String::new()),
-                (None, Some(r)) => (Some(r.argv.clone()), r.cwd.clone()),
-                (None, None) => (None, String::new()),
+            let (rerun, rerun_cwd) = match (&pinned, record, &judgement_removed) {
+                (Some(p), _, _) => (Some(p.argv.clone()), String::new()),
+                (None, Some(r), _) => (Some(r.argv.clone()), r.cwd.clone()),
+                (None, None, Some((argv, cwd))) => (Some(argv.clone()), cwd.clone()),
+                (None, None, None) => (None, String::new()),
             };
             CriterionProof {
                 number: c.number,

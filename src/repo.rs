@@ -922,6 +922,15 @@ impl Repo {
         }
         Ok((added, changed))
     }
+
+    /// Which of `paths` the index tracks (the others are untracked files of the working tree).
+    pub fn tracked(&self, paths: &[String]) -> Result<Vec<bool>> {
+        let index = self.inner.index().map_err(Error::git("read the index"))?;
+        Ok(paths
+            .iter()
+            .map(|p| index.get_path(Path::new(p), 0).is_some())
+            .collect())
+    }
 }
 
 /// libgit2 re-hashes every object it reads unless told not to; git itself does not, and `goal log`

@@ -249,15 +249,18 @@ impl Workspace {
         self.repo.common_dir().join("goal-witness")
     }
 
-    /// Add a record hash to the witness.
-    pub fn witness(&self, hash: &str) -> Result<()> {
+    /// Add a record to the witness (its hash, and what is needed to judge it should its line
+    /// later disappear from evidence.jsonl).
+    pub fn witness(&self, record: &crate::evidence::Record) -> Result<()> {
         let path = self.witness_path();
+        let line = serde_json::to_string(&crate::evidence::WitnessEntry::of(record))
+            .map_err(|e| Error::usage(e.to_string(), ""))?;
         let mut file = File::options()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(Error::io("cannot open", &path))?;
-        file.write_all(format!("{hash}\n").as_bytes())
+        file.write_all(format!("{line}\n").as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(Error::io("cannot write", &path))
     }
@@ -266,7 +269,8 @@ impl Workspace {
     pub fn ledger(&self) -> Result<crate::evidence::Ledger> {
         Ok(self
             .unwitnessed_ledger()?
-            .with_witness(read_witness(&self.witness_path())))
+            .with_witness(read_witness(&self.witness_path()))
+            .with_removed_tail(&read_witness_entries(&self.witness_path())))
     }
 
     /// Every criterion of `goal` judged on the working tree as it is now (the tree is hashed
@@ -703,13 +707,36 @@ impl Workspace {
     }
 }
 
-/// The record hashes in a witness file (none when it does not exist).
+/// The record hashes in a witness file (none when it does not exist). A line is a JSON entry,
+/// or a bare hash (written by earlier versions).
 pub fn read_witness(path: &Path) -> std::collections::HashSet<String> {
     std::fs::read_to_string(path)
         .map(|text| {
             text.lines()
-                .map(|l| l.trim().to_string())
+                .map(str::trim)
                 .filter(|l| !l.is_empty())
+                .map(|l| {
+                    if l.starts_with('{') {
+                        serde_json::from_str::<crate::evidence::WitnessEntry>(l)
+                            .map(|e| e.hash)
+                            .unwrap_or_default()
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .filter(|h| !h.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The witness's full entries, in the order they were written (bare-hash lines are skipped).
+pub fn read_witness_entries(path: &Path) -> Vec<crate::evidence::WitnessEntry> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with('{'))
+                .filter_map(|l| serde_json::from_str(l).ok())
                 .collect()
         })
         .unwrap_or_default()

@@ -113,7 +113,10 @@ fn a_run_that_creates_files_stays_fresh_and_names_them() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("created 2 new file(s)"), "{err}");
+    assert!(
+        err.contains("created or rewrote 2 untracked file(s)"),
+        "{err}"
+    );
     assert!(err.contains("Cargo.lock"), "{err}");
     assert!(err.contains("__pycache__/div.cpython-311.pyc"), "{err}");
     assert!(err.contains(".gitignore"), "{err}");
@@ -124,6 +127,14 @@ fn a_run_that_creates_files_stays_fresh_and_names_them() {
     // Fresh on the tree the run left behind: status, iterate and done agree.
     assert_eq!(states(&repo), ["proven"]);
     assert_eq!(status(&repo)["proven"], 1);
+    // A later run rewrites the cache it made (untracked): still fresh.
+    repo.write(
+        "make-caches.sh",
+        "#!/bin/sh\necho y > __pycache__/div.cpython-311.pyc\necho '1 passed in 0.01s'\n",
+    );
+    repo.git(&["add", "make-caches.sh"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "make-caches.sh"]);
+    assert_eq!(states(&repo), ["proven"]);
     repo.ok(&["iterate", "-m", "implemented division"]);
     let committed = repo.git(&["show", &format!("HEAD:{GOAL}")]);
     assert!(committed.contains("- [x] division works"), "{committed}");
@@ -772,4 +783,67 @@ fn a_junit_record_replays_with_its_reports() {
         .unwrap();
     let audit = json(&out);
     assert_eq!(audit["criteria"][0]["replay"], "reproduced", "{audit}");
+}
+
+#[test]
+fn a_pin_runs_at_the_root_even_from_a_subfolder() {
+    let repo = project(&["f returns 2 (verify: `sh t.sh`)"]);
+    repo.write("t.sh", "#!/bin/sh\necho '1 failed, 0 passed'\nexit 1\n");
+    repo.write("sub/t.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "tests"]);
+    let out = repo
+        .goal_in(&repo.path().join("sub"))
+        .args(["verify", "-c", "1", "--", "sh", "t.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the root's t.sh ran: {}",
+        stderr(&out)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    assert_eq!(record["cwd"], "");
+    assert_eq!(states(&repo), ["failing"]);
+    assert_eq!(code(&repo, &["done"]), Some(1));
+}
+
+#[test]
+fn removing_the_last_lines_of_the_ledger_cannot_bring_back_an_older_result() {
+    let repo = project(&["division works (verify: `sh flaky.sh`)"]);
+    repo.write(
+        "flaky.sh",
+        "#!/bin/sh\nif [ -f flag ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
+    );
+    repo.write(".gitignore", "flag\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "flaky"]);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.write("flag", "");
+    assert_eq!(code(&repo, &["verify", "-c", "1"]), Some(1));
+    std::fs::remove_file(repo.path().join("flag")).unwrap();
+    assert_eq!(states(&repo), ["failing"]);
+    // Drop the failing record: the passing one before it must not decide.
+    let text = repo.read(EVIDENCE);
+    let first = text.lines().next().unwrap();
+    repo.write(EVIDENCE, &format!("{first}\n"));
+    let s = status(&repo);
+    assert_eq!(s["criteria"][0]["state"], "failing");
+    assert!(
+        s["criteria"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("was removed from evidence.jsonl"),
+        "{s}"
+    );
+    assert_eq!(s["criteria"][0]["rerun_line"], "goal verify -c 1");
+    assert_eq!(code(&repo, &["check", "1"]), Some(1));
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("was removed"), "{}", stderr(&out));
+    // A new run on this code decides again.
+    repo.ok(&["verify", "-c", "1"]);
+    assert_eq!(states(&repo), ["proven"]);
 }

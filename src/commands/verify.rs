@@ -87,7 +87,13 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
                 ));
             }
         }
-        let (dir, cwd) = invocation_dir(ctx, ws);
+        // A pin runs at the worktree root, wherever `goal verify` was started.
+        let pinned = numbers.iter().any(|&n| pin::argv(&text(n)).is_some());
+        let (dir, cwd) = if pinned {
+            (ws.root().to_path_buf(), String::new())
+        } else {
+            invocation_dir(ctx, ws)
+        };
         return Ok(vec![Run {
             argv: args.argv.clone(),
             dir,
@@ -170,15 +176,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let runs = plan(ctx, &ws, &goal, &args)?;
     // Refuse a broken or malformed ledger before spending time on the run.
     refuse_broken_chain(&ws)?;
-    let mut exit = 0u8;
+    // The first command that failed gives its exit code; else 1 when a run proved nothing.
+    let (mut failed, mut proved_nothing) = (None, false);
     let mut records = Vec::new();
     for run in &runs {
         let (record, code) = verify_one(ctx, &ws, run, &args)?;
-        if exit == 0 {
-            exit = code;
+        if record.exit_code != 0 {
+            failed = failed.or(Some(code));
+        } else if code != 0 {
+            proved_nothing = true;
         }
         records.push(record);
     }
+    let exit = failed.unwrap_or(u8::from(proved_nothing));
     if ctx.json {
         let runs: Vec<serde_json::Value> = records
             .iter()
@@ -258,14 +268,21 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
         );
     }
     let after_full = ws.worktree_tree_full()?;
-    let (created, changed) = if after_full == before_full {
+    let (mut created, changed) = if after_full == before_full {
         (Vec::new(), Vec::new())
     } else {
         ws.repo
             .changed_paths(before_full, after_full, &ws.goal_dir)?
     };
-    // A run that only added files (caches, build outputs, a new lock file) left the code as it
-    // was: the evidence holds for the tree with those files too.
+    // Rewriting an untracked file (a cache such as __pycache__/*.pyc) is like creating one: the
+    // tracked code is as it was.
+    let tracked = ws.repo.tracked(&changed)?;
+    let (changed, rewritten): (Vec<(String, bool)>, Vec<(String, bool)>) =
+        changed.into_iter().zip(tracked).partition(|(_, t)| *t);
+    let changed: Vec<String> = changed.into_iter().map(|(p, _)| p).collect();
+    created.extend(rewritten.into_iter().map(|(p, _)| p));
+    // A run that only added or rewrote untracked files (caches, build outputs, a new lock file)
+    // left the code as it was: the evidence holds for the tree with those files too.
     let tree_after = if changed.is_empty() && !created.is_empty() {
         Some(ws.repo.tree_without(after_full, &ws.goal_dir)?.to_string())
     } else {
@@ -294,7 +311,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
         &ledger.head_hash(),
     );
     // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
-    ws.witness(&record.hash)?;
+    ws.witness(&record)?;
     let evidence_path = ws.abs(&ws.evidence_rel());
     let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
@@ -370,7 +387,7 @@ fn report(ctx: &Ctx, record: &Record, criteria: &[(usize, String)]) {
     ));
     if !record.created.is_empty() && record.changed.is_empty() {
         ctx.note(format!(
-            "the run created {} new file(s): {}; the evidence holds with them too. If they are build outputs or caches, add them to .gitignore, or `goal iterate` will commit them",
+            "the run created or rewrote {} untracked file(s): {}; the evidence holds with them too. If they are build outputs or caches, add them to .gitignore, or `goal iterate` will commit them",
             record.created.len(),
             name_paths(&record.created)
         ));
