@@ -277,10 +277,15 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
     // Rewriting an untracked file (a cache such as __pycache__/*.pyc) is like creating one: the
     // tracked code is as it was.
     let tracked = ws.repo.tracked(&changed)?;
-    let (changed, rewritten): (Vec<(String, bool)>, Vec<(String, bool)>) =
-        changed.into_iter().zip(tracked).partition(|(_, t)| *t);
-    let changed: Vec<String> = changed.into_iter().map(|(p, _)| p).collect();
-    created.extend(rewritten.into_iter().map(|(p, _)| p));
+    let mut tracked_changes = Vec::new();
+    for (path, is_tracked) in changed.into_iter().zip(tracked) {
+        if is_tracked {
+            tracked_changes.push(path);
+        } else {
+            created.push(path);
+        }
+    }
+    let changed = tracked_changes;
     // A run that only added or rewrote untracked files (caches, build outputs, a new lock file)
     // left the code as it was: the evidence holds for the tree with those files too.
     let tree_after = if changed.is_empty() && !created.is_empty() {
