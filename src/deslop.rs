@@ -44,6 +44,12 @@ pub fn classify(text: &str) -> Option<&'static str> {
     if trimmed.starts_with("print(") {
         return Some("debug: print(");
     }
+    if trimmed.starts_with("breakpoint()") || trimmed.contains("pdb.set_trace()") {
+        return Some("debug: breakpoint");
+    }
+    if trimmed.starts_with("debugger;") {
+        return Some("debug: debugger");
+    }
     None
 }
 
@@ -83,6 +89,10 @@ mod tests {
             (">>>>>>> branch", Some("conflict marker")),
             ("let x = 1;   ", Some("trailing whitespace")),
             ("fn main() {}", None),
+            ("    breakpoint()", Some("debug: breakpoint")),
+            ("import pdb; pdb.set_trace()", Some("debug: breakpoint")),
+            ("  debugger;", Some("debug: debugger")),
+            ("def breakpoint_handler():", None),
         ];
         for (text, want) in cases {
             assert_eq!(classify(text), *want, "{text:?}");

@@ -186,7 +186,7 @@ impl Error {
             }
             Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
             Error::HookRefused { hook, .. } => format!(
-                "fix what the {hook} hook reports above and run the goal command again; `--no-verify` skips your hooks (goal's own gate still applies)"
+                "fix what the {hook} hook reports above, then run the goal command again"
             ),
             Error::HookSpawn { path, .. } => format!(
                 "make {} runnable (`chmod +x`, a valid `#!` line), or skip your hooks with `--no-verify`",

@@ -147,7 +147,11 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
                 lines.push(format!(
                     "criterion {number} \"{text}\" is ticked without proof: {why}"
                 ));
-                hints.push(format!("goal verify -c {number} -- <test command>"));
+                hints.push(if crate::pin::argv(text).is_some() {
+                    format!("goal verify -c {number} (its pinned test), then stage the goal files")
+                } else {
+                    format!("goal verify -c {number} -- <test command>")
+                });
             }
             Violation::CompleteUnproven { why } => {
                 lines.push(format!("status `complete` is not proven: {why}"));
@@ -170,7 +174,9 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
             }
             Violation::Evidence { message } => {
                 lines.push(format!("evidence.jsonl does not verify: {message}"));
-                hints.push("restore it with `git checkout -- .agents/goal/evidence.jsonl` and verify again".into());
+                hints.push(crate::commands::verify::broken_ledger_hint(
+                    &goal_rel.with_file_name("evidence.jsonl"),
+                ));
             }
         }
     }

@@ -47,6 +47,9 @@ pub struct CriterionProof {
     /// Where `rerun` runs, relative to the worktree root ("" for the root).
     #[serde(skip)]
     pub rerun_cwd: String,
+    /// Where the reader stands, relative to the worktree root: the re-run line's -C is from here.
+    #[serde(skip)]
+    pub here: String,
     /// The pinned command, as written.
     pub pin: Option<String>,
     /// Why it is not proven, in words (None when proven).
@@ -60,10 +63,9 @@ impl CriterionProof {
             return Some(format!("goal verify -c {}", self.number));
         }
         let argv = self.rerun.as_ref()?;
-        let dir = if self.rerun_cwd.is_empty() {
-            String::new()
-        } else {
-            format!("-C {} ", pin::render(std::slice::from_ref(&self.rerun_cwd)))
+        let dir = match relative(&self.here, &self.rerun_cwd) {
+            None => String::new(),
+            Some(path) => format!("-C {} ", pin::render(std::slice::from_ref(&path))),
         };
         Some(format!(
             "goal {dir}verify -c {} -- {}",
@@ -93,6 +95,25 @@ impl CriterionProof {
     }
 }
 
+/// The path from folder `from` to folder `to` (both relative to the worktree root), or None
+/// when they are the same folder.
+fn relative(from: &str, to: &str) -> Option<String> {
+    let parts = |p: &str| -> Vec<String> {
+        std::path::Path::new(p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let (from, to) = (parts(from), parts(to));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    if common == from.len() && common == to.len() {
+        return None;
+    }
+    let mut out: Vec<String> = vec!["..".to_string(); from.len() - common];
+    out.extend(to[common..].iter().cloned());
+    Some(out.join("/"))
+}
+
 /// Every criterion of a goal, judged on one tree.
 #[derive(Debug, Clone, Serialize)]
 pub struct Proof {
@@ -101,6 +122,14 @@ pub struct Proof {
 }
 
 impl Proof {
+    /// Re-run lines as seen from folder `here` (relative to the worktree root).
+    pub fn seen_from(mut self, here: &str) -> Proof {
+        for c in &mut self.criteria {
+            c.here = here.to_string();
+        }
+        self
+    }
+
     /// Every criterion proven (and there is at least one): `goal done` would agree.
     pub fn complete(&self) -> bool {
         !self.criteria.is_empty() && self.proven == self.criteria.len()
@@ -168,6 +197,7 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                 evidence,
                 rerun,
                 rerun_cwd,
+                here: String::new(),
                 pin: pinned.map(|p| p.command),
                 why,
             }
@@ -175,4 +205,25 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
         .collect();
     let proven = criteria.iter().filter(|c| c.state == State::Proven).count();
     Proof { criteria, proven }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative;
+
+    #[test]
+    fn relative_folders() {
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("", "", None),
+            ("pkg", "pkg", None),
+            ("", "pkg", Some("pkg")),
+            ("pkg", "", Some("..")),
+            ("a/b", "", Some("../..")),
+            ("a/b", "a/c", Some("../c")),
+            ("a", "a/b/c", Some("b/c")),
+        ];
+        for (from, to, want) in cases {
+            assert_eq!(relative(from, to).as_deref(), *want, "{from} -> {to}");
+        }
+    }
 }

@@ -33,6 +33,8 @@ pub struct Workspace {
     pub goal_rel: PathBuf,
     /// Skip the user's git hooks (`--no-verify`); goal's own gate always applies.
     pub no_verify: bool,
+    /// The folder `goal` was started in (or -C), relative to the worktree root ("" at the root).
+    pub here: String,
 }
 
 /// The OS lock on this worktree's goal; released when dropped (or when the process dies).
@@ -181,12 +183,20 @@ impl Workspace {
                 "use the default `.agents/goal/GOAL.md`",
             ));
         }
+        let here = {
+            let real = ctx.cwd.canonicalize().unwrap_or_else(|_| ctx.cwd.clone());
+            let root_real = root.canonicalize().unwrap_or_else(|_| root.clone());
+            real.strip_prefix(&root_real)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
         let ws = Workspace {
             repo,
             config,
             goal_dir,
             goal_rel,
             no_verify: false,
+            here,
         };
         // retry.json is not checked here: a bad one is warned about and replaced (SPEC §7).
         for path in [ws.goal_dir.clone(), ws.goal_rel.clone(), ws.evidence_rel()] {
@@ -290,7 +300,7 @@ impl Workspace {
         } else {
             Some(self.worktree_tree()?.to_string())
         };
-        Ok(crate::proof::judge(goal, ledger, tree.as_deref()))
+        Ok(crate::proof::judge(goal, ledger, tree.as_deref()).seen_from(&self.here))
     }
 
     fn unwitnessed_ledger(&self) -> Result<crate::evidence::Ledger> {

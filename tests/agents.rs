@@ -139,7 +139,7 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
     );
     assert_eq!(
         inject(&[]),
-        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nMarked complete, but 0/2 criteria are proven on this code: prove the rest, then run `goal done`.\n"
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/2 criteria passed, iteration 0\nMarked complete, but 0/2 criteria are proven on this code: set it back with `goal resume`, prove the rest, then run `goal done`.\n"
     );
 }
 

@@ -95,6 +95,21 @@ fn verify_runs_where_it_was_started_and_records_cwd() {
         s["criteria"][0]["rerun"],
         serde_json::json!(["sh", "run.sh"])
     );
+    // Seen from the folder itself, or from a sibling, the line works where it is printed.
+    std::fs::create_dir_all(repo.path().join("docs")).unwrap();
+    for (dir, want) in [
+        ("pkg", "goal verify -c 1 -- sh run.sh"),
+        ("docs", "goal -C ../pkg verify -c 1 -- sh run.sh"),
+    ] {
+        let s = json(
+            &repo
+                .goal_in(&repo.path().join(dir))
+                .args(["status", "--json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(s["criteria"][0]["rerun_line"], want, "from {dir}");
+    }
 }
 
 #[test]
@@ -846,4 +861,65 @@ fn removing_the_last_lines_of_the_ledger_cannot_bring_back_an_older_result() {
     // A new run on this code decides again.
     repo.ok(&["verify", "-c", "1"]);
     assert_eq!(states(&repo), ["proven"]);
+}
+
+#[test]
+fn a_goal_marked_complete_by_hand_can_be_set_back() {
+    let repo = project(&["division works"]);
+    let md = repo
+        .goal_md()
+        .replace("status: in-progress", "status: complete");
+    repo.write(GOAL, &md);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "complete by hand"]);
+    let s = status(&repo);
+    assert!(
+        s["next"].as_str().unwrap().contains("`goal resume`"),
+        "{}",
+        s["next"]
+    );
+    assert_eq!(code(&repo, &["done"]), Some(1));
+    repo.ok(&["resume"]);
+    assert_eq!(status(&repo)["status"], "in-progress");
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+}
+
+#[test]
+fn iterate_points_at_gitignore_when_it_commits_build_output() {
+    let repo = project(&["division works"]);
+    repo.write("target/debug/deps/div-123", "binary\n");
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "built"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("target/debug/deps/div-123"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("`target/` looks like build output")
+            && stderr(&out).contains("git rm -r --cached target/"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_pin_written_from_a_subfolder_is_warned_about() {
+    let repo = project(&["division works"]);
+    std::fs::create_dir_all(repo.path().join("pkg")).unwrap();
+    let out = repo
+        .goal_in(&repo.path().join("pkg"))
+        .args(["criteria", "pin", "1", "--", "pytest", "tests/test_div.py"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pinned commands run at the worktree root, not in pkg/"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -33,7 +33,7 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     if let Err(reason) = ledger.verify_chain() {
         return Err(Error::refused(
             format!("evidence.jsonl does not verify: {reason}"),
-            "restore it with `git checkout -- .agents/goal/evidence.jsonl`, then verify again",
+            super::verify::broken_ledger_hint(&ws.evidence_rel()),
         ));
     }
     let tree = ws.worktree_tree()?.to_string();
@@ -58,13 +58,13 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
             };
             return Err(Error::refused(
                 format!("cannot check criterion {n} \"{text}\": {why}"),
-                format!("goal verify -c {n} -- <test command>"),
+                verify_hint(n, &text),
             ));
         }
         (None, Err(why)) => {
             return Err(Error::refused(
                 format!("cannot check criterion {n} \"{text}\": {why}"),
-                format!("goal verify -c {n} -- <test command>"),
+                verify_hint(n, &text),
             ));
         }
     };
@@ -78,6 +78,15 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
         ctx.say(format!("[x] {n}. {text} (evidence {id})"));
     }
     Ok(0)
+}
+
+/// The command that proves criterion `n`: its pin, or a test command.
+fn verify_hint(n: usize, text: &str) -> String {
+    if crate::pin::argv(text).is_some() {
+        format!("goal verify -c {n}")
+    } else {
+        format!("goal verify -c {n} -- <test command>")
+    }
 }
 
 pub fn run_uncheck(ctx: &Ctx, args: UncheckArgs) -> Result<u8> {

@@ -257,6 +257,22 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 .join("; "),
         ),
     };
+    // A pin runs at the worktree root: one written from a subfolder may name paths from there.
+    if !ws.here.is_empty()
+        && matches!(
+            &command,
+            Command::Pin { .. }
+                | Command::Add {
+                    verify: Some(_),
+                    ..
+                }
+        )
+    {
+        ctx.note(format!(
+            "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
+            ws.here, ws.here
+        ));
+    }
     let mut commit = Commit::new(Action::Criteria, subject.clone());
     commit.material_change = material_change.clone();
     let oid = commit.make(&ws, Some(&goal), &goal)?;

@@ -106,12 +106,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     if let Err(reason) = ledger.verify_chain() {
         return Err(Error::refused(
             format!("evidence.jsonl does not verify: {reason}"),
-            "restore it with `git checkout -- .agents/goal/evidence.jsonl`, then verify again",
+            super::verify::broken_ledger_hint(&ws.evidence_rel()),
         ));
     }
     let tree = ws.worktree_tree()?;
     let tree_text = tree.to_string();
-    let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text));
+    let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text)).seen_from(&ws.here);
     let mut missing = Vec::new();
     let mut proven = Vec::new();
     for c in &goal.criteria {
@@ -157,7 +157,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             format!("the goal is not proven done:\n  {}", missing.join("\n  ")),
             match numbers.first() {
                 Some(n) => format!(
-                    "goal verify -c {n} -- <test command> (criteria still to prove: {})",
+                    "{} (criteria still to prove: {})",
+                    n.parse::<usize>()
+                        .ok()
+                        .and_then(|n| proof.get(n))
+                        .and_then(|p| p.rerun_line())
+                        .unwrap_or_else(|| format!("goal verify -c {n} -- <test command>")),
                     numbers.join(", ")
                 ),
                 None => "goal verify -c <N> -- <test command>".to_string(),

@@ -96,7 +96,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
                 text.push_str("Complete: every criterion is proven. Run `goal done` to finish (clean-up checks, summary).\n");
             } else {
                 text.push_str(&format!(
-                    "Marked complete, but {}/{} criteria are proven on this code: prove the rest, then run `goal done`.\n",
+                    "Marked complete, but {}/{} criteria are proven on this code: set it back with `goal resume`, prove the rest, then run `goal done`.\n",
                     proof.proven,
                     goal.criteria.len()
                 ));

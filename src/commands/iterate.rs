@@ -165,7 +165,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proof> {
     let ledger = ws.ledger()?;
     if ledger.records.is_empty() {
-        return Ok(proof::judge(goal, &ledger, None));
+        return Ok(proof::judge(goal, &ledger, None).seen_from(&ws.here));
     }
     let tree = match stage {
         Stage::All => Some(ws.worktree_tree()?),
@@ -175,7 +175,7 @@ fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proo
         },
     }
     .map(|t| t.to_string());
-    Ok(proof::judge(goal, &ledger, tree.as_deref()))
+    Ok(proof::judge(goal, &ledger, tree.as_deref()).seen_from(&ws.here))
 }
 
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.

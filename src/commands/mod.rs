@@ -276,6 +276,31 @@ pub fn added_lines(ws: &Workspace, commit: Oid) -> Vec<String> {
     lines
 }
 
+/// The first folder among `paths` that build tools and test runners make (target/, __pycache__/,
+/// node_modules/, …), to point at .gitignore.
+fn build_output(paths: &[String]) -> Option<String> {
+    const DIRS: &[&str] = &[
+        "target",
+        "__pycache__",
+        ".pytest_cache",
+        "node_modules",
+        ".mypy_cache",
+        ".tox",
+        "dist",
+        "build",
+        ".venv",
+        ".gradle",
+        "coverage",
+    ];
+    paths.iter().find_map(|p| {
+        let parts: Vec<&str> = p.split('/').collect();
+        parts[..parts.len().saturating_sub(1)]
+            .iter()
+            .position(|c| DIRS.contains(c))
+            .map(|i| format!("{}/", parts[..=i].join("/")))
+    })
+}
+
 /// Say which new files a commit brought in, on stdout for people (nothing with --json).
 pub fn print_added(ctx: &Ctx, ws: &Workspace, commit: Option<Oid>) {
     let Some(commit) = commit else {
@@ -288,6 +313,15 @@ pub fn print_added(ctx: &Ctx, ws: &Workspace, commit: Option<Oid>) {
     ctx.say(format!("new files committed in {}:", short(commit)));
     for line in lines {
         ctx.say(line);
+    }
+    let added = ws
+        .repo
+        .added_paths(commit, &ws.goal_dir)
+        .unwrap_or_default();
+    if let Some(dir) = build_output(&added) {
+        ctx.note(format!(
+            "hint: `{dir}` looks like build output or a cache: add it to .gitignore and untrack it with `git rm -r --cached {dir}`, then `goal iterate` again"
+        ));
     }
 }
 
@@ -307,7 +341,7 @@ pub fn require_in_progress(goal: &GoalFile, what: &str) -> Result<()> {
         )),
         Status::Complete => Err(Error::refused(
             format!("the goal is complete: cannot {what}"),
-            "finish it with `goal done`, or start a new one with `goal init`",
+            "finish it with `goal done`; if `goal done` refuses (a criterion is not proven), set it back to in-progress with `goal resume`",
         )),
     }
 }

@@ -9,7 +9,8 @@ use crate::goal_file::Status;
 use crate::trailers::Action;
 use crate::workspace::Workspace;
 
-/// Set a blocked goal back to in-progress and remove its Blocked section (commit).
+/// Set a blocked goal back to in-progress and remove its Blocked section (commit). A goal
+/// marked complete (by hand, or before its proof went stale) is set back to in-progress too.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -21,7 +22,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
-    if goal.status != Status::Blocked {
+    if goal.status == Status::InProgress {
         return Err(Error::refused(
             format!(
                 "the goal is {}, not blocked: nothing to resume",

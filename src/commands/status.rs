@@ -123,7 +123,12 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
 pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
     match goal.status {
         Status::Blocked => "resolve the blocker, then `goal resume`".into(),
-        Status::Complete => "run `goal done` to finish".into(),
+        Status::Complete if proof.complete() => "run `goal done` to finish".into(),
+        Status::Complete => format!(
+            "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
+            proof.proven,
+            goal.criteria.len()
+        ),
         Status::InProgress if goal.criteria.is_empty() => {
             "write the acceptance criteria: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`".into()
         }

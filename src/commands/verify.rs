@@ -157,17 +157,7 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
 
 /// The directory `goal` was started in (or -C), and the same relative to the worktree root.
 fn invocation_dir(ctx: &Ctx, ws: &Workspace) -> (PathBuf, String) {
-    let dir = ctx.cwd.clone();
-    let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-    let root = ws
-        .root()
-        .canonicalize()
-        .unwrap_or_else(|_| ws.root().to_path_buf());
-    let cwd = real
-        .strip_prefix(&root)
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    (dir, cwd)
+    (ctx.cwd.clone(), ws.here.clone())
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
@@ -228,7 +218,7 @@ fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
 pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
     let aside = rel.with_file_name("evidence.broken.jsonl");
     format!(
-        "restore the committed copy with `git checkout -- {rel}`, or set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`; then verify again",
+        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
         rel = rel.display(),
         aside = aside.display()
     )
