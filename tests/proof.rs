@@ -923,3 +923,37 @@ fn a_pin_written_from_a_subfolder_is_warned_about() {
         stderr(&out)
     );
 }
+
+#[test]
+fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
+    let repo = project(&["division works"]);
+    repo.ok(&["hooks", "install"]);
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .unwrap()
+    };
+    repo.write("code.rs", "fn main() {}\n");
+    assert!(git(&["add", "code.rs"]).status.success());
+    let out = git(&["commit", "-q", "-m", "code only"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = repo
+        .goal_md()
+        .replace("- [ ] division works", "- [x] division works");
+    repo.write(GOAL, &md);
+    assert!(git(&["add", GOAL]).status.success());
+    let out = git(&["commit", "-q", "-m", "tick"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("needs `goal` on PATH"),
+        "{}",
+        stderr(&out)
+    );
+}
