@@ -70,19 +70,13 @@ impl Record {
     /// Whether the record names criterion `number` with the same requirement (its text without
     /// the pin: adding a pin keeps the evidence; the pin itself is checked against `argv`).
     fn names(&self, number: usize, text: &str) -> bool {
-        match self.criteria.iter().position(|&n| n == number) {
-            None => false,
-            Some(i) => self
-                .criteria_text
-                .get(i)
-                .is_none_or(|t| pin::base(t) == pin::base(text)),
-        }
+        names(&self.criteria, &self.criteria_text, number, text)
     }
 
     /// Whether the evidence holds for `tree`: the tree it ran on, or the tree its run left
     /// behind when the run only added files.
     pub fn on_tree(&self, tree: &str) -> bool {
-        self.tree == tree || self.tree_after.as_deref() == Some(tree)
+        on_tree(&self.tree, self.tree_after.as_deref(), tree)
     }
 
     /// Why this record does not prove anything, in the seeds' words.
@@ -153,18 +147,29 @@ impl WitnessEntry {
     }
 
     fn names(&self, number: usize, text: &str) -> bool {
-        match self.criteria.iter().position(|&n| n == number) {
-            None => false,
-            Some(i) => self
-                .criteria_text
-                .get(i)
-                .is_none_or(|t| pin::base(t) == pin::base(text)),
-        }
+        names(&self.criteria, &self.criteria_text, number, text)
     }
 
     fn on_tree(&self, tree: &str) -> bool {
-        self.tree == tree || self.tree_after.as_deref() == Some(tree)
+        on_tree(&self.tree, self.tree_after.as_deref(), tree)
     }
+}
+
+/// Whether a run's `criteria` (with their texts then) name criterion `number` with the same
+/// requirement (its text without the pin: adding a pin keeps the evidence; the pin itself is
+/// checked against the run's argv).
+fn names(criteria: &[usize], criteria_text: &[String], number: usize, text: &str) -> bool {
+    match criteria.iter().position(|&n| n == number) {
+        None => false,
+        Some(i) => criteria_text
+            .get(i)
+            .is_none_or(|t| pin::base(t) == pin::base(text)),
+    }
+}
+
+/// A run on `before` that left `after` (when it only added files) holds for either tree.
+fn on_tree(before: &str, after: Option<&str>, tree: &str) -> bool {
+    before == tree || after == Some(tree)
 }
 
 /// All records of an evidence.jsonl, in order, with whether each line's hash verifies.

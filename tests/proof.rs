@@ -18,6 +18,11 @@ fn states(repo: &Repo) -> Vec<String> {
         .collect()
 }
 
+/// The newest line of evidence.jsonl.
+fn last_record(repo: &Repo) -> serde_json::Value {
+    serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap()
+}
+
 fn code(repo: &Repo, args: &[&str]) -> Option<i32> {
     repo.goal().args(args).output().unwrap().status.code()
 }
@@ -80,8 +85,7 @@ fn verify_runs_where_it_was_started_and_records_cwd() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["cwd"], "pkg");
     // The re-run line of a stale criterion carries the folder.
     repo.write("pkg/div.py", "def div(a, b): return a // b\n");
@@ -135,8 +139,7 @@ fn a_run_that_creates_files_stays_fresh_and_names_them() {
     assert!(err.contains("Cargo.lock"), "{err}");
     assert!(err.contains("__pycache__/div.cpython-311.pyc"), "{err}");
     assert!(err.contains(".gitignore"), "{err}");
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["created"].as_array().unwrap().len(), 2);
     assert!(record["tree_after"].is_string());
     // Fresh on the tree the run left behind: status, iterate and done agree.
@@ -177,8 +180,7 @@ fn a_run_that_rewrites_a_tracked_file_is_bound_to_the_tree_before_it() {
         "{}",
         stderr(&out)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["changed"], serde_json::json!(["src.py"]));
     assert!(record["tree_after"].is_null());
     // The code is no longer the code that was tested.
@@ -249,8 +251,7 @@ fn a_junit_report_older_than_the_run_proves_nothing() {
         "sh",
         "junit.sh",
     ]);
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["tests"]["passed"], 2);
     assert_eq!(states(&repo), ["proven"]);
 }
@@ -786,8 +787,7 @@ fn a_junit_record_replays_with_its_reports() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "junit"]);
     repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["junit"], serde_json::json!(["report.xml"]));
     repo.ok(&["iterate", "-m", "implemented division"]);
     repo.ok(&["done"]);
@@ -818,8 +818,7 @@ fn a_pin_runs_at_the_root_even_from_a_subfolder() {
         "the root's t.sh ran: {}",
         stderr(&out)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap();
+    let record = last_record(&repo);
     assert_eq!(record["cwd"], "");
     assert_eq!(states(&repo), ["failing"]);
     assert_eq!(code(&repo, &["done"]), Some(1));
