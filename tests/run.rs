@@ -527,3 +527,149 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
         "{p}"
     );
 }
+
+/// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
+/// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
+/// is set (CI sets it).
+struct FakeApi {
+    child: std::process::Child,
+    port: String,
+    log: PathBuf,
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn claude_dir() -> Option<PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude");
+    if dir.join("node_modules/.bin/claude").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
+        "Claude Code is not installed: cd tests/claude && npm ci"
+    );
+    eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");
+    None
+}
+
+fn fake_api(repo: &Repo, dir: &std::path::Path, script: &str) -> FakeApi {
+    use std::io::BufRead;
+    let log = state(repo).join("api.jsonl");
+    let mut child = std::process::Command::new("python3")
+        .arg(dir.join("fake_api.py"))
+        .env("SCRIPT", script)
+        .env("LOG", &log)
+        .env("WORK_COMMAND", "echo hello > hello.txt && goal verify -c 1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    FakeApi {
+        child,
+        port: port.trim().to_string(),
+        log,
+    }
+}
+
+fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
+    let path = format!(
+        "{}:{}",
+        dir.join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_goal"))
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    repo.goal()
+        .env("PATH", format!("{bin}:{path}"))
+        .env("GOAL_TIME_SCALE", "0")
+        .env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", api.port),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        // Claude Code's own retries of a 529 (10 by default) are not what is under test.
+        .env("CLAUDE_CODE_MAX_RETRIES", "1")
+        .args([
+            "run",
+            "--json",
+            "--agent",
+            "claude",
+            "--turn-timeout",
+            "90s",
+        ])
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap()
+}
+
+fn api_sessions(api: &FakeApi) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(&api.log)
+        .unwrap_or_default()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let s = v["session"].as_str().unwrap().to_string();
+        if v["kind"] != "side" && !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
+    let Some(dir) = claude_dir() else { return };
+    let repo = project();
+    let api = fake_api(&repo, &dir, "529,work");
+    let out = run_claude(&repo, &dir, &api);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let ev = events(&out);
+    // Turn 1: the API answered 529; Claude Code exited 1; goal run backed off 30 s and retried.
+    let retries = named(&ev, "retry");
+    assert_eq!(retries.len(), 1, "{ev:?}");
+    assert_eq!(retries[0]["delay_s"], 30);
+    assert!(
+        retries[0]["reason"].as_str().unwrap().contains("529"),
+        "{:?}",
+        retries[0]
+    );
+    // Turn 2: a Bash tool call wrote hello.txt and ran `goal verify -c 1`; goal done completed.
+    assert_eq!(api_sessions(&api).len(), 2);
+    assert_eq!(named(&ev, "done").len(), 1);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    let subject = repo.git(&["log", "-1", "--format=%s", "HEAD~2"]);
+    assert_eq!(
+        subject.trim(),
+        "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
+    );
+    assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+}
+
+#[test]
+fn the_real_claude_code_cli_with_a_bad_key_stops_at_once() {
+    let Some(dir) = claude_dir() else { return };
+    let repo = project();
+    let api = fake_api(&repo, &dir, "401");
+    let out = run_claude(&repo, &dir, &api);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert_eq!(api_sessions(&api).len(), 1, "one call");
+    assert!(named(&events(&out), "retry").is_empty());
+}
