@@ -629,6 +629,20 @@ mod tests {
                 "usage-limit",
             ),
             ("claude", 1, "API Error: Connection error.", "failed"),
+            // Claude Code 2.1.197, seen with the real CLI against tests/claude/fake_api.py.
+            (
+                "claude",
+                1,
+                r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":1,"retry_delay_ms":525.4,"error_status":529,"error":"overloaded"}
+{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."}"#,
+                "failed",
+            ),
+            (
+                "claude",
+                1,
+                r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":401,"result":"Invalid API key · Fix external API key"}"#,
+                "hard",
+            ),
             (
                 "claude",
                 0,
