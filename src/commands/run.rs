@@ -344,20 +344,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
                 );
                 display.status(&format!("turn {turn} · {summary} · agent working"));
-                let mut env = vec![
+                let env = vec![
                     ("GOAL_RUN".to_string(), "1".to_string()),
                     ("GOAL_ITERATION".to_string(), iteration.to_string()),
                     ("GOAL_RUN_ID".to_string(), run_id.clone()),
                     ("GOAL_PROMPT".to_string(), prompt.clone()),
                 ];
-                if place == Some(PromptPlace::Arg) {
-                    // The prompt is on the command line; stdin still carries it for a wrapper.
-                    env.push(("GOAL_PROMPT_PLACE".to_string(), "arg".to_string()));
-                }
                 let turn_timeout = timeout_ms.map(Duration::from_millis);
                 let spec = Turn {
                     argv: &argv,
-                    prompt: &prompt,
+                    // A preset that takes the prompt as an argument gets an empty stdin: some
+                    // (gemini, pi) would read it as more input.
+                    stdin: (place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
                     cwd: ws.root(),
                     env,
                     log: log.clone(),

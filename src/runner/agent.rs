@@ -19,7 +19,9 @@ use super::machine::TurnEnd;
 /// Everything a turn needs to start.
 pub struct Turn<'a> {
     pub argv: &'a [String],
-    pub prompt: &'a str,
+    /// The prompt on stdin (None: stdin is empty, for a CLI that takes it as an argument and
+    /// would read stdin as more input).
+    pub stdin: Option<&'a str>,
     pub cwd: &'a Path,
     pub env: Vec<(String, String)>,
     pub log: PathBuf,
@@ -77,7 +79,11 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
     command
         .args(&turn.argv[1..])
         .current_dir(turn.cwd)
-        .stdin(Stdio::piped())
+        .stdin(if turn.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -103,8 +109,8 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
     };
     let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
     let (sender, notes) = mpsc::channel::<Note>();
-    if let Some(mut stdin) = child.stdin.take() {
-        let prompt = turn.prompt.as_bytes().to_vec();
+    if let (Some(mut stdin), Some(prompt)) = (child.stdin.take(), turn.stdin) {
+        let prompt = prompt.as_bytes().to_vec();
         std::thread::spawn(move || {
             // An agent that does not read stdin closes it: that is fine.
             let _ = stdin.write_all(&prompt);
