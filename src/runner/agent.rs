@@ -16,6 +16,9 @@ use rustix::process::{Pid, Signal};
 
 use super::machine::TurnEnd;
 
+/// How much of a turn's output is kept in memory (the end of it).
+const MAX_KEPT: usize = 4 << 20;
+
 /// Everything a turn needs to start.
 pub struct Turn<'a> {
     pub argv: &'a [String],
@@ -195,6 +198,10 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
                     let _ = l.write_all(&bytes);
                 }
                 output.extend_from_slice(&bytes);
+                // Keep the tail only: the log file has it all, the verdict reads the end.
+                if output.len() > MAX_KEPT {
+                    output.drain(..output.len() - MAX_KEPT);
+                }
             }
             Ok(Note::Closed) => pumps -= 1,
             Ok(Note::Exited(s)) => {
