@@ -295,7 +295,8 @@ fn idle_and_turn_timeouts_kill_the_agents_process_group() {
                 "if [ $n -eq 1 ]; then sleep 60 & echo $! > \"$S/sleeper\"; {hang}; fi\n{WORK}"
             ),
         );
-        let out = run(&repo, &script, &[flag, "400ms"]);
+        // Small, but roomy enough for the good turn (it runs `goal verify`) on a loaded machine.
+        let out = run(&repo, &script, &[flag, "2s"]);
         assert_eq!(code(&out), 0, "{flag}: {}", explain(&out));
         assert_eq!(calls(&repo), 2, "{flag}");
         let ev = events(&out);

@@ -441,11 +441,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     "iterate",
                     json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": summary, "stagnant": stagnant}),
                     &format!(
-                        "iteration recorded ({}){summary}{}",
+                        "iteration recorded by {}: {summary}{}",
                         if recorded.is_some() {
-                            "by goal run: "
+                            "goal run"
                         } else {
-                            "by the agent: "
+                            "the agent"
                         },
                         if stagnant {
                             " · stagnant: the next prompt asks for a new strategy"
@@ -598,6 +598,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             }
         };
         if let Some(event) = next {
+            // A Ctrl-C that came while recording or while `goal done` ran counts before the
+            // next step, so no new turn starts after it.
+            let now = INTERRUPTS.load(Ordering::SeqCst);
+            while seen_interrupts < now {
+                seen_interrupts += 1;
+                pending.extend(machine.handle(Event::Interrupt {
+                    now_ms: clock.now_ms(),
+                }));
+            }
             pending.extend(machine.handle(event));
         }
     }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
@@ -145,29 +144,12 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
         pump(Box::new(err));
         pumps += 1;
     }
-    let child = Arc::new(Mutex::new(child));
     {
         let sender = sender.clone();
-        let child = Arc::clone(&child);
+        let mut child = child;
+        // The waiter owns the child; killing goes through the process group, never through it.
         std::thread::spawn(move || {
-            // Poll instead of blocking in wait() while holding the lock.
-            loop {
-                let status = match child.lock() {
-                    Ok(mut c) => c.try_wait(),
-                    Err(_) => return,
-                };
-                match status {
-                    Ok(Some(s)) => {
-                        let _ = sender.send(Note::Exited(Ok(s)));
-                        return;
-                    }
-                    Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                    Err(e) => {
-                        let _ = sender.send(Note::Exited(Err(e)));
-                        return;
-                    }
-                }
-            }
+            let _ = sender.send(Note::Exited(child.wait()));
         });
     }
     drop(sender);
@@ -242,9 +224,6 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
         (None, Some(Err(e))) => TurnEnd::NotStarted(format!("cannot wait for `{program}`: {e}")),
         (None, None) => TurnEnd::Exited(-1),
     };
-    if let Ok(mut c) = child.lock() {
-        let _ = c.try_wait();
-    }
     if let Some(l) = log.as_mut() {
         let _ = writeln!(l, "\n[goal run: turn ended: {end:?}]");
     }
