@@ -88,6 +88,8 @@ pub const PRESETS: &[Preset] = &[
             r"OAuth token (has expired|revoked)",
             r#""api_error_status"\s*:\s*(401|403)\b"#,
             r"permission_error",
+            // Root refuses the skip-permissions flags (seen with the real CLI 2.1.197).
+            r"cannot be used with root/sudo privileges",
         ],
         usage_limit: &[
             r#""type"\s*:\s*"rate_limit_event".*"status"\s*:\s*"rejected""#,
@@ -648,6 +650,12 @@ mod tests {
                 0,
                 r#"{"type":"result","is_error":true,"result":"API Error: 500"}"#,
                 "failed",
+            ),
+            (
+                "claude",
+                1,
+                "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
+                "hard",
             ),
             // Pi 0.73.1 (--mode json).
             (
