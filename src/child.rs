@@ -36,6 +36,16 @@ static HANDLERS: OnceLock<Option<Handlers>> = OnceLock::new();
 static PIPE_KILLS: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// The signal that stopped a child in this process, if one did (0: none).
 static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+/// Set by `goal run`, which counts SIGINT/SIGTERM itself: they never take their default action.
+static HELD: AtomicBool = AtomicBool::new(false);
+
+/// Keep SIGINT/SIGTERM from ending the process for good (`goal run` counts them itself).
+pub fn hold_signals() {
+    HELD.store(true, Ordering::SeqCst);
+    if let Some(h) = handlers() {
+        h.outside_child.store(false, Ordering::SeqCst);
+    }
+}
 
 /// Make a closed stdout end the process quietly instead of a panic on the next `println!`.
 /// Called once, first thing in `main`.
@@ -124,7 +134,9 @@ impl ChildRun {
 
 impl Drop for ChildRun {
     fn drop(&mut self) {
-        if let Some(h) = self.handlers {
+        if let Some(h) = self.handlers
+            && !HELD.load(Ordering::SeqCst)
+        {
             h.outside_child.store(true, Ordering::SeqCst);
         }
         if let Some(pipe) = PIPE_KILLS.get() {

@@ -40,6 +40,7 @@ pub enum Command {
     Uncheck(commands::check::UncheckArgs),
     Iterate(commands::iterate::Args),
     Retry(commands::retry::Args),
+    Run(commands::run::Args),
     Block(commands::block::Args),
     Resume(commands::resume::Args),
     Done(commands::done::Args),

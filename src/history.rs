@@ -186,6 +186,8 @@ pub struct Row {
     pub goal: String,
     /// Criteria removed or materially reworded by this row's commits, whoever made them.
     pub material: Vec<MaterialEntry>,
+    /// The `goal run` that made this iteration (its `Goal-Run` trailer), if one did.
+    pub run: Option<String>,
 }
 
 /// A material change of a criterion, as `goal log` and `goal done` list it.
@@ -483,6 +485,7 @@ impl<'a> Walker<'a> {
                 status: trailers.status.clone(),
                 goal: goal_text.clone(),
                 material: Vec::new(),
+                run: trailers.run.clone(),
             };
             if signals.stagnant {
                 row.flag("stagnant");
@@ -521,6 +524,7 @@ impl<'a> Walker<'a> {
                 status: trailers.status.clone(),
                 goal: goal_text.clone(),
                 material: Vec::new(),
+                run: None,
             });
         }
         if let Some(row) = self
@@ -575,6 +579,7 @@ impl<'a> Walker<'a> {
             status: now.status.as_str().to_string(),
             goal: now.goal.clone(),
             material: Vec::new(),
+            run: None,
         };
         let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
         self.criteria_change(info, recorded.as_deref())?

@@ -24,6 +24,8 @@ pub mod prompt;
 pub mod proof;
 pub mod repo;
 pub mod retry;
+/// `goal run`: the agent loop as a state machine, agent presets, the agent process, the display.
+pub mod runner;
 pub mod stagnation;
 pub mod summary;
 pub mod trailers;

@@ -63,6 +63,8 @@ pub struct GoalTrailers {
     pub total: usize,
     pub evidence: Vec<String>,
     pub material_change: Option<String>,
+    /// The `goal run` that made the commit (`Goal-Run`).
+    pub run: Option<String>,
 }
 
 impl GoalTrailers {
@@ -76,6 +78,7 @@ impl GoalTrailers {
             total: goal.criteria.len(),
             evidence: Vec::new(),
             material_change: None,
+            run: None,
         }
     }
 
@@ -106,6 +109,7 @@ impl GoalTrailers {
                 })
                 .unwrap_or_default(),
             material_change: commit.trailer("Goal-Material-Change").map(str::to_string),
+            run: commit.trailer("Goal-Run").map(|r| r.trim().to_string()),
         })
     }
 
@@ -136,6 +140,9 @@ impl GoalTrailers {
         if let Some(change) = &self.material_change {
             text.push_str(&format!("Goal-Material-Change: {}\n", one_line(change)));
         }
+        if let Some(run) = &self.run {
+            text.push_str(&format!("Goal-Run: {}\n", one_line(run)));
+        }
         text
     }
 }
@@ -155,6 +162,7 @@ mod tests {
             total: 3,
             evidence: vec!["e1".into(), "e2".into()],
             material_change: Some("removed criterion 2 \"x\"".into()),
+            run: Some("20260101T000000Z-1a2b".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {

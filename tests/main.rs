@@ -15,4 +15,5 @@ mod generative;
 mod history;
 mod proof;
 mod redteam;
+mod run;
 mod terminal;

@@ -27,6 +27,9 @@ pub struct Args {
     pub goal_only: bool,
     #[command(flatten)]
     pub commit: super::CommitFlags,
+    /// The `goal run` this iteration belongs to (set by `goal run` for its agent).
+    #[arg(long, hide = true, env = "GOAL_RUN_ID", value_name = "ID")]
+    pub run_id: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
@@ -62,6 +65,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         format!("iteration {number}: {}", messages[0]),
     );
     commit.stage = stage;
+    commit.run = args.run_id.clone().filter(|r| !r.trim().is_empty());
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
     // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
     // the committed file and the working file), never a reason to refuse the iteration.

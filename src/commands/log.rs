@@ -81,6 +81,10 @@ impl<W: Write> Sink for TextSink<'_, W> {
                 self.ctx.yellow(&text)
             }
         };
+        let run = match &r.run {
+            Some(id) => format!("  run {id}"),
+            None => String::new(),
+        };
         let evidence = if r.evidence.is_empty() {
             String::new()
         } else {
@@ -88,7 +92,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         };
         writeln!(
             self.out,
-            "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{evidence}{flags}",
+            "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{evidence}{run}{flags}",
             r.iteration,
             &r.commit[..10],
             &r.date[..10.min(r.date.len())],

@@ -22,6 +22,7 @@ pub mod report;
 pub mod restore;
 pub mod resume;
 pub mod retry;
+pub mod run;
 pub mod status;
 pub mod verify;
 
@@ -47,6 +48,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Uncheck(args) => check::run_uncheck(ctx, args),
         Command::Iterate(args) => iterate::run(ctx, args),
         Command::Retry(args) => retry::run(ctx, args),
+        Command::Run(args) => run::run(ctx, args),
         Command::Block(args) => block::run(ctx, args),
         Command::Resume(args) => resume::run(ctx, args),
         Command::Done(args) => done::run(ctx, args),
@@ -90,6 +92,8 @@ pub struct Commit<'a> {
     pub other: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// The status trailer when it is not GOAL.md's own (`abandoned`).
     pub status: Option<&'a str>,
+    /// The `goal run` this commit belongs to (`Goal-Run`).
+    pub run: Option<String>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -155,6 +159,7 @@ impl<'a> Commit<'a> {
             material_change: None,
             other: Vec::new(),
             status: None,
+            run: None,
         }
     }
 
@@ -190,6 +195,7 @@ impl<'a> Commit<'a> {
         }
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
+        trailers.run = self.run;
         let message = trailers.message(&self.subject, &self.body);
         Ok(Pending::new(
             goal,

@@ -1,7 +1,8 @@
 // Test-only Pi extension: a scripted model (Pi's faux provider) that needs no network and logs
 // every request it receives (system prompt and messages) to GOAL_TEST_LOG, one JSON line each.
 //
-// GOAL_TEST_SCRIPT=tool makes the first answer a bash tool call, so a tool_result event happens.
+// GOAL_TEST_SCRIPT=tool makes the first answer a bash tool call (GOAL_TEST_BASH, default
+// `echo tool-ran`), so a tool_result event happens.
 // GOAL_TEST_CONTEXT_WINDOW sets the model's context window (a small one makes usage high).
 
 import { appendFileSync } from "node:fs";
@@ -32,7 +33,8 @@ export default function (pi: any) {
       appendFileSync(log, JSON.stringify({ call: state.callCount, systemPrompt: context.systemPrompt ?? "", messages }) + "\n");
     }
     if (process.env.GOAL_TEST_SCRIPT === "tool" && state.callCount === 1) {
-      return fauxAssistantMessage(fauxToolCall("bash", { command: "echo tool-ran" }), { stopReason: "toolUse" });
+      const command = process.env.GOAL_TEST_BASH || "echo tool-ran";
+      return fauxAssistantMessage(fauxToolCall("bash", { command }), { stopReason: "toolUse" });
     }
     return fauxAssistantMessage(`ok ${state.callCount}`);
   };

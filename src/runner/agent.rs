@@ -1,0 +1,234 @@
+//! One agent turn as a process: started in its own process group in the worktree root, the prompt
+//! on stdin (and where the command line asks for it), every byte of output copied to the turn log,
+//! killed (the whole group) on an idle or turn timeout or on request, and whatever of its group
+//! is left when it ends killed too, so no process outlives its turn.
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+
+use super::machine::TurnEnd;
+
+/// How much of a turn's output is kept in memory (the end of it).
+const MAX_KEPT: usize = 4 << 20;
+
+/// Everything a turn needs to start.
+pub struct Turn<'a> {
+    pub argv: &'a [String],
+    /// The prompt on stdin (None: stdin is empty, for a CLI that takes it as an argument and
+    /// would read stdin as more input).
+    pub stdin: Option<&'a str>,
+    pub cwd: &'a Path,
+    pub env: Vec<(String, String)>,
+    pub log: PathBuf,
+    pub idle_timeout: Option<Duration>,
+    pub turn_timeout: Option<Duration>,
+}
+
+/// How a turn went.
+pub struct Ended {
+    pub end: TurnEnd,
+    pub output: String,
+}
+
+/// Interrupts (SIGINT/SIGTERM) received since the run started, counted by a signal thread.
+pub static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Count SIGINT/SIGTERM in [`INTERRUPTS`] instead of letting them end the process.
+pub fn count_interrupts() {
+    crate::child::hold_signals();
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                INTERRUPTS.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+    }
+}
+
+enum Note {
+    Output(Vec<u8>),
+    Closed,
+    Exited(std::io::Result<std::process::ExitStatus>),
+}
+
+fn kill_group(group: Option<Pid>, signal: Signal) {
+    if let Some(g) = group {
+        let _ = rustix::process::kill_process_group(g, signal);
+    }
+}
+
+/// Run one turn. `on_tick` is called about every 100 ms with the number of interrupts so far and
+/// returns true when the agent must be killed now (a second Ctrl-C).
+pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
+    let Some(program) = turn.argv.first() else {
+        return Ended {
+            end: TurnEnd::NotStarted("no agent command".into()),
+            output: String::new(),
+        };
+    };
+    let mut log = std::fs::File::create(&turn.log).ok();
+    let mut command = Command::new(program);
+    command
+        .args(&turn.argv[1..])
+        .current_dir(turn.cwd)
+        .stdin(if turn.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for (k, v) in &turn.env {
+        command.env(k, v);
+    }
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                format!("cannot run `{program}`: not found (is it installed and on PATH?)")
+            } else {
+                format!("cannot run `{program}`: {e}")
+            };
+            if let Some(l) = log.as_mut() {
+                let _ = writeln!(l, "goal run: {why}");
+            }
+            return Ended {
+                end: TurnEnd::NotStarted(why),
+                output: String::new(),
+            };
+        }
+    };
+    let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+    let (sender, notes) = mpsc::channel::<Note>();
+    if let (Some(mut stdin), Some(prompt)) = (child.stdin.take(), turn.stdin) {
+        let prompt = prompt.as_bytes().to_vec();
+        std::thread::spawn(move || {
+            // An agent that does not read stdin closes it: that is fine.
+            let _ = stdin.write_all(&prompt);
+        });
+    }
+    let mut pumps = 0;
+    let pump = |mut source: Box<dyn Read + Send>| {
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match source.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if sender.send(Note::Output(buf[..n].to_vec())).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = sender.send(Note::Closed);
+        });
+    };
+    if let Some(out) = child.stdout.take() {
+        pump(Box::new(out));
+        pumps += 1;
+    }
+    if let Some(err) = child.stderr.take() {
+        pump(Box::new(err));
+        pumps += 1;
+    }
+    {
+        let sender = sender.clone();
+        let mut child = child;
+        // The waiter owns the child; killing goes through the process group, never through it.
+        std::thread::spawn(move || {
+            let _ = sender.send(Note::Exited(child.wait()));
+        });
+    }
+    drop(sender);
+
+    let started = Instant::now();
+    let mut last_output = Instant::now();
+    let mut output = Vec::new();
+    let mut status = None;
+    let mut killed: Option<TurnEnd> = None;
+    let mut exited_at: Option<Instant> = None;
+    let tick = Duration::from_millis(20);
+    let mut last_tick = Instant::now();
+    loop {
+        if status.is_some() && pumps == 0 {
+            break;
+        }
+        // The agent exited but something it started still holds its output open: end the turn
+        // shortly after, and kill what is left.
+        if let Some(at) = exited_at
+            && at.elapsed() > Duration::from_millis(300)
+        {
+            break;
+        }
+        match notes.recv_timeout(tick) {
+            Ok(Note::Output(bytes)) => {
+                last_output = Instant::now();
+                if let Some(l) = log.as_mut() {
+                    let _ = l.write_all(&bytes);
+                }
+                output.extend_from_slice(&bytes);
+                // Keep the tail only: the log file has it all, the verdict reads the end.
+                if output.len() > MAX_KEPT {
+                    output.drain(..output.len() - MAX_KEPT);
+                }
+            }
+            Ok(Note::Closed) => pumps -= 1,
+            Ok(Note::Exited(s)) => {
+                status = Some(s);
+                exited_at = Some(Instant::now());
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if status.is_some() || killed.is_some() {
+            continue;
+        }
+        let reason = if turn
+            .idle_timeout
+            .is_some_and(|t| last_output.elapsed() >= t)
+        {
+            Some(TurnEnd::IdleTimeout)
+        } else if turn.turn_timeout.is_some_and(|t| started.elapsed() >= t) {
+            Some(TurnEnd::TurnTimeout)
+        } else if last_tick.elapsed() >= Duration::from_millis(50) {
+            last_tick = Instant::now();
+            on_tick().then_some(TurnEnd::Killed)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            kill_group(group, Signal::KILL);
+            killed = Some(reason);
+        }
+    }
+    // No survivor: whatever is left of the agent's process group goes with the turn.
+    kill_group(group, Signal::KILL);
+    let end = match (killed, status) {
+        (Some(reason), _) => reason,
+        (None, Some(Ok(s))) => {
+            TurnEnd::Exited(s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)))
+        }
+        (None, Some(Err(e))) => TurnEnd::NotStarted(format!("cannot wait for `{program}`: {e}")),
+        (None, None) => TurnEnd::Exited(-1),
+    };
+    if let Some(l) = log.as_mut() {
+        let _ = writeln!(l, "\n[goal run: turn ended: {end:?}]");
+    }
+    Ended {
+        end,
+        output: String::from_utf8_lossy(&output).into_owned(),
+    }
+}

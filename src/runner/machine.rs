@@ -1,0 +1,1110 @@
+//! The loop of `goal run` as a pure state machine: events in (a turn ended, a goal state was read,
+//! `goal done` answered, a timer fired, Ctrl-C), actions out (start a turn, wait, record an
+//! iteration or a retry, call `goal done`, kill the agent, stop with an exit code). No process, no
+//! clock, no git: the caller owns those and passes the time (Unix ms) with every event, so the
+//! whole error table is tested with a fake clock.
+
+use super::presets::{Patterns, Verdict};
+use crate::retry::Backoff;
+
+/// The bounds of a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    pub backoff: Backoff,
+    /// Iterations this run may record (failed turns are retries and do not count).
+    pub max_iterations: Option<u64>,
+    /// Wall time of the whole run, waits included.
+    pub max_time_ms: Option<u64>,
+    /// The longest one turn may take.
+    pub turn_timeout_ms: Option<u64>,
+    /// The longest the agent may print nothing (for the message only: the caller enforces it).
+    pub idle_timeout_ms: Option<u64>,
+}
+
+/// The goal as read after a turn was recorded (or at the start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoalState {
+    InProgress {
+        all_proven: bool,
+        stagnant: bool,
+    },
+    /// Blocked: stagnation escalated, retries ran out, or the agent ran `goal block`.
+    Blocked,
+    /// Completed (the agent ran `goal done` itself).
+    Complete,
+    /// The goal files are gone without completion (abandoned).
+    Gone,
+}
+
+/// How a turn's process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEnd {
+    Exited(i32),
+    /// No output for the idle timeout: the process group was killed.
+    IdleTimeout,
+    /// The turn timeout (or the rest of --max-time) ran out: the process group was killed.
+    TurnTimeout,
+    /// Killed on request (a second Ctrl-C).
+    Killed,
+    /// The agent could not be started (a missing binary): the text says why.
+    NotStarted(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Start {
+        now_ms: u64,
+        state: GoalState,
+        /// Failed attempts already recorded in this iteration (retry.json).
+        retries: u32,
+    },
+    TurnEnded {
+        now_ms: u64,
+        end: TurnEnd,
+        output: String,
+        /// An iteration commit was made during the turn (the agent ran `goal iterate`).
+        committed: bool,
+    },
+    Recorded {
+        now_ms: u64,
+        state: GoalState,
+    },
+    /// `goal done` answered: None when it completed the goal, else its refusal.
+    DoneAnswered {
+        now_ms: u64,
+        refusal: Option<String>,
+    },
+    TimerFired {
+        now_ms: u64,
+    },
+    Interrupt {
+        now_ms: u64,
+    },
+}
+
+/// Why a run stopped, with its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Complete,
+    Blocked,
+    HardFailure,
+    Budget,
+    Interrupted,
+}
+
+impl Outcome {
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Complete => 0,
+            Outcome::Blocked => 1,
+            Outcome::HardFailure => 2,
+            Outcome::Budget => 3,
+            Outcome::Interrupted => 130,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitKind {
+    /// Backoff before a retry.
+    Retry,
+    /// Until a usage limit resets.
+    UsageLimit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Start turn `turn` (1-based over the whole run, retries included) of `iteration`.
+    StartTurn {
+        turn: u64,
+        iteration_attempt: u32,
+        timeout_ms: Option<u64>,
+    },
+    /// Read the goal after a good turn; first record an iteration with this message unless the
+    /// agent made one (None).
+    Record {
+        turn: u64,
+        iterate: Option<String>,
+    },
+    /// Record failed attempt `retry` of `max` in retry.json (as `goal retry`), then a Wait follows.
+    RecordRetry {
+        retry: u32,
+        max: u32,
+        delay_s: u64,
+        reason: String,
+    },
+    /// Wait `ms` (nominal; the caller scales it), then send TimerFired. `delay_s`: the nominal delay
+    /// (the whole one, even when --max-time cuts the wait short).
+    Wait {
+        ms: u64,
+        delay_s: u64,
+        kind: WaitKind,
+        reason: String,
+    },
+    /// The failure after the last retry: block the goal as `goal retry` does (a commit).
+    BlockRetries {
+        reason: String,
+    },
+    CallDone,
+    /// Kill the agent's process group now (a second Ctrl-C).
+    KillAgent,
+    Stop {
+        outcome: Outcome,
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    InTurn,
+    Recording,
+    Waiting,
+    CallingDone,
+    Stopped,
+}
+
+/// The loop's state.
+pub struct Machine {
+    limits: Limits,
+    patterns: Patterns,
+    phase: Phase,
+    started_ms: u64,
+    turn: u64,
+    iterations: u64,
+    retries: u32,
+    interrupts: u32,
+    /// The last verdict after an iteration was stagnant (the next prompt asks for a new strategy).
+    pub stagnant: bool,
+    /// The last refusal of `goal done`, for the next prompt.
+    pub refusal: Option<String>,
+    /// Why the last turn failed, for the next prompt.
+    pub last_failure: Option<String>,
+}
+
+impl Machine {
+    pub fn new(limits: Limits, patterns: Patterns) -> Machine {
+        Machine {
+            limits,
+            patterns,
+            phase: Phase::Idle,
+            started_ms: 0,
+            turn: 0,
+            iterations: 0,
+            retries: 0,
+            interrupts: 0,
+            stagnant: false,
+            refusal: None,
+            last_failure: None,
+        }
+    }
+
+    /// Iterations this run recorded (good turns).
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// Failed turns in the current iteration.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    pub fn interrupts(&self) -> u32 {
+        self.interrupts
+    }
+
+    fn deadline(&self) -> Option<u64> {
+        self.limits
+            .max_time_ms
+            .map(|m| self.started_ms.saturating_add(m))
+    }
+
+    fn stop(&mut self, outcome: Outcome, reason: impl Into<String>) -> Vec<Action> {
+        self.phase = Phase::Stopped;
+        vec![Action::Stop {
+            outcome,
+            reason: reason.into(),
+        }]
+    }
+
+    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        if self.phase == Phase::Stopped {
+            return Vec::new();
+        }
+        match event {
+            Event::Start {
+                now_ms,
+                state,
+                retries,
+            } => {
+                self.started_ms = now_ms;
+                self.retries = retries;
+                self.after_state(now_ms, state)
+            }
+            Event::TurnEnded {
+                now_ms,
+                end,
+                output,
+                committed,
+            } if self.phase == Phase::InTurn => self.turn_ended(now_ms, end, &output, committed),
+            Event::Recorded { now_ms, state } if self.phase == Phase::Recording => {
+                self.after_state(now_ms, state)
+            }
+            Event::DoneAnswered { now_ms, refusal } if self.phase == Phase::CallingDone => {
+                match refusal {
+                    None => self.stop(
+                        Outcome::Complete,
+                        "every criterion is proven: goal complete",
+                    ),
+                    Some(refusal) => {
+                        self.refusal = Some(refusal);
+                        self.next_turn(now_ms)
+                    }
+                }
+            }
+            Event::TimerFired { now_ms } if self.phase == Phase::Waiting => self.next_turn(now_ms),
+            Event::Interrupt { .. } => {
+                self.interrupts += 1;
+                match self.phase {
+                    Phase::InTurn if self.interrupts >= 2 => vec![Action::KillAgent],
+                    Phase::Idle | Phase::Waiting => self.stop(Outcome::Interrupted, "interrupted"),
+                    _ => Vec::new(),
+                }
+            }
+            // An event that does not fit the phase (a late timer) changes nothing.
+            _ => Vec::new(),
+        }
+    }
+
+    fn after_state(&mut self, now_ms: u64, state: GoalState) -> Vec<Action> {
+        match state {
+            GoalState::Complete => self.stop(Outcome::Complete, "the goal is complete"),
+            GoalState::Gone => self.stop(
+                Outcome::Blocked,
+                "the goal files are gone (the goal was abandoned)",
+            ),
+            GoalState::Blocked => self.stop(
+                Outcome::Blocked,
+                "the goal is blocked: a person is needed (see `goal status`, then `goal resume`)",
+            ),
+            GoalState::InProgress { .. } if self.interrupts > 0 => self.stop(
+                Outcome::Interrupted,
+                "interrupted: the last turn was recorded",
+            ),
+            GoalState::InProgress {
+                all_proven,
+                stagnant,
+            } => {
+                self.stagnant = stagnant;
+                if all_proven {
+                    self.phase = Phase::CallingDone;
+                    vec![Action::CallDone]
+                } else {
+                    self.next_turn(now_ms)
+                }
+            }
+        }
+    }
+
+    fn next_turn(&mut self, now_ms: u64) -> Vec<Action> {
+        if self.interrupts > 0 {
+            return self.stop(Outcome::Interrupted, "interrupted");
+        }
+        if let Some(max) = self.limits.max_iterations
+            && self.iterations >= max
+        {
+            return self.stop(
+                Outcome::Budget,
+                format!("--max-iterations {max} reached and the goal is not proven done"),
+            );
+        }
+        let remaining = match self.deadline() {
+            Some(deadline) if now_ms >= deadline => {
+                return self.stop(
+                    Outcome::Budget,
+                    "--max-time ran out and the goal is not proven done",
+                );
+            }
+            Some(deadline) => Some(deadline - now_ms),
+            None => None,
+        };
+        let timeout_ms = match (self.limits.turn_timeout_ms, remaining) {
+            (Some(t), Some(r)) => Some(t.min(r)),
+            (t, r) => t.or(r),
+        };
+        self.turn += 1;
+        self.phase = Phase::InTurn;
+        vec![Action::StartTurn {
+            turn: self.turn,
+            iteration_attempt: self.retries + 1,
+            timeout_ms,
+        }]
+    }
+
+    fn turn_ended(
+        &mut self,
+        now_ms: u64,
+        end: TurnEnd,
+        output: &str,
+        committed: bool,
+    ) -> Vec<Action> {
+        if committed {
+            // The agent recorded an iteration itself: a new iteration, a new retry count.
+            self.retries = 0;
+        }
+        if self.interrupts >= 2 {
+            return self.stop(
+                Outcome::Interrupted,
+                "interrupted twice: the agent was stopped",
+            );
+        }
+        let verdict = match end {
+            TurnEnd::NotStarted(why) => Verdict::Hard(why),
+            TurnEnd::Exited(code) => self.patterns.classify(code, output, now_ms),
+            TurnEnd::IdleTimeout => Verdict::Failed(format!(
+                "the agent printed nothing for {} (idle timeout): its process group was killed",
+                human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
+            )),
+            TurnEnd::TurnTimeout => {
+                if self.deadline().is_some_and(|d| now_ms >= d) {
+                    return self.stop(
+                        Outcome::Budget,
+                        "--max-time ran out during a turn: the agent was stopped",
+                    );
+                }
+                Verdict::Failed(format!(
+                    "the turn took longer than {} (turn timeout): its process group was killed",
+                    human_ms(self.limits.turn_timeout_ms.unwrap_or(0))
+                ))
+            }
+            TurnEnd::Killed => Verdict::Failed("the agent was killed".into()),
+        };
+        if self.interrupts == 1 && verdict != Verdict::Ok {
+            return self.stop(Outcome::Interrupted, "interrupted: the last turn failed");
+        }
+        match verdict {
+            Verdict::Ok => {
+                // The iteration it makes starts a new retry count (as `goal iterate` does).
+                self.retries = 0;
+                self.iterations += 1;
+                self.last_failure = None;
+                self.phase = Phase::Recording;
+                let iterate = (!committed).then(|| {
+                    let summary = super::presets::last_message(output)
+                        .and_then(|m| {
+                            m.lines()
+                                .map(str::trim)
+                                .find(|l| !l.is_empty())
+                                .map(str::to_string)
+                        })
+                        .unwrap_or_else(|| "no summary".into());
+                    format!("turn {}: {}", self.turn, clip(&summary, 200))
+                });
+                vec![Action::Record {
+                    turn: self.turn,
+                    iterate,
+                }]
+            }
+            Verdict::Hard(why) => self.stop(Outcome::HardFailure, why),
+            Verdict::UsageLimit {
+                resets_at_ms: Some(at),
+                why,
+            } if at > now_ms => {
+                let until = match self.deadline() {
+                    Some(d) if d <= now_ms => {
+                        return self.stop(
+                            Outcome::Budget,
+                            format!("{why}; --max-time ran out before it resets"),
+                        );
+                    }
+                    Some(d) => at.min(d),
+                    None => at,
+                };
+                self.phase = Phase::Waiting;
+                self.last_failure = Some(why.clone());
+                vec![Action::Wait {
+                    ms: until - now_ms,
+                    delay_s: (at - now_ms).div_ceil(1000),
+                    kind: WaitKind::UsageLimit,
+                    reason: why,
+                }]
+            }
+            Verdict::UsageLimit { why, .. } => {
+                self.failure(now_ms, format!("{why} (no reset time given)"))
+            }
+            Verdict::Failed(why) => self.failure(now_ms, why),
+        }
+    }
+
+    fn failure(&mut self, now_ms: u64, why: String) -> Vec<Action> {
+        self.retries += 1;
+        self.last_failure = Some(why.clone());
+        let backoff = self.limits.backoff;
+        if self.retries > backoff.max_retries {
+            self.phase = Phase::Stopped;
+            return vec![
+                Action::BlockRetries {
+                    reason: why.clone(),
+                },
+                Action::Stop {
+                    outcome: Outcome::Blocked,
+                    reason: format!(
+                        "retries exhausted: {} failed retries in this iteration (last: {why}); the goal is blocked",
+                        backoff.max_retries
+                    ),
+                },
+            ];
+        }
+        let delay_s = backoff.delay(self.retries);
+        let mut ms = delay_s.saturating_mul(1000);
+        if let Some(d) = self.deadline() {
+            ms = ms.min(d.saturating_sub(now_ms));
+        }
+        self.phase = Phase::Waiting;
+        vec![
+            Action::RecordRetry {
+                retry: self.retries,
+                max: backoff.max_retries,
+                delay_s,
+                reason: why.clone(),
+            },
+            Action::Wait {
+                ms,
+                delay_s,
+                kind: WaitKind::Retry,
+                reason: why,
+            },
+        ]
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// `90 s`, `5 min`, `1.5 s`.
+pub fn human_ms(ms: u64) -> String {
+    if ms.is_multiple_of(60_000) && ms >= 60_000 {
+        format!("{} min", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: u64 = 1_800_000_000_000;
+    const OVERLOADED: &str = r#"{"type":"result","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
+    const AUTH: &str = "Failed to authenticate. API Error: 401 authentication_error";
+
+    fn limits() -> Limits {
+        Limits {
+            backoff: Backoff::default(),
+            ..Limits::default()
+        }
+    }
+
+    fn machine(limits: Limits) -> Machine {
+        Machine::new(limits, Patterns::all())
+    }
+
+    fn open() -> GoalState {
+        GoalState::InProgress {
+            all_proven: false,
+            stagnant: false,
+        }
+    }
+
+    /// Drives a machine with a scripted agent on a fake clock; turns take `turn_ms`.
+    struct Drive {
+        m: Machine,
+        now: u64,
+        log: Vec<Action>,
+    }
+
+    impl Drive {
+        fn new(limits: Limits) -> Drive {
+            Drive {
+                m: machine(limits),
+                now: T0,
+                log: Vec::new(),
+            }
+        }
+
+        fn send(&mut self, event: Event) -> Vec<Action> {
+            let actions = self.m.handle(event);
+            self.log.extend(actions.iter().cloned());
+            actions
+        }
+
+        /// Run to the end: `agent(turn)` gives each turn's end and output; `state(n)` the goal
+        /// after the n-th record; `done(n)` the answer to the n-th `goal done`.
+        fn run(
+            &mut self,
+            mut agent: impl FnMut(u64, u64) -> (TurnEnd, String, bool),
+            mut state: impl FnMut(u64) -> GoalState,
+            mut done: impl FnMut(u64) -> Option<String>,
+        ) -> (Outcome, String) {
+            let mut pending = self.send(Event::Start {
+                now_ms: self.now,
+                state: open(),
+                retries: 0,
+            });
+            let (mut records, mut dones) = (0, 0);
+            for _ in 0..1000 {
+                let Some(action) = pending.first().cloned() else {
+                    panic!("the machine stalled: {:?}", self.log);
+                };
+                pending.remove(0);
+                let next = match action {
+                    Action::StartTurn { turn, .. } => {
+                        self.now += 1000;
+                        let (end, output, committed) = agent(turn, self.now);
+                        Some(Event::TurnEnded {
+                            now_ms: self.now,
+                            end,
+                            output,
+                            committed,
+                        })
+                    }
+                    Action::Record { .. } => {
+                        records += 1;
+                        Some(Event::Recorded {
+                            now_ms: self.now,
+                            state: state(records),
+                        })
+                    }
+                    Action::CallDone => {
+                        dones += 1;
+                        Some(Event::DoneAnswered {
+                            now_ms: self.now,
+                            refusal: done(dones),
+                        })
+                    }
+                    Action::Wait { ms, .. } => {
+                        self.now += ms;
+                        Some(Event::TimerFired { now_ms: self.now })
+                    }
+                    Action::RecordRetry { .. }
+                    | Action::BlockRetries { .. }
+                    | Action::KillAgent => None,
+                    Action::Stop { outcome, reason } => return (outcome, reason),
+                };
+                if let Some(event) = next {
+                    pending.extend(self.send(event));
+                }
+            }
+            panic!("no end: {:?}", self.log);
+        }
+
+        fn waits(&self) -> Vec<(u64, WaitKind)> {
+            self.log
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Wait { delay_s, kind, .. } => Some((*delay_s, *kind)),
+                    _ => None,
+                })
+                .collect()
+        }
+
+        fn count(&self, f: impl Fn(&Action) -> bool) -> usize {
+            self.log.iter().filter(|a| f(a)).count()
+        }
+    }
+
+    fn exited(code: i32, output: &str) -> (TurnEnd, String, bool) {
+        (TurnEnd::Exited(code), output.to_string(), false)
+    }
+
+    fn turns(d: &Drive) -> usize {
+        d.count(|a| matches!(a, Action::StartTurn { .. }))
+    }
+
+    #[test]
+    fn transient_failures_back_off_and_the_eleventh_blocks() {
+        let mut d = Drive::new(Limits {
+            max_iterations: Some(1),
+            ..limits()
+        });
+        let (outcome, reason) = d.run(|_, _| exited(1, OVERLOADED), |_| open(), |_| None);
+        assert_eq!(outcome, Outcome::Blocked, "{reason}");
+        assert_eq!(outcome.code(), 1);
+        let delays: Vec<u64> = d.waits().iter().map(|w| w.0).collect();
+        assert_eq!(delays, [30, 60, 120, 240, 300, 300, 300, 300, 300, 300]);
+        assert!(d.waits().iter().all(|w| w.1 == WaitKind::Retry));
+        // Retries are not iterations: --max-iterations 1 still allows 11 tries.
+        assert_eq!(turns(&d), 11);
+        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 10);
+        assert_eq!(d.count(|a| matches!(a, Action::BlockRetries { .. })), 1);
+        assert_eq!(d.count(|a| matches!(a, Action::Record { .. })), 0);
+        assert!(reason.contains("overloaded"), "{reason}");
+    }
+
+    #[test]
+    fn a_good_turn_starts_a_new_retry_count() {
+        let mut d = Drive::new(limits());
+        // Fail, fail, succeed, fail: the fourth turn's retry is the first of a new iteration.
+        let (outcome, _) = d.run(
+            |turn, _| match turn {
+                3 => exited(0, "did work"),
+                5 => exited(0, "more"),
+                _ if turn > 5 => exited(0, "x"),
+                _ => exited(1, "API Error: 503"),
+            },
+            |n| {
+                if n >= 2 { GoalState::Blocked } else { open() }
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Blocked);
+        let delays: Vec<u64> = d.waits().iter().map(|w| w.0).collect();
+        assert_eq!(delays, [30, 60, 30]);
+    }
+
+    #[test]
+    fn usage_limit_waits_for_its_reset_without_spending_a_retry() {
+        let mut d = Drive::new(limits());
+        let (outcome, _) = d.run(
+            |turn, now| match turn {
+                1 => exited(
+                    1,
+                    &format!(
+                        r#"{{"type":"rate_limit_event","rate_limit_info":{{"status":"rejected","resetsAt":{}}}}}"#,
+                        now / 1000 + 3
+                    ),
+                ),
+                _ => exited(0, "ok"),
+            },
+            |_| GoalState::InProgress {
+                all_proven: true,
+                stagnant: false,
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(d.waits(), [(3, WaitKind::UsageLimit)]);
+        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!(d.m.retries(), 0);
+    }
+
+    #[test]
+    fn usage_limit_wait_is_capped_by_max_time() {
+        let mut d = Drive::new(Limits {
+            max_time_ms: Some(60_000),
+            ..limits()
+        });
+        let (outcome, _) = d.run(
+            |_, _| exited(1, "You've hit your usage limit. Try again in 5 hours."),
+            |_| open(),
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Budget);
+        assert_eq!(outcome.code(), 3);
+        assert_eq!(d.waits(), [(5 * 3600, WaitKind::UsageLimit)]);
+        let waited: u64 = d
+            .log
+            .iter()
+            .filter_map(|a| match a {
+                Action::Wait { ms, .. } => Some(*ms),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(waited, 59_000, "the wait ends with --max-time");
+    }
+
+    #[test]
+    fn a_usage_limit_with_no_reset_time_is_a_retry() {
+        let mut d = Drive::new(limits());
+        let mut first = true;
+        d.run(
+            |_, _| {
+                if std::mem::take(&mut first) {
+                    exited(1, "usage limit reached")
+                } else {
+                    exited(0, "ok")
+                }
+            },
+            |_| GoalState::Blocked,
+            |_| None,
+        );
+        assert_eq!(d.waits(), [(30, WaitKind::Retry)]);
+    }
+
+    #[test]
+    fn auth_and_missing_binary_stop_at_once() {
+        for end in [
+            exited(1, AUTH),
+            exited(1, "Invalid API key · Please run /login"),
+            (
+                TurnEnd::NotStarted("cannot run `claude`: not found".into()),
+                String::new(),
+                false,
+            ),
+        ] {
+            let mut d = Drive::new(limits());
+            let (outcome, _) = d.run(|_, _| end.clone(), |_| open(), |_| None);
+            assert_eq!(outcome, Outcome::HardFailure, "{end:?}");
+            assert_eq!(outcome.code(), 2);
+            assert_eq!(turns(&d), 1);
+            assert!(d.waits().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_error_table() {
+        // (what the turn did, what the machine does next)
+        let cases: Vec<((TurnEnd, &str), &str)> = vec![
+            ((TurnEnd::Exited(0), "all done"), "record"),
+            ((TurnEnd::Exited(0), "done, all tests pass"), "record"),
+            ((TurnEnd::Exited(1), "oops"), "retry 30"),
+            ((TurnEnd::Exited(1), OVERLOADED), "retry 30"),
+            (
+                (
+                    TurnEnd::Exited(1),
+                    "API Error: Request rejected (429) · rate_limit_error",
+                ),
+                "retry 30",
+            ),
+            (
+                (
+                    TurnEnd::Exited(0),
+                    r#"{"type":"result","is_error":true,"result":"API Error: 500"}"#,
+                ),
+                "retry 30",
+            ),
+            ((TurnEnd::IdleTimeout, ""), "retry 30"),
+            ((TurnEnd::TurnTimeout, ""), "retry 30"),
+            ((TurnEnd::Exited(1), AUTH), "stop 2"),
+            (
+                (
+                    TurnEnd::Exited(1),
+                    "Claude AI usage limit reached|1800000100",
+                ),
+                "wait 99",
+            ),
+            (
+                (TurnEnd::Exited(1), "quota will reset after 2h"),
+                "wait 7200",
+            ),
+        ];
+        for ((end, output), want) in cases {
+            let mut m = machine(limits());
+            m.handle(Event::Start {
+                now_ms: T0,
+                state: open(),
+                retries: 0,
+            });
+            let actions = m.handle(Event::TurnEnded {
+                now_ms: T0 + 1000,
+                end: end.clone(),
+                output: output.into(),
+                committed: false,
+            });
+            let got = match actions.as_slice() {
+                [Action::Record { .. }] => "record".to_string(),
+                [Action::RecordRetry { delay_s, .. }, Action::Wait { .. }] => {
+                    format!("retry {delay_s}")
+                }
+                [Action::Wait { delay_s, .. }] => format!("wait {delay_s}"),
+                [Action::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
+                other => format!("{other:?}"),
+            };
+            assert_eq!(got, want, "{end:?} {output}");
+        }
+    }
+
+    #[test]
+    fn budgets_stop_with_three() {
+        // --max-iterations: two good turns, never proven.
+        let mut d = Drive::new(Limits {
+            max_iterations: Some(2),
+            ..limits()
+        });
+        let (outcome, reason) = d.run(|_, _| exited(0, "worked"), |_| open(), |_| None);
+        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 2), "{reason}");
+        assert!(reason.contains("--max-iterations 2"));
+
+        // --max-time: failures wait 30 s, 60 s; the third wait is cut at the deadline.
+        let mut d = Drive::new(Limits {
+            max_time_ms: Some(120_000),
+            ..limits()
+        });
+        let (outcome, reason) = d.run(|_, _| exited(1, "boom"), |_| open(), |_| None);
+        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert_eq!(turns(&d), 3);
+
+        // The turn timeout is capped by the time left.
+        let mut m = machine(Limits {
+            max_time_ms: Some(10_000),
+            turn_timeout_ms: Some(60_000),
+            ..limits()
+        });
+        let actions = m.handle(Event::Start {
+            now_ms: T0,
+            state: open(),
+            retries: 0,
+        });
+        assert!(matches!(
+            actions.as_slice(),
+            [Action::StartTurn {
+                timeout_ms: Some(10_000),
+                ..
+            }]
+        ));
+        // A turn stopped by --max-time is the budget, not a retry.
+        let actions = m.handle(Event::TurnEnded {
+            now_ms: T0 + 10_000,
+            end: TurnEnd::TurnTimeout,
+            output: String::new(),
+            committed: false,
+        });
+        assert!(matches!(
+            actions.as_slice(),
+            [Action::Stop {
+                outcome: Outcome::Budget,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn completion_is_the_gates_call_and_a_refusal_feeds_the_next_turn() {
+        let mut d = Drive::new(limits());
+        let (outcome, _) = d.run(
+            |_, _| exited(0, "all tests pass, done"),
+            |n| GoalState::InProgress {
+                all_proven: n >= 2,
+                stagnant: false,
+            },
+            |n| (n == 1).then(|| "no passing test evidence on this tree".to_string()),
+        );
+        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(turns(&d), 3);
+        assert_eq!(d.count(|a| *a == Action::CallDone), 2);
+        assert_eq!(
+            d.m.refusal.as_deref(),
+            Some("no passing test evidence on this tree")
+        );
+        // Words alone never complete: a turn that says "done" with nothing proven goes on.
+        let mut d = Drive::new(Limits {
+            max_iterations: Some(5),
+            ..limits()
+        });
+        let (outcome, _) = d.run(
+            |_, _| exited(0, "done, all tests pass"),
+            |_| open(),
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Budget);
+        assert_eq!(d.count(|a| *a == Action::CallDone), 0);
+    }
+
+    #[test]
+    fn stagnation_sets_the_strategy_prompt_and_escalation_blocks() {
+        let mut d = Drive::new(limits());
+        let mut stagnant_seen_at_turn = Vec::new();
+        let (outcome, _) = d.run(
+            |turn, _| exited(0, &format!("turn {turn}")),
+            |n| match n {
+                1 | 2 => open(),
+                3 | 4 => GoalState::InProgress {
+                    all_proven: false,
+                    stagnant: true,
+                },
+                _ => GoalState::Blocked,
+            },
+            |_| None,
+        );
+        stagnant_seen_at_turn.push(d.m.stagnant);
+        assert_eq!(outcome, Outcome::Blocked);
+        assert_eq!(outcome.code(), 1);
+        assert_eq!(turns(&d), 5);
+        assert_eq!(stagnant_seen_at_turn, [true]);
+    }
+
+    #[test]
+    fn a_turn_without_a_commit_is_recorded_with_its_summary() {
+        let mut m = machine(limits());
+        m.handle(Event::Start {
+            now_ms: T0,
+            state: open(),
+            retries: 0,
+        });
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(0),
+            output: "{\"type\":\"result\",\"result\":\"Added the limiter\\nmore\"}".into(),
+            committed: false,
+        });
+        assert_eq!(
+            a,
+            [Action::Record {
+                turn: 1,
+                iterate: Some("turn 1: Added the limiter".into())
+            }]
+        );
+        m.handle(Event::Recorded {
+            now_ms: T0,
+            state: open(),
+        });
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(0),
+            output: String::new(),
+            committed: true,
+        });
+        assert_eq!(
+            a,
+            [Action::Record {
+                turn: 2,
+                iterate: None
+            }]
+        );
+        m.handle(Event::Recorded {
+            now_ms: T0,
+            state: open(),
+        });
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(0),
+            output: "   \n".into(),
+            committed: false,
+        });
+        assert_eq!(
+            a,
+            [Action::Record {
+                turn: 3,
+                iterate: Some("turn 3: no summary".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn one_interrupt_finishes_and_records_the_turn_two_stop_at_once() {
+        let start = |m: &mut Machine| {
+            m.handle(Event::Start {
+                now_ms: T0,
+                state: open(),
+                retries: 0,
+            })
+        };
+        // One Ctrl-C during a turn: nothing now; the turn is recorded; then 130.
+        let mut m = machine(limits());
+        start(&mut m);
+        assert!(m.handle(Event::Interrupt { now_ms: T0 }).is_empty());
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(0),
+            output: "half way".into(),
+            committed: false,
+        });
+        assert!(matches!(a.as_slice(), [Action::Record { .. }]));
+        let a = m.handle(Event::Recorded {
+            now_ms: T0,
+            state: open(),
+        });
+        assert!(matches!(
+            a.as_slice(),
+            [Action::Stop {
+                outcome: Outcome::Interrupted,
+                ..
+            }]
+        ));
+        // Two: kill the agent now, record nothing, 130.
+        let mut m = machine(limits());
+        start(&mut m);
+        m.handle(Event::Interrupt { now_ms: T0 });
+        assert_eq!(
+            m.handle(Event::Interrupt { now_ms: T0 }),
+            [Action::KillAgent]
+        );
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Killed,
+            output: String::new(),
+            committed: false,
+        });
+        assert!(matches!(
+            a.as_slice(),
+            [Action::Stop {
+                outcome: Outcome::Interrupted,
+                ..
+            }]
+        ));
+        assert_eq!(Outcome::Interrupted.code(), 130);
+        // During a backoff wait: stop at once.
+        let mut m = machine(limits());
+        start(&mut m);
+        m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(1),
+            output: "x".into(),
+            committed: false,
+        });
+        let a = m.handle(Event::Interrupt { now_ms: T0 });
+        assert!(matches!(
+            a.as_slice(),
+            [Action::Stop {
+                outcome: Outcome::Interrupted,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn the_start_state_decides_first() {
+        let cases = [
+            (GoalState::Blocked, "stop 1"),
+            (GoalState::Complete, "stop 0"),
+            (
+                GoalState::InProgress {
+                    all_proven: true,
+                    stagnant: false,
+                },
+                "done",
+            ),
+            (open(), "turn"),
+        ];
+        for (state, want) in cases {
+            let mut m = machine(limits());
+            let a = m.handle(Event::Start {
+                now_ms: T0,
+                state,
+                retries: 0,
+            });
+            let got = match a.as_slice() {
+                [Action::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
+                [Action::CallDone] => "done".into(),
+                [Action::StartTurn { .. }] => "turn".into(),
+                other => format!("{other:?}"),
+            };
+            assert_eq!(got, want, "{state:?}");
+        }
+        // Retries already spent in this iteration count.
+        let mut m = machine(limits());
+        m.handle(Event::Start {
+            now_ms: T0,
+            state: open(),
+            retries: 10,
+        });
+        let a = m.handle(Event::TurnEnded {
+            now_ms: T0,
+            end: TurnEnd::Exited(1),
+            output: String::new(),
+            committed: false,
+        });
+        assert!(matches!(
+            a.as_slice(),
+            [Action::BlockRetries { .. }, Action::Stop { .. }]
+        ));
+    }
+}

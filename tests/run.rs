@@ -1,0 +1,676 @@
+//! `goal run` with scripted agents (shell scripts that answer, fail with each preset's real error
+//! text, hang, hit a usage limit, and call `goal verify` as an agent would). GOAL_TIME_SCALE=0
+//! makes every backoff and usage-limit wait instant; timeouts are given small.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use crate::support::{Repo, stderr};
+
+const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
+const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
+
+/// A repository whose goal has one criterion pinned to `sh test.sh`, which passes once
+/// hello.txt exists.
+fn project() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "test.sh",
+        "#!/bin/sh\nif [ -f hello.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
+    );
+    repo.git(&["add", "test.sh"]);
+    repo.git(&["commit", "-q", "-m", "test"]);
+    repo.ok(&[
+        "init",
+        "Say hello",
+        "-c",
+        "hello.txt exists and the test passes (verify: `sh test.sh`)",
+    ]);
+    repo
+}
+
+/// The agent script's folder (outside the worktree): call counter, prompts, pids.
+fn state(repo: &Repo) -> PathBuf {
+    repo.home.path().to_path_buf()
+}
+
+/// An agent script: counts its calls in `calls`, saves each prompt (stdin) to `prompt-N`,
+/// then runs `body` with `$n` the call number and `$S` the state folder.
+fn agent(repo: &Repo, body: &str) -> String {
+    let s = state(repo);
+    let path = s.join("agent.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nS='{}'\nn=$(cat \"$S/calls\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$S/calls\"\ncat > \"$S/prompt-$n\"\n{body}\n",
+            s.display()
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+const WORK: &str = "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho 'Wrote hello.txt; the test passes'";
+
+fn run(repo: &Repo, script: &str, flags: &[&str]) -> Output {
+    repo.goal()
+        .env("GOAL_TIME_SCALE", "0")
+        .env("GOAL_SIGNAL_GRACE", "0.1")
+        .args(["run", "--json"])
+        .args(flags)
+        .args(["--", "sh", script])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap()
+}
+
+fn events(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect()
+}
+
+fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["event"] == name).collect()
+}
+
+fn calls(repo: &Repo) -> u32 {
+    std::fs::read_to_string(state(repo).join("calls"))
+        .map(|s| s.trim().parse().unwrap())
+        .unwrap_or(0)
+}
+
+fn prompt(repo: &Repo, n: u32) -> String {
+    std::fs::read_to_string(state(repo).join(format!("prompt-{n}"))).unwrap()
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+fn explain(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        stderr(out)
+    )
+}
+
+#[test]
+fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
+    let repo = project();
+    let script = agent(&repo, WORK);
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1);
+    let ev = events(&out);
+    let done = named(&ev, "done");
+    assert_eq!(done.len(), 1, "{ev:?}");
+    let run_id = done[0]["run"].as_str().unwrap().to_string();
+    // The goal went through `goal done`: complete, then the goal files deleted.
+    assert!(!repo.exists(".agents/goal/GOAL.md"));
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    // The turn made no iteration commit itself: the run recorded one, with its run id.
+    let subject = repo.git(&["log", "-1", "--format=%s", "HEAD~2"]);
+    assert_eq!(
+        subject.trim(),
+        "goal: iteration 1: turn 1: Wrote hello.txt; the test passes"
+    );
+    assert_eq!(repo.trailer("HEAD~2", "Goal-Run"), Some(run_id.clone()));
+    // `goal log` shows which iterations the run made.
+    let log = repo.goal().args(["log", "--all"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&log.stdout).contains(&format!("run {run_id}")),
+        "{}",
+        String::from_utf8_lossy(&log.stdout)
+    );
+    let rows = crate::support::json(
+        &repo
+            .goal()
+            .args(["log", "--all", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["run"] == run_id.as_str())
+    );
+    // The prompt held the goal and the open criterion with its re-run line.
+    let p = prompt(&repo, 1);
+    assert!(
+        p.contains("[goal-driven-loop] ACTIVE GOAL\nSay hello\n"),
+        "{p}"
+    );
+    assert!(p.contains("hello.txt exists and the test passes"), "{p}");
+    assert!(p.contains("`goal verify -c 1`"), "{p}");
+    // The turn's output went to its log under the git dir.
+    let log_file = repo
+        .path()
+        .join(".git/goal/runs")
+        .join(&run_id)
+        .join("turn-1.log");
+    assert!(
+        std::fs::read_to_string(log_file)
+            .unwrap()
+            .contains("Wrote hello.txt")
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn an_agent_that_only_says_it_is_done_never_completes() {
+    let repo = project();
+    let script = agent(&repo, "echo 'done, all tests pass'");
+    let out = run(&repo, &script, &["--max-iterations", "2"]);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 2);
+    let ev = events(&out);
+    assert_eq!(named(&ev, "budget").len(), 1);
+    assert!(named(&ev, "done").is_empty());
+    assert!(repo.goal_md().contains("iteration: 2"));
+    assert!(repo.goal_md().contains("status: in-progress"));
+}
+
+#[test]
+fn a_transient_failure_is_retried_with_backoff_in_the_same_iteration() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        &format!("if [ $n -le 2 ]; then echo '{OVERLOADED}'; exit 1; fi\n{WORK}"),
+    );
+    let out = run(&repo, &script, &["--max-iterations", "1"]);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    assert_eq!(calls(&repo), 3);
+    let ev = events(&out);
+    let delays: Vec<u64> = named(&ev, "retry")
+        .iter()
+        .map(|e| e["delay_s"].as_u64().unwrap())
+        .collect();
+    assert_eq!(delays, [30, 60]);
+    // Failed turns made no iteration: the one iteration is the good turn's.
+    let iterations: Vec<_> = named(&ev, "iterate");
+    assert_eq!(iterations.len(), 1);
+    assert_eq!(iterations[0]["iteration"], 1);
+    // Every try of the iteration saw the goal and the open criterion.
+    for n in 1..=3 {
+        let p = prompt(&repo, n);
+        assert!(
+            p.contains("Say hello") && p.contains("hello.txt exists"),
+            "{p}"
+        );
+    }
+    assert!(
+        prompt(&repo, 2).contains("overloaded"),
+        "{}",
+        prompt(&repo, 2)
+    );
+}
+
+#[test]
+fn the_eleventh_failure_in_an_iteration_blocks_the_goal() {
+    let repo = project();
+    let script = agent(&repo, &format!("echo '{OVERLOADED}'\nexit 1"));
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 1, "{}", explain(&out));
+    assert_eq!(calls(&repo), 11);
+    let ev = events(&out);
+    let delays: Vec<u64> = named(&ev, "retry")
+        .iter()
+        .map(|e| e["delay_s"].as_u64().unwrap())
+        .collect();
+    assert_eq!(delays, [30, 60, 120, 240, 300, 300, 300, 300, 300, 300]);
+    assert_eq!(named(&ev, "blocked").len(), 1);
+    // The same state and commit as `goal retry` after its last retry.
+    assert!(repo.goal_md().contains("status: blocked"));
+    assert!(repo.goal_md().contains("Retries exhausted"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("escalate")
+    );
+    assert!(repo.goal_md().contains("iteration: 0"));
+}
+
+#[test]
+fn an_auth_failure_stops_at_once() {
+    let repo = project();
+    let script = agent(&repo, &format!("echo '{AUTH}'\nexit 1"));
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1);
+    let ev = events(&out);
+    assert!(named(&ev, "retry").is_empty());
+    assert!(
+        named(&ev, "error")[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("authentication_error")
+    );
+}
+
+#[test]
+fn a_missing_agent_binary_stops_at_once() {
+    let repo = project();
+    let out = repo
+        .goal()
+        .args(["run", "--", "/nonexistent/agent-cli", "{prompt}"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert!(stderr(&out).contains("not found"), "{}", stderr(&out));
+}
+
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+        // A zombie waiting for a reaper is dead already.
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn idle_and_turn_timeouts_kill_the_agents_process_group() {
+    for (flag, hang) in [
+        // Prints nothing: the idle timeout.
+        ("--idle-timeout", "sleep 60"),
+        // Keeps printing, never ends: the turn timeout.
+        (
+            "--turn-timeout",
+            "while :; do echo working; sleep 0.05; done",
+        ),
+    ] {
+        let repo = project();
+        let script = agent(
+            &repo,
+            &format!(
+                "if [ $n -eq 1 ]; then sleep 60 & echo $! > \"$S/sleeper\"; {hang}; fi\n{WORK}"
+            ),
+        );
+        // Small, but roomy enough for the good turn (it runs `goal verify`) on a loaded machine.
+        let out = run(&repo, &script, &[flag, "2s"]);
+        assert_eq!(code(&out), 0, "{flag}: {}", explain(&out));
+        assert_eq!(calls(&repo), 2, "{flag}");
+        let ev = events(&out);
+        let ends = named(&ev, "turn_end");
+        assert!(
+            ends[0]["end"]
+                .as_str()
+                .unwrap()
+                .contains(if flag == "--idle-timeout" {
+                    "idle timeout"
+                } else {
+                    "turn timeout"
+                }),
+            "{ev:?}"
+        );
+        assert_eq!(named(&ev, "retry").len(), 1, "{flag}");
+        let sleeper = std::fs::read_to_string(state(&repo).join("sleeper")).unwrap();
+        assert!(
+            !alive(&sleeper),
+            "{flag}: the background sleeper {sleeper} survived"
+        );
+    }
+}
+
+#[test]
+fn a_usage_limit_is_waited_out_without_spending_a_retry() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        &format!(
+            "if [ $n -eq 1 ]; then echo \"{{\\\"type\\\":\\\"rate_limit_event\\\",\\\"rate_limit_info\\\":{{\\\"status\\\":\\\"rejected\\\",\\\"resetsAt\\\":$(( $(date +%s) + 3 ))}}}}\"; echo '{{\"type\":\"result\",\"is_error\":true,\"result\":\"You have hit your limit\"}}'; exit 1; fi\n{WORK}"
+        ),
+    );
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    assert_eq!(calls(&repo), 2);
+    let ev = events(&out);
+    let waits = named(&ev, "wait");
+    assert_eq!(waits.len(), 1, "{ev:?}");
+    let delay = waits[0]["delay_s"].as_u64().unwrap();
+    assert!((2..=4).contains(&delay), "{delay}");
+    assert!(
+        named(&ev, "retry").is_empty(),
+        "a usage limit spends no retry"
+    );
+}
+
+#[test]
+fn budgets_exit_three() {
+    // --max-time: failures wait 30 s, 60 s (scaled to nothing, counted in full); 2 min runs out.
+    let repo = project();
+    let script = agent(&repo, "echo boom; exit 1");
+    let out = run(&repo, &script, &["--max-time", "2m"]);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 3);
+    assert_eq!(named(&events(&out), "budget").len(), 1);
+
+    // --max-iterations counts iterations, not tries.
+    let repo = project();
+    let script = agent(
+        &repo,
+        "if [ $n -eq 1 ]; then exit 1; fi\necho 'still working'",
+    );
+    let out = run(&repo, &script, &["--max-iterations", "1"]);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 2);
+}
+
+#[test]
+fn stagnation_changes_the_prompt_then_escalates() {
+    let repo = project();
+    let script = agent(&repo, "echo 'looked around'");
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 1, "{}", explain(&out));
+    // Iterations 1 and 2 are not stagnant; 3 and 4 are (auto-recoveries); 5 escalates.
+    assert_eq!(calls(&repo), 5);
+    for n in 1..=3 {
+        assert!(
+            !prompt(&repo, n).contains("Stagnation detected"),
+            "prompt {n}"
+        );
+    }
+    for n in 4..=5 {
+        assert!(
+            prompt(&repo, n).contains("Stagnation detected"),
+            "prompt {n}"
+        );
+    }
+    for n in 1..=5 {
+        let p = prompt(&repo, n);
+        assert!(
+            p.contains("Say hello") && p.contains("hello.txt exists"),
+            "{p}"
+        );
+    }
+    assert!(repo.goal_md().contains("status: blocked"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("escalate")
+    );
+    assert_eq!(named(&events(&out), "blocked").len(), 1);
+}
+
+#[test]
+fn an_agent_that_records_its_own_iteration_gets_no_second_one() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        "echo hello > hello.txt\ngoal iterate -m 'wrote hello.txt' >/dev/null\necho 'recorded it myself'",
+    );
+    let out = run(&repo, &script, &["--max-iterations", "1"]);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert!(repo.goal_md().contains("iteration: 1"));
+    // The agent's own iteration carries the run id too (GOAL_RUN_ID).
+    let run_id = named(&events(&out), "budget")[0]["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(repo.trailer("HEAD", "Goal-Run"), Some(run_id));
+}
+
+#[test]
+fn the_prompt_is_on_stdin_in_goal_prompt_and_in_place_of_the_prompt_argument() {
+    let repo = project();
+    std::fs::create_dir_all(repo.path().join("sub")).unwrap();
+    let s = state(&repo);
+    let script = s.join("args.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nS='{}'\ncat > \"$S/stdin\"\nprintf '%s' \"$1\" > \"$S/arg\"\nprintf '%s' \"$GOAL_PROMPT\" > \"$S/env\"\necho \"$GOAL_RUN $GOAL_ITERATION $(pwd)\" > \"$S/where\"\n",
+            s.display()
+        ),
+    )
+    .unwrap();
+    let out = repo
+        .goal_in(&repo.path().join("sub"))
+        .env("GOAL_TIME_SCALE", "0")
+        .args(["run", "--max-iterations", "1", "--", "sh"])
+        .arg(&script)
+        .arg("{prompt}")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    let read = |f: &str| std::fs::read_to_string(s.join(f)).unwrap();
+    let stdin = read("stdin");
+    assert!(stdin.contains("Say hello"));
+    assert_eq!(stdin.trim_end(), read("arg").trim_end());
+    assert_eq!(stdin.trim_end(), read("env").trim_end());
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    assert_eq!(read("where").trim(), format!("1 1 {}", root.display()));
+    // Plain lines without --json.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("goal run: turn 1"));
+}
+
+#[test]
+fn one_ctrl_c_finishes_and_records_the_turn_then_exits_130() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        "kill -INT $PPID\nsleep 0.3\necho hello > hello.txt\necho 'finished after Ctrl-C'",
+    );
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 130, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1);
+    assert!(repo.goal_md().contains("iteration: 1"));
+    let subject = repo.git(&["log", "-1", "--format=%s"]);
+    assert_eq!(
+        subject.trim(),
+        "goal: iteration 1: turn 1: finished after Ctrl-C"
+    );
+    assert_eq!(named(&events(&out), "interrupted").len(), 1);
+}
+
+#[test]
+fn two_ctrl_c_stop_the_agent_at_once() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        "sleep 60 & echo $! > \"$S/sleeper\"\nkill -INT $PPID\nsleep 0.2\nkill -INT $PPID\nsleep 60\necho never",
+    );
+    let started = std::time::Instant::now();
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 130, "{}", explain(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(repo.goal_md().contains("iteration: 0"), "nothing recorded");
+    let sleeper = std::fs::read_to_string(state(&repo).join("sleeper")).unwrap();
+    assert!(!alive(&sleeper));
+}
+
+#[test]
+fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
+    let repo = Repo::new();
+    let out = repo.goal().args(["run", "--", "true"]).output().unwrap();
+    assert_eq!(code(&out), 1, "no active goal: {}", explain(&out));
+    assert!(stderr(&out).contains("no active goal"));
+
+    let out = repo.goal().args(["run"]).output().unwrap();
+    assert_eq!(code(&out), 2, "no agent: {}", explain(&out));
+
+    let s = repo.home.path().join("first.sh");
+    std::fs::write(
+        &s,
+        format!(
+            "#!/bin/sh\ncat > '{}/prompt'\necho ok\n",
+            repo.home.path().display()
+        ),
+    )
+    .unwrap();
+    let out = repo
+        .goal()
+        .env("GOAL_TIME_SCALE", "0")
+        .args([
+            "run",
+            "Write the greeting",
+            "--max-iterations",
+            "1",
+            "--",
+            "sh",
+        ])
+        .arg(&s)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert!(repo.goal_md().contains("goal: \"Write the greeting\""));
+    let p = std::fs::read_to_string(repo.home.path().join("prompt")).unwrap();
+    assert!(
+        p.contains("goal criteria add \"<observable outcome>\" --verify \"<test command>\""),
+        "{p}"
+    );
+}
+
+/// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
+/// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
+/// is set (CI sets it).
+struct FakeApi {
+    child: std::process::Child,
+    port: String,
+    log: PathBuf,
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn claude_dir() -> Option<PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude");
+    if dir.join("node_modules/.bin/claude").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
+        "Claude Code is not installed: cd tests/claude && npm ci"
+    );
+    eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");
+    None
+}
+
+fn fake_api(repo: &Repo, dir: &std::path::Path, script: &str) -> FakeApi {
+    use std::io::BufRead;
+    let log = state(repo).join("api.jsonl");
+    let mut child = std::process::Command::new("python3")
+        .arg(dir.join("fake_api.py"))
+        .env("SCRIPT", script)
+        .env("LOG", &log)
+        .env("WORK_COMMAND", "echo hello > hello.txt && goal verify -c 1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    FakeApi {
+        child,
+        port: port.trim().to_string(),
+        log,
+    }
+}
+
+fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
+    let path = format!(
+        "{}:{}",
+        dir.join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_goal"))
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    repo.goal()
+        .env("PATH", format!("{bin}:{path}"))
+        .env("GOAL_TIME_SCALE", "0")
+        .env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", api.port),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        // Claude Code's own retries of a 529 (10 by default) are not what is under test.
+        .env("CLAUDE_CODE_MAX_RETRIES", "1")
+        .args([
+            "run",
+            "--json",
+            "--agent",
+            "claude",
+            "--turn-timeout",
+            "90s",
+        ])
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap()
+}
+
+fn api_sessions(api: &FakeApi) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(&api.log)
+        .unwrap_or_default()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let s = v["session"].as_str().unwrap().to_string();
+        if v["kind"] != "side" && !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
+    let Some(dir) = claude_dir() else { return };
+    let repo = project();
+    let api = fake_api(&repo, &dir, "529,work");
+    let out = run_claude(&repo, &dir, &api);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let ev = events(&out);
+    // Turn 1: the API answered 529; Claude Code exited 1; goal run backed off 30 s and retried.
+    let retries = named(&ev, "retry");
+    assert_eq!(retries.len(), 1, "{ev:?}");
+    assert_eq!(retries[0]["delay_s"], 30);
+    assert!(
+        retries[0]["reason"].as_str().unwrap().contains("529"),
+        "{:?}",
+        retries[0]
+    );
+    // Turn 2: a Bash tool call wrote hello.txt and ran `goal verify -c 1`; goal done completed.
+    assert_eq!(api_sessions(&api).len(), 2);
+    assert_eq!(named(&ev, "done").len(), 1);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    let subject = repo.git(&["log", "-1", "--format=%s", "HEAD~2"]);
+    assert_eq!(
+        subject.trim(),
+        "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
+    );
+    assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+}
+
+#[test]
+fn the_real_claude_code_cli_with_a_bad_key_stops_at_once() {
+    let Some(dir) = claude_dir() else { return };
+    let repo = project();
+    let api = fake_api(&repo, &dir, "401");
+    let out = run_claude(&repo, &dir, &api);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert_eq!(api_sessions(&api).len(), 1, "one call");
+    assert!(named(&events(&out), "retry").is_empty());
+}
