@@ -543,6 +543,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                         super::done::Args {
                             deslop: Vec::new(),
                             commit: super::CommitFlags::default(),
+                            report: false,
                         },
                     )
                 });

@@ -65,7 +65,7 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
             "The previous try of this iteration failed ({failure}); pick up where it stopped.\n\n"
         ));
     }
-    text.push_str(&inject::continuation(goal));
+    text.push_str(&inject::continuation(goal, proof.proven));
     text.push_str(
         "\nYou are run by `goal run`, one turn at a time. Work toward the criteria above; prove each with `goal verify` (its re-run line) — only test evidence on the current code counts, your own words do not. When you finish a step, you may record it with `goal iterate -m \"<what you did and verified>\"`; otherwise `goal run` records the turn for you. Do not run `goal done`: `goal run` calls it when every criterion is proven.\n",
     );
