@@ -57,6 +57,35 @@ pub fn quiet_on_closed_pipe() {
     });
 }
 
+/// While alive, a write to a closed pipe fails with EPIPE instead of ending the process (for
+/// writes to a child's stdin).
+pub struct QuietPipe {
+    was: bool,
+}
+
+impl QuietPipe {
+    pub fn new() -> QuietPipe {
+        let was = PIPE_KILLS
+            .get()
+            .is_some_and(|p| p.swap(false, Ordering::SeqCst));
+        QuietPipe { was }
+    }
+}
+
+impl Default for QuietPipe {
+    fn default() -> Self {
+        QuietPipe::new()
+    }
+}
+
+impl Drop for QuietPipe {
+    fn drop(&mut self) {
+        if let Some(p) = PIPE_KILLS.get() {
+            p.store(self.was, Ordering::SeqCst);
+        }
+    }
+}
+
 fn handlers() -> Option<&'static Handlers> {
     HANDLERS
         .get_or_init(|| {

@@ -674,3 +674,95 @@ fn the_real_claude_code_cli_with_a_bad_key_stops_at_once() {
     assert_eq!(api_sessions(&api).len(), 1, "one call");
     assert!(named(&events(&out), "retry").is_empty());
 }
+
+#[test]
+fn an_agent_that_never_reads_its_prompt_does_not_end_the_run() {
+    // A prompt larger than a pipe's buffer and an agent that exits at once: writing the prompt
+    // must meet the closed pipe.
+    let repo = project();
+    let mut md = repo.goal_md();
+    let extra: String = (0..1500)
+        .map(|n| format!("- [ ] padding criterion {n} says nothing much but takes room in the prompt (verify: `sh test.sh`)\n"))
+        .collect();
+    md = md.replace(
+        "- [ ] hello.txt exists",
+        &format!("{extra}- [ ] hello.txt exists"),
+    );
+    repo.write(".agents/goal/GOAL.md", &md);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "many criteria"]);
+    for _ in 0..3 {
+        let out = repo
+            .goal()
+            .env("GOAL_TIME_SCALE", "0")
+            .args(["run", "--json", "--max-iterations", "1", "--", "true"])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 3, "{}", explain(&out));
+        assert_eq!(named(&events(&out), "budget").len(), 1, "{}", explain(&out));
+    }
+}
+
+#[test]
+fn the_agent_output_is_kept_whole_and_the_summary_is_its_last_stdout_line() {
+    let repo = project();
+    let script = agent(
+        &repo,
+        "echo hello > hello.txt\nprintf 'noise on stderr that never ends its line' >&2\ngoal verify -c 1\necho 'AGENT-LAST-LINE'",
+    );
+    let out = run(&repo, &script, &["--max-iterations", "1"]);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let iterate = repo.git(&["log", "--format=%s", "--grep=turn 1"]);
+    assert!(iterate.contains("turn 1: AGENT-LAST-LINE"), "{iterate}");
+    let runs = repo.path().join(".git/goal/runs");
+    let run_dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(run_dir.join("turn-1.log")).unwrap();
+    assert!(log.lines().any(|l| l == "AGENT-LAST-LINE"), "{log}");
+}
+
+#[test]
+fn bad_budgets_and_timeouts_are_refused_before_anything_is_written() {
+    let repo = project();
+    let head = repo.head();
+    for flags in [
+        &["--idle-timeout", "0"][..],
+        &["--turn-timeout", "0s"],
+        &["--max-time", "0"],
+        &["--max-iterations", "0"],
+    ] {
+        let out = repo
+            .goal()
+            .args(["run"])
+            .args(flags)
+            .args(["--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 2, "{flags:?}: {}", explain(&out));
+        assert_eq!(repo.head(), head, "{flags:?}");
+    }
+    // The same goal text with criteria it does not have is refused too.
+    let out = repo
+        .goal()
+        .args([
+            "run",
+            "Say hello",
+            "-c",
+            "something else entirely",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert!(
+        stderr(&out).contains("does not add criteria"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.head(), head);
+}

@@ -315,6 +315,21 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             count("cannot run"),
             count("skipped")
         ));
+        let on_base = goals
+            .iter()
+            .flat_map(|g| &g.criteria)
+            .filter(|c| c.flags.iter().any(|f| f == "passes-on-base"))
+            .count();
+        if on_base > 0 {
+            tail.push(format!(
+                "{on_base} test(s) pass on the goal's base (passes-on-base{})",
+                if args.strict {
+                    ", fails with --strict"
+                } else {
+                    ""
+                }
+            ));
+        }
     } else {
         tail.push("evidence not replayed (add --rerun)".into());
     }

@@ -56,7 +56,7 @@ pub struct Args {
     )]
     pub agent_args: Vec<String>,
     /// Stop (exit 3) after this many iterations of this run (failed turns are retries, not counted).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iterations: Option<u64>,
     /// Stop (exit 3) after this much wall time, waits included: 90, 90s, 5m, 2h.
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
@@ -68,11 +68,14 @@ pub struct Args {
     /// Kill the agent when one turn takes longer than this; the turn is retried.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "60m")]
     pub turn_timeout: Duration,
-    /// Any agent command instead of a preset: the prompt goes on stdin, in GOAL_PROMPT, and in place
-    /// of an argument that is exactly `{prompt}`.
+    /// Any agent command instead of a preset: the prompt goes on stdin, in GOAL_PROMPT (and a file
+    /// named by GOAL_PROMPT_FILE), and in place of an argument that is exactly `{prompt}`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
+
+/// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
+const MAX_ENV_PROMPT: usize = 100 * 1024;
 
 /// `90`, `90s`, `5m`, `2h` (and `300ms`, `0.5s` for tests).
 pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
@@ -91,8 +94,10 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
         "h" => n * 3600.0,
         _ => return Err(format!("`{text}`: unknown unit `{unit}` (use s, m or h)")),
     };
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(format!("`{text}` is not a duration"));
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!(
+            "`{text}` is not a positive duration: use 90, 90s, 5m or 2h"
+        ));
     }
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -200,14 +205,31 @@ fn run_id() -> String {
 fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
     let Some(text) = args.goal.as_deref() else {
         if ws.read_goal()?.is_none() {
-            return Err(Error::NoGoal {
-                path: ws.goal_rel.clone(),
-            });
+            return Err(Error::refused(
+                format!("no active goal ({} does not exist)", ws.goal_rel.display()),
+                "start one with `goal run \"<goal>\" -c \"<criterion> (verify: `<test command>`)\" --agent <name>`",
+            ));
         }
         return Ok(());
     };
     if let Some(active) = ws.read_goal()? {
         if active.goal == crate::goal_file::one_line(text) {
+            let texts = active.criteria_texts();
+            let new: Vec<&String> = args
+                .criteria
+                .iter()
+                .filter(|c| !texts.contains(&crate::goal_file::one_line(c)))
+                .collect();
+            if !new.is_empty() {
+                return Err(Error::usage(
+                    format!(
+                        "the goal \"{}\" is already active, and -c does not add criteria to it ({} not among them)",
+                        active.goal,
+                        new.len()
+                    ),
+                    "add them with `goal criteria add \"<criterion>\" --verify \"<test command>\"`, then `goal run` (no goal text)",
+                ));
+            }
             return Ok(());
         }
         return Err(Error::refused(
@@ -344,12 +366,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
                 );
                 display.status(&format!("turn {turn} · {summary} · agent working"));
-                let env = vec![
+                // The prompt is also a file beside the turn's log; the environment holds it only
+                // while it fits (the kernel refuses a variable over 128 KiB).
+                let prompt_file = run_dir.join(format!("turn-{turn}.prompt"));
+                let _ = std::fs::write(&prompt_file, &prompt);
+                let mut env = vec![
                     ("GOAL_RUN".to_string(), "1".to_string()),
                     ("GOAL_ITERATION".to_string(), iteration.to_string()),
                     ("GOAL_RUN_ID".to_string(), run_id.clone()),
-                    ("GOAL_PROMPT".to_string(), prompt.clone()),
+                    (
+                        "GOAL_PROMPT_FILE".to_string(),
+                        prompt_file.display().to_string(),
+                    ),
                 ];
+                if prompt.len() < MAX_ENV_PROMPT {
+                    env.push(("GOAL_PROMPT".to_string(), prompt.clone()));
+                }
                 let turn_timeout = timeout_ms.map(Duration::from_millis);
                 let spec = Turn {
                     argv: &argv,

@@ -56,7 +56,8 @@ pub fn count_interrupts() {
 }
 
 enum Note {
-    Output(Vec<u8>),
+    /// A chunk of the agent's stdout (false) or stderr (true).
+    Output(Vec<u8>, bool),
     Closed,
     Exited(std::io::Result<std::process::ExitStatus>),
 }
@@ -109,17 +110,23 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
             };
         }
     };
+    // An agent that exits without reading its prompt closes the pipe: writing to it must not end
+    // `goal run` (SIGPIPE), only that write.
+    let _quiet_pipe = crate::child::QuietPipe::new();
     let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
     let (sender, notes) = mpsc::channel::<Note>();
-    if let (Some(mut stdin), Some(prompt)) = (child.stdin.take(), turn.stdin) {
-        let prompt = prompt.as_bytes().to_vec();
-        std::thread::spawn(move || {
-            // An agent that does not read stdin closes it: that is fine.
-            let _ = stdin.write_all(&prompt);
-        });
-    }
+    let writer = match (child.stdin.take(), turn.stdin) {
+        (Some(mut stdin), Some(prompt)) => {
+            let prompt = prompt.as_bytes().to_vec();
+            Some(std::thread::spawn(move || {
+                // An agent that does not read stdin closes it: that is fine.
+                let _ = stdin.write_all(&prompt);
+            }))
+        }
+        _ => None,
+    };
     let mut pumps = 0;
-    let pump = |mut source: Box<dyn Read + Send>| {
+    let pump = |mut source: Box<dyn Read + Send>, is_err: bool| {
         let sender = sender.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
@@ -127,7 +134,10 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
                 match source.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        if sender.send(Note::Output(buf[..n].to_vec())).is_err() {
+                        if sender
+                            .send(Note::Output(buf[..n].to_vec(), is_err))
+                            .is_err()
+                        {
                             break;
                         }
                     }
@@ -137,11 +147,11 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
         });
     };
     if let Some(out) = child.stdout.take() {
-        pump(Box::new(out));
+        pump(Box::new(out), false);
         pumps += 1;
     }
     if let Some(err) = child.stderr.take() {
-        pump(Box::new(err));
+        pump(Box::new(err), true);
         pumps += 1;
     }
     {
@@ -156,7 +166,10 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
 
     let started = Instant::now();
     let mut last_output = Instant::now();
-    let mut output = Vec::new();
+    // stdout and stderr are kept apart, and the log gets whole lines, so that one stream never
+    // splices into the middle of the other's line (the turn's summary is stdout's last line).
+    let mut kept: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     let mut status = None;
     let mut killed: Option<TurnEnd> = None;
     let mut exited_at: Option<Instant> = None;
@@ -174,15 +187,20 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
             break;
         }
         match notes.recv_timeout(tick) {
-            Ok(Note::Output(bytes)) => {
+            Ok(Note::Output(bytes, is_err)) => {
                 last_output = Instant::now();
-                if let Some(l) = log.as_mut() {
-                    let _ = l.write_all(&bytes);
+                let k = usize::from(is_err);
+                partial[k].extend_from_slice(&bytes);
+                if let Some(end) = partial[k].iter().rposition(|&b| b == b'\n') {
+                    let lines: Vec<u8> = partial[k].drain(..=end).collect();
+                    if let Some(l) = log.as_mut() {
+                        let _ = l.write_all(&lines);
+                    }
                 }
-                output.extend_from_slice(&bytes);
+                kept[k].extend_from_slice(&bytes);
                 // Keep the tail only: the log file has it all, the verdict reads the end.
-                if output.len() > MAX_KEPT {
-                    output.drain(..output.len() - MAX_KEPT);
+                if kept[k].len() > MAX_KEPT {
+                    kept[k].drain(..kept[k].len() - MAX_KEPT);
                 }
             }
             Ok(Note::Closed) => pumps -= 1,
@@ -216,6 +234,11 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
     }
     // No survivor: whatever is left of the agent's process group goes with the turn.
     kill_group(group, Signal::KILL);
+    // With every reader gone, the prompt's writer ends (EPIPE at worst) while the closed-pipe
+    // guard still holds.
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
     let end = match (killed, status) {
         (Some(reason), _) => reason,
         (None, Some(Ok(s))) => {
@@ -225,10 +248,20 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
         (None, None) => TurnEnd::Exited(-1),
     };
     if let Some(l) = log.as_mut() {
+        for rest in &partial {
+            if !rest.is_empty() {
+                let _ = l.write_all(rest);
+                let _ = l.write_all(b"\n");
+            }
+        }
         let _ = writeln!(l, "\n[goal run: turn ended: {end:?}]");
     }
-    Ended {
-        end,
-        output: String::from_utf8_lossy(&output).into_owned(),
+    // stderr first, stdout last: error patterns read both, the summary is stdout's last line.
+    let [stdout, stderr] = kept;
+    let mut output = String::from_utf8_lossy(&stderr).into_owned();
+    if !output.is_empty() && !output.ends_with('\n') {
+        output.push('\n');
     }
+    output.push_str(&String::from_utf8_lossy(&stdout));
+    Ended { end, output }
 }

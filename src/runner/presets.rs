@@ -459,6 +459,9 @@ pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
     {
         return u64::try_from(t.timestamp_millis()).ok();
     }
+    if let Some(at) = clock_reset(output, now_ms) {
+        return Some(at);
+    }
     let within = regex(
         &IN,
         r"(?i)(?:resets?\s+(?:in|after)|try again in|retry in|retry after)\s+((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,and]*)+)",
@@ -467,6 +470,46 @@ pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
         return duration_ms(&c[1]).map(|d| now_ms.saturating_add(d));
     }
     None
+}
+
+/// A reset given as a wall-clock time in a named zone — `resets 7pm (UTC)`, `will reset at 3pm
+/// (Europe/London)`, `resets 14:30 (Asia/Shanghai)` — as the next such moment after `now_ms`.
+fn clock_reset(output: &str, now_ms: u64) -> Option<u64> {
+    static CLOCK: OnceLock<Option<Regex>> = OnceLock::new();
+    let clock = regex(
+        &CLOCK,
+        r"(?i)resets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*\(([A-Za-z_+\-/0-9]+)\)",
+    )?;
+    let c = clock.captures_iter(output).last()?;
+    let mut hour: i8 = c[1].parse().ok()?;
+    let minute: i8 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
+    match c.get(3).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
+        Some("pm") if hour < 12 => hour += 12,
+        Some("am") if hour == 12 => hour = 0,
+        _ => {}
+    }
+    if hour > 23 || minute > 59 {
+        return None;
+    }
+    // The zone's rules come from the system's time zone database.
+    let tz = jiff::tz::TimeZone::get(&c[4]).ok()?;
+    let now = jiff::Timestamp::from_millisecond(i64::try_from(now_ms).ok()?)
+        .ok()?
+        .to_zoned_datetime(tz.clone());
+    let today = now.date();
+    let mut at = today
+        .at(hour, minute, 0, 0)
+        .to_zoned_datetime(tz.clone())
+        .ok()?;
+    if at.timestamp() <= now.timestamp() {
+        at = today
+            .tomorrow()
+            .ok()?
+            .at(hour, minute, 0, 0)
+            .to_zoned_datetime(tz)
+            .ok()?;
+    }
+    u64::try_from(at.timestamp().as_millisecond()).ok()
 }
 
 /// `2 hours 30 minutes`, `5h`, `44.5s`, `1d 2h` → ms.
@@ -819,6 +862,34 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(reset_time(text, NOW), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn wall_clock_resets_in_a_named_zone() {
+        // 2026-12-01T10:00:00Z
+        let now = 1_796_119_200_000u64;
+        let h = 3_600_000u64;
+        let cases: &[(&str, Option<u64>)] = &[
+            (
+                "You've hit your limit · resets 7pm (UTC)",
+                Some(now + 9 * h),
+            ),
+            (
+                "Claude usage limit reached. Your limit will reset at 3pm (Europe/London).",
+                Some(now + 5 * h),
+            ),
+            ("resets 9am (UTC)", Some(now + 23 * h)),
+            ("resets 12am (UTC)", Some(now + 14 * h)),
+            (
+                "resets 14:30 (Asia/Shanghai)",
+                Some(now + 20 * h + 30 * 60_000),
+            ),
+            ("resets 7pm (Not/AZone)", None),
+            ("resets 25pm (UTC)", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(reset_time(text, now), *want, "{text}");
         }
     }
 
