@@ -4,12 +4,14 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use git2::{IndexAddOption, Repository, RepositoryState, Signature, Time};
+use git2::{Repository, RepositoryState, Signature, Time};
 
 /// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
 pub use git2::Oid;
 
 use crate::error::{Error, Result};
+
+mod scan;
 
 /// An open, non-bare repository with a working tree.
 pub struct Repo {
@@ -327,10 +329,29 @@ impl Repo {
     /// touching the real index.
     pub fn worktree_tree(&self) -> Result<Oid> {
         let mut index = self.inner.index().map_err(Error::git("read the index"))?;
-        let result = stage_all(&mut index).and_then(|()| index.write_tree());
-        // Throw the in-memory staging away: the index on disk is not ours to change here.
-        index.read(true).map_err(Error::git("reload the index"))?;
-        result.map_err(Error::git("snapshot the working tree"))
+        let result = self
+            .stage_all(&mut index)
+            .and_then(|undo| Ok((index.write_tree()?, undo)));
+        // Put the in-memory index back: the index on disk is not ours to change here.
+        match result {
+            Ok((tree, undo)) => {
+                if undo.apply(&mut index).is_err() {
+                    index.read(true).map_err(Error::git("reload the index"))?;
+                }
+                Ok(tree)
+            }
+            Err(e) => {
+                index.read(true).map_err(Error::git("reload the index"))?;
+                Err(Error::git("snapshot the working tree")(e))
+            }
+        }
+    }
+
+    /// Stage the working tree into `index` in memory, as `git add -A` would, trusting the stat
+    /// data of unchanged files as git does.
+    fn stage_all(&self, index: &mut git2::Index) -> std::result::Result<scan::Undo, git2::Error> {
+        let file = index.path().map(Path::to_path_buf);
+        scan::stage_all(&self.inner, &self.root, index, file.as_deref())
     }
 
     /// The id `tree` would have without the subtree at `exclude` (e.g. `.agents/goal`). The id is
@@ -433,8 +454,7 @@ impl Repo {
         changes: &[(PathBuf, Option<Vec<u8>>)],
     ) -> std::result::Result<Oid, git2::Error> {
         let mut index = self.inner.index()?;
-        index.read(false)?;
-        let staged = stage_all(&mut index).and_then(|()| {
+        let staged = self.stage_all(&mut index).and_then(|_| {
             for (path, bytes) in changes {
                 match bytes {
                     Some(bytes) => stage_bytes(&mut index, path, bytes)?,
@@ -945,11 +965,6 @@ fn tune() {
 
 fn empty_tree_id() -> Oid {
     Oid::hash_object(git2::ObjectType::Tree, b"").unwrap_or(Oid::ZERO_SHA1)
-}
-
-fn stage_all(index: &mut git2::Index) -> std::result::Result<(), git2::Error> {
-    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
-    index.update_all(["*"], None)
 }
 
 /// Stage `bytes` as the content of `path` (a regular file), whatever the working tree holds.

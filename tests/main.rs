@@ -14,4 +14,5 @@ mod generative;
 mod history;
 mod proof;
 mod redteam;
+mod speed;
 mod terminal;
