@@ -3,6 +3,7 @@
 //! changed, racy and untracked files are hashed. The index on disk is never written.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
 use std::path::{Path, PathBuf};
@@ -96,10 +97,15 @@ pub(super) fn stage_all(
         stamp,
     };
     let entries: Vec<IndexEntry> = index.iter().collect();
-    let found = stat_all(root, &entries, rules);
-
     let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
+    let mut previous: Option<&[u8]> = None;
     for entry in &entries {
+        let parent = parent_of(&entry.path);
+        // Sorted paths: a folder's files come together, so most parents repeat the previous one.
+        if previous == Some(parent) {
+            continue;
+        }
+        previous = Some(parent);
         let mut path = entry.path.as_slice();
         while let Some(cut) = path.iter().rposition(|&b| b == b'/') {
             path = &path[..cut];
@@ -116,7 +122,11 @@ pub(super) fn stage_all(
         untracked: Vec::new(),
         shadowed: Vec::new(),
     };
-    walk.dir(&mut PathBuf::new())?;
+    // The walk for untracked files runs here while other threads stat the index's files.
+    let (found, walked) = stat_all(root, &entries, rules, || {
+        walk.dir(&mut PathBuf::new(), 0..entries.len())
+    });
+    walked?;
     let Walk {
         untracked,
         shadowed,
@@ -175,14 +185,19 @@ enum Action {
 
 /// `lstat` every index entry, on as many threads as are worth it. Paths are looked up relative
 /// to the worktree root's descriptor, as git looks them up relative to its working directory.
-fn stat_all(root: &Path, entries: &[IndexEntry], rules: Rules) -> Vec<Found> {
+fn stat_all<R>(
+    root: &Path,
+    entries: &[IndexEntry],
+    rules: Rules,
+    meanwhile: impl FnOnce() -> R,
+) -> (Vec<Found>, R) {
     use rustix::fs::{Mode, OFlags};
     let Ok(dir) = rustix::fs::open(
         root,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     ) else {
-        return entries.iter().map(|_| Found::Look).collect();
+        return (entries.iter().map(|_| Found::Look).collect(), meanwhile());
     };
     let dir = &dir;
     let threads = std::thread::available_parallelism()
@@ -191,7 +206,12 @@ fn stat_all(root: &Path, entries: &[IndexEntry], rules: Rules) -> Vec<Found> {
         .clamp(1, 8)
         .min(entries.len().div_ceil(STAT_CHUNK).max(1));
     if threads <= 1 {
-        return entries.iter().map(|e| stat_one(dir, e, rules)).collect();
+        let mut folder = Folder::new(dir);
+        let found = entries
+            .iter()
+            .map(|e| stat_one(&mut folder, e, rules))
+            .collect();
+        return (found, meanwhile());
     }
     let chunk = entries.len().div_ceil(threads);
     std::thread::scope(|scope| {
@@ -199,13 +219,15 @@ fn stat_all(root: &Path, entries: &[IndexEntry], rules: Rules) -> Vec<Found> {
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
+                    let mut folder = Folder::new(dir);
                     part.iter()
-                        .map(|e| stat_one(dir, e, rules))
+                        .map(|e| stat_one(&mut folder, e, rules))
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles
+        let result = meanwhile();
+        let found = handles
             .into_iter()
             .zip(entries.chunks(chunk))
             .flat_map(|(h, part)| {
@@ -213,19 +235,65 @@ fn stat_all(root: &Path, entries: &[IndexEntry], rules: Rules) -> Vec<Found> {
                 h.join()
                     .unwrap_or_else(|_| part.iter().map(|_| Found::Look).collect())
             })
-            .collect()
+            .collect();
+        (found, result)
     })
+}
+
+/// The folder of the entries being stat-ed, kept open: each file is then looked up by its name
+/// alone (index entries come sorted, so a folder's files come together).
+struct Folder<'a> {
+    root: &'a rustix::fd::OwnedFd,
+    path: Vec<u8>,
+    fd: Option<rustix::fd::OwnedFd>,
+}
+
+impl<'a> Folder<'a> {
+    fn new(root: &'a rustix::fd::OwnedFd) -> Self {
+        Folder {
+            root,
+            path: Vec::new(),
+            fd: None,
+        }
+    }
+
+    /// `lstat` of an index path; a folder on the way that is gone, or is a symlink now, makes
+    /// the file gone (git does not look beyond a symlink either).
+    fn lstat(&mut self, path: &[u8]) -> Option<rustix::fs::Stat> {
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        let parent = parent_of(path);
+        if parent.is_empty() {
+            return rustix::fs::statat(self.root, bytes_path(path), AtFlags::SYMLINK_NOFOLLOW).ok();
+        }
+        if parent != self.path.as_slice() {
+            self.path = parent.to_vec();
+            self.fd = rustix::fs::openat(
+                self.root,
+                bytes_path(parent),
+                OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .ok();
+        }
+        let name = &path[parent.len() + 1..];
+        rustix::fs::statat(
+            self.fd.as_ref()?,
+            bytes_path(name),
+            AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .ok()
+    }
 }
 
 // The widths of `stat`'s fields differ between platforms: the casts are no-ops only on some.
 #[allow(clippy::unnecessary_cast)]
-fn stat_one(dir: &rustix::fd::OwnedFd, entry: &IndexEntry, rules: Rules) -> Found {
-    use rustix::fs::{AtFlags, FileType};
+fn stat_one(folder: &mut Folder, entry: &IndexEntry, rules: Rules) -> Found {
+    use rustix::fs::FileType;
     if entry.flags & VALID != 0 || entry.flags_extended & SKIP_WORKTREE != 0 {
         // assume-unchanged and sparse entries: git does not look at the file.
         return Found::Same;
     }
-    let Ok(st) = rustix::fs::statat(dir, bytes_path(&entry.path), AtFlags::SYMLINK_NOFOLLOW) else {
+    let Some(st) = folder.lstat(&entry.path) else {
         return Found::Gone;
     };
     let kind = FileType::from_raw_mode(st.st_mode);
@@ -291,10 +359,13 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn is_tracked_file(&self, path: &[u8]) -> bool {
-        self.entries
+    /// The index entry at `path` among `range` (the entries under the folder being listed).
+    fn find(&self, path: &[u8], range: &Range<usize>) -> Option<&IndexEntry> {
+        let entries = &self.entries[range.clone()];
+        entries
             .binary_search_by(|e| e.path.as_slice().cmp(path))
-            .is_ok()
+            .ok()
+            .map(|i| &entries[i])
     }
 
     fn ignored(&self, path: &Path, dir: bool) -> bool {
@@ -309,8 +380,9 @@ impl Walk<'_> {
         }
     }
 
-    /// List `rel` (a folder with tracked files, or an untracked one that is not ignored).
-    fn dir(&mut self, rel: &mut PathBuf) -> Result<(), git2::Error> {
+    /// List `rel` (a folder with tracked files, or an untracked one that is not ignored);
+    /// `range` holds the index entries under it.
+    fn dir(&mut self, rel: &mut PathBuf, range: Range<usize>) -> Result<(), git2::Error> {
         let Ok(list) = std::fs::read_dir(self.root.join(&*rel)) else {
             return Ok(());
         };
@@ -320,52 +392,75 @@ impl Walk<'_> {
                 continue;
             }
             rel.push(&name);
-            let result = self.one(rel, &item);
+            let result = self.one(rel, &item, &range);
             rel.pop();
             result?;
         }
         Ok(())
     }
 
-    fn one(&mut self, rel: &mut PathBuf, item: &std::fs::DirEntry) -> Result<(), git2::Error> {
+    fn one(
+        &mut self,
+        rel: &mut PathBuf,
+        item: &std::fs::DirEntry,
+        range: &Range<usize>,
+    ) -> Result<(), git2::Error> {
         let bytes = rel.as_os_str().as_encoded_bytes();
         let Ok(kind) = item.file_type() else {
             return Ok(());
         };
-        let tracked_dir = self.tracked_dirs.contains(bytes);
-        if tracked_dir && !kind.is_dir() {
-            self.shadowed.push(bytes.to_vec());
-        }
-        if kind.is_dir() {
-            if tracked_dir {
-                return self.dir(rel);
+        if !kind.is_dir() {
+            // Most names are tracked files: one search in the folder's entries settles them.
+            if self.find(bytes, range).is_some() {
+                return Ok(());
             }
-            if let Ok(i) = self
-                .entries
-                .binary_search_by(|e| e.path.as_slice().cmp(bytes))
-                && self.entries[i].mode == MODE_GITLINK
+            if self.tracked_dirs.contains(bytes) {
+                // A file where a tracked folder was: the folder's entries are gone.
+                self.shadowed.push(bytes.to_vec());
+            }
+            if kind.is_fifo()
+                || kind.is_socket()
+                || kind.is_block_device()
+                || kind.is_char_device()
+                || self.ignored(rel, false)
             {
-                // A submodule: the index pass looks at it.
                 return Ok(());
             }
-            if self.ignored(rel, true) {
-                return Ok(());
-            }
-            if self.root.join(&*rel).join(".git").exists() {
-                self.untracked.push(rel.clone());
-                return Ok(());
-            }
-            return self.dir(rel);
-        }
-        if kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device() {
+            self.untracked.push(rel.clone());
             return Ok(());
         }
-        if self.is_tracked_file(bytes) || self.ignored(rel, false) {
+        if self.tracked_dirs.contains(bytes) {
+            let mut prefix = bytes.to_vec();
+            prefix.push(b'/');
+            let entries = &self.entries[range.clone()];
+            let lo = range.start + entries.partition_point(|e| e.path < prefix);
+            let hi = range.start
+                + entries.partition_point(|e| e.path.starts_with(&prefix) || e.path < prefix);
+            return self.dir(rel, lo..hi);
+        }
+        if self
+            .find(bytes, range)
+            .is_some_and(|e| e.mode == MODE_GITLINK)
+        {
+            // A submodule: the index pass looks at it.
             return Ok(());
         }
-        self.untracked.push(rel.clone());
-        Ok(())
+        if self.ignored(rel, true) {
+            return Ok(());
+        }
+        if self.root.join(&*rel).join(".git").exists() {
+            self.untracked.push(rel.clone());
+            return Ok(());
+        }
+        self.dir(rel, 0..0)
     }
+}
+
+/// The folder part of an index path (empty at the root).
+fn parent_of(path: &[u8]) -> &[u8] {
+    path.iter()
+        .rposition(|&b| b == b'/')
+        .map_or(&[][..], |cut| &path[..cut])
 }
 
 fn copy(entry: &IndexEntry) -> IndexEntry {
