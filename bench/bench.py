@@ -68,8 +68,9 @@ def goal_md(iterations, criteria=3):
     return lines
 
 
-def build_history(path, iterations, files=2000):
-    """A repo with `files` source files and a goal of `iterations` iteration commits."""
+def build_history(path, iterations, files=2000, keep=None):
+    """A repo with `files` source files and a goal of `iterations` iteration commits. `keep`: the
+    Progress Log keeps only its last `keep` entries (trimmed by hand, as some users do)."""
     os.makedirs(path)
     run(["git", "init", "-q", "-b", "main"], path)
     out = []
@@ -96,8 +97,11 @@ def build_history(path, iterations, files=2000):
     log = goal_md(0)
     trailers = "Goal-Iteration: {n}\nGoal-Status: in-progress\nGoal-Passing: 0/3\nGoal-Action: {a}\n"
     commit('goal: init "Benchmark goal"\n\n' + trailers.format(n=0, a="init"), [(".agents/goal/GOAL.md", blob("\n".join(log) + "\n"))], t0 + 1)
+    head = len(log)
     for n in range(1, iterations + 1):
         log += [f"### Iteration {n}", f"- worked on step {n}"]
+        if keep is not None and len(log) > head + 2 * keep:
+            del log[head : head + 2]
         text = "\n".join(log).replace("iteration: 0", f"iteration: {n}", 1) + "\n"
         code = blob(f"// step {n}\n" + "fn g() {}\n" * (n % 7 + 1))
         commit(
