@@ -338,6 +338,9 @@ struct Walker<'a> {
     window: std::collections::VecDeque<Point>,
     /// Criteria of the last commit that changed GOAL.md.
     last_criteria: Option<Vec<(String, bool)>>,
+    /// The Acceptance Criteria section `last_criteria` was read from: a GOAL.md whose section
+    /// is byte for byte the same has the same criteria, and is not parsed again.
+    last_section: Option<Vec<u8>>,
     /// GOAL.md's blob and the tree of the previous commit.
     last_blob: Option<Oid>,
     last_tree: Option<Oid>,
@@ -366,6 +369,7 @@ impl<'a> Walker<'a> {
             last_row_tree: None,
             window: std::collections::VecDeque::new(),
             last_criteria: None,
+            last_section: None,
             last_blob: None,
             last_tree: None,
             hand_made: Vec::new(),
@@ -591,7 +595,21 @@ impl<'a> Walker<'a> {
     /// What a commit that changed GOAL.md did to its criteria: ticks without passing evidence on
     /// its tree, a broken evidence chain, material changes.
     fn criteria_change(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
-        let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
+        let bytes = self
+            .repo
+            .file_in_tree(info.tree, self.goal_rel)
+            .ok()
+            .flatten();
+        let section = bytes.as_deref().and_then(GoalFile::criteria_section);
+        if self.last_criteria.is_some()
+            && section.is_some()
+            && section == self.last_section.as_deref()
+        {
+            // Only the Progress Log (or the frontmatter) changed: no criterion did.
+            return Ok(Change::default());
+        }
+        self.last_section = section.map(<[u8]>::to_vec);
+        let Some(now) = bytes.and_then(|b| GoalFile::parse_head(&b).ok()) else {
             self.last_criteria = None;
             return Ok(Change::default());
         };
@@ -665,6 +683,7 @@ impl<'a> Walker<'a> {
         self.pending_tree = None;
         self.window.clear();
         self.last_criteria = None;
+        self.last_section = None;
         Ok(())
     }
 

@@ -4,12 +4,14 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use git2::{IndexAddOption, Repository, RepositoryState, Signature, Time};
+use git2::{Repository, RepositoryState, Signature, Time};
 
 /// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
 pub use git2::Oid;
 
 use crate::error::{Error, Result};
+
+mod scan;
 
 /// An open, non-bare repository with a working tree.
 pub struct Repo {
@@ -327,10 +329,29 @@ impl Repo {
     /// touching the real index.
     pub fn worktree_tree(&self) -> Result<Oid> {
         let mut index = self.inner.index().map_err(Error::git("read the index"))?;
-        let result = stage_all(&mut index).and_then(|()| index.write_tree());
-        // Throw the in-memory staging away: the index on disk is not ours to change here.
-        index.read(true).map_err(Error::git("reload the index"))?;
-        result.map_err(Error::git("snapshot the working tree"))
+        let result = self
+            .stage_all(&mut index)
+            .and_then(|undo| Ok((index.write_tree()?, undo)));
+        // Put the in-memory index back: the index on disk is not ours to change here.
+        match result {
+            Ok((tree, undo)) => {
+                if undo.apply(&mut index).is_err() {
+                    index.read(true).map_err(Error::git("reload the index"))?;
+                }
+                Ok(tree)
+            }
+            Err(e) => {
+                index.read(true).map_err(Error::git("reload the index"))?;
+                Err(Error::git("snapshot the working tree")(e))
+            }
+        }
+    }
+
+    /// Stage the working tree into `index` in memory, as `git add -A` would, trusting the stat
+    /// data of unchanged files as git does.
+    fn stage_all(&self, index: &mut git2::Index) -> std::result::Result<scan::Undo, git2::Error> {
+        let file = index.path().map(Path::to_path_buf);
+        scan::stage_all(&self.inner, &self.root, index, file.as_deref())
     }
 
     /// The id `tree` would have without the subtree at `exclude` (e.g. `.agents/goal`). The id is
@@ -433,8 +454,7 @@ impl Repo {
         changes: &[(PathBuf, Option<Vec<u8>>)],
     ) -> std::result::Result<Oid, git2::Error> {
         let mut index = self.inner.index()?;
-        index.read(false)?;
-        let staged = stage_all(&mut index).and_then(|()| {
+        let staged = self.stage_all(&mut index).and_then(|_| {
             for (path, bytes) in changes {
                 match bytes {
                     Some(bytes) => stage_bytes(&mut index, path, bytes)?,
@@ -842,16 +862,40 @@ impl Repo {
     }
 
     /// `git diff --numstat --no-renames from to` summed, leaving out paths under `exclude`.
+    ///
+    /// Like git's own tree diff, it descends only into subtrees whose ids differ (libgit2's tree
+    /// diff expands every subtree of both sides), and counts lines only for the blobs that
+    /// changed; `exclude` is never entered.
     pub fn diff_stat(&self, from: Option<Oid>, to: Oid, exclude: &Path) -> Result<DiffStat> {
-        let diff = self.diff_trees(from, to)?;
-        let mut stat = DiffStat::default();
-        for (i, delta) in diff.deltas().enumerate() {
-            let path = delta.new_file().path().or(delta.old_file().path());
-            if path.is_some_and(|p| p.starts_with(exclude)) {
+        let exclude: Vec<&[u8]> = exclude
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.as_encoded_bytes()),
+                _ => None,
+            })
+            .collect();
+        let mut changes = Vec::new();
+        self.changed_blobs(from, Some(to), &exclude, &mut changes)
+            .map_err(Error::git("diff trees"))?;
+        let mut stat = DiffStat {
+            files_changed: changes.len(),
+            ..DiffStat::default()
+        };
+        for (old, new) in changes {
+            let blob = |id: Option<Oid>| match id {
+                Some(id) => self.inner.find_blob(id).ok(),
+                None => None,
+            };
+            let (old, new) = (blob(old), blob(new));
+            if old.is_none() && new.is_none() {
                 continue;
             }
-            stat.files_changed += 1;
-            if let Ok(Some(patch)) = git2::Patch::from_diff(&diff, i)
+            let bytes = |b: &Option<git2::Blob>| b.as_ref().map(|b| b.content().to_vec());
+            let (old, new) = (
+                bytes(&old).unwrap_or_default(),
+                bytes(&new).unwrap_or_default(),
+            );
+            if let Ok(patch) = git2::Patch::from_buffers(&old, None, &new, None, None)
                 && let Ok((_, added, deleted)) = patch.line_stats()
             {
                 stat.insertions += added;
@@ -859,6 +903,96 @@ impl Repo {
             }
         }
         Ok(stat)
+    }
+
+    /// The (old, new) blob ids of every file that differs between two trees (None: absent, or
+    /// not a blob), outside the path `exclude` (as components; empty: nothing excluded).
+    fn changed_blobs(
+        &self,
+        from: Option<Oid>,
+        to: Option<Oid>,
+        exclude: &[&[u8]],
+        out: &mut Vec<(Option<Oid>, Option<Oid>)>,
+    ) -> std::result::Result<(), git2::Error> {
+        if from == to {
+            return Ok(());
+        }
+        let from = from.map(|t| self.inner.find_tree(t)).transpose()?;
+        let to = to.map(|t| self.inner.find_tree(t)).transpose()?;
+        // (name, id, is a tree, mode) of each side, merged by name.
+        let entries = |tree: &Option<git2::Tree>| -> Vec<TreeItem> {
+            tree.iter()
+                .flat_map(|t| t.iter())
+                .map(|e| {
+                    (
+                        e.name_bytes().to_vec(),
+                        e.id(),
+                        e.kind() == Some(git2::ObjectType::Tree),
+                        e.filemode(),
+                    )
+                })
+                .collect()
+        };
+        let mut old = entries(&from);
+        let mut new = entries(&to);
+        old.sort_by(|a, b| a.0.cmp(&b.0));
+        new.sort_by(|a, b| a.0.cmp(&b.0));
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            let order = match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) => a.0.cmp(&b.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            let (a, b) = match order {
+                std::cmp::Ordering::Less => {
+                    i += 1;
+                    (old.get(i - 1), None)
+                }
+                std::cmp::Ordering::Greater => {
+                    j += 1;
+                    (None, new.get(j - 1))
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    (old.get(i - 1), new.get(j - 1))
+                }
+            };
+            let name = a.or(b).map(|e| e.0.as_slice()).unwrap_or_default();
+            let rest = match exclude.split_first() {
+                Some((first, rest)) if *first == name => {
+                    if rest.is_empty() {
+                        continue;
+                    }
+                    rest
+                }
+                _ => &[][..],
+            };
+            if let (Some(a), Some(b)) = (a, b)
+                && a.1 == b.1
+                && a.3 == b.3
+            {
+                continue;
+            }
+            let tree = |e: Option<&TreeItem>| e.filter(|e| e.2).map(|e| e.1);
+            fn blob(e: Option<&TreeItem>) -> Option<&TreeItem> {
+                e.filter(|e| !e.2)
+            }
+            let (old_tree, new_tree) = (tree(a), tree(b));
+            if old_tree.is_some() || new_tree.is_some() {
+                self.changed_blobs(old_tree, new_tree, rest, out)?;
+            }
+            match (blob(a), blob(b)) {
+                (None, None) => {}
+                (x, y) => {
+                    // A gitlink is a file that changed, with no lines to count.
+                    let id = |e: Option<&TreeItem>| e.filter(|e| e.3 != 0o160000).map(|e| e.1);
+                    out.push((id(x), id(y)));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The changes between two trees outside `exclude`, as (path, added lines) for text files.
@@ -933,12 +1067,19 @@ impl Repo {
     }
 }
 
+/// A tree entry as the tree diff compares it: name, id, whether it is a tree, mode.
+type TreeItem = (Vec<u8>, Oid, bool, i32);
+
 /// libgit2 re-hashes every object it reads unless told not to; git itself does not, and `goal log`
 /// reads thousands of objects.
 fn tune() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         git2::opts::strict_hash_verification(false);
+        // No object cache: history is read once, front to back, and a full cache spends more
+        // evicting (its cost grew with history: a third of `goal log` at 10,000 commits) than
+        // it saves in re-reading the few objects read twice.
+        git2::opts::enable_caching(false);
         // SAFETY: libgit2's global options are set once, before any repository is opened and
         // before any other thread exists.
         #[allow(unsafe_code)]
@@ -954,11 +1095,6 @@ fn tune() {
 
 fn empty_tree_id() -> Oid {
     Oid::hash_object(git2::ObjectType::Tree, b"").unwrap_or(Oid::ZERO_SHA1)
-}
-
-fn stage_all(index: &mut git2::Index) -> std::result::Result<(), git2::Error> {
-    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
-    index.update_all(["*"], None)
 }
 
 /// Stage `bytes` as the content of `path` (a regular file), whatever the working tree holds.

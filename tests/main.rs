@@ -16,4 +16,5 @@ mod history;
 mod proof;
 mod redteam;
 mod run;
+mod speed;
 mod terminal;

@@ -134,6 +134,31 @@ impl GoalFile {
         parse::parse_bytes(bytes)
     }
 
+    /// The bytes of the Acceptance Criteria section (its heading to the next heading), found
+    /// without parsing: two files whose sections are equal have the same criteria.
+    pub fn criteria_section(bytes: &[u8]) -> Option<&[u8]> {
+        let mut offset = 0;
+        let mut start = None;
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            let indent = line.iter().take(3).take_while(|&&b| b == b' ').count();
+            let rest = &line[indent..];
+            if rest.starts_with(b"## ") || rest.starts_with(b"# ") {
+                if let Some(start) = start {
+                    return Some(&bytes[start..offset]);
+                }
+                let title = String::from_utf8_lossy(rest);
+                if title
+                    .trim_end()
+                    .eq_ignore_ascii_case("## acceptance criteria")
+                {
+                    start = Some(offset);
+                }
+            }
+            offset += line.len();
+        }
+        start.map(|start| &bytes[start..])
+    }
+
     /// Parse only as far as the end of the Acceptance Criteria section: frontmatter and criteria
     /// are complete, the Progress Log is not read. For walking history fast.
     pub fn parse_head(bytes: &[u8]) -> Result<GoalFile, ParseError> {
