@@ -3,9 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Repo, fixture, json, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
+use crate::support::{GOAL, Repo, fixture, json, stderr, stdout};
 
 /// A recorded Claude Code hook input with the session's directory (and prompt) filled in.
 fn event(name: &str, repo: &Repo, prompt: &str) -> String {
@@ -115,14 +113,16 @@ fn inject_is_silent_without_a_goal_and_exact_in_every_state() {
         inject(&["--context-usage", "0.85"])
     );
     assert!(!inject(&["--context-usage", "0.8"]).contains("save progress"));
-    repo.goal()
-        .args(["inject", "--context-usage", "-1"])
-        .assert()
-        .code(2);
-    repo.goal()
-        .args(["inject", "--context-usage", "abc"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["inject", "--context-usage", "-1"],
+        2,
+        &["unexpected argument '-1'"],
+    );
+    repo.refused(
+        &["inject", "--context-usage", "abc"],
+        2,
+        &["invalid value 'abc' for '--context-usage"],
+    );
 
     repo.ok(&["block", "--reason", "the staging database is down"]);
     assert_eq!(
@@ -184,10 +184,11 @@ fn inject_for_a_goal_without_criteria_and_with_phases() {
     let out = repo.goal().arg("done").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("criterion 2"), "{}", stderr(&out));
-    repo.goal()
-        .args(["criteria", "add", "--phase", "3", "x"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["criteria", "add", "--phase", "3", "x"],
+        2,
+        &["there is no phase 3"],
+    );
 }
 
 #[test]
@@ -201,7 +202,7 @@ fn continuation_prints_the_seeds_two_lines() {
         "🔄 目标状态已保存至 .agents/goal/GOAL.md\n当前进度：0/3 criteria 通过，第 1 轮迭代。\n"
     );
     let repo = Repo::new();
-    repo.goal().arg("continuation").assert().code(1);
+    repo.refused(&["continuation"], 1, &["no active goal", "goal init"]);
 }
 
 #[test]
@@ -481,7 +482,11 @@ fn integrate_claude_merges_idempotently_and_keeps_everything() {
     }
     // Malformed settings: exit 2, untouched.
     repo.write(".claude/settings.json", "{ not json");
-    repo.goal().args(["integrate", "claude"]).assert().code(2);
+    repo.refused(
+        &["integrate", "claude"],
+        2,
+        &["not JSON", "goal never rewrites a file it cannot"],
+    );
     assert_eq!(repo.read(".claude/settings.json"), "{ not json");
 }
 

@@ -6,9 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::support::{Repo, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
+use crate::support::{GOAL, Repo, stderr, stdout};
 
 /// A pre-commit linter that refuses any staged file containing `breakpoint()` (spelt in two
 /// halves, so that a linter committed with the work does not refuse itself).

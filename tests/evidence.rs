@@ -1,10 +1,7 @@
 //! Evidence, the gate, done and the hooks: an agent must not be able to call a goal done without
 //! test evidence bound to the code it claims to prove.
 
-use crate::support::{Repo, json, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
-const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
+use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
 
 /// The working tree's tree id without .agents/goal, computed by git itself.
 fn tree_by_git(repo: &Repo) -> String {
@@ -97,10 +94,11 @@ fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write("exit3.sh", "echo '1 passed, 1 failed'\nexit 3\n");
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "exit3.sh"])
-        .assert()
-        .code(3);
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "exit3.sh"],
+        3,
+        &["exited 3", "criterion 1 not passed"],
+    );
     assert!(repo.goal_md().contains("- [ ] a passes\n"));
     assert_eq!(records(&repo).len(), 2);
     assert_eq!(records(&repo)[1]["prev"], records(&repo)[0]["hash"]);
@@ -152,10 +150,11 @@ fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no-such-program-xyz"));
     assert!(!repo.exists(EVIDENCE));
-    repo.goal()
-        .args(["verify", "-c", "7", "--", "sh", "pass.sh"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["verify", "-c", "7", "--", "sh", "pass.sh"],
+        2,
+        &["there is no criterion 7"],
+    );
     assert!(!repo.exists(EVIDENCE));
 }
 
@@ -182,15 +181,17 @@ fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
     assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
     // A record that failed cannot be named either.
     std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();
-    repo.goal()
-        .args(["verify", "-c", "2", "--", "sh", "fail.sh"])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["verify", "-c", "2", "--", "sh", "fail.sh"],
+        1,
+        &["exited 1", "criterion 2 not passed"],
+    );
     let id = records(&repo)[1]["id"].as_str().unwrap().to_string();
-    repo.goal()
-        .args(["check", "2", "--evidence", &id])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["check", "2", "--evidence", &id],
+        1,
+        &["cannot check criterion 2", "failed: `sh fail.sh` exited 1"],
+    );
 }
 
 #[test]
@@ -292,15 +293,22 @@ fn the_hook_reads_the_index_not_the_working_tree() {
     repo.write(GOAL, &ticked);
     repo.git(&["add", GOAL]);
     repo.write(GOAL, &unticked);
-    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    repo.git_refused(
+        &["commit", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
+    );
     // `git commit -a` stages through a temporary index (GIT_INDEX_FILE): still seen.
     repo.git(&["reset", "-q"]);
     repo.write(GOAL, &ticked);
-    assert!(
-        !repo
-            .git_output(&["commit", "-a", "-m", "x"])
-            .status
-            .success()
+    repo.git_refused(
+        &["commit", "-a", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
     );
 }
 
@@ -324,13 +332,26 @@ fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
         &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
     );
     repo.git(&["add", "-A"]);
-    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    repo.git_refused(
+        &["commit", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
+    );
     assert!(repo.read(".git/user-marker").contains("user-hook-ran"));
     repo.ok(&["hooks", "status"]);
     repo.ok(&["hooks", "uninstall"]);
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), user);
     assert!(!repo.path().join(".git/hooks/commit-msg").exists());
-    repo.goal().args(["hooks", "status"]).assert().code(1);
+    let out = repo.goal().args(["hooks", "status"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("pre-commit: not installed (a hook of the user's is there)")
+            && stdout(&out).contains("commit-msg: missing"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -499,10 +520,11 @@ fn done_commits_twice_deletes_the_goal_and_summarises() {
 fn a_hand_edited_evidence_record_is_caught() {
     let repo = setup(&["a passes"]);
     repo.ok(&["hooks", "install"]);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "fail.sh"],
+        1,
+        &["exited 1", "criterion 1 not passed"],
+    );
     let text = repo
         .read(EVIDENCE)
         .replace("\"exit_code\":1", "\"exit_code\":0");
@@ -595,4 +617,27 @@ fn a_hook_that_is_not_a_shell_script_needs_force() {
             .unwrap()
             .contains("python3")
     );
+}
+
+/// A misspelt hook line is a usage error at once, not a silent pass on every commit that does
+/// not touch the goal (the fast path).
+#[test]
+fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
+    let repo = setup(&["a passes"]);
+    repo.write("src/lib.rs", "// not the goal\n");
+    repo.git(&["add", "-A"]);
+    repo.refused(
+        &["hooks", "run", "pre-comit"],
+        2,
+        &["unknown hook `pre-comit`", "goal hooks run pre-commit"],
+    );
+    repo.refused(
+        &["hooks", "run", "commit-msg"],
+        2,
+        &["commit-msg needs the message file"],
+    );
+    // The known names still pass a commit that does not touch the goal.
+    repo.ok(&["hooks", "run", "pre-commit"]);
+    repo.write(".git/MSG", "code\n");
+    repo.ok(&["hooks", "run", "commit-msg", ".git/MSG"]);
 }

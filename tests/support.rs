@@ -7,6 +7,9 @@ use assert_cmd::Command;
 use tempfile::TempDir;
 
 pub const NOW: &str = "2026-11-30T15:04:05Z";
+/// Where a goal lives in a repository, and its evidence ledger.
+pub const GOAL: &str = ".agents/goal/GOAL.md";
+pub const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
 
 pub struct Repo {
     pub dir: TempDir,
@@ -74,6 +77,22 @@ impl Repo {
         self.goal().args(args).assert().success();
     }
 
+    /// `goal ARGS` is refused: it exits with `code` and its stderr says each of `words` (the
+    /// reason, so that a crash or a refusal for another reason does not pass). Returns stderr.
+    #[track_caller]
+    pub fn refused(&self, args: &[&str], code: i32, words: &[&str]) -> String {
+        let out = self.goal().args(args).output().unwrap();
+        assert_refused(&format!("goal {args:?}"), &out, Some(code), words)
+    }
+
+    /// `git ARGS` (a commit the installed hooks refuse, say) fails, and its stderr says each of
+    /// `words`. Returns stderr.
+    #[track_caller]
+    pub fn git_refused(&self, args: &[&str], words: &[&str]) -> String {
+        let out = self.git_output(args);
+        assert_refused(&format!("git {args:?}"), &out, None, words)
+    }
+
     pub fn goal_in(&self, dir: &Path) -> Command {
         let mut std_cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
         hermetic(&mut std_cmd, self.home.path());
@@ -83,23 +102,23 @@ impl Repo {
 
     /// Run a shell command line on a pseudo-terminal (util-linux `script`) in the repository,
     /// with the hermetic environment changed by `env` (`None` removes a variable), typing `input`
-    /// on it; what it printed, without `\r`. `None` when there is no `script` here.
+    /// on it; what it printed, without `\r`. Panics when there is no `script` here: a test
+    /// that cannot make a terminal must fail, not pass having checked nothing (`script` is in
+    /// Debian's bsdutils; .ci/run installs it).
     #[allow(dead_code)]
     pub fn on_a_tty(
         &self,
         line: &str,
         env: &[(&str, Option<&str>)],
         input: Option<&str>,
-    ) -> Option<String> {
+    ) -> String {
         use std::io::{Read, Write};
         use std::process::Stdio;
-        if std::process::Command::new("script")
+        if let Err(e) = std::process::Command::new("script")
             .arg("--version")
             .output()
-            .is_err()
         {
-            eprintln!("skipped: no `script` to make a pseudo-terminal");
-            return None;
+            panic!("no `script` to make a pseudo-terminal ({e}): install bsdutils/util-linux");
         }
         let mut cmd = std::process::Command::new("script");
         hermetic(&mut cmd, self.home.path());
@@ -130,7 +149,7 @@ impl Repo {
             .unwrap();
         drop(stdin);
         child.wait().unwrap();
-        Some(out.replace('\r', ""))
+        out.replace('\r', "")
     }
 
     /// A std command for `goal` (for spawning concurrent processes).
@@ -309,6 +328,47 @@ pub fn json(output: &Output) -> serde_json::Value {
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// `output` is a refusal: exit `code` (any failure when `None`) with each of `words` on stderr.
+#[track_caller]
+pub fn assert_refused(what: &str, out: &Output, code: Option<i32>, words: &[&str]) -> String {
+    let err = stderr(out);
+    match code {
+        Some(code) => assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{what}: expected exit {code}\nstdout: {}\nstderr: {err}",
+            stdout(out)
+        ),
+        None => assert!(
+            !out.status.success(),
+            "{what} went through\nstdout: {}\nstderr: {err}",
+            stdout(out)
+        ),
+    }
+    assert!(
+        !words.is_empty(),
+        "{what}: name the reason the refusal gives"
+    );
+    for word in words {
+        assert!(err.contains(word), "{what}: stderr lacks {word:?}:\n{err}");
+    }
+    err
+}
+
+/// `text` with the repository's and the home folder's temporary paths as `[REPO]` and `[HOME]`,
+/// for snapshots.
+#[allow(dead_code)]
+pub fn normalise(repo: &Repo, text: &str) -> String {
+    let mut text = text.to_string();
+    for (dir, name) in [(repo.path(), "[REPO]"), (repo.home.path(), "[HOME]")] {
+        if let Ok(real) = dir.canonicalize() {
+            text = text.replace(real.to_str().unwrap(), name);
+        }
+        text = text.replace(dir.to_str().unwrap(), name);
+    }
+    text
 }
 
 pub fn stderr(output: &Output) -> String {
