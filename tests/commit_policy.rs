@@ -321,12 +321,9 @@ fn gpg_signed_goal_commits_verify_where_gpg_is_present() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        let mut verify = Command::new("git");
+        let mut verify = repo.git_cmd();
         verify
-            .current_dir(repo.path())
             .env("GNUPGHOME", gnupg.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .args(["verify-commit", "HEAD"]);
         let out = verify.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));

@@ -8,12 +8,10 @@ fn tree_by_git(repo: &Repo) -> String {
     let index = repo.path().join(".git/referee-index");
     let _ = std::fs::remove_file(&index);
     let run = |args: &[&str]| {
-        let out = std::process::Command::new("git")
+        let out = repo
+            .git_cmd()
             .args(args)
-            .current_dir(repo.path())
             .env("GIT_INDEX_FILE", &index)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
         assert!(
@@ -640,4 +638,183 @@ fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
     repo.ok(&["hooks", "run", "pre-commit"]);
     repo.write(".git/MSG", "code\n");
     repo.ok(&["hooks", "run", "commit-msg", ".git/MSG"]);
+}
+
+/// A verify command killed by a signal records 128+n (the shell's convention) and proves nothing,
+/// even when it printed a passing summary before it died.
+#[test]
+fn verify_killed_by_a_signal_records_128_plus_n() {
+    let repo = setup(&["a passes"]);
+    repo.write("killed.sh", "echo \"1 passed, 0 failed\"\nkill -TERM $$\n");
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "killed.sh"],
+        143,
+        &["exit 143", "criterion 1 not passed"],
+    );
+    let r = &records(&repo)[0];
+    assert_eq!(r["exit_code"], 143);
+    assert_eq!(r["tests"]["passed"], 1);
+    assert!(repo.goal_md().contains("- [ ] a passes\n"));
+    repo.refused(
+        &["check", "1"],
+        1,
+        &["cannot check criterion 1", "`sh killed.sh` exited 143"],
+    );
+}
+
+/// A run that changes tracked files proves the code as it was before the run, not after.
+#[test]
+fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write(
+        "rewrite.sh",
+        "echo changed >> README.md\necho \"1 passed, 0 failed\"\n",
+    );
+    repo.write(
+        "build.sh",
+        "echo out > built.txt\necho \"1 passed, 0 failed\"\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "scripts"]);
+    let before = tree_by_git(&repo);
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "sh", "rewrite.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the run modified or deleted 1 tracked file(s): README.md"),
+        "{}",
+        stderr(&out)
+    );
+    let r = &records(&repo)[0];
+    assert_eq!(r["tree"], before);
+    assert_eq!(r["changed"], serde_json::json!(["README.md"]));
+    assert_eq!(r["tree_after"], serde_json::Value::Null);
+    // On the changed tree the evidence is stale; with the change reverted it holds again.
+    repo.refused(&["check", "1"], 1, &["stale: evidence"]);
+    repo.git(&["checkout", "-q", "README.md"]);
+    repo.ok(&["check", "1"]);
+    // A run that only adds files holds for the tree it left behind too.
+    repo.ok(&["verify", "-c", "2", "--", "sh", "build.sh"]);
+    let r = &records(&repo)[1];
+    assert_eq!(r["created"], serde_json::json!(["built.txt"]));
+    assert_eq!(r["tree_after"], tree_by_git(&repo));
+    repo.ok(&["check", "2"]);
+}
+
+/// The witness (.git/goal-witness) is per clone: evidence committed in one clone proves nothing
+/// in a fresh clone until `goal verify` runs there.
+#[test]
+fn evidence_from_another_clone_proves_nothing_until_verified_here() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["iterate", "-m", "a proven"]);
+    let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
+    let guard = tempfile::TempDir::new().unwrap();
+    let clone = guard.path().join("clone");
+    let out = repo.git_in(
+        guard.path(),
+        &["clone", "-q", repo.path().to_str().unwrap(), "clone"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!clone.join(".git/goal-witness").exists());
+    for (key, value) in [
+        ("user.name", "Test"),
+        ("user.email", "test@example.invalid"),
+    ] {
+        assert!(
+            repo.git_in(&clone, &["config", key, value])
+                .status
+                .success()
+        );
+    }
+    let done = repo.goal_in(&clone).arg("done").output().unwrap();
+    crate::support::assert_refused(
+        "done in a fresh clone",
+        &done,
+        Some(1),
+        &[&format!(
+            "evidence {id} was not recorded by `goal verify` in this repository"
+        )],
+    );
+    repo.goal_in(&clone)
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    let witness = std::fs::read_to_string(clone.join(".git/goal-witness")).unwrap();
+    assert_eq!(witness.lines().count(), 1, "{witness}");
+    repo.goal_in(&clone).arg("done").assert().success();
+    // The first clone's witness is untouched by the second.
+    assert_eq!(repo.read(".git/goal-witness").lines().count(), 1);
+}
+
+/// A deslop command that rewrites the tree (a formatter) voids the evidence: done refuses and
+/// commits nothing.
+#[test]
+fn a_deslop_command_that_rewrites_the_tree_stops_done() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    let head = repo.head();
+    repo.refused(
+        &["done", "--deslop", "echo '// formatted' >> pass.sh"],
+        1,
+        &[
+            "the deslop commands changed the working tree",
+            "verify the criteria again",
+        ],
+    );
+    assert_eq!(repo.head(), head, "nothing committed");
+    assert!(repo.exists(GOAL));
+    assert!(repo.read("pass.sh").ends_with("// formatted\n"));
+    // Verified again on the formatted code, done goes through.
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done", "--deslop", "true"]);
+    assert!(!repo.exists(GOAL));
+}
+
+/// A goal whose status is `complete` (restored from history) takes no new iteration, retry or
+/// block; `done` still demands proof for every criterion.
+#[test]
+fn commands_on_a_complete_goal() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+    repo.git(&["checkout", "-q", "HEAD~1", "--", ".agents"]);
+    repo.git(&["commit", "-q", "-m", "the complete goal, back"]);
+    assert!(repo.goal_md().contains("status: complete\n"));
+    let head = repo.head();
+    repo.refused(
+        &["iterate", "-m", "more"],
+        1,
+        &[
+            "the goal is complete: cannot record an iteration",
+            "goal done",
+        ],
+    );
+    repo.refused(
+        &["retry"],
+        1,
+        &["the goal is complete: cannot record a retry"],
+    );
+    repo.refused(
+        &["block", "--reason", "r"],
+        1,
+        &["the goal is complete: nothing to block"],
+    );
+    repo.refused(&["resume"], 1, &["the goal is complete, not blocked"]);
+    assert_eq!(repo.head(), head, "no refusal committed");
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["status"], "complete");
+    // A new criterion reopens the question of proof: done refuses until it is proven.
+    repo.ok(&["criteria", "add", "b passes"]);
+    repo.refused(
+        &["done"],
+        1,
+        &["criterion 2 \"b passes\": no evidence names it"],
+    );
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+    assert!(!repo.exists(GOAL));
 }

@@ -165,9 +165,17 @@ impl Repo {
     }
 
     pub fn git_in(&self, dir: &Path, args: &[&str]) -> Output {
+        self.git_cmd().args(args).current_dir(dir).output().unwrap()
+    }
+
+    /// A hermetic `git` command in the repository, for callers that add their own environment
+    /// (a temporary index, say): never a bare `Command::new("git")`, which would inherit a
+    /// calling hook's GIT_DIR and GIT_INDEX_FILE.
+    pub fn git_cmd(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new("git");
         hermetic(&mut cmd, self.home.path());
-        cmd.args(args).current_dir(dir).output().unwrap()
+        cmd.current_dir(self.path());
+        cmd
     }
 
     /// Run git and return stdout; panics when git fails.
