@@ -283,6 +283,16 @@ fn criteria_changes_and_the_material_change_rule() {
         &["removing criterion 2", "is a material change", "--confirm"],
     );
     assert_eq!(repo.goal_md(), before);
+    // A confirmed rewording: applied, and recorded in the commit's trailer, old → new.
+    repo.ok(&["criteria", "edit", "2", "p99 latency is low", "--confirm"]);
+    assert!(repo.goal_md().contains("- [ ] p99 latency is low\n"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Material-Change").as_deref(),
+        Some(
+            "criterion 2 \"p99 latency under 200 ms\" → \"p99 latency is low\" (drops the number 200)"
+        )
+    );
+    repo.git(&["reset", "-q", "--hard", &head]);
     // Confirmed: applied and recorded.
     repo.ok(&["criteria", "remove", "2", "--confirm"]);
     let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap();
@@ -842,4 +852,38 @@ fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
         "{}",
         stderr(&refused)
     );
+}
+
+/// A command's --help is its manual on an agent's screen: the whole text.
+#[test]
+fn hooks_help_reads_as_a_whole() {
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args(["hooks", "--help"])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out), @r"
+Manage the git hooks (pre-commit: evidence gate; commit-msg: material-change gate)
+
+Usage: goal hooks [OPTIONS] <COMMAND>
+
+Commands:
+  install    Install the shims into the effective hooks folder (core.hooksPath, else the common git
+             dir's hooks/). An existing hook keeps its lines: the shim goes in a marked block
+  uninstall  Remove the marked blocks, leaving the user's own hook lines
+  status     Show where the hooks are and whether the shims are installed (exit 1 when not)
+  run        Run a hook's logic (what the shims call)
+  help       Print this message or the help of the given subcommand(s)
+
+Options:
+  -C <DIR>           Run as if goal was started in DIR
+      --json         Machine output: one JSON document on stdout
+  -q, --quiet        Print nothing but errors
+      --file <PATH>  The goal file, inside the worktree (default .agents/goal/GOAL.md) [env:
+                     GOAL_FILE=]
+  -h, --help         Print help
+");
 }

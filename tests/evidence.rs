@@ -818,3 +818,43 @@ fn commands_on_a_complete_goal() {
     repo.ok(&["done"]);
     assert!(!repo.exists(GOAL));
 }
+
+/// Hex ids (evidence, commits) vary with run times: `[ID]` in snapshots.
+fn without_ids(text: &str) -> String {
+    regex::Regex::new(r"\b[0-9a-f]{10,40}\b")
+        .unwrap()
+        .replace_all(text, "[ID]")
+        .into_owned()
+}
+
+/// The human summary `goal done` prints is the thing an agent reads back: the whole text.
+#[test]
+fn the_done_summary_reads_as_a_whole() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
+    repo.ok(&["criteria", "add", "c passes"]);
+    repo.ok(&["criteria", "remove", "3", "--confirm"]);
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["iterate", "-m", "both"]);
+    let out = repo
+        .goal()
+        .args(["done", "--deslop", "exit 4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = without_ids(&crate::support::normalise(&repo, &stdout(&out)));
+    insta::assert_snapshot!(text, @r#"
+Goal complete: Make the thing work
+  iterations: 1
+  [x] 1. a passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
+  [x] 2. b passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
+  material changes: 1
+    material change in [ID]: criterion 3 "c passes" → removed (removed; recorded: removed criterion 3 "c passes")
+  files changed: 4 (+11 -0)
+  elapsed: 0h 00m
+  deslop `exit 4`: failed (exit 4), noted
+  deslop scan: 1 finding(s)
+    src/lib.rs:2: todo — // TODO: tidy
+  commits: [ID], [ID] (`goal log` keeps the audit)
+"#);
+}
