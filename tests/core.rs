@@ -887,3 +887,57 @@ Options:
   -h, --help         Print help
 ");
 }
+
+/// A goal file outside .agents/goal/ keeps its evidence beside it, and the whole loop works
+/// there; the default location stays empty.
+#[test]
+fn a_goal_file_outside_the_default_folder_runs_the_whole_loop() {
+    let repo = Repo::new();
+    repo.test_script("pass.sh", 2, 0);
+    let file = "docs/goal/GOAL.md";
+    repo.ok(&["--file", file, "init", "Elsewhere", "-c", "a passes"]);
+    assert!(repo.exists(file));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "goal: init \"Elsewhere\""
+    );
+    repo.ok(&["--file", file, "verify", "-c", "1", "--", "sh", "pass.sh"]);
+    assert!(repo.exists("docs/goal/evidence.jsonl"));
+    assert!(!repo.exists(".agents"));
+    repo.refused(&["status"], 1, &["no active goal", ".agents/goal/GOAL.md"]);
+    // GOAL_FILE is the same as --file.
+    let status = repo
+        .goal()
+        .env("GOAL_FILE", file)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&status)["passing"], 1, "{}", stdout(&status));
+    repo.ok(&["--file", file, "iterate", "-m", "a proven"]);
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("1/1"));
+    // The hooks gate the file named by GOAL_FILE in the committing environment.
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["--file", file, "criteria", "add", "b passes"]);
+    repo.write(
+        file,
+        &repo.read(file).replace("- [ ] b passes", "- [x] b passes"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo
+        .git_cmd()
+        .env("GOAL_FILE", file)
+        .args(["commit", "-m", "tick b"])
+        .output()
+        .unwrap();
+    crate::support::assert_refused(
+        "a hand tick of b",
+        &out,
+        None,
+        &["criterion 2 \"b passes\" is ticked without proof"],
+    );
+    repo.git(&["checkout", "-q", "--", file]);
+    repo.ok(&["--file", file, "verify", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["--file", file, "done"]);
+    assert!(!repo.exists(file) && !repo.exists("docs/goal/evidence.jsonl"));
+    assert_eq!(repo.status_porcelain(), "");
+}
