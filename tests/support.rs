@@ -25,6 +25,15 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin_dir];
     paths.extend(std::env::split_paths(&path));
+    // Whatever git exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_*, GIT_EDITOR…),
+    // or goal to the user's hooks it runs (GOAL_GATED_TREE), or a user's own GOAL_FILE, must not
+    // reach the test repositories.
+    for (key, _) in std::env::vars_os() {
+        let key_text = key.to_string_lossy();
+        if key_text.starts_with("GIT_") || key_text.starts_with("GOAL_") {
+            cmd.env_remove(key);
+        }
+    }
     cmd.env("PATH", std::env::join_paths(paths).unwrap())
         .env("HOME", home)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -33,11 +42,7 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
         .env("GIT_AUTHOR_DATE", "@1796051045 +0000")
         .env("GIT_COMMITTER_DATE", "@1796051045 +0000")
         .env("GOAL_NOW", NOW)
-        .env("NO_COLOR", "1")
-        .env_remove("GOAL_FILE")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_WORK_TREE");
+        .env("NO_COLOR", "1");
 }
 
 impl Repo {
