@@ -669,10 +669,11 @@ mod tests {
         );
         assert_eq!(at(b"\n{}\n").0, 2);
         assert_eq!(at(b"\n\n{not json\n").0, 3);
-        let utf8 = at(b"{}\n\n\xff\n");
+        // Line 4: three newlines before the bad byte (and two other bytes, which do not count).
+        let utf8 = at(b"\n{}\n\n\xff\n");
         assert_eq!(
             utf8,
-            (3, "invalid UTF-8: expected one JSON object a line".into())
+            (4, "invalid UTF-8: expected one JSON object a line".into())
         );
     }
 }
