@@ -676,4 +676,70 @@ mod tests {
             (4, "invalid UTF-8: expected one JSON object a line".into())
         );
     }
+
+    #[test]
+    fn the_witness_decides_which_records_count() {
+        let (ledger, _) = ledger(vec![
+            run(&[1], 0, Some((3, 0)), "T", false),
+            run(&[2], 0, Some((3, 0)), "T", false),
+        ]);
+        let first = ledger.records[0].clone();
+        let second = ledger.records[1].clone();
+        assert_eq!(ledger.head_hash(), second.hash);
+        assert_eq!(Ledger::default().head_hash(), "");
+        assert_eq!(ledger.find(&second.id), Some(&second));
+        assert_eq!(ledger.find(&first.id), Some(&first));
+        assert_eq!(ledger.find("000000000000"), None);
+        // Only the second record is in this clone's witness.
+        let ledger = ledger.with_witness([second.hash.clone()].into_iter().collect());
+        assert_eq!(ledger.records.len(), 2, "the witness keeps the records");
+        assert_eq!(
+            ledger.proof(1, "c1", "T"),
+            Err(format!(
+                "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `goal verify -c 1 -- <test command>` here",
+                first.id
+            ))
+        );
+        assert_eq!(ledger.proof(2, "c2", "T"), Ok(&second));
+        assert!(ledger.has_passing_test("T"));
+        let none = ledger.with_witness(Default::default());
+        assert!(!none.has_passing_test("T"));
+    }
+
+    #[test]
+    fn a_pinned_criterion_counts_only_its_pins_runs() {
+        let pinned = "c1 (verify: `cargo test`)";
+        let mut other = run(&[1], 0, Some((3, 0)), "T", false);
+        other.argv = vec!["cargo".into(), "test".into(), "x".into()];
+        let (wrong, _) = ledger(vec![other]);
+        assert_eq!(
+            wrong.proof(1, pinned, "T"),
+            Err(format!(
+                "evidence {} ran `cargo test x`, but the criterion is pinned to `cargo test`: only its pin proves it; run `goal verify -c 1`",
+                wrong.records[0].id
+            ))
+        );
+        let (right, _) = ledger(vec![run(&[1], 0, Some((3, 0)), "T", false)]);
+        assert!(right.proof(1, pinned, "T").is_ok());
+    }
+
+    #[test]
+    fn an_edited_record_on_another_tree_is_not_stale_evidence() {
+        let (_, text) = ledger(vec![run(&[1], 0, Some((3, 0)), "OLD", false)]);
+        let edited = text.replace("\"duration_ms\":5", "\"duration_ms\":6");
+        let ledger = Ledger::parse(edited.as_bytes()).unwrap();
+        assert!(ledger.verify_chain().is_err());
+        assert_eq!(
+            ledger.proof(1, "c1", "T"),
+            Err("no evidence names it; run `goal verify -c 1 -- <test command>`".to_string())
+        );
+        // Unedited, the same record is stale evidence.
+        let ledger = Ledger::parse(text.as_bytes()).unwrap();
+        assert!(
+            ledger
+                .proof(1, "c1", "T")
+                .unwrap_err()
+                .starts_with("stale: ")
+        );
+    }
 }
