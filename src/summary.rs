@@ -535,6 +535,8 @@ mod tests {
                 t(2, 1, 0),
             ),
             ("ℹ tests 2\nℹ pass 2\nℹ fail 0", t(2, 0, 0)),
+            // TAP with "# tests N" but no "# pass" line: the rest of N passed.
+            ("# tests 5\n# fail 1\n# skipped 2", t(2, 1, 2)),
             ("3 passed, 0 failed", t(3, 0, 0)),
             ("Result: 3 passed, 1 failed, 2 skipped", t(3, 1, 2)),
             (
