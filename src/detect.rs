@@ -728,4 +728,38 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn phrases_are_found_as_whole_words() {
+        // (haystack, needle) → byte offsets
+        let table: &[(&str, &str, &[usize])] = &[
+            ("make it stop", "stop", &[8]),
+            ("stop, stop", "stop", &[0, 6]),
+            ("nonstop", "stop", &[]),
+            ("stops", "stop", &[]),
+            ("stop_it", "stop", &[]),
+            ("4stop", "stop", &[]),
+            // Chinese has no spaces between words: every occurrence counts.
+            ("放弃吧放弃", "放弃", &[0, 9]),
+        ];
+        for (haystack, needle, want) in table {
+            assert_eq!(find_all(haystack, needle), *want, "{haystack} / {needle}");
+        }
+    }
+
+    #[test]
+    fn the_sentence_around_a_phrase() {
+        // (text, byte offset) → the sentence's byte range
+        let table: &[(&str, usize, std::ops::Range<usize>)] = &[
+            ("one. two", 6, 4..8),
+            ("one. two! three", 1, 0..3),
+            ("one. two! three", 11, 9..15),
+            // After a 3-byte full stop the sentence starts 3 bytes on.
+            ("a。bc", 4, 4..6),
+            ("一。二三？四", 6, 6..12),
+        ];
+        for (text, at, want) in table {
+            assert_eq!(sentence_around(text, *at), *want, "{text} @ {at}");
+        }
+    }
 }

@@ -671,4 +671,200 @@ mod tests {
         let bad = format!("{text}not json\n");
         assert_eq!(Ledger::parse(bad.as_bytes()).unwrap_err().0, 2);
     }
+
+    #[test]
+    fn failure_reasons_name_what_went_wrong() {
+        // (exit code, tests passed/failed, --check) → the reason, with the record's id as ID.
+        let table = [
+            (
+                1,
+                Some((2, 1)),
+                false,
+                "evidence ID failed: `cargo test` exited 1",
+            ),
+            (
+                0,
+                Some((2, 1)),
+                false,
+                "evidence ID failed: 1 test(s) failed",
+            ),
+            (
+                0,
+                Some((0, 1)),
+                false,
+                "evidence ID failed: 1 test(s) failed",
+            ),
+            (
+                0,
+                Some((0, 0)),
+                false,
+                "evidence ID: no tests ran (red flag: \"tests don't run but code looks fine\")",
+            ),
+            (
+                0,
+                None,
+                false,
+                "evidence ID: `cargo test` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
+            ),
+            (0, None, true, "evidence ID does not pass"),
+            (0, Some((3, 0)), false, "evidence ID does not pass"),
+        ];
+        for (exit_code, tests, check, want) in table {
+            let (record, _) = seal(run(&[1], exit_code, tests, "T", check), "");
+            assert_eq!(
+                record.failure_reason(),
+                want.replace("ID", &record.id),
+                "{exit_code} {tests:?} {check}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_id_that_is_not_a_long_enough_prefix_of_the_hash_is_a_broken_link() {
+        let (_, text) = ledger(vec![run(&[1], 0, Some((1, 0)), "A", false)]);
+        let good = Ledger::parse(text.as_bytes()).unwrap();
+        let id = good.records[0].id.clone();
+        let hash = good.records[0].hash.clone();
+        assert!(good.verify_chain().is_ok());
+        // The id and the hash are outside the hashed content: each check must hold on its own.
+        for (name, new_id) in [
+            ("not a prefix", "zzzzzzzzzzzz".to_string()),
+            ("too short", hash[..7].to_string()),
+        ] {
+            let bad = text.replace(&format!("\"id\":\"{id}\""), &format!("\"id\":\"{new_id}\""));
+            let ledger = Ledger::parse(bad.as_bytes()).unwrap();
+            assert_eq!(
+                ledger.verify_chain(),
+                Err(format!(
+                    "record {new_id} (line 1) was changed after it was written"
+                )),
+                "{name}"
+            );
+            assert!(ledger.is_broken(&new_id), "{name}");
+        }
+        // An 8-digit prefix is still the record.
+        let short = text.replace(
+            &format!("\"id\":\"{id}\""),
+            &format!("\"id\":\"{}\"", &hash[..8]),
+        );
+        assert!(
+            Ledger::parse(short.as_bytes())
+                .unwrap()
+                .verify_chain()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn line_numbers_count_every_line_blank_ones_too() {
+        let (_, text) = ledger(vec![
+            run(&[1], 0, Some((1, 0)), "A", false),
+            run(&[2], 0, Some((1, 0)), "A", false),
+        ]);
+        let lines: Vec<&str> = text.lines().collect();
+        let second = Ledger::parse(text.as_bytes()).unwrap().records[1]
+            .id
+            .clone();
+        let blank = Ledger::parse(format!("{}\n\n{}\n", lines[0], lines[1]).as_bytes());
+        assert!(
+            blank.unwrap().verify_chain().is_ok(),
+            "a blank line is skipped"
+        );
+        let edited = lines[1].replace("\"duration_ms\":5", "\"duration_ms\":6");
+        let ledger = Ledger::parse(format!("{}\n\n{edited}\n", lines[0]).as_bytes()).unwrap();
+        assert_eq!(
+            ledger.verify_chain(),
+            Err(format!(
+                "record {second} (line 3) was changed after it was written"
+            ))
+        );
+        let swapped = Ledger::parse(format!("{}\n{}\n", lines[1], lines[0]).as_bytes()).unwrap();
+        assert_eq!(
+            swapped.verify_chain(),
+            Err(format!(
+                "record {second} (line 1) does not follow the record before it (a line was removed, reordered or inserted)"
+            ))
+        );
+        // Malformed lines: (line, message).
+        let at = |bytes: &[u8]| Ledger::parse(bytes).unwrap_err();
+        assert_eq!(at(format!("{}\n\n[1]\n", lines[0]).as_bytes()).0, 3);
+        assert_eq!(
+            at(format!("{}\n\n[1]\n", lines[0]).as_bytes()).1,
+            "expected a JSON object"
+        );
+        assert_eq!(at(b"\n{}\n").0, 2);
+        assert_eq!(at(b"\n\n{not json\n").0, 3);
+        // Line 4: three newlines before the bad byte (and two other bytes, which do not count).
+        let utf8 = at(b"\n{}\n\n\xff\n");
+        assert_eq!(
+            utf8,
+            (4, "invalid UTF-8: expected one JSON object a line".into())
+        );
+    }
+
+    #[test]
+    fn the_witness_decides_which_records_count() {
+        let (ledger, _) = ledger(vec![
+            run(&[1], 0, Some((3, 0)), "T", false),
+            run(&[2], 0, Some((3, 0)), "T", false),
+        ]);
+        let first = ledger.records[0].clone();
+        let second = ledger.records[1].clone();
+        assert_eq!(ledger.head_hash(), second.hash);
+        assert_eq!(Ledger::default().head_hash(), "");
+        assert_eq!(ledger.find(&second.id), Some(&second));
+        assert_eq!(ledger.find(&first.id), Some(&first));
+        assert_eq!(ledger.find("000000000000"), None);
+        // Only the second record is in this clone's witness.
+        let ledger = ledger.with_witness([second.hash.clone()].into_iter().collect());
+        assert_eq!(ledger.records.len(), 2, "the witness keeps the records");
+        assert_eq!(
+            ledger.proof(1, "c1", "T"),
+            Err(format!(
+                "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `goal verify -c 1 -- <test command>` here",
+                first.id
+            ))
+        );
+        assert_eq!(ledger.proof(2, "c2", "T"), Ok(&second));
+        assert!(ledger.has_passing_test("T"));
+        let none = ledger.with_witness(Default::default());
+        assert!(!none.has_passing_test("T"));
+    }
+
+    #[test]
+    fn a_pinned_criterion_counts_only_its_pins_runs() {
+        let pinned = "c1 (verify: `cargo test`)";
+        let mut other = run(&[1], 0, Some((3, 0)), "T", false);
+        other.argv = vec!["cargo".into(), "test".into(), "x".into()];
+        let (wrong, _) = ledger(vec![other]);
+        assert_eq!(
+            wrong.proof(1, pinned, "T"),
+            Err(format!(
+                "evidence {} ran `cargo test x`, but the criterion is pinned to `cargo test` at the worktree root: only its pin proves it; run `goal verify -c 1`",
+                wrong.records[0].id
+            ))
+        );
+        let (right, _) = ledger(vec![run(&[1], 0, Some((3, 0)), "T", false)]);
+        assert!(right.proof(1, pinned, "T").is_ok());
+    }
+
+    #[test]
+    fn an_edited_record_on_another_tree_is_not_stale_evidence() {
+        let (_, text) = ledger(vec![run(&[1], 0, Some((3, 0)), "OLD", false)]);
+        let edited = text.replace("\"duration_ms\":5", "\"duration_ms\":6");
+        let ledger = Ledger::parse(edited.as_bytes()).unwrap();
+        assert!(ledger.verify_chain().is_err());
+        assert_eq!(
+            ledger.proof(1, "c1", "T"),
+            Err("no evidence names it; run `goal verify -c 1 -- <test command>`".to_string())
+        );
+        // Unedited, the same record is stale evidence.
+        let ledger = Ledger::parse(text.as_bytes()).unwrap();
+        assert!(
+            ledger
+                .proof(1, "c1", "T")
+                .unwrap_err()
+                .starts_with("stale: ")
+        );
+    }
 }

@@ -264,3 +264,172 @@ pub fn check_commit(ws: &Workspace, staged: &Staging, message: &str) -> Result<(
         Some(message),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{NewRecord, seal};
+    use crate::summary::TestCounts;
+
+    fn goal(status: &str, criteria: &[&str]) -> GoalFile {
+        let list: String = criteria.iter().map(|c| format!("- {c}\n")).collect();
+        GoalFile::parse(&format!(
+            "---\ngoal: \"g\"\niteration: 0\nstatus: {status}\n---\n## Acceptance Criteria\n{list}## Progress Log\n"
+        ))
+        .unwrap()
+    }
+
+    /// A ledger of one passing run on tree T naming criterion 1 ("a passes"): a test run, or a
+    /// check (`goal verify --check`) when `tests` is false.
+    fn ledger(tests: bool) -> Ledger {
+        let (_, line) = seal(
+            NewRecord {
+                criteria: vec![(1, "a passes".into())],
+                argv: vec!["t".into()],
+                cwd: String::new(),
+                exit_code: 0,
+                started: "2026-11-30T00:00:00Z".into(),
+                duration_ms: 1,
+                tree: "T".into(),
+                tree_after: None,
+                created: Vec::new(),
+                changed: Vec::new(),
+                tests: tests.then_some(TestCounts {
+                    passed: 1,
+                    failed: 0,
+                    ignored: 0,
+                }),
+                junit: Vec::new(),
+                check: !tests,
+                output: Vec::new(),
+            },
+            "",
+        );
+        Ledger::parse(line.as_bytes()).unwrap()
+    }
+
+    fn kinds(violations: &[Violation]) -> Vec<String> {
+        violations
+            .iter()
+            .map(|v| match v {
+                Violation::Unparseable { .. } => "unparseable".to_string(),
+                Violation::Unproven { number, .. } => format!("unproven {number}"),
+                Violation::CompleteUnproven { why } => format!("complete: {why}"),
+                Violation::Material { number, .. } => format!("material {number}"),
+                Violation::Evidence { .. } => "evidence".to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_gate_as_a_table() {
+        let in_progress = goal("in-progress", &["[ ] a passes", "[ ] b passes"]);
+        let a_ticked = goal("in-progress", &["[x] a passes", "[ ] b passes"]);
+        let complete_a = goal("complete", &["[x] a passes"]);
+        let head_a = goal("in-progress", &["[ ] a passes"]);
+        let complete_empty = goal("complete", &[]);
+        let b_dropped = goal("in-progress", &["[ ] a passes"]);
+        let tests = ledger(true);
+        let check = ledger(false);
+        let none = Ledger::default();
+        // (head, staged, ledger, message) → violations
+        type Case<'a> = (
+            Option<&'a GoalFile>,
+            &'a GoalFile,
+            &'a Ledger,
+            Option<&'a str>,
+            &'a [&'a str],
+        );
+        let b_unproven = "complete: criterion 2 \"b passes\": no evidence names it; run `goal verify -c 2 -- <test command>`";
+        let cases: &[Case] = &[
+            (Some(&in_progress), &a_ticked, &tests, None, &[]),
+            (Some(&in_progress), &a_ticked, &none, None, &["unproven 1"]),
+            // Already ticked at HEAD: not re-judged.
+            (Some(&a_ticked), &a_ticked, &none, None, &[]),
+            (Some(&head_a), &complete_a, &tests, None, &[]),
+            // A check alone proves the criterion but cannot complete a goal.
+            (
+                Some(&head_a),
+                &complete_a,
+                &check,
+                None,
+                &[
+                    "complete: no passing test evidence on this tree (a check alone cannot complete a goal)",
+                ],
+            ),
+            // Complete already at HEAD: not re-judged.
+            (Some(&complete_a), &complete_a, &none, None, &[]),
+            (
+                Some(&in_progress),
+                &goal("complete", &["[x] a passes", "[ ] b passes"]),
+                &tests,
+                None,
+                &[b_unproven],
+            ),
+            // A criterion both newly ticked and unproven is reported once, as unproven.
+            (
+                Some(&in_progress),
+                &goal("complete", &["[x] a passes", "[x] b passes"]),
+                &tests,
+                None,
+                &["unproven 2"],
+            ),
+            (
+                Some(&in_progress),
+                &complete_empty,
+                &tests,
+                None,
+                &["complete: the goal has no criteria"],
+            ),
+            // Material changes are judged only with a message, and pass with the trailer.
+            (Some(&in_progress), &b_dropped, &none, None, &[]),
+            (
+                Some(&in_progress),
+                &b_dropped,
+                &none,
+                Some("drop b\n"),
+                &["material 2"],
+            ),
+            (
+                Some(&in_progress),
+                &b_dropped,
+                &none,
+                Some("drop b\n\nGoal-Material-Change: out of scope\n"),
+                &[],
+            ),
+            (
+                Some(&in_progress),
+                &b_dropped,
+                &none,
+                Some("drop b\n\ngoal-material-change: out of scope\n"),
+                &[],
+            ),
+        ];
+        for (i, (head, staged, ledger, message, want)) in cases.iter().enumerate() {
+            let got = evaluate(&GateInput {
+                head_goal: *head,
+                staged_goal: Ok(Some(staged)),
+                ledger,
+                tree: "T",
+                message: *message,
+            });
+            assert_eq!(kinds(&got), *want, "case {i}");
+        }
+        // Deleting the goal passes; a staged goal that does not parse is the only violation.
+        let input = |staged| GateInput {
+            head_goal: Some(&in_progress),
+            staged_goal: staged,
+            ledger: &none,
+            tree: "T",
+            message: Some("x"),
+        };
+        assert!(evaluate(&input(Ok(None))).is_empty());
+        assert_eq!(
+            evaluate(&input(Err((3, "bad".into())))),
+            [Violation::Unparseable {
+                line: 3,
+                message: "bad".into()
+            }]
+        );
+    }
+}

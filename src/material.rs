@@ -328,4 +328,62 @@ mod tests {
             assert_eq!(got, *material, "{old:?} -> {new:?}");
         }
     }
+
+    #[test]
+    fn reasons_say_what_was_lowered() {
+        // (old, new parts) → the reason, or None when the change is safe.
+        let table: &[(&str, &[&str], Option<&str>)] = &[
+            (
+                "p99 under 200 ms",
+                &["p99 under 500 ms"],
+                Some("drops the number 200"),
+            ),
+            ("1.5 s and 2 s", &["2 s"], Some("drops the number 1.5")),
+            // (One word left out: the words of this reason come from a set, in no fixed order.)
+            (
+                "lint clean and typecheck passes",
+                &["lint clean", "typecheck"],
+                Some("the split parts leave out \"passes\""),
+            ),
+            (
+                "lint clean and typecheck passes",
+                &["lint clean", "typecheck passes"],
+                None,
+            ),
+            (
+                "Related files lint clean, typecheck passes",
+                &["Related files lint clean"],
+                Some("drops \"passes typecheck\""),
+            ),
+            // One word gone, the rest much the same: a typo-level edit.
+            ("cargo test passes", &["cargo tests passes"], None),
+            // Every word kept, yet a different requirement: the similarity decides.
+            (
+                "auth required",
+                &["the README file mentions that auth is required"],
+                Some("rewords it into a different requirement (similarity SIM < 0.6)"),
+            ),
+            ("AUTH REQUIRED", &["auth required"], None),
+            // At exactly the minimum ratio (0.6) the rewording still counts as the same.
+            ("abcde", &["abcxy"], None),
+        ];
+        for (old, new, want) in table {
+            let joined = new.join(" ");
+            let want = want.map(|w| w.replace("SIM", &format!("{:.2}", similarity(old, &joined))));
+            assert_eq!(rewording(old, new), want, "{old} -> {new:?}");
+        }
+    }
+
+    #[test]
+    fn similarity_is_a_case_blind_character_ratio() {
+        assert_eq!(similarity("Auth Required", "auth required"), 1.0);
+        assert_eq!(similarity("abcd", "wxyz"), 0.0);
+        assert_eq!(similarity("abcd", "abxy"), 0.5);
+        assert_eq!(similarity("abcde", "abcxy"), MIN_RATIO);
+        let s = similarity(
+            "auth required",
+            "the README file mentions that auth is required",
+        );
+        assert!(s > 0.0 && s < MIN_RATIO, "{s}");
+    }
 }

@@ -495,4 +495,28 @@ mod tests {
         let s = State::default();
         assert_eq!(State::parse(&s.render()).unwrap(), s);
     }
+
+    #[test]
+    fn outcome_words_and_the_failure_count() {
+        // word → outcome, one line each: every arm of the parser decides a row.
+        let table = [
+            ("success", Some(Outcome::Success)),
+            ("failure", Some(Outcome::Failure)),
+            ("no_progress", Some(Outcome::NoProgress)),
+            ("unknown", Some(Outcome::Unknown)),
+            ("Failure", None),
+            ("no-progress", None),
+            ("", None),
+        ];
+        for (word, outcome) in table {
+            assert_eq!(Outcome::parse(word), outcome, "{word:?}");
+        }
+        // Only failures count towards `goal retry`: 0, then 2 among 4 attempts.
+        assert_eq!(State::default().failures(), 0);
+        let state = State {
+            attempts: a("F S F N U"),
+            ..State::default()
+        };
+        assert_eq!(state.failures(), 2);
+    }
 }

@@ -307,4 +307,27 @@ mod tests {
             assert_eq!(has_keyword(text, &k), *want, "{text}");
         }
     }
+
+    #[test]
+    fn explain_says_each_signal_in_words() {
+        let signals = Signals {
+            stagnant: true,
+            s1: true,
+            s2: false,
+            s3: true,
+        };
+        assert_eq!(
+            explain(&signals, 3),
+            "S1 criteria passing count flat for 3 iterations: yes, S2 no progress words in the log: no, S3 no net code change: yes"
+        );
+        let signals = Signals {
+            s1: false,
+            s2: true,
+            ..signals
+        };
+        assert_eq!(
+            explain(&signals, 5),
+            "S1 criteria passing count flat for 5 iterations: no, S2 no progress words in the log: yes, S3 no net code change: yes"
+        );
+    }
 }

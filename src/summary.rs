@@ -497,6 +497,11 @@ mod tests {
                 "     Summary [   0.000s] 0 tests run: 0 passed, 0 skipped",
                 t(0, 0, 0),
             ),
+            // A list that leaves a test out: the run count, less the failures, passed.
+            (
+                "     Summary [   0.012s] 5 tests run: 3 passed, 1 failed",
+                t(4, 1, 0),
+            ),
             (
                 "============ 3 passed, 1 failed, 2 skipped in 0.12s ============",
                 t(3, 1, 2),
@@ -530,6 +535,8 @@ mod tests {
                 t(2, 1, 0),
             ),
             ("ℹ tests 2\nℹ pass 2\nℹ fail 0", t(2, 0, 0)),
+            // TAP with "# tests N" but no "# pass" line: the rest of N passed.
+            ("# tests 5\n# fail 1\n# skipped 2", t(2, 1, 2)),
             ("3 passed, 0 failed", t(3, 0, 0)),
             ("Result: 3 passed, 1 failed, 2 skipped", t(3, 1, 2)),
             (
@@ -586,6 +593,13 @@ mod tests {
             ("1..3\n# tests 3\n# fail 1", t(2, 1, 0)),
             ("# { total: 4, pass: 2, fail: 1, skip: 1 }", t(2, 1, 1)),
             ("# { total: 3, fail: 1 }", t(2, 1, 0)),
+            // "pass" given: it counts, not what the total leaves over (a cancelled test here).
+            (
+                "# { total: 5, pass: 2, fail: 1, skip: 1, cancelled: 1 }",
+                t(2, 1, 1),
+            ),
+            // No "pass": the total less the failed and the skipped.
+            ("# { total: 5, fail: 1, skip: 2 }", t(2, 1, 2)),
             ("3 examples, 0 failures", t(3, 0, 0)),
             ("4 examples, 1 failure, 1 pending", t(2, 1, 1)),
             (

@@ -6,9 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::support::{Repo, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
+use crate::support::{GOAL, Repo, stderr, stdout};
 
 /// A pre-commit linter that refuses any staged file containing `breakpoint()` (spelt in two
 /// halves, so that a linter committed with the work does not refuse itself).
@@ -328,12 +326,9 @@ fn gpg_signed_goal_commits_verify_where_gpg_is_present() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        let mut verify = Command::new("git");
+        let mut verify = repo.git_cmd();
         verify
-            .current_dir(repo.path())
             .env("GNUPGHOME", gnupg.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .args(["verify-commit", "HEAD"]);
         let out = verify.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));

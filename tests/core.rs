@@ -1,9 +1,7 @@
 //! GOAL.md as a versioned git artifact: init, status, criteria, iterate, block/resume, abandon,
 //! the refusals, bad input, concurrency and the demo.
 
-use crate::support::{Repo, json, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
+use crate::support::{GOAL, Repo, json, stderr, stdout};
 
 #[test]
 fn init_writes_the_seed_format_and_commits_only_the_goal_files() {
@@ -201,8 +199,8 @@ fn iterate_goal_only_leaves_other_changes_alone() {
 fn iterate_needs_a_message_and_an_in_progress_goal() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
-    repo.goal().args(["iterate"]).assert().code(2);
-    repo.goal().args(["iterate", "-m", "  "]).assert().code(2);
+    repo.refused(&["iterate"], 2, &["--message <LINE>"]);
+    repo.refused(&["iterate", "-m", " "], 2, &["every -m is empty"]);
     repo.ok(&["block", "--reason", "waiting"]);
     let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -232,7 +230,7 @@ fn block_and_resume_round_trip() {
         repo.trailer("HEAD", "Goal-Status").as_deref(),
         Some("in-progress")
     );
-    repo.goal().arg("resume").assert().code(1);
+    repo.refused(&["resume"], 1, &["not blocked: nothing to resume"]);
 }
 
 #[test]
@@ -256,7 +254,7 @@ fn abandon_deletes_the_goal_files_in_a_marked_commit() {
             .contains("Reason: no longer needed")
     );
     assert_eq!(repo.status_porcelain(), "");
-    repo.goal().arg("abandon").assert().code(1);
+    repo.refused(&["abandon"], 1, &["no active goal", "goal init"]);
 }
 
 #[test]
@@ -279,11 +277,22 @@ fn criteria_changes_and_the_material_change_rule() {
     assert_eq!(repo.goal_md(), before);
     assert_eq!(repo.head(), head);
     // Removing is material too.
-    repo.goal()
-        .args(["criteria", "remove", "2"])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["criteria", "remove", "2"],
+        1,
+        &["removing criterion 2", "is a material change", "--confirm"],
+    );
     assert_eq!(repo.goal_md(), before);
+    // A confirmed rewording: applied, and recorded in the commit's trailer, old → new.
+    repo.ok(&["criteria", "edit", "2", "p99 latency is low", "--confirm"]);
+    assert!(repo.goal_md().contains("- [ ] p99 latency is low\n"));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Material-Change").as_deref(),
+        Some(
+            "criterion 2 \"p99 latency under 200 ms\" → \"p99 latency is low\" (drops the number 200)"
+        )
+    );
+    repo.git(&["reset", "-q", "--hard", &head]);
     // Confirmed: applied and recorded.
     repo.ok(&["criteria", "remove", "2", "--confirm"]);
     let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap();
@@ -297,11 +306,16 @@ fn criteria_changes_and_the_material_change_rule() {
             .contains("- [ ] lint clean\n- [ ] typecheck passes\n")
     );
     // Out of range and empty text are bad input.
-    repo.goal()
-        .args(["criteria", "edit", "9", "x"])
-        .assert()
-        .code(2);
-    repo.goal().args(["criteria", "add", " "]).assert().code(2);
+    repo.refused(
+        &["criteria", "edit", "9", "x"],
+        2,
+        &["there is no criterion 9"],
+    );
+    repo.refused(
+        &["criteria", "add", " "],
+        2,
+        &["the criterion text is empty"],
+    );
     repo.assert_fsck();
 }
 
@@ -385,7 +399,12 @@ fn refuses_outside_a_repo_in_a_bare_repo_and_mid_merge() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write("README.md", "main\n");
     repo.git(&["commit", "-q", "-am", "main"]);
-    assert!(!repo.git_output(&["merge", "other"]).status.success());
+    let merge = repo.git_output(&["merge", "other"]);
+    assert!(
+        !merge.status.success() && stdout(&merge).contains("CONFLICT"),
+        "{}",
+        stdout(&merge)
+    );
     let before = repo.goal_md();
     let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -437,25 +456,48 @@ fn dash_c_runs_elsewhere() {
         .assert()
         .success();
     assert!(repo.exists(GOAL));
-    repo.goal()
-        .args(["-C", "/no/such/dir", "status"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["-C", "/no/such/dir", "status"],
+        2,
+        &["-C /no/such/dir: no such directory"],
+    );
 }
 
+/// On a terminal, where colour would otherwise be on, any non-empty `NO_COLOR` turns it off and
+/// an empty one does not (no-color.org).
 #[test]
-fn no_color_means_no_escape_codes() {
+fn no_color_means_no_escape_codes_on_a_terminal() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
-    let out = repo.goal().arg("status").output().unwrap();
-    assert!(!stdout(&out).contains('\x1b'));
+    let status = format!("{} status", env!("CARGO_BIN_EXE_goal"));
+    for (no_color, coloured) in [
+        (None, true),
+        (Some(""), true),
+        (Some("1"), false),
+        (Some("yes please"), false),
+    ] {
+        let text = repo.on_a_tty(&status, &[("NO_COLOR", no_color)], None);
+        assert!(
+            text.contains("Make the thing work"),
+            "{no_color:?}: {text:?}"
+        );
+        assert_eq!(
+            text.contains('\x1b'),
+            coloured,
+            "NO_COLOR={no_color:?}: {text:?}"
+        );
+    }
 }
 
 #[test]
 fn bad_flags_are_usage_errors() {
     let repo = Repo::new();
-    repo.goal().args(["init"]).assert().code(2);
-    repo.goal().args(["nonsense"]).assert().code(2);
+    repo.refused(
+        &["init"],
+        2,
+        &["required arguments were not provided", "<GOAL>"],
+    );
+    repo.refused(&["nonsense"], 2, &["unrecognized subcommand 'nonsense'"]);
     let out = repo.goal().args(["status", "--bogus"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -549,10 +591,11 @@ fn a_symlinked_goal_file_outside_the_worktree_is_refused() {
     let repo = Repo::new();
     std::fs::create_dir_all(repo.path().join(".agents")).unwrap();
     std::os::unix::fs::symlink(outside.path(), repo.path().join(".agents/goal")).unwrap();
-    repo.goal()
-        .args(["init", "y", "-c", "a passes"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["init", "y", "-c", "a passes"],
+        2,
+        &[".agents/goal resolves outside the worktree"],
+    );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), content);
 }
 
@@ -611,6 +654,14 @@ fn concurrent_iterates_never_lose_or_duplicate_an_iteration() {
     numbers.reverse();
     let expected: Vec<u64> = (0..numbers.len() as u64).collect();
     assert_eq!(numbers, expected, "every iteration once, in order");
+    // The lock serialises, it does not starve: at least one iteration of each round landed.
+    let last = numbers.len() - 1;
+    assert!(last >= 3, "only {last} iterations landed in 3 rounds");
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Iteration"),
+        Some(last.to_string())
+    );
+    assert!(repo.goal_md().contains(&format!("iteration: {last}\n")));
     let md = repo.goal_md();
     for n in 1..numbers.len() {
         assert_eq!(
@@ -682,11 +733,7 @@ fn demo_walks_a_whole_loop() {
     ] {
         assert!(text.contains(step), "{step} missing from:\n{text}");
     }
-    let log = std::process::Command::new("git")
-        .args(["log", "--format=%s"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let log = repo.git_in(&dir, &["log", "--format=%s"]);
     let subjects = String::from_utf8_lossy(&log.stdout);
     assert!(subjects.starts_with("goal: done"), "{subjects}");
     assert!(subjects.contains("goal: complete"), "{subjects}");
@@ -706,7 +753,7 @@ fn stale_goal_on_a_tty_asks_with_a_timed_default() {
     let run = |answer: Option<&str>| {
         repo.on_a_tty(&line, &[("GOAL_PROMPT_TIMEOUT", Some("0.3"))], answer)
     };
-    let Some(text) = run(None) else { return };
+    let text = run(None);
     assert!(text.contains("a goal is already active"), "{text}");
     assert!(
         text.contains("continue the current goal (default)"),
@@ -714,7 +761,7 @@ fn stale_goal_on_a_tty_asks_with_a_timed_default() {
     );
     assert!(text.contains("exit=1"), "{text}");
     assert!(repo.goal_md().contains("Make the thing work"));
-    let text = run(Some("2\n")).unwrap();
+    let text = run(Some("2\n"));
     assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
     assert_eq!(
@@ -770,13 +817,9 @@ fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
     let status = format!("{} status", env!("CARGO_BIN_EXE_goal"));
-    let Some(coloured) = repo.on_a_tty(&status, &[("NO_COLOR", None)], None) else {
-        return;
-    };
+    let coloured = repo.on_a_tty(&status, &[("NO_COLOR", None)], None);
     assert!(coloured.contains("\x1b[1mGoal:\x1b[0m"), "{coloured:?}");
-    let plain = repo
-        .on_a_tty(&status, &[("NO_COLOR", Some("1"))], None)
-        .unwrap();
+    let plain = repo.on_a_tty(&status, &[("NO_COLOR", Some("1"))], None);
     assert!(
         plain.contains("Goal: Make the thing work") && !plain.contains('\x1b'),
         "{plain:?}"
@@ -809,4 +852,92 @@ fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
         "{}",
         stderr(&refused)
     );
+}
+
+/// A command's --help is its manual on an agent's screen: the whole text.
+#[test]
+fn hooks_help_reads_as_a_whole() {
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args(["hooks", "--help"])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out), @r"
+Manage the git hooks (pre-commit: evidence gate; commit-msg: material-change gate)
+
+Usage: goal hooks [OPTIONS] <COMMAND>
+
+Commands:
+  install    Install the shims into the effective hooks folder (core.hooksPath, else the common git
+             dir's hooks/). An existing hook keeps its lines: the shim goes in a marked block
+  uninstall  Remove the marked blocks, leaving the user's own hook lines
+  status     Show where the hooks are and whether the shims are installed (exit 1 when not)
+  run        Run a hook's logic (what the shims call)
+  help       Print this message or the help of the given subcommand(s)
+
+Options:
+  -C <DIR>           Run as if goal was started in DIR
+      --json         Machine output: one JSON document on stdout
+  -q, --quiet        Print nothing but errors
+      --file <PATH>  The goal file, inside the worktree (default .agents/goal/GOAL.md) [env:
+                     GOAL_FILE=]
+  -h, --help         Print help
+");
+}
+
+/// A goal file outside .agents/goal/ keeps its evidence beside it, and the whole loop works
+/// there; the default location stays empty.
+#[test]
+fn a_goal_file_outside_the_default_folder_runs_the_whole_loop() {
+    let repo = Repo::new();
+    repo.test_script("pass.sh", 2, 0);
+    let file = "docs/goal/GOAL.md";
+    repo.ok(&["--file", file, "init", "Elsewhere", "-c", "a passes"]);
+    assert!(repo.exists(file));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "goal: init \"Elsewhere\""
+    );
+    repo.ok(&["--file", file, "verify", "-c", "1", "--", "sh", "pass.sh"]);
+    assert!(repo.exists("docs/goal/evidence.jsonl"));
+    assert!(!repo.exists(".agents"));
+    repo.refused(&["status"], 1, &["no active goal", ".agents/goal/GOAL.md"]);
+    // GOAL_FILE is the same as --file.
+    let status = repo
+        .goal()
+        .env("GOAL_FILE", file)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&status)["passing"], 1, "{}", stdout(&status));
+    repo.ok(&["--file", file, "iterate", "-m", "a proven"]);
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("1/1"));
+    // The hooks gate the file named by GOAL_FILE in the committing environment.
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["--file", file, "criteria", "add", "b passes"]);
+    repo.write(
+        file,
+        &repo.read(file).replace("- [ ] b passes", "- [x] b passes"),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo
+        .git_cmd()
+        .env("GOAL_FILE", file)
+        .args(["commit", "-m", "tick b"])
+        .output()
+        .unwrap();
+    crate::support::assert_refused(
+        "a hand tick of b",
+        &out,
+        None,
+        &["criterion 2 \"b passes\" is ticked without proof"],
+    );
+    repo.git(&["checkout", "-q", "--", file]);
+    repo.ok(&["--file", file, "verify", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["--file", file, "done"]);
+    assert!(!repo.exists(file) && !repo.exists("docs/goal/evidence.jsonl"));
+    assert_eq!(repo.status_porcelain(), "");
 }

@@ -1,22 +1,17 @@
 //! Evidence, the gate, done and the hooks: an agent must not be able to call a goal done without
 //! test evidence bound to the code it claims to prove.
 
-use crate::support::{Repo, json, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
-const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
+use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
 
 /// The working tree's tree id without .agents/goal, computed by git itself.
 fn tree_by_git(repo: &Repo) -> String {
     let index = repo.path().join(".git/referee-index");
     let _ = std::fs::remove_file(&index);
     let run = |args: &[&str]| {
-        let out = std::process::Command::new("git")
+        let out = repo
+            .git_cmd()
             .args(args)
-            .current_dir(repo.path())
             .env("GIT_INDEX_FILE", &index)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
         assert!(
@@ -97,10 +92,11 @@ fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write("exit3.sh", "echo '1 passed, 1 failed'\nexit 3\n");
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "exit3.sh"])
-        .assert()
-        .code(3);
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "exit3.sh"],
+        3,
+        &["exited 3", "criterion 1 not passed"],
+    );
     assert!(repo.goal_md().contains("- [ ] a passes\n"));
     assert_eq!(records(&repo).len(), 2);
     assert_eq!(records(&repo)[1]["prev"], records(&repo)[0]["hash"]);
@@ -152,10 +148,11 @@ fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no-such-program-xyz"));
     assert!(!repo.exists(EVIDENCE));
-    repo.goal()
-        .args(["verify", "-c", "7", "--", "sh", "pass.sh"])
-        .assert()
-        .code(2);
+    repo.refused(
+        &["verify", "-c", "7", "--", "sh", "pass.sh"],
+        2,
+        &["there is no criterion 7"],
+    );
     assert!(!repo.exists(EVIDENCE));
 }
 
@@ -182,15 +179,17 @@ fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
     assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
     // A record that failed cannot be named either.
     std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();
-    repo.goal()
-        .args(["verify", "-c", "2", "--", "sh", "fail.sh"])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["verify", "-c", "2", "--", "sh", "fail.sh"],
+        1,
+        &["exited 1", "criterion 2 not passed"],
+    );
     let id = records(&repo)[1]["id"].as_str().unwrap().to_string();
-    repo.goal()
-        .args(["check", "2", "--evidence", &id])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["check", "2", "--evidence", &id],
+        1,
+        &["cannot check criterion 2", "failed: `sh fail.sh` exited 1"],
+    );
 }
 
 #[test]
@@ -292,15 +291,22 @@ fn the_hook_reads_the_index_not_the_working_tree() {
     repo.write(GOAL, &ticked);
     repo.git(&["add", GOAL]);
     repo.write(GOAL, &unticked);
-    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    repo.git_refused(
+        &["commit", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
+    );
     // `git commit -a` stages through a temporary index (GIT_INDEX_FILE): still seen.
     repo.git(&["reset", "-q"]);
     repo.write(GOAL, &ticked);
-    assert!(
-        !repo
-            .git_output(&["commit", "-a", "-m", "x"])
-            .status
-            .success()
+    repo.git_refused(
+        &["commit", "-a", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
     );
 }
 
@@ -324,13 +330,26 @@ fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
         &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
     );
     repo.git(&["add", "-A"]);
-    assert!(!repo.git_output(&["commit", "-m", "x"]).status.success());
+    repo.git_refused(
+        &["commit", "-m", "x"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 1 \"a passes\" is ticked without proof",
+        ],
+    );
     assert!(repo.read(".git/user-marker").contains("user-hook-ran"));
     repo.ok(&["hooks", "status"]);
     repo.ok(&["hooks", "uninstall"]);
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), user);
     assert!(!repo.path().join(".git/hooks/commit-msg").exists());
-    repo.goal().args(["hooks", "status"]).assert().code(1);
+    let out = repo.goal().args(["hooks", "status"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("pre-commit: not installed (a hook of the user's is there)")
+            && stdout(&out).contains("commit-msg: missing"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -499,10 +518,11 @@ fn done_commits_twice_deletes_the_goal_and_summarises() {
 fn a_hand_edited_evidence_record_is_caught() {
     let repo = setup(&["a passes"]);
     repo.ok(&["hooks", "install"]);
-    repo.goal()
-        .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
-        .assert()
-        .code(1);
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "fail.sh"],
+        1,
+        &["exited 1", "criterion 1 not passed"],
+    );
     let text = repo
         .read(EVIDENCE)
         .replace("\"exit_code\":1", "\"exit_code\":0");
@@ -595,4 +615,246 @@ fn a_hook_that_is_not_a_shell_script_needs_force() {
             .unwrap()
             .contains("python3")
     );
+}
+
+/// A misspelt hook line is a usage error at once, not a silent pass on every commit that does
+/// not touch the goal (the fast path).
+#[test]
+fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
+    let repo = setup(&["a passes"]);
+    repo.write("src/lib.rs", "// not the goal\n");
+    repo.git(&["add", "-A"]);
+    repo.refused(
+        &["hooks", "run", "pre-comit"],
+        2,
+        &["unknown hook `pre-comit`", "goal hooks run pre-commit"],
+    );
+    repo.refused(
+        &["hooks", "run", "commit-msg"],
+        2,
+        &["commit-msg needs the message file"],
+    );
+    // The known names still pass a commit that does not touch the goal.
+    repo.ok(&["hooks", "run", "pre-commit"]);
+    repo.write(".git/MSG", "code\n");
+    repo.ok(&["hooks", "run", "commit-msg", ".git/MSG"]);
+}
+
+/// A verify command killed by a signal records 128+n (the shell's convention) and proves nothing,
+/// even when it printed a passing summary before it died.
+#[test]
+fn verify_killed_by_a_signal_records_128_plus_n() {
+    let repo = setup(&["a passes"]);
+    repo.write("killed.sh", "echo \"1 passed, 0 failed\"\nkill -TERM $$\n");
+    repo.refused(
+        &["verify", "-c", "1", "--", "sh", "killed.sh"],
+        143,
+        &["exit 143", "criterion 1 not passed"],
+    );
+    let r = &records(&repo)[0];
+    assert_eq!(r["exit_code"], 143);
+    assert_eq!(r["tests"]["passed"], 1);
+    assert!(repo.goal_md().contains("- [ ] a passes\n"));
+    repo.refused(
+        &["check", "1"],
+        1,
+        &["cannot check criterion 1", "`sh killed.sh` exited 143"],
+    );
+}
+
+/// A run that changes tracked files proves the code as it was before the run, not after.
+#[test]
+fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write(
+        "rewrite.sh",
+        "echo changed >> README.md\necho \"1 passed, 0 failed\"\n",
+    );
+    repo.write(
+        "build.sh",
+        "echo out > built.txt\necho \"1 passed, 0 failed\"\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "scripts"]);
+    let before = tree_by_git(&repo);
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "sh", "rewrite.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the run modified or deleted 1 tracked file(s): README.md"),
+        "{}",
+        stderr(&out)
+    );
+    let r = &records(&repo)[0];
+    assert_eq!(r["tree"], before);
+    assert_eq!(r["changed"], serde_json::json!(["README.md"]));
+    assert_eq!(r["tree_after"], serde_json::Value::Null);
+    // On the changed tree the evidence is stale; with the change reverted it holds again.
+    repo.refused(&["check", "1"], 1, &["stale: evidence"]);
+    repo.git(&["checkout", "-q", "README.md"]);
+    repo.ok(&["check", "1"]);
+    // A run that only adds files holds for the tree it left behind too.
+    repo.ok(&["verify", "-c", "2", "--", "sh", "build.sh"]);
+    let r = &records(&repo)[1];
+    assert_eq!(r["created"], serde_json::json!(["built.txt"]));
+    assert_eq!(r["tree_after"], tree_by_git(&repo));
+    repo.ok(&["check", "2"]);
+}
+
+/// The witness (.git/goal-witness) is per clone: evidence committed in one clone proves nothing
+/// in a fresh clone until `goal verify` runs there.
+#[test]
+fn evidence_from_another_clone_proves_nothing_until_verified_here() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["iterate", "-m", "a proven"]);
+    let id = records(&repo)[0]["id"].as_str().unwrap().to_string();
+    let guard = tempfile::TempDir::new().unwrap();
+    let clone = guard.path().join("clone");
+    let out = repo.git_in(
+        guard.path(),
+        &["clone", "-q", repo.path().to_str().unwrap(), "clone"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!clone.join(".git/goal-witness").exists());
+    for (key, value) in [
+        ("user.name", "Test"),
+        ("user.email", "test@example.invalid"),
+    ] {
+        assert!(
+            repo.git_in(&clone, &["config", key, value])
+                .status
+                .success()
+        );
+    }
+    let done = repo.goal_in(&clone).arg("done").output().unwrap();
+    crate::support::assert_refused(
+        "done in a fresh clone",
+        &done,
+        Some(1),
+        &[&format!(
+            "evidence {id} was not recorded by `goal verify` in this repository"
+        )],
+    );
+    repo.goal_in(&clone)
+        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
+        .assert()
+        .success();
+    let witness = std::fs::read_to_string(clone.join(".git/goal-witness")).unwrap();
+    assert_eq!(witness.lines().count(), 1, "{witness}");
+    repo.goal_in(&clone).arg("done").assert().success();
+    // The first clone's witness is untouched by the second.
+    assert_eq!(repo.read(".git/goal-witness").lines().count(), 1);
+}
+
+/// A deslop command that rewrites the tree (a formatter) voids the evidence: done refuses and
+/// commits nothing.
+#[test]
+fn a_deslop_command_that_rewrites_the_tree_stops_done() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    let head = repo.head();
+    repo.refused(
+        &["done", "--deslop", "echo '// formatted' >> pass.sh"],
+        1,
+        &[
+            "the deslop commands changed the working tree",
+            "verify the criteria again",
+        ],
+    );
+    assert_eq!(repo.head(), head, "nothing committed");
+    assert!(repo.exists(GOAL));
+    assert!(repo.read("pass.sh").ends_with("// formatted\n"));
+    // Verified again on the formatted code, done goes through.
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done", "--deslop", "true"]);
+    assert!(!repo.exists(GOAL));
+}
+
+/// A goal whose status is `complete` (restored from history) takes no new iteration, retry or
+/// block; `done` still demands proof for every criterion.
+#[test]
+fn commands_on_a_complete_goal() {
+    let repo = setup(&["a passes"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+    repo.git(&["checkout", "-q", "HEAD~1", "--", ".agents"]);
+    repo.git(&["commit", "-q", "-m", "the complete goal, back"]);
+    assert!(repo.goal_md().contains("status: complete\n"));
+    let head = repo.head();
+    repo.refused(
+        &["iterate", "-m", "more"],
+        1,
+        &[
+            "the goal is complete: cannot record an iteration",
+            "goal done",
+        ],
+    );
+    repo.refused(
+        &["retry"],
+        1,
+        &["the goal is complete: cannot record a retry"],
+    );
+    repo.refused(
+        &["block", "--reason", "r"],
+        1,
+        &["the goal is complete: nothing to block"],
+    );
+    // (`goal resume` sets a complete goal back to in-progress: tested in proof.rs.)
+    assert_eq!(repo.head(), head, "no refusal committed");
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["status"], "complete");
+    // A new criterion reopens the question of proof: done refuses until it is proven.
+    repo.ok(&["criteria", "add", "b passes"]);
+    repo.refused(
+        &["done"],
+        1,
+        &["criterion 2 \"b passes\": no evidence names it"],
+    );
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+    assert!(!repo.exists(GOAL));
+}
+
+/// Hex ids (evidence, commits) vary with run times: `[ID]` in snapshots.
+fn without_ids(text: &str) -> String {
+    regex::Regex::new(r"\b[0-9a-f]{10,40}\b")
+        .unwrap()
+        .replace_all(text, "[ID]")
+        .into_owned()
+}
+
+/// The human summary `goal done` prints is the thing an agent reads back: the whole text.
+#[test]
+fn the_done_summary_reads_as_a_whole() {
+    let repo = setup(&["a passes", "b passes"]);
+    repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
+    repo.ok(&["criteria", "add", "c passes"]);
+    repo.ok(&["criteria", "remove", "3", "--confirm"]);
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    repo.ok(&["iterate", "-m", "both"]);
+    let out = repo
+        .goal()
+        .args(["done", "--deslop", "exit 4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = without_ids(&crate::support::normalise(&repo, &stdout(&out)));
+    insta::assert_snapshot!(text, @r#"
+Goal complete: Make the thing work
+  iterations: 1
+  [x] 1. a passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
+  [x] 2. b passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
+  material changes: 1
+    material change in [ID]: criterion 3 "c passes" → removed (removed; recorded: removed criterion 3 "c passes")
+  files changed: 4 (+11 -0)
+  elapsed: 0h 00m
+  deslop `exit 4`: failed (exit 4), noted
+  deslop scan: 1 finding(s)
+    src/lib.rs:2: todo — // TODO: tidy
+  commits: [ID], [ID] (`goal log` keeps the audit)
+"#);
 }

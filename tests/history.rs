@@ -1,8 +1,7 @@
 //! History and loop control: goal log, stagnation with escalation, backoff and the retry guard.
 
-use crate::support::{Repo, json, stderr, stdout};
+use crate::support::{GOAL, Repo, json, stderr, stdout};
 
-const GOAL: &str = ".agents/goal/GOAL.md";
 const RETRY: &str = ".agents/goal/retry.json";
 
 fn iterate(repo: &Repo, message: &str) -> std::process::Output {
@@ -189,11 +188,12 @@ fn a_no_verify_tick_is_flagged_unverified_check() {
         &repo.goal_md().replace("- [ ] b passes", "- [x] b passes"),
     );
     repo.git(&["add", "-A"]);
-    assert!(
-        !repo
-            .git_output(&["commit", "-q", "-m", "tick b"])
-            .status
-            .success()
+    repo.git_refused(
+        &["commit", "-q", "-m", "tick b"],
+        &[
+            "commit refused by the goal gate",
+            "criterion 2 \"b passes\" is ticked without proof",
+        ],
     );
     repo.git(&["commit", "-q", "--no-verify", "-m", "tick b"]);
     repo.write("src/more.rs", "more\n");
@@ -273,6 +273,7 @@ fn log_flags_a_deletion_without_a_completion_trailer() {
 fn retry_backs_off_and_blocks_after_the_last_retry() {
     let repo = Repo::new();
     repo.init_goal(&["a passes"]);
+    let head = repo.head();
     let mut delays = Vec::new();
     for n in 1..=10u64 {
         let out = repo.goal().args(["retry", "--json"]).output().unwrap();
@@ -287,7 +288,6 @@ fn retry_backs_off_and_blocks_after_the_last_retry() {
         }
     }
     assert_eq!(delays, [30, 60, 120, 240, 300, 300, 300, 300, 300, 300]);
-    let head = repo.head();
     assert_eq!(repo.head(), head, "retries do not commit");
     let out = repo
         .goal()
@@ -320,19 +320,29 @@ fn retry_sleep_waits_the_scaled_delay_and_config_changes_the_schedule() {
     repo.git(&["config", "goal.backoffFactor", "3"]);
     repo.git(&["config", "goal.backoffMax", "40"]);
     repo.git(&["config", "goal.maxRetries", "3"]);
+    // A scale of 1/500: the 5, 15 and 40 s delays become 10, 30 and 80 ms.
+    let scale = 0.002;
     let delays: Vec<u64> = (0..3)
         .map(|_| {
+            let started = std::time::Instant::now();
             let out = repo
                 .goal()
                 .args(["retry", "--sleep", "--json"])
-                .env("GOAL_TIME_SCALE", "0")
+                .env("GOAL_TIME_SCALE", scale.to_string())
                 .output()
                 .unwrap();
-            json(&out)["delay_s"].as_u64().unwrap()
+            let waited = started.elapsed();
+            let delay = json(&out)["delay_s"].as_u64().unwrap();
+            let scaled = std::time::Duration::from_secs_f64(delay as f64 * scale);
+            assert!(
+                waited >= scaled,
+                "waited {waited:?}, not the scaled {scaled:?}"
+            );
+            delay
         })
         .collect();
     assert_eq!(delays, [5, 15, 40]);
-    repo.goal().args(["retry"]).assert().code(1);
+    repo.refused(&["retry"], 1, &["Retries exhausted: 3 retries"]);
     repo.git(&["config", "goal.maxRetries", "zero"]);
     let out = repo.goal().args(["retry"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -381,7 +391,11 @@ fn the_retry_guard_records_raw_attempts_and_judges_on_request() {
     );
     // episode keeps the policy; clear needs --yes.
     repo.ok(&["attempt", "episode"]);
-    repo.goal().args(["attempt", "clear"]).assert().code(1);
+    repo.refused(
+        &["attempt", "clear"],
+        1,
+        &["nothing was changed", "goal attempt clear --yes"],
+    );
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&repo.read(RETRY)).unwrap()["policy"]["maxAttempts"],
         3

@@ -1,9 +1,6 @@
 //! Ticked vs proven on real project shapes, and pinned verification commands.
 
-use crate::support::{Repo, json, stderr, stdout};
-
-const GOAL: &str = ".agents/goal/GOAL.md";
-const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
+use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
 
 fn status(repo: &Repo) -> serde_json::Value {
     json(&repo.goal().args(["status", "--json"]).output().unwrap())

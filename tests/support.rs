@@ -7,6 +7,9 @@ use assert_cmd::Command;
 use tempfile::TempDir;
 
 pub const NOW: &str = "2026-11-30T15:04:05Z";
+/// Where a goal lives in a repository, and its evidence ledger.
+pub const GOAL: &str = ".agents/goal/GOAL.md";
+pub const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
 
 pub struct Repo {
     pub dir: TempDir,
@@ -22,6 +25,15 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin_dir];
     paths.extend(std::env::split_paths(&path));
+    // Whatever git exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_*, GIT_EDITOR…),
+    // or goal to the user's hooks it runs (GOAL_GATED_TREE), or a user's own GOAL_FILE, must not
+    // reach the test repositories.
+    for (key, _) in std::env::vars_os() {
+        let key_text = key.to_string_lossy();
+        if key_text.starts_with("GIT_") || key_text.starts_with("GOAL_") {
+            cmd.env_remove(key);
+        }
+    }
     cmd.env("PATH", std::env::join_paths(paths).unwrap())
         .env("HOME", home)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -30,11 +42,7 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
         .env("GIT_AUTHOR_DATE", "@1796051045 +0000")
         .env("GIT_COMMITTER_DATE", "@1796051045 +0000")
         .env("GOAL_NOW", NOW)
-        .env("NO_COLOR", "1")
-        .env_remove("GOAL_FILE")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_WORK_TREE");
+        .env("NO_COLOR", "1");
 }
 
 impl Repo {
@@ -74,6 +82,22 @@ impl Repo {
         self.goal().args(args).assert().success();
     }
 
+    /// `goal ARGS` is refused: it exits with `code` and its stderr says each of `words` (the
+    /// reason, so that a crash or a refusal for another reason does not pass). Returns stderr.
+    #[track_caller]
+    pub fn refused(&self, args: &[&str], code: i32, words: &[&str]) -> String {
+        let out = self.goal().args(args).output().unwrap();
+        assert_refused(&format!("goal {args:?}"), &out, Some(code), words)
+    }
+
+    /// `git ARGS` (a commit the installed hooks refuse, say) fails, and its stderr says each of
+    /// `words`. Returns stderr.
+    #[track_caller]
+    pub fn git_refused(&self, args: &[&str], words: &[&str]) -> String {
+        let out = self.git_output(args);
+        assert_refused(&format!("git {args:?}"), &out, None, words)
+    }
+
     pub fn goal_in(&self, dir: &Path) -> Command {
         let mut std_cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
         hermetic(&mut std_cmd, self.home.path());
@@ -83,23 +107,23 @@ impl Repo {
 
     /// Run a shell command line on a pseudo-terminal (util-linux `script`) in the repository,
     /// with the hermetic environment changed by `env` (`None` removes a variable), typing `input`
-    /// on it; what it printed, without `\r`. `None` when there is no `script` here.
+    /// on it; what it printed, without `\r`. Panics when there is no `script` here: a test
+    /// that cannot make a terminal must fail, not pass having checked nothing (`script` is in
+    /// Debian's bsdutils; .ci/run installs it).
     #[allow(dead_code)]
     pub fn on_a_tty(
         &self,
         line: &str,
         env: &[(&str, Option<&str>)],
         input: Option<&str>,
-    ) -> Option<String> {
+    ) -> String {
         use std::io::{Read, Write};
         use std::process::Stdio;
-        if std::process::Command::new("script")
+        if let Err(e) = std::process::Command::new("script")
             .arg("--version")
             .output()
-            .is_err()
         {
-            eprintln!("skipped: no `script` to make a pseudo-terminal");
-            return None;
+            panic!("no `script` to make a pseudo-terminal ({e}): install bsdutils/util-linux");
         }
         let mut cmd = std::process::Command::new("script");
         hermetic(&mut cmd, self.home.path());
@@ -130,7 +154,7 @@ impl Repo {
             .unwrap();
         drop(stdin);
         child.wait().unwrap();
-        Some(out.replace('\r', ""))
+        out.replace('\r', "")
     }
 
     /// A std command for `goal` (for spawning concurrent processes).
@@ -146,9 +170,17 @@ impl Repo {
     }
 
     pub fn git_in(&self, dir: &Path, args: &[&str]) -> Output {
+        self.git_cmd().args(args).current_dir(dir).output().unwrap()
+    }
+
+    /// A hermetic `git` command in the repository, for callers that add their own environment
+    /// (a temporary index, say): never a bare `Command::new("git")`, which would inherit a
+    /// calling hook's GIT_DIR and GIT_INDEX_FILE.
+    pub fn git_cmd(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new("git");
         hermetic(&mut cmd, self.home.path());
-        cmd.args(args).current_dir(dir).output().unwrap()
+        cmd.current_dir(self.path());
+        cmd
     }
 
     /// Run git and return stdout; panics when git fails.
@@ -309,6 +341,47 @@ pub fn json(output: &Output) -> serde_json::Value {
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// `output` is a refusal: exit `code` (any failure when `None`) with each of `words` on stderr.
+#[track_caller]
+pub fn assert_refused(what: &str, out: &Output, code: Option<i32>, words: &[&str]) -> String {
+    let err = stderr(out);
+    match code {
+        Some(code) => assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{what}: expected exit {code}\nstdout: {}\nstderr: {err}",
+            stdout(out)
+        ),
+        None => assert!(
+            !out.status.success(),
+            "{what} went through\nstdout: {}\nstderr: {err}",
+            stdout(out)
+        ),
+    }
+    assert!(
+        !words.is_empty(),
+        "{what}: name the reason the refusal gives"
+    );
+    for word in words {
+        assert!(err.contains(word), "{what}: stderr lacks {word:?}:\n{err}");
+    }
+    err
+}
+
+/// `text` with the repository's and the home folder's temporary paths as `[REPO]` and `[HOME]`,
+/// for snapshots.
+#[allow(dead_code)]
+pub fn normalise(repo: &Repo, text: &str) -> String {
+    let mut text = text.to_string();
+    for (dir, name) in [(repo.path(), "[REPO]"), (repo.home.path(), "[HOME]")] {
+        if let Ok(real) = dir.canonicalize() {
+            text = text.replace(real.to_str().unwrap(), name);
+        }
+        text = text.replace(dir.to_str().unwrap(), name);
+    }
+    text
 }
 
 pub fn stderr(output: &Output) -> String {

@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Repo, stderr, stdout};
-
-const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
+use crate::support::{EVIDENCE, GOAL, Repo, stderr, stdout};
 
 /// Wait for `child` at most `limit`; panics (after killing it) when it is still running.
 fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
@@ -255,8 +253,6 @@ fn a_command_that_ends_by_itself_is_not_waited_for_longer() {
 // ---------------------------------------------------------------------------------------------
 // Abandon means the goal, and `goal restore`
 
-const GOAL: &str = ".agents/goal/GOAL.md";
-
 fn prompt(repo: &Repo, text: &str) -> Value {
     let input = serde_json::json!({
         "session_id": "s",
@@ -415,19 +411,17 @@ fn the_stale_goal_question_takes_words_and_letters() {
         );
         repo.on_a_tty(&line, &[("GOAL_PROMPT_TIMEOUT", Some("5"))], Some(answer))
     };
-    let Some(text) = run("Another goal", "replace\n") else {
-        return;
-    };
+    let text = run("Another goal", "replace\n");
     assert!(
         text.contains("continue / replace / abandon"),
         "the question names its words: {text}"
     );
     assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
-    let text = run("A third goal", "c\n").unwrap();
+    let text = run("A third goal", "c\n");
     assert!(text.contains("exit=1"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
-    let text = run("A third goal", "A\n").unwrap();
+    let text = run("A third goal", "A\n");
     assert!(text.contains("exit=0"), "{text}");
     assert!(!repo.exists(GOAL), "abandon creates no new goal");
     assert!(text.contains("goal restore"), "{text}");

@@ -234,13 +234,9 @@ fn goal_paths(ctx: &Ctx, repo: &Repo) -> (PathBuf, PathBuf) {
 }
 
 fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<u8> {
-    let repo = Repo::for_hook(&ctx.cwd)?;
-    let (goal_dir, goal_rel) = goal_paths(ctx, &repo);
-    // The fast path: a commit that does not touch the goal folder passes at once.
-    if !repo.index_touches(&goal_dir)? {
-        return Ok(0);
-    }
-    let message = match hook {
+    // The hook's name and arguments are checked before the fast path, so that a misspelt hook
+    // line is a usage error at once rather than a silent pass on every commit.
+    let message_file = match hook {
         "pre-commit" => None,
         "commit-msg" => {
             let Some(file) = args.first() else {
@@ -249,6 +245,24 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<u8> {
                     "git passes it: `goal hooks run commit-msg .git/COMMIT_EDITMSG`",
                 ));
             };
+            Some(file)
+        }
+        other => {
+            return Err(Error::usage(
+                format!("unknown hook `{other}`"),
+                "goal hooks run pre-commit | goal hooks run commit-msg <message file>",
+            ));
+        }
+    };
+    let repo = Repo::for_hook(&ctx.cwd)?;
+    let (goal_dir, goal_rel) = goal_paths(ctx, &repo);
+    // The fast path: a commit that does not touch the goal folder passes at once.
+    if !repo.index_touches(&goal_dir)? {
+        return Ok(0);
+    }
+    let message = match message_file {
+        None => None,
+        Some(file) => {
             let path = if Path::new(file).is_absolute() {
                 PathBuf::from(file)
             } else {
@@ -258,12 +272,6 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<u8> {
                 std::fs::read_to_string(&path)
                     .map_err(Error::io("cannot read the commit message", path))?,
             )
-        }
-        other => {
-            return Err(Error::usage(
-                format!("unknown hook `{other}`"),
-                "goal hooks run pre-commit | goal hooks run commit-msg <message file>",
-            ));
         }
     };
     let staged = repo.index_tree()?;

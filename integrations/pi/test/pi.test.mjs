@@ -2,10 +2,11 @@
 // 0.73.1), offline, with Pi's faux provider as the model, and the real `goal` binary built by cargo,
 // in temporary git repositories.
 
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +18,15 @@ const extension = join(pkg, "index.ts");
 const fauxProvider = join(here, "faux-provider.ts");
 const goalBin = process.env.GOAL_BIN || resolve(pkg, "../../target/debug/goal");
 
+/** Every temporary folder the tests made, removed when they are done. */
+const roots = [];
+after(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
 function gitRepo() {
   const root = mkdtempSync(join(tmpdir(), "goal-pi-"));
+  roots.push(root);
   const repo = join(root, "repo");
   mkdirSync(repo);
   for (const dir of ["home", "agent"]) mkdirSync(join(root, dir));
@@ -37,9 +45,19 @@ function gitRepo() {
   return { root, repo, git, log: join(root, "model.jsonl") };
 }
 
+/** The environment of the test process without what a calling git hook (GIT_DIR,
+ *  GIT_INDEX_FILE, …) or a user's goal (GOAL_FILE) would leak into the test repositories. */
+function cleanEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith("GIT_") || key.startsWith("GOAL_")) delete env[key];
+  }
+  return env;
+}
+
 function gitEnv(root) {
   return {
-    ...process.env,
+    ...cleanEnv(),
     HOME: join(root, "home"),
     PI_CODING_AGENT_DIR: join(root, "agent"),
     GIT_CONFIG_GLOBAL: "/dev/null",
@@ -185,7 +203,7 @@ test("/goal runs goal with the arguments and shows the output", () => {
  *  caused once `ends` agent_end events have arrived and the agent has then been idle for a moment
  *  (a follow-up turn may start after agent_end: the quiet time is there to catch an extra one, never
  *  to wait for an expected one). */
-function rpcSession(t, extraEnv = {}, settleMs = 2500) {
+function rpcSession(t, extraEnv = {}, settleMs = 2500, onUi = () => undefined) {
   const child = spawn(process.execPath, [piCli, ...piArgs, "--mode", "rpc"], {
     cwd: t.repo,
     env: { ...gitEnv(t.root), GOAL_TEST_LOG: t.log, ...extraEnv },
@@ -204,6 +222,10 @@ function rpcSession(t, extraEnv = {}, settleMs = 2500) {
       if (!line.trim()) continue;
       const event = JSON.parse(line);
       events.push(event);
+      if (event.type === "extension_ui_request") {
+        const response = onUi(event);
+        if (response) child.stdin.write(JSON.stringify({ type: "extension_ui_response", id: event.id, ...response }) + "\n");
+      }
       if (event.type === "agent_end") {
         clearTimeout(quiet);
         if (events.filter((e) => e.type === "agent_end").length >= expectedEnds) {
@@ -229,8 +251,13 @@ function rpcSession(t, extraEnv = {}, settleMs = 2500) {
         child.stdin.write(JSON.stringify({ id: String(++id), type: "prompt", message }) + "\n");
       });
     },
+    /** Ends the session and waits for the process to be gone. */
     close() {
-      child.kill();
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      return new Promise((done) => {
+        child.once("exit", () => done());
+        child.kill();
+      });
     },
   };
 }
@@ -239,19 +266,22 @@ test("rpc mode: agent_end nudges once per prompt while the goal is in progress, 
   const t = gitRepo();
   assert.equal(goal(t, "init", "Nudge the agent to keep going", "-c", "a passes").status, 0);
   const session = rpcSession(t);
-  const events = await session.prompt("work on it", 2);
-  const calls = modelCalls(t);
-  assert.equal(calls.length, 2, `one prompt, one nudge: ${calls.length} model calls`);
-  const nudge = calls[1].messages.filter((m) => m.text.includes("Continue the iteration."));
-  assert.equal(nudge.length, 1, JSON.stringify(calls[1].messages));
-  assert.equal(events.filter((e) => e.type === "agent_end").length, 2);
+  try {
+    const events = await session.prompt("work on it", 2);
+    const calls = modelCalls(t);
+    assert.equal(calls.length, 2, `one prompt, one nudge: ${calls.length} model calls`);
+    const nudge = calls[1].messages.filter((m) => m.text.includes("Continue the iteration."));
+    assert.equal(nudge.length, 1, JSON.stringify(calls[1].messages));
+    assert.equal(events.filter((e) => e.type === "agent_end").length, 2);
 
-  // Blocked: no nudge.
-  assert.equal(goal(t, "block", "--reason", "waiting for review").status, 0);
-  const before = modelCalls(t).length;
-  await session.prompt("anything else?");
-  assert.equal(modelCalls(t).length, before + 1);
-  session.close();
+    // Blocked: no nudge.
+    assert.equal(goal(t, "block", "--reason", "waiting for review").status, 0);
+    const before = modelCalls(t).length;
+    await session.prompt("anything else?");
+    assert.equal(modelCalls(t).length, before + 1);
+  } finally {
+    await session.close();
+  }
 });
 
 test("rpc mode: at high context usage the next prompt's system prompt carries the directive", async () => {
@@ -259,9 +289,12 @@ test("rpc mode: at high context usage the next prompt's system prompt carries th
   assert.equal(goal(t, "init", "Keep the goal across a full context", "-c", "a passes").status, 0);
   noAutoCompaction(t);
   const session = rpcSession(t, { GOAL_TEST_CONTEXT_WINDOW: "400" });
-  await session.prompt("first", 2);
-  await session.prompt("second", 2);
-  session.close();
+  try {
+    await session.prompt("first", 2);
+    await session.prompt("second", 2);
+  } finally {
+    await session.close();
+  }
   const calls = modelCalls(t);
   assert.ok(calls.every((c) => c.systemPrompt.includes("[goal-driven-loop] ACTIVE GOAL")), "no compaction call");
   assert.ok(!calls[0].systemPrompt.includes(DIRECTIVE), "a fresh session has no usage yet");
@@ -287,4 +320,101 @@ test("goal integrate pi installs the extension where Pi discovers it", () => {
   assert.equal(r.status, 0, r.stderr);
   assert.ok(existsSync(join(t.repo, ".agents/goal/GOAL.md")));
   assert.ok(modelCalls(t)[0].systemPrompt.includes("[goal-driven-loop] ACTIVE GOAL"));
+});
+
+// The stale-goal question with a UI (rpc mode answers the extension's select)
+
+const OPTIONS = ["继续当前目标 (continue)", "替换为新目标 (replace)", "放弃当前目标 (abandon)"];
+
+/** A goal is active; a new goal phrase arrives in an rpc session whose client answers the
+ *  question with `answer` (an option, or a dismissal). `ends`: the turn, and the nudge that
+ *  follows it while a goal is in progress. Returns the questions asked. */
+async function answerTheQuestion(t, answer, ends = 2) {
+  assert.equal(goal(t, "init", "First goal of the test", "-c", "a passes").status, 0);
+  const asked = [];
+  const session = rpcSession(t, {}, 1500, (request) => {
+    if (request.method !== "select") return undefined;
+    asked.push(request);
+    return answer === undefined ? { cancelled: true } : { value: answer };
+  });
+  try {
+    await session.prompt("my goal is to rewrite the scheduler in Go", ends);
+  } finally {
+    await session.close();
+  }
+  return asked;
+}
+
+test("rpc mode with a UI: the stale-goal question offers continue / replace / abandon, timed", async () => {
+  const t = gitRepo();
+  const asked = await answerTheQuestion(t, OPTIONS[0]);
+  assert.equal(asked.length, 1);
+  assert.deepEqual(asked[0].options, OPTIONS);
+  assert.equal(asked[0].title, 'A goal is already active: "First goal of the test"');
+  assert.equal(asked[0].timeout, 10_000, "the seed's 10 s default");
+  assert.match(readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8"), /First goal of the test/);
+  assert.match(t.git("log", "-1", "--format=%s"), /goal: init "First goal of the test"/);
+});
+
+test("rpc mode with a UI: dismissing the question continues the current goal", async () => {
+  const t = gitRepo();
+  await answerTheQuestion(t, undefined);
+  assert.match(readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8"), /First goal of the test/);
+  assert.equal(t.git("log", "--format=%s").trim().split("\n").length, 2);
+});
+
+test("rpc mode with a UI: replace abandons the current goal and starts the new one", async () => {
+  const t = gitRepo();
+  await answerTheQuestion(t, OPTIONS[1]);
+  assert.match(readFileSync(join(t.repo, ".agents/goal/GOAL.md"), "utf8"), /goal: "rewrite the scheduler in Go"/);
+  const statuses = t.git("log", "--format=%(trailers:key=Goal-Status,valueonly)").trim().split(/\n+/);
+  assert.deepEqual(statuses.slice(0, 2), ["in-progress", "abandoned"]);
+});
+
+test("rpc mode with a UI: abandon removes the current goal and starts none", async () => {
+  const t = gitRepo();
+  await answerTheQuestion(t, OPTIONS[2], 1);
+  assert.ok(!existsSync(join(t.repo, ".agents/goal/GOAL.md")));
+  assert.match(t.git("log", "-1", "--format=%B"), /Goal-Status: abandoned/);
+});
+
+test("a goal call that hangs is killed after GOAL_PI_TIMEOUT_MS and the turn goes on", () => {
+  const t = gitRepo();
+  const slow = join(t.root, "slow-goal");
+  // exec: the timeout's SIGKILL reaches the sleeping process itself, which leaves nothing behind.
+  writeFileSync(slow, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+  const started = Date.now();
+  const r = piPrint(t, "my goal is to make the CSV importer skip malformed rows", {
+    GOAL_BIN: slow,
+    GOAL_PI_TIMEOUT_MS: "300",
+  });
+  const took = Date.now() - started;
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ok 1/);
+  assert.ok(took < 20_000, `the turn waited ${took} ms on a hung goal`);
+  assert.ok(!existsSync(join(t.repo, ".agents")));
+});
+
+// splitArgs, the /goal command's word splitter, as a table (the extension loaded as Pi loads it,
+// with jiti).
+test("splitArgs splits like a shell, without one", async () => {
+  const require = createRequire(import.meta.url);
+  const { createJiti } = require("jiti");
+  const { splitArgs } = await createJiti(import.meta.url).import(extension);
+  const table = [
+    ["status", ["status"]],
+    ["  criteria   add  x ", ["criteria", "add", "x"]],
+    ['criteria add "b returns 0 on success"', ["criteria", "add", "b returns 0 on success"]],
+    ["criteria add 'it is \"fine\"'", ["criteria", "add", 'it is "fine"']],
+    ["'a\\b'", ["a\\b"]],
+    ['add "say \\"hi\\""', ["add", 'say "hi"']],
+    ["a\\ b c", ["a b", "c"]],
+    ['x "" y', ["x", "", "y"]],
+    ["x ''", ["x", ""]],
+    ['pre"mid"post', ["premidpost"]],
+    ["$(touch pwned) `id` ; rm -rf /", ["$(touch", "pwned)", "`id`", ";", "rm", "-rf", "/"]],
+    ["trailing\\", ["trailing\\"]],
+    ["", []],
+  ];
+  for (const [text, words] of table) assert.deepEqual(splitArgs(text), words, text);
 });
