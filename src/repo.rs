@@ -17,6 +17,9 @@ mod scan;
 pub struct Repo {
     inner: Repository,
     root: PathBuf,
+    /// The entries of the trees the last diffs read: a history walk diffs each commit's trees
+    /// against the next one's, so each is read once instead of twice (libgit2's cache is off).
+    recent_trees: std::cell::RefCell<std::collections::VecDeque<(Oid, std::rc::Rc<Vec<TreeItem>>)>>,
 }
 
 /// What a commit stages before it is made.
@@ -74,6 +77,42 @@ pub struct DiffStat {
 }
 
 impl Repo {
+    fn new(inner: Repository, root: PathBuf) -> Repo {
+        Repo {
+            inner,
+            root,
+            recent_trees: Default::default(),
+        }
+    }
+
+    /// The entries of tree `id`, sorted by name, from the recent ones when it is one of them.
+    fn tree_items(&self, id: Oid) -> std::result::Result<std::rc::Rc<Vec<TreeItem>>, git2::Error> {
+        const KEEP: usize = 64;
+        if let Some((_, items)) = self.recent_trees.borrow().iter().find(|(t, _)| *t == id) {
+            return Ok(items.clone());
+        }
+        let tree = self.inner.find_tree(id)?;
+        let mut items: Vec<TreeItem> = tree
+            .iter()
+            .map(|e| {
+                (
+                    e.name_bytes().to_vec(),
+                    e.id(),
+                    e.kind() == Some(git2::ObjectType::Tree),
+                    e.filemode(),
+                )
+            })
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        let items = std::rc::Rc::new(items);
+        let mut recent = self.recent_trees.borrow_mut();
+        if recent.len() == KEEP {
+            recent.pop_front();
+        }
+        recent.push_back((id, items.clone()));
+        Ok(items)
+    }
+
     /// Find the repository containing `dir` (like git does) and refuse a bare one.
     pub fn discover(dir: &Path) -> Result<Repo> {
         tune();
@@ -94,7 +133,7 @@ impl Repo {
         let root = workdir
             .canonicalize()
             .map_err(Error::io("cannot resolve", workdir))?;
-        Ok(Repo { inner, root })
+        Ok(Repo::new(inner, root))
     }
 
     /// Open the repository a git hook runs in: honours GIT_DIR and GIT_INDEX_FILE (git sets a
@@ -114,7 +153,7 @@ impl Repo {
             let root = workdir
                 .canonicalize()
                 .map_err(Error::io("cannot resolve", workdir))?;
-            Repo { inner, root }
+            Repo::new(inner, root)
         } else {
             Repo::discover(dir)?
         };
@@ -917,26 +956,15 @@ impl Repo {
         if from == to {
             return Ok(());
         }
-        let from = from.map(|t| self.inner.find_tree(t)).transpose()?;
-        let to = to.map(|t| self.inner.find_tree(t)).transpose()?;
-        // (name, id, is a tree, mode) of each side, merged by name.
-        let entries = |tree: &Option<git2::Tree>| -> Vec<TreeItem> {
-            tree.iter()
-                .flat_map(|t| t.iter())
-                .map(|e| {
-                    (
-                        e.name_bytes().to_vec(),
-                        e.id(),
-                        e.kind() == Some(git2::ObjectType::Tree),
-                        e.filemode(),
-                    )
-                })
-                .collect()
+        let none = std::rc::Rc::new(Vec::new());
+        let old = match from {
+            Some(t) => self.tree_items(t)?,
+            None => none.clone(),
         };
-        let mut old = entries(&from);
-        let mut new = entries(&to);
-        old.sort_by(|a, b| a.0.cmp(&b.0));
-        new.sort_by(|a, b| a.0.cmp(&b.0));
+        let new = match to {
+            Some(t) => self.tree_items(t)?,
+            None => none,
+        };
         let (mut i, mut j) = (0, 0);
         while i < old.len() || j < new.len() {
             let order = match (old.get(i), new.get(j)) {
