@@ -110,10 +110,17 @@ fn points(
         }
         by_iteration.push(c);
     }
+    // A few points look their entries up one by one; many (a large escalation count) read the
+    // Progress Log once, or the lookups would make this quadratic in the history.
+    let entries: Option<std::collections::HashMap<u64, crate::goal_file::LogEntry>> =
+        (by_iteration.len() > 8).then(|| goal.log().into_iter().map(|e| (e.number, e)).collect());
     by_iteration
         .iter()
         .map(|c| {
-            let entry = goal.log_entry(c.trailers.iteration);
+            let entry = match &entries {
+                Some(map) => map.get(&c.trailers.iteration).cloned(),
+                None => goal.log_entry(c.trailers.iteration),
+            };
             Ok(Point {
                 iteration: c.trailers.iteration,
                 passing: c.trailers.passing,
