@@ -288,15 +288,17 @@ pub fn walk_goals(
             }
             _ => {}
         }
-        ids.push(info.id);
-        if !all && action == Some(Action::Init) {
+        let init = action == Some(Action::Init);
+        // Each commit is read once: its message and trailers are kept (a few hundred bytes a
+        // commit), not read again on the way forward.
+        ids.push(info);
+        if !all && init {
             break;
         }
     }
     let mut walker = Walker::new(repo, goal_dir, goal_rel, config);
     walker.restored = restored;
-    for id in ids.into_iter().rev() {
-        let info = repo.commit_info(id)?;
+    for info in ids.into_iter().rev() {
         walker.commit(info, sink)?;
     }
     walker.finish(sink)
