@@ -762,4 +762,19 @@ mod tests {
             assert_eq!(sentence_around(text, *at), *want, "{text} @ {at}");
         }
     }
+
+    #[test]
+    fn the_clause_around_a_phrase() {
+        // (text, phrase) → the clause's text before and after the phrase
+        let table: &[(&str, &str, (&str, &str))] = &[
+            ("well, I give up now. Next", "give", (" I ", " up now")),
+            ("give up", "give", ("", " up")),
+            ("好的，放弃吧。", "放弃", ("", "吧")),
+            ("嗯、我们放弃这个目标", "放弃", ("我们", "这个目标")),
+        ];
+        for (text, phrase, want) in table {
+            let at = text.find(phrase).unwrap();
+            assert_eq!(clause_around(text, at, phrase.len()), *want, "{text}");
+        }
+    }
 }
