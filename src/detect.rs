@@ -777,4 +777,35 @@ mod tests {
             assert_eq!(clause_around(text, at, phrase.len()), *want, "{text}");
         }
     }
+
+    #[test]
+    fn files_named_in_a_goal() {
+        // (goal, files) — a file has a stem and a 1 to 5 character extension with a letter, or
+        // is a path with a slash that is not a URL.
+        let table: &[(&str, &[&str])] = &[
+            (
+                "update src/lib.rs, then README.md.",
+                &["README.md", "src/lib.rs"],
+            ),
+            ("split src/main into modules", &["src/main"]),
+            ("load .env first", &[]),
+            ("bump to v1.2", &[]),
+            ("parse a.b-c", &[]),
+            ("see https://example.com/docs", &[]),
+            ("a/ b/c", &["b/c"]),
+            ("tidy the archive.tar.gz", &["archive.tar.gz"]),
+            ("rename notes.markdown", &[]),
+        ];
+        for (goal, want) in table {
+            assert_eq!(files_named(goal), *want, "{goal}");
+        }
+    }
+
+    #[test]
+    fn more_than_five_files_is_coarse() {
+        let five = "fix a.rs b.rs c.rs d.rs e.rs";
+        assert_eq!(granularity(five).0, Granularity::Fine);
+        assert_eq!(granularity(five).1.files.len(), 5);
+        assert_eq!(granularity(&format!("{five} f.rs")).0, Granularity::Coarse);
+    }
 }
