@@ -808,4 +808,11 @@ mod tests {
         assert_eq!(granularity(five).1.files.len(), 5);
         assert_eq!(granularity(&format!("{five} f.rs")).0, Granularity::Coarse);
     }
+
+    #[test]
+    fn a_rejected_phrase_keeps_the_goal_it_would_have_set() {
+        let d = detect("> my goal is to rewrite the scheduler");
+        assert_eq!(d.rejected, Some(Rejection::Quote));
+        assert_eq!(d.goal.as_deref(), Some("rewrite the scheduler"));
+    }
 }
