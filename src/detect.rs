@@ -762,4 +762,57 @@ mod tests {
             assert_eq!(sentence_around(text, *at), *want, "{text} @ {at}");
         }
     }
+
+    #[test]
+    fn the_clause_around_a_phrase() {
+        // (text, phrase) → the clause's text before and after the phrase
+        let table: &[(&str, &str, (&str, &str))] = &[
+            ("well, I give up now. Next", "give", (" I ", " up now")),
+            ("give up", "give", ("", " up")),
+            ("好的，放弃吧。", "放弃", ("", "吧")),
+            ("嗯、我们放弃这个目标", "放弃", ("我们", "这个目标")),
+        ];
+        for (text, phrase, want) in table {
+            let at = text.find(phrase).unwrap();
+            assert_eq!(clause_around(text, at, phrase.len()), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn files_named_in_a_goal() {
+        // (goal, files) — a file has a stem and a 1 to 5 character extension with a letter, or
+        // is a path with a slash that is not a URL.
+        let table: &[(&str, &[&str])] = &[
+            (
+                "update src/lib.rs, then README.md.",
+                &["README.md", "src/lib.rs"],
+            ),
+            ("split src/main into modules", &["src/main"]),
+            ("load .env first", &[]),
+            ("bump to v1.2", &[]),
+            ("parse a.b-c", &[]),
+            ("see https://example.com/docs", &[]),
+            ("a/ b/c", &["b/c"]),
+            ("tidy the archive.tar.gz", &["archive.tar.gz"]),
+            ("rename notes.markdown", &[]),
+        ];
+        for (goal, want) in table {
+            assert_eq!(files_named(goal), *want, "{goal}");
+        }
+    }
+
+    #[test]
+    fn more_than_five_files_is_coarse() {
+        let five = "fix a.rs b.rs c.rs d.rs e.rs";
+        assert_eq!(granularity(five).0, Granularity::Fine);
+        assert_eq!(granularity(five).1.files.len(), 5);
+        assert_eq!(granularity(&format!("{five} f.rs")).0, Granularity::Coarse);
+    }
+
+    #[test]
+    fn a_rejected_phrase_keeps_the_goal_it_would_have_set() {
+        let d = detect("> my goal is to rewrite the scheduler");
+        assert_eq!(d.rejected, Some(Rejection::Quote));
+        assert_eq!(d.goal.as_deref(), Some("rewrite the scheduler"));
+    }
 }
