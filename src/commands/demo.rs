@@ -156,22 +156,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     demo.git(&["add", "test.sh"])?;
     demo.git(&["commit", "-q", "-m", "test script"])?;
 
-    demo.step("1. Set the goal, with verifiable criteria (a commit)");
+    demo.step("1. Set the goal, each criterion pinned to the test that proves it (a commit)");
     demo.goal(
         &[
             "init",
             "Ship a greeting script",
             "-c",
-            "`sh greet.sh` prints hello (test.sh passes)",
+            "`sh greet.sh` prints hello (verify: `sh test.sh`)",
             "-c",
-            "README.md documents `sh greet.sh` (test.sh passes)",
+            "README.md documents `sh greet.sh` (verify: `sh test.sh`)",
         ],
         0,
     )?;
 
-    demo.step("2. Iteration 1: write code, prove criterion 1, record the iteration");
+    demo.step("2. Iteration 1: write code, run criterion 1's pin, record the iteration");
     demo.write("greet.sh", "echo hello\n")?;
-    demo.goal(&["verify", "-c", "1", "--", "sh", "test.sh"], 1)?;
+    demo.goal(&["verify", "-c", "1"], 1)?;
     println!(
         "(1 of 2 tests fails: criterion 1 is not ticked by a failing run; README.md is still missing)"
     );
@@ -190,9 +190,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     demo.goal(&["block", "--reason", "waiting for the README wording"], 0)?;
     demo.goal(&["resume"], 0)?;
 
-    demo.step("4. Iteration 2: finish, prove both criteria on the same tree");
+    demo.step("4. Iteration 2: finish, run every pin once: both criteria proven on the same tree");
     demo.write("README.md", "# greet\n\nRun `sh greet.sh`.\n")?;
-    demo.goal(&["verify", "-c", "1", "-c", "2", "--", "sh", "test.sh"], 0)?;
+    demo.goal(&["verify"], 0)?;
     demo.goal(
         &[
             "iterate",
