@@ -122,6 +122,13 @@ fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
         "goal: iteration 1: turn 1: Wrote hello.txt; the test passes"
     );
     assert_eq!(repo.trailer("HEAD~2", "Goal-Run"), Some(run_id.clone()));
+    // The iteration says which new files it brought into git.
+    let iterate = named(&ev, "iterate");
+    assert_eq!(
+        iterate[0]["new_files"],
+        serde_json::json!(["hello.txt"]),
+        "{ev:?}"
+    );
     // `goal log` shows which iterations the run made.
     let log = repo.goal().args(["log", "--all"]).output().unwrap();
     assert!(

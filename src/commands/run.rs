@@ -444,11 +444,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             }
             Action::Record { turn, iterate } => {
                 let mut recorded = None;
+                let mut new_files: Vec<String> = Vec::new();
                 if let Some(message) = iterate
                     && ws
                         .read_goal()?
                         .is_some_and(|g| g.status == Status::InProgress)
                 {
+                    let before = ws.repo.head_id()?;
                     super::iterate::run(
                         &quiet(ctx),
                         super::iterate::Args {
@@ -459,6 +461,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                         },
                     )?;
                     recorded = Some(message);
+                    // The files this iteration brought into git, said where people look.
+                    for info in ws.repo.first_parent_walk()? {
+                        let info = info?;
+                        if Some(info.id) == before {
+                            break;
+                        }
+                        new_files.extend(
+                            ws.repo
+                                .added_paths(info.id, &ws.goal_dir)
+                                .unwrap_or_default(),
+                        );
+                    }
                 }
                 let (state, now_summary) = goal_state(&ws)?;
                 summary = now_summary;
@@ -471,13 +485,21 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 };
                 display.event(
                     "iterate",
-                    json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": summary, "stagnant": stagnant}),
+                    json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": summary, "stagnant": stagnant, "new_files": new_files}),
                     &format!(
-                        "iteration recorded by {}: {summary}{}",
+                        "iteration recorded by {}: {summary}{}{}",
                         if recorded.is_some() {
                             "goal run"
                         } else {
                             "the agent"
+                        },
+                        if new_files.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                " · new files committed: {}",
+                                super::verify::name_paths(&new_files)
+                            )
                         },
                         if stagnant {
                             " · stagnant: the next prompt asks for a new strategy"
