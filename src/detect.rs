@@ -616,6 +616,12 @@ mod tests {
             ("they said the goal is to migrate to Postgres, but I disagree", false, N, Some(ReportedSpeech), F, None),
             ("他说我的目标是重构支付模块", false, N, Some(ReportedSpeech), F, None),
             ("She said hello. My goal is to add tracing to the job runner", true, G, None, F, Some("add tracing to the job runner")),
+            // A rejected phrase, then a real one: the second still decides (every phrase is tried).
+            ("> my goal is to rewrite the scheduler\n\nmy goal is to add retries to the HTTP client", true, G, None, F, Some("add retries to the HTTP client")),
+            ("He said my goal is to drop the cache. The goal is to add tracing to the job runner", true, G, None, F, Some("add tracing to the job runner")),
+            ("Run `echo my goal is x` first. my goal is to add retries to the HTTP client", true, G, None, F, Some("add retries to the HTTP client")),
+            // Overlapping phrases at one place: the longer one is read ("set the current goal to").
+            ("set the current goal to add retries to the HTTP client", true, G, None, F, Some("add retries to the HTTP client")),
             // Trivial tasks.
             ("my goal is a quick fix for the typo in the footer", false, N, Some(Trivial), F, None),
             ("the goal is to tweak the button colour on the settings page", false, N, Some(Trivial), F, None),
