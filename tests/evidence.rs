@@ -3,38 +3,6 @@
 
 use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
 
-/// The working tree's tree id without .agents/goal, computed by git itself.
-fn tree_by_git(repo: &Repo) -> String {
-    let index = repo.path().join(".git/referee-index");
-    let _ = std::fs::remove_file(&index);
-    let run = |args: &[&str]| {
-        let out = repo
-            .git_cmd()
-            .args(args)
-            .env("GIT_INDEX_FILE", &index)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    run(&["add", "-A"]);
-    run(&[
-        "rm",
-        "-r",
-        "-q",
-        "--cached",
-        "--ignore-unmatch",
-        ".agents/goal",
-    ]);
-    let tree = run(&["write-tree"]).trim().to_string();
-    std::fs::remove_file(&index).unwrap();
-    tree
-}
-
 fn records(repo: &Repo) -> Vec<serde_json::Value> {
     repo.read(EVIDENCE)
         .lines()
@@ -72,7 +40,7 @@ fn verify_records_evidence_bound_to_the_tree_and_ticks() {
     assert_eq!(r["exit_code"], 0);
     assert_eq!(r["started"], "2026-11-30T15:04:05Z");
     assert!(r["duration_ms"].is_u64());
-    assert_eq!(r["tree"], tree_by_git(&repo));
+    assert_eq!(r["tree"], repo.tree_by_git());
     assert_eq!(
         r["tests"],
         serde_json::json!({"passed": 3, "failed": 0, "ignored": 0})
@@ -676,7 +644,7 @@ fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "scripts"]);
-    let before = tree_by_git(&repo);
+    let before = repo.tree_by_git();
     let out = repo
         .goal()
         .args(["verify", "-c", "1", "--", "sh", "rewrite.sh"])
@@ -700,7 +668,7 @@ fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
     repo.ok(&["verify", "-c", "2", "--", "sh", "build.sh"]);
     let r = &records(&repo)[1];
     assert_eq!(r["created"], serde_json::json!(["built.txt"]));
-    assert_eq!(r["tree_after"], tree_by_git(&repo));
+    assert_eq!(r["tree_after"], repo.tree_by_git());
     repo.ok(&["check", "2"]);
 }
 

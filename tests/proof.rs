@@ -15,6 +15,12 @@ fn states(repo: &Repo) -> Vec<String> {
         .collect()
 }
 
+/// Commit everything in the working tree (the project's own files, before the goal's work).
+fn commit_all(repo: &Repo, message: &str) {
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", message]);
+}
+
 /// The newest line of evidence.jsonl.
 fn last_record(repo: &Repo) -> serde_json::Value {
     serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap()
@@ -37,8 +43,7 @@ fn project(criteria: &[&str]) -> Repo {
     );
     repo.write("none-q.sh", "#!/bin/sh\necho 'no tests ran in 0.01s'\n");
     repo.test_script("pass.sh", 2, 0);
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "scripts"]);
+    commit_all(&repo, "scripts");
     repo.init_goal(criteria);
     repo
 }
@@ -164,8 +169,7 @@ fn a_run_that_rewrites_a_tracked_file_is_bound_to_the_tree_before_it() {
         "format.sh",
         "#!/bin/sh\necho 'x = 2' > src.py\necho '1 passed in 0.01s'\n",
     );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "source"]);
+    commit_all(&repo, "source");
     let out = repo
         .goal()
         .args(["verify", "-c", "1", "--", "sh", "format.sh"])
@@ -201,8 +205,7 @@ fn a_junit_report_older_than_the_run_proves_nothing() {
         .unwrap();
     old.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
         .unwrap();
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "junit"]);
+    commit_all(&repo, "junit");
     let out = repo
         .goal()
         .args([
@@ -563,8 +566,7 @@ echo '3 passed, 0 failed'
 ",
     );
     repo.write(".gitignore", "*.ran\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "rate test"]);
+    commit_all(&repo, "rate test");
     repo.ok(&[
         "criteria",
         "add",
@@ -619,8 +621,7 @@ echo '1 passed, 0 failed'
 ",
     );
     repo.write(".gitignore", "runs.log\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "counter"]);
+    commit_all(&repo, "counter");
     repo.ok(&["verify"]);
     assert_eq!(repo.read("runs.log"), "a\nc\n");
     assert_eq!(states(&repo), ["proven", "proven", "proven", "open"]);
@@ -781,8 +782,7 @@ fn a_junit_record_replays_with_its_reports() {
         &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
     );
     repo.write(".gitignore", "report.xml\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "junit"]);
+    commit_all(&repo, "junit");
     repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);
     let record = last_record(&repo);
     assert_eq!(record["junit"], serde_json::json!(["report.xml"]));
@@ -802,8 +802,7 @@ fn a_pin_runs_at_the_root_even_from_a_subfolder() {
     let repo = project(&["f returns 2 (verify: `sh t.sh`)"]);
     repo.write("t.sh", "#!/bin/sh\necho '1 failed, 0 passed'\nexit 1\n");
     repo.write("sub/t.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "tests"]);
+    commit_all(&repo, "tests");
     let out = repo
         .goal_in(&repo.path().join("sub"))
         .args(["verify", "-c", "1", "--", "sh", "t.sh"])
@@ -829,8 +828,7 @@ fn removing_the_last_lines_of_the_ledger_cannot_bring_back_an_older_result() {
         "#!/bin/sh\nif [ -f flag ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
     );
     repo.write(".gitignore", "flag\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "flaky"]);
+    commit_all(&repo, "flaky");
     repo.ok(&["verify", "-c", "1"]);
     repo.write("flag", "");
     assert_eq!(code(&repo, &["verify", "-c", "1"]), Some(1));

@@ -3,40 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{Repo, stderr};
-
-const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
-
-/// The working tree's tree id without .agents/goal, as `git add -A && git write-tree` computes it
-/// in a temporary index (a fresh one: git hashes every file, trusting no stat data).
-fn tree_by_git(repo: &Repo) -> String {
-    let index = repo.path().join(".git/referee-index");
-    let _ = std::fs::remove_file(&index);
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(repo.path())
-            .env("GIT_INDEX_FILE", &index)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        String::from_utf8(out.stdout).unwrap()
-    };
-    run(&["add", "-A"]);
-    run(&[
-        "rm",
-        "-r",
-        "-q",
-        "--cached",
-        "--ignore-unmatch",
-        ".agents/goal",
-    ]);
-    let tree = run(&["write-tree"]).trim().to_string();
-    std::fs::remove_file(&index).unwrap();
-    tree
-}
+use crate::support::{EVIDENCE, Repo, stderr};
 
 /// The last evidence record's (tree, tree_after).
 fn last_record(repo: &Repo) -> (String, Option<String>) {
@@ -138,13 +105,13 @@ fn the_tree_id_of_50000_files_is_gits_after_every_kind_of_change() {
         "the real index is never written by reading the tree"
     );
     let (tree, after) = last_record(&repo);
-    assert_eq!(tree, tree_by_git(&repo));
+    assert_eq!(tree, repo.tree_by_git());
     assert_eq!(after, None, "the run changed nothing");
 
     // The second read (after the run) sees what the run added.
     verify(&repo, "test -e . && echo made > made-by-the-run.txt");
     let (_, after) = last_record(&repo);
-    assert_eq!(after, Some(tree_by_git(&repo)));
+    assert_eq!(after, Some(repo.tree_by_git()));
 }
 
 #[test]
@@ -164,12 +131,12 @@ fn a_racily_clean_file_is_read_again() {
     repo.write("racy.txt", "after!\n");
     set_mtime(&path, future);
     verify(&repo, "test -e .");
-    assert_eq!(last_record(&repo).0, tree_by_git(&repo));
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
 
     // Changed at once after it was staged, same size: within the index's timestamp.
     repo.write("quick.txt", "one\n");
     repo.git(&["add", "quick.txt"]);
     repo.write("quick.txt", "two\n");
     verify(&repo, "test -e .");
-    assert_eq!(last_record(&repo).0, tree_by_git(&repo));
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
 }

@@ -183,6 +183,36 @@ impl Repo {
         cmd
     }
 
+    /// The working tree's tree id without .agents/goal, as `git add -A && git write-tree` computes
+    /// it in a fresh temporary index (git hashes every file, trusting no stat data): the referee
+    /// for the tree ids `goal` records.
+    pub fn tree_by_git(&self) -> String {
+        let index = self.path().join(".git/referee-index");
+        let _ = std::fs::remove_file(&index);
+        let run = |args: &[&str]| {
+            let out = self
+                .git_cmd()
+                .args(args)
+                .env("GIT_INDEX_FILE", &index)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            String::from_utf8(out.stdout).unwrap()
+        };
+        run(&["add", "-A"]);
+        run(&[
+            "rm",
+            "-r",
+            "-q",
+            "--cached",
+            "--ignore-unmatch",
+            ".agents/goal",
+        ]);
+        let tree = run(&["write-tree"]).trim().to_string();
+        std::fs::remove_file(&index).unwrap();
+        tree
+    }
+
     /// Run git and return stdout; panics when git fails.
     pub fn git(&self, args: &[&str]) -> String {
         let out = self.git_output(args);

@@ -92,7 +92,7 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
         let (dir, cwd) = if pinned {
             (ws.root().to_path_buf(), String::new())
         } else {
-            invocation_dir(ctx, ws)
+            (ctx.cwd.clone(), ws.here.clone())
         };
         return Ok(vec![Run {
             argv: args.argv.clone(),
@@ -153,11 +153,6 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
         ));
     }
     Ok(runs)
-}
-
-/// The directory `goal` was started in (or -C), and the same relative to the worktree root.
-fn invocation_dir(ctx: &Ctx, ws: &Workspace) -> (PathBuf, String) {
-    (ctx.cwd.clone(), ws.here.clone())
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
