@@ -35,13 +35,18 @@ impl GoalCommit {
 
 /// The stagnation verdict of the active goal after its last recorded iteration, from history.
 /// Walks back only as far as the window and the escalation count need.
+/// How many recent iterations stagnation looks at (their Progress Log entries included).
+pub fn log_window(config: &Config) -> u64 {
+    (config.stagnation_window + config.escalate_after + 1) as u64
+}
+
 pub fn stagnation(
     repo: &Repo,
     goal_dir: &Path,
     goal: &GoalFile,
     config: &Config,
 ) -> Result<Verdict> {
-    let needed = (config.stagnation_window + config.escalate_after + 1) as u64;
+    let needed = log_window(config);
     let mut commits = Vec::new();
     let mut restored = false;
     for info in repo.first_parent_walk()? {

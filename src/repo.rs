@@ -17,6 +17,8 @@ mod scan;
 pub struct Repo {
     inner: Repository,
     root: PathBuf,
+    /// The index file: the repository's, or GIT_INDEX_FILE's in a hook.
+    index_file: PathBuf,
     /// The entries of the trees the last diffs read: a history walk diffs each commit's trees
     /// against the next one's, so each is read once instead of twice (libgit2's cache is off).
     recent_trees: std::cell::RefCell<std::collections::VecDeque<(Oid, std::rc::Rc<Vec<TreeItem>>)>>,
@@ -79,6 +81,7 @@ pub struct DiffStat {
 impl Repo {
     fn new(inner: Repository, root: PathBuf) -> Repo {
         Repo {
+            index_file: inner.path().join("index"),
             inner,
             root,
             recent_trees: Default::default(),
@@ -140,7 +143,7 @@ impl Repo {
     /// temporary index for `git commit -a` and `git commit <paths>`).
     pub fn for_hook(dir: &Path) -> Result<Repo> {
         tune();
-        let repo = if std::env::var_os("GIT_DIR").is_some() {
+        let mut repo = if std::env::var_os("GIT_DIR").is_some() {
             let inner = Repository::open_from_env().map_err(|source| Error::NotARepo {
                 dir: dir.to_path_buf(),
                 source,
@@ -168,6 +171,7 @@ impl Repo {
             repo.inner
                 .set_index(&mut index)
                 .map_err(Error::git("use GIT_INDEX_FILE"))?;
+            repo.index_file = file;
         }
         Ok(repo)
     }
@@ -365,11 +369,21 @@ impl Repo {
     }
 
     /// The tree the working tree would have if everything were staged (`git add -A`), without
-    /// touching the real index.
-    pub fn worktree_tree(&self) -> Result<Oid> {
+    /// touching the real index, except that the folder `keep` (the goal folder, which the
+    /// callers leave out) is as the index has it: its files change on every `goal` command, and
+    /// a tree that differs from the index's only there is the index's own, known without
+    /// writing a tree.
+    pub fn worktree_tree(&self, keep: &Path) -> Result<Oid> {
+        let scan = self
+            .scan(Some(keep))
+            .map_err(Error::git("snapshot the working tree"))?;
+        if let Some(tree) = scan.unchanged_tree() {
+            return Ok(tree);
+        }
         let mut index = self.inner.index().map_err(Error::git("read the index"))?;
-        let result = self
-            .stage_all(&mut index)
+        let result = index
+            .read(false)
+            .and_then(|()| scan.stage(&self.root, &mut index))
             .and_then(|undo| Ok((index.write_tree()?, undo)));
         // Put the in-memory index back: the index on disk is not ours to change here.
         match result {
@@ -386,11 +400,10 @@ impl Repo {
         }
     }
 
-    /// Stage the working tree into `index` in memory, as `git add -A` would, trusting the stat
-    /// data of unchanged files as git does.
-    fn stage_all(&self, index: &mut git2::Index) -> std::result::Result<scan::Undo, git2::Error> {
-        let file = index.path().map(Path::to_path_buf);
-        scan::stage_all(&self.inner, &self.root, index, file.as_deref())
+    /// How the working tree differs from the index, as `git add -A` would see it, trusting the
+    /// stat data of unchanged files as git does.
+    fn scan(&self, keep: Option<&Path>) -> std::result::Result<scan::Scan, git2::Error> {
+        scan::scan(&self.inner, &self.root, &self.index_file, keep)
     }
 
     /// The id `tree` would have without the subtree at `exclude` (e.g. `.agents/goal`). The id is
@@ -492,17 +505,21 @@ impl Repo {
         &self,
         changes: &[(PathBuf, Option<Vec<u8>>)],
     ) -> std::result::Result<Oid, git2::Error> {
+        let scan = self.scan(None)?;
         let mut index = self.inner.index()?;
-        let staged = self.stage_all(&mut index).and_then(|_| {
-            for (path, bytes) in changes {
-                match bytes {
-                    Some(bytes) => stage_bytes(&mut index, path, bytes)?,
-                    None if index.get_path(path, 0).is_some() => index.remove_path(path)?,
-                    None => {}
+        let staged = index
+            .read(false)
+            .and_then(|()| scan.stage(&self.root, &mut index))
+            .and_then(|_| {
+                for (path, bytes) in changes {
+                    match bytes {
+                        Some(bytes) => stage_bytes(&mut index, path, bytes)?,
+                        None if index.get_path(path, 0).is_some() => index.remove_path(path)?,
+                        None => {}
+                    }
                 }
-            }
-            index.write_tree()
-        });
+                index.write_tree()
+            });
         if staged.is_err() {
             let _ = index.read(true);
         }
@@ -1087,6 +1104,10 @@ impl Repo {
 
     /// Which of `paths` the index tracks (the others are untracked files of the working tree).
     pub fn tracked(&self, paths: &[String]) -> Result<Vec<bool>> {
+        if paths.is_empty() {
+            // Loading the index of a large tree costs more than the rest of a `verify`.
+            return Ok(Vec::new());
+        }
         let index = self.inner.index().map_err(Error::git("read the index"))?;
         Ok(paths
             .iter()

@@ -15,6 +15,7 @@ use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::gate;
 use crate::goal_file::GoalFile;
+use crate::goal_file::lean::Lean;
 use crate::repo::{Repo, Stage, Staging};
 use crate::user_hooks::{Hooks, restore_trailers};
 
@@ -373,7 +374,33 @@ impl Workspace {
         })
     }
 
+    /// Read GOAL.md for a view (`status`, the agent's context): the Progress Log entries older
+    /// than the iterations stagnation looks at are left out, so that a long log costs nothing.
+    /// Never written back.
+    pub fn goal_for_view(&self) -> Result<GoalFile> {
+        self.read_goal_for_view()?.ok_or_else(|| Error::NoGoal {
+            path: self.goal_rel.clone(),
+        })
+    }
+
+    /// [`Workspace::goal_for_view`]; `None` when there is no goal.
+    pub fn read_goal_for_view(&self) -> Result<Option<GoalFile>> {
+        let window = crate::history::log_window(&self.config);
+        match crate::goal_file::lean::read(&self.goal_path(), window) {
+            Ok(Lean::Read(goal)) => Ok(Some(*goal)),
+            Ok(Lean::Missing) => Ok(None),
+            // Whatever is odd about the file, the whole read says it as every command does.
+            Ok(Lean::Whole) | Err(_) => self.read_goal(),
+        }
+    }
+
     pub fn write_goal(&self, goal: &GoalFile) -> Result<()> {
+        if goal.partial {
+            return Err(Error::InvalidInput {
+                message: "internal error: a GOAL.md read for a view was about to be written back"
+                    .into(),
+            });
+        }
         write_atomic(&self.goal_path(), goal.render().as_bytes())
     }
 
@@ -707,13 +734,14 @@ impl Workspace {
 
     /// The tree id of the working tree outside the goal folder (untracked, not ignored, included).
     pub fn worktree_tree(&self) -> Result<Oid> {
-        let tree = self.repo.worktree_tree()?;
+        let tree = self.worktree_tree_full()?;
         self.repo.tree_without(tree, &self.goal_dir)
     }
 
-    /// The working tree's full tree id (goal folder included), written to the object database.
+    /// The working tree's tree id with the goal folder in it as the index has it (diffs need
+    /// real trees, and leave the goal folder out by path), in the object database.
     pub fn worktree_tree_full(&self) -> Result<Oid> {
-        self.repo.worktree_tree()
+        self.repo.worktree_tree(&self.goal_dir)
     }
 }
 

@@ -140,3 +140,49 @@ fn a_racily_clean_file_is_read_again() {
     verify(&repo, "test -e .");
     assert_eq!(last_record(&repo).0, repo.tree_by_git());
 }
+
+#[test]
+fn the_index_s_own_tree_stands_only_while_it_is_whole() {
+    let repo = Repo::new();
+    repo.write("src/a.rs", "// a\n");
+    repo.write("src/deep/b.rs", "// b\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code"]);
+    repo.init_goal(&["it works"]);
+    // A refreshed index after a commit: only the goal folder differs, and the index knows its
+    // own tree.
+    repo.git(&["status", "--porcelain"]);
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+    // The index still knows its tree, but the working tree moved on: a new file, then an edit.
+    repo.write("src/new.rs", "// new\n");
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+    std::fs::remove_file(repo.path().join("src/new.rs")).unwrap();
+    repo.write("src/a.rs", "// a, edited\n");
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+
+    // Staged, not committed: the index's tree of `src/deep` is no longer known.
+    repo.write("src/deep/b.rs", "// b, staged\n");
+    repo.git(&["add", "src/deep/b.rs"]);
+    repo.git(&["status", "--porcelain"]);
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+
+    // Removed from the index only (`git rm --cached`): the file is untracked now, and counts.
+    repo.git(&["rm", "-q", "--cached", "src/a.rs"]);
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+
+    // An index written by `git read-tree` from another tree, the working tree unchanged.
+    repo.git(&["read-tree", "HEAD~1"]);
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, repo.tree_by_git());
+
+    // A change inside the goal folder alone leaves the tree as it was.
+    let before = last_record(&repo).0;
+    repo.write(".agents/goal/notes.md", "scratch\n");
+    verify(&repo, "test -e .");
+    assert_eq!(last_record(&repo).0, before);
+}

@@ -138,7 +138,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         Err(Error::NotARepo { .. }) => return Ok(0),
         other => other?,
     };
-    let Some(goal) = ws.read_goal()? else {
+    let Some(goal) = ws.read_goal_for_view()? else {
         return Ok(0);
     };
     let proof = ws.proof(&goal)?;

@@ -146,7 +146,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
 
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
-    let goal = ws.goal()?;
+    let goal = ws.goal_for_view()?;
     let v = view(&ws, &goal)?;
     if let Some(problem) = &v.ledger.problem {
         eprintln!(

@@ -6,6 +6,7 @@
 //! `render(parse(text)) == text` holds by construction.
 
 mod edit;
+pub mod lean;
 pub(crate) mod parse;
 
 pub use parse::ParseError;
@@ -112,6 +113,8 @@ pub struct GoalFile {
     pub(crate) criteria_span: Span,
     pub(crate) progress_span: Option<Span>,
     pub(crate) blocked_span: Option<Span>,
+    /// Read for a view with old Progress Log entries left out (`lean::read`): never written.
+    pub(crate) partial: bool,
 }
 
 impl GoalFile {

@@ -112,6 +112,7 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
         blocked_span: body.blocked_span,
         starts,
         text,
+        partial: false,
     })
 }
 
@@ -519,15 +520,35 @@ pub(super) fn log_entry(goal: &GoalFile, number: u64) -> Option<LogEntry> {
 /// not: entries are read when the log is asked for.
 fn next_log_line(lines: &Lines, mut i: usize) -> usize {
     let bytes = lines.text.as_bytes();
-    while i < lines.len() {
-        let line = &bytes[lines.offset(i)..];
-        match line.first() {
-            Some(b' ' | b'\t' | b'`' | b'~' | b'<') | None => return i,
-            Some(b'#') if !line.starts_with(b"### ") => return i,
-            _ => i += 1,
-        }
+    while i < lines.len() && !matters_in_log(&bytes[lines.offset(i)..]) {
+        i += 1;
     }
     i
+}
+
+/// Whether a line of the Progress Log (outside fences and comments), given from its start, can
+/// change how the rest of the file parses: it may open a heading of level 1 or 2, a fence or a
+/// comment. The other lines only make up entries.
+pub(super) fn matters_in_log(line: &[u8]) -> bool {
+    match line.first() {
+        Some(b' ' | b'\t' | b'`' | b'~' | b'<') | None => true,
+        Some(b'#') => !line.starts_with(b"### "),
+        _ => false,
+    }
+}
+
+/// Whether `line` is a level-2 `## Progress Log` heading.
+pub(super) fn opens_progress_log(line: &str) -> bool {
+    matches!(heading(line), Some((2, title)) if section_of(title) == Section::Progress)
+}
+
+/// The iteration of an entry heading line (`### Iteration N…`), as the log reads it:
+/// Some(Some(N)); Some(None) when N overflows; None for another line.
+pub(super) fn entry_number(line: &str) -> Option<Option<u64>> {
+    match heading(line) {
+        Some((3, title)) => iteration_of(title.as_bytes()),
+        _ => None,
+    }
 }
 
 impl Body {

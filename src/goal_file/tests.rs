@@ -414,3 +414,181 @@ fn sections_after_a_long_progress_log() {
         }
     }
 }
+
+/// A GOAL.md with `entries` iterations in its Progress Log (`iteration` in the frontmatter),
+/// `extra` put right after entry `at` (None: nowhere) and `tail` after the log.
+fn long_goal(entries: u64, at: Option<u64>, extra: &str, tail: &str, nl: &str) -> Vec<u8> {
+    let mut text = format!(
+        "---{nl}goal: \"long\"{nl}iteration: {entries}{nl}status: in-progress{nl}---{nl}{nl}# Goal: long{nl}{nl}## Acceptance Criteria{nl}- [x] one (verify: `cargo test`){nl}- [ ] two{nl}{nl}## Progress Log{nl}"
+    );
+    for n in 1..=entries {
+        text.push_str(&format!(
+            "### Iteration {n}{nl}- worked on step {n}, a line long enough to fill a buffer{nl}- fixed {n}{nl}{nl}"
+        ));
+        if at == Some(n) {
+            text.push_str(extra);
+        }
+    }
+    text.push_str(tail);
+    text.into_bytes()
+}
+
+/// The lean read of a view against the whole file's parse: same frontmatter, criteria, sections
+/// and entries of the window; or the whole read is asked for.
+#[test]
+fn a_view_leaves_out_only_entries_older_than_the_window() {
+    use lean::Lean;
+    let window = 6;
+    let blocked = "## Blocked\n- waiting for the API key\n";
+    let fence = "```\n## Progress Log\n```\n";
+    let comment = "<!--\n## Blocked\n- not a blocker\n-->\n";
+    // (what, file, the lean read must leave old entries out)
+    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+        ("short log", long_goal(3, None, "", "", "\n"), false),
+        ("long log", long_goal(5000, None, "", "", "\n"), true),
+        ("CRLF", long_goal(3000, None, "", "", "\r\n"), true),
+        (
+            "no final newline",
+            {
+                let mut t = long_goal(2000, None, "", "", "\n");
+                t.pop();
+                t
+            },
+            true,
+        ),
+        (
+            "Blocked after the log",
+            long_goal(2000, None, "", blocked, "\n"),
+            true,
+        ),
+        (
+            "a fence in an old entry",
+            long_goal(2000, Some(10), fence, "", "\n"),
+            false,
+        ),
+        (
+            "a comment in an old entry",
+            long_goal(2000, Some(10), comment, blocked, "\n"),
+            false,
+        ),
+        (
+            "a section in the middle of the log",
+            long_goal(2000, Some(10), blocked, "", "\n"),
+            false,
+        ),
+        (
+            "a fence in a recent entry",
+            long_goal(2000, Some(1998), fence, "", "\n"),
+            true,
+        ),
+        (
+            "a recent entry among old ones",
+            {
+                let t = long_goal(
+                    2000,
+                    Some(5),
+                    "### Iteration 1999\n- out of order\n",
+                    "",
+                    "\n",
+                );
+                String::from_utf8(t)
+                    .unwrap()
+                    .replace(
+                        "### Iteration 1999\n- worked",
+                        "### Iteration 1999b\n- worked",
+                    )
+                    .into_bytes()
+            },
+            false,
+        ),
+        (
+            "invalid UTF-8 in an old entry",
+            {
+                let mut t = long_goal(2000, Some(5), "- caf\u{e9}\n", "", "\n");
+                let at = t.windows(3).position(|w| w == "caf".as_bytes()).unwrap() + 3;
+                t.splice(at..at + 2, [0xff]);
+                t
+            },
+            false,
+        ),
+        (
+            "a Progress Log heading in a comment before the log",
+            {
+                let t = String::from_utf8(long_goal(2000, None, "", "", "\n")).unwrap();
+                let fake: String = (1..40)
+                    .map(|n| format!("### Iteration {n}\n- old\n"))
+                    .collect();
+                t.replacen(
+                    "## Progress Log\n",
+                    &format!("<!--\n## Progress Log\n{fake}-->\n## Progress Log\n"),
+                    1,
+                )
+                .into_bytes()
+            },
+            false,
+        ),
+        (
+            "no Progress Log",
+            {
+                let t = String::from_utf8(long_goal(0, None, "", "", "\n")).unwrap();
+                t.replace("## Progress Log\n", "").into_bytes()
+            },
+            false,
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (what, bytes, drops) in cases {
+        let path = dir.path().join("GOAL.md");
+        std::fs::write(&path, &bytes).unwrap();
+        let whole = GoalFile::parse_bytes(&bytes);
+        let lean = lean::read(&path, window).unwrap();
+        let goal = match (lean, whole) {
+            (Lean::Read(goal), Ok(whole)) => {
+                assert!(goal.partial || !drops, "{what}: nothing left out");
+                assert_eq!(
+                    (
+                        &goal.goal,
+                        goal.iteration,
+                        goal.status,
+                        &goal.criteria,
+                        &goal.phases,
+                        &goal.blocked
+                    ),
+                    (
+                        &whole.goal,
+                        whole.iteration,
+                        whole.status,
+                        &whole.criteria,
+                        &whole.phases,
+                        &whole.blocked
+                    ),
+                    "{what}"
+                );
+                for n in whole.iteration.saturating_sub(window)..=whole.iteration {
+                    assert_eq!(
+                        goal.log_entry(n).map(|e| goal.entry_text(&e).to_string()),
+                        whole.log_entry(n).map(|e| whole.entry_text(&e).to_string()),
+                        "{what}: entry {n}"
+                    );
+                }
+                goal
+            }
+            (Lean::Whole, _) => {
+                assert!(!drops, "{what}: read whole");
+                continue;
+            }
+            (Lean::Read(_), Err(e)) => panic!("{what}: the whole file does not parse ({e:?})"),
+            (Lean::Missing, _) => panic!("{what}: missing"),
+        };
+        if drops {
+            assert!(
+                goal.text.len() < bytes.len() / 10,
+                "{what}: old entries left out"
+            );
+        }
+    }
+    assert!(matches!(
+        lean::read(&dir.path().join("none.md"), window).unwrap(),
+        Lean::Missing
+    ));
+}
