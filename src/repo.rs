@@ -21,7 +21,7 @@ pub struct Repo {
     index_file: PathBuf,
     /// The entries of the trees the last diffs read: a history walk diffs each commit's trees
     /// against the next one's, so each is read once instead of twice (libgit2's cache is off).
-    recent_trees: std::cell::RefCell<std::collections::VecDeque<(Oid, std::rc::Rc<Vec<TreeItem>>)>>,
+    recent_trees: std::cell::RefCell<std::collections::VecDeque<(Oid, std::rc::Rc<TreeItems>)>>,
 }
 
 /// What a commit stages before it is made.
@@ -89,25 +89,18 @@ impl Repo {
     }
 
     /// The entries of tree `id`, sorted by name, from the recent ones when it is one of them.
-    fn tree_items(&self, id: Oid) -> std::result::Result<std::rc::Rc<Vec<TreeItem>>, git2::Error> {
+    fn tree_items(&self, id: Oid) -> std::result::Result<std::rc::Rc<TreeItems>, git2::Error> {
         const KEEP: usize = 64;
-        if let Some((_, items)) = self.recent_trees.borrow().iter().find(|(t, _)| *t == id) {
+        if let Some((_, items)) = self
+            .recent_trees
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == id)
+        {
             return Ok(items.clone());
         }
-        let tree = self.inner.find_tree(id)?;
-        let mut items: Vec<TreeItem> = tree
-            .iter()
-            .map(|e| {
-                (
-                    e.name_bytes().to_vec(),
-                    e.id(),
-                    e.kind() == Some(git2::ObjectType::Tree),
-                    e.filemode(),
-                )
-            })
-            .collect();
-        items.sort_by(|a, b| a.0.cmp(&b.0));
-        let items = std::rc::Rc::new(items);
+        let items = std::rc::Rc::new(TreeItems::read(&self.inner, id)?);
         let mut recent = self.recent_trees.borrow_mut();
         if recent.len() == KEEP {
             recent.pop_front();
@@ -331,33 +324,39 @@ impl Repo {
 
     /// The bytes of `path` (relative to the root) in `tree`, if it is a file there.
     pub fn file_in_tree(&self, tree: Oid, path: &Path) -> Result<Option<Vec<u8>>> {
-        let tree = self
-            .inner
-            .find_tree(tree)
-            .map_err(Error::git("read tree"))?;
-        let entry = match tree.get_path(path) {
-            Ok(entry) => entry,
-            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
-            Err(e) => return Err(Error::git("read tree")(e)),
+        let Some(id) = self.blob_id(tree, path)? else {
+            return Ok(None);
         };
-        match entry.to_object(&self.inner).map(|o| o.into_blob()) {
-            Ok(Ok(blob)) => Ok(Some(blob.content().to_vec())),
-            _ => Ok(None),
+        match self.inner.find_blob(id) {
+            Ok(blob) => Ok(Some(blob.content().to_vec())),
+            Err(e) => Err(Error::git("read a file")(e)),
         }
     }
 
     /// The blob id of `path` in `tree`, if it is a file there (cheap: no content is read).
     pub fn blob_id(&self, tree: Oid, path: &Path) -> Result<Option<Oid>> {
-        let tree = self
-            .inner
-            .find_tree(tree)
-            .map_err(Error::git("read tree"))?;
-        match tree.get_path(path) {
-            Ok(entry) if entry.kind() == Some(git2::ObjectType::Blob) => Ok(Some(entry.id())),
-            Ok(_) => Ok(None),
-            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
-            Err(e) => Err(Error::git("read tree")(e)),
+        let mut id = tree;
+        let mut parts = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.as_encoded_bytes()),
+                _ => None,
+            })
+            .peekable();
+        while let Some(name) = parts.next() {
+            let items = self.tree_items(id).map_err(Error::git("read tree"))?;
+            let Some(item) = items.find(name) else {
+                return Ok(None);
+            };
+            let last = parts.peek().is_none();
+            match (last, item.is_tree) {
+                (false, true) => id = item.id,
+                // A submodule (a commit) is not a file.
+                (true, false) if item.mode != MODE_GITLINK => return Ok(Some(item.id)),
+                _ => return Ok(None),
+            }
         }
+        Ok(None)
     }
 
     /// The tree of the index as it is staged now.
@@ -426,42 +425,43 @@ impl Repo {
         let Some((first, rest)) = parts.split_first() else {
             return Ok(None);
         };
-        let t = self.inner.find_tree(tree)?;
-        let Some(entry) = t.get_name(first) else {
+        let items = self.tree_items(tree)?;
+        let Some(Item { id, is_tree, .. }) = items.find(first.as_bytes()) else {
             return Ok(Some(tree));
         };
-        let is_tree = entry.kind() == Some(git2::ObjectType::Tree);
         if !rest.is_empty() && !is_tree {
             return Ok(Some(tree));
         }
         let replacement = if rest.is_empty() {
             None
         } else {
-            self.tree_without_parts(entry.id(), rest)?
+            self.tree_without_parts(id, rest)?
         };
-        if replacement == Some(entry.id()) {
+        if replacement == Some(id) {
             return Ok(Some(tree));
         }
-        // Serialise the tree as git does (entries stay in git's order) and hash it.
-        let mut bytes = Vec::new();
-        let mut any = false;
-        for e in t.iter() {
-            let id = if e.name_bytes() == first.as_bytes() {
-                match replacement {
-                    Some(id) => id,
-                    None => continue,
+        // Serialise the tree as git does (git's order: a folder sorts as if its name ended in
+        // `/`) and hash it.
+        let mut kept: Vec<Item> = items
+            .iter()
+            .filter_map(|item| {
+                if item.name == first.as_bytes() {
+                    replacement.map(|id| Item { id, ..item })
+                } else {
+                    Some(item)
                 }
-            } else {
-                e.id()
-            };
-            any = true;
-            bytes.extend_from_slice(format!("{:o} ", e.filemode()).as_bytes());
-            bytes.extend_from_slice(e.name_bytes());
-            bytes.push(0);
-            bytes.extend_from_slice(id.as_bytes());
-        }
-        if !any {
+            })
+            .collect();
+        if kept.is_empty() {
             return Ok(None);
+        }
+        kept.sort_by(|a, b| a.git_order(b));
+        let mut bytes = Vec::new();
+        for item in kept {
+            bytes.extend_from_slice(format!("{:o} ", item.mode).as_bytes());
+            bytes.extend_from_slice(item.name);
+            bytes.push(0);
+            bytes.extend_from_slice(item.id.as_bytes());
         }
         Oid::hash_object(git2::ObjectType::Tree, &bytes).map(Some)
     }
@@ -878,31 +878,36 @@ impl Repo {
 
     /// Commits from HEAD along first parents, newest first.
     pub fn first_parent_walk(&self) -> Result<impl Iterator<Item = Result<CommitInfo>> + '_> {
-        let mut walk = self.inner.revwalk().map_err(Error::git("walk history"))?;
-        walk.simplify_first_parent()
-            .map_err(Error::git("walk history"))?;
-        if self.head_commit()?.is_some() {
-            walk.push_head().map_err(Error::git("walk history"))?;
-        }
-        Ok(walk.map(move |oid| {
-            let oid = oid.map_err(Error::git("walk history"))?;
-            self.commit_info(oid)
+        // Parent by parent from HEAD: each commit is read once (a revwalk reads it too).
+        let mut next = self.head_commit()?.map(|c| c.id());
+        Ok(std::iter::from_fn(move || {
+            let oid = next.take()?;
+            Some(self.read_commit(oid).map(|(info, parent)| {
+                next = parent;
+                info
+            }))
         }))
     }
 
     pub fn commit_info(&self, oid: Oid) -> Result<CommitInfo> {
+        self.read_commit(oid).map(|(info, _)| info)
+    }
+
+    /// A commit and its first parent.
+    fn read_commit(&self, oid: Oid) -> Result<(CommitInfo, Option<Oid>)> {
         let commit = self
             .inner
             .find_commit(oid)
             .map_err(Error::git("read a commit"))?;
         let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-        Ok(CommitInfo {
+        let info = CommitInfo {
             id: oid,
             tree: commit.tree_id(),
             time: commit.time().seconds(),
             trailers: parse_trailers(&message),
             message,
-        })
+        };
+        Ok((info, commit.parent_id(0).ok()))
     }
 
     /// The diff between two trees (`from` None: the empty tree).
@@ -973,7 +978,7 @@ impl Repo {
         if from == to {
             return Ok(());
         }
-        let none = std::rc::Rc::new(Vec::new());
+        let none = std::rc::Rc::new(TreeItems::default());
         let old = match from {
             Some(t) => self.tree_items(t)?,
             None => none.clone(),
@@ -985,7 +990,7 @@ impl Repo {
         let (mut i, mut j) = (0, 0);
         while i < old.len() || j < new.len() {
             let order = match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) => a.0.cmp(&b.0),
+                (Some(a), Some(b)) => a.name.cmp(b.name),
                 (Some(_), None) => std::cmp::Ordering::Less,
                 _ => std::cmp::Ordering::Greater,
             };
@@ -1004,7 +1009,7 @@ impl Repo {
                     (old.get(i - 1), new.get(j - 1))
                 }
             };
-            let name = a.or(b).map(|e| e.0.as_slice()).unwrap_or_default();
+            let name = a.or(b).map(|e| e.name).unwrap_or_default();
             let rest = match exclude.split_first() {
                 Some((first, rest)) if *first == name => {
                     if rest.is_empty() {
@@ -1015,24 +1020,21 @@ impl Repo {
                 _ => &[][..],
             };
             if let (Some(a), Some(b)) = (a, b)
-                && a.1 == b.1
-                && a.3 == b.3
+                && a.id == b.id
+                && a.mode == b.mode
             {
                 continue;
             }
-            let tree = |e: Option<&TreeItem>| e.filter(|e| e.2).map(|e| e.1);
-            fn blob(e: Option<&TreeItem>) -> Option<&TreeItem> {
-                e.filter(|e| !e.2)
-            }
+            let tree = |e: Option<Item>| e.filter(|e| e.is_tree).map(|e| e.id);
             let (old_tree, new_tree) = (tree(a), tree(b));
             if old_tree.is_some() || new_tree.is_some() {
                 self.changed_blobs(old_tree, new_tree, rest, out)?;
             }
-            match (blob(a), blob(b)) {
+            match (a.filter(|e| !e.is_tree), b.filter(|e| !e.is_tree)) {
                 (None, None) => {}
                 (x, y) => {
                     // A gitlink is a file that changed, with no lines to count.
-                    let id = |e: Option<&TreeItem>| e.filter(|e| e.3 != 0o160000).map(|e| e.1);
+                    let id = |e: Option<Item>| e.filter(|e| e.mode != MODE_GITLINK).map(|e| e.id);
                     out.push((id(x), id(y)));
                 }
             }
@@ -1117,7 +1119,103 @@ impl Repo {
 }
 
 /// A tree entry as the tree diff compares it: name, id, whether it is a tree, mode.
-type TreeItem = (Vec<u8>, Oid, bool, i32);
+const MODE_GITLINK: u32 = 0o160000;
+
+/// A tree's entries, sorted by name, read from the raw object (no copy of each name).
+#[derive(Default)]
+struct TreeItems {
+    data: Vec<u8>,
+    items: Vec<RawItem>,
+}
+
+#[derive(Clone, Copy)]
+struct RawItem {
+    name: (u32, u32),
+    id: Oid,
+    is_tree: bool,
+    mode: u32,
+}
+
+/// One entry of a tree.
+#[derive(Clone, Copy)]
+struct Item<'a> {
+    name: &'a [u8],
+    id: Oid,
+    is_tree: bool,
+    mode: u32,
+}
+
+impl Item<'_> {
+    /// git's order of tree entries: a folder sorts as if its name ended in `/`.
+    fn git_order(&self, other: &Item) -> std::cmp::Ordering {
+        let key = |i: &Item| {
+            let slash: &[u8] = if i.is_tree { b"/" } else { b"" };
+            i.name.iter().chain(slash).copied().collect::<Vec<u8>>()
+        };
+        key(self).cmp(&key(other))
+    }
+}
+
+impl TreeItems {
+    fn read(repo: &Repository, id: Oid) -> std::result::Result<TreeItems, git2::Error> {
+        let odb = repo.odb()?;
+        let object = odb.read(id)?;
+        if object.kind() != git2::ObjectType::Tree {
+            return Err(git2::Error::from_str(&format!("{id} is not a tree")));
+        }
+        let data = object.data().to_vec();
+        let mut items = Vec::new();
+        for entry in gix_object::TreeRefIter::from_bytes(&data, gix_index::hash::Kind::Sha1) {
+            let entry = entry.map_err(|e| git2::Error::from_str(&format!("tree {id}: {e}")))?;
+            let start = entry.filename.as_ptr() as usize - data.as_ptr() as usize;
+            items.push(RawItem {
+                name: (start as u32, entry.filename.len() as u32),
+                id: Oid::from_bytes(entry.oid.as_bytes())?,
+                is_tree: entry.mode.is_tree(),
+                mode: u32::from(entry.mode.value()),
+            });
+        }
+        let name = |r: &RawItem| &data[r.name.0 as usize..(r.name.0 + r.name.1) as usize];
+        // git's order differs from the names' only around folders: nearly sorted already.
+        if !items.is_sorted_by(|a, b| name(a) <= name(b)) {
+            items.sort_by(|a, b| name(a).cmp(name(b)));
+        }
+        Ok(TreeItems { data, items })
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn get(&self, i: usize) -> Option<Item<'_>> {
+        let raw = self.items.get(i)?;
+        Some(Item {
+            name: &self.data[raw.name.0 as usize..(raw.name.0 + raw.name.1) as usize],
+            id: raw.id,
+            is_tree: raw.is_tree,
+            mode: raw.mode,
+        })
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Item<'_>> {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The entry named `name`.
+    fn find(&self, name: &[u8]) -> Option<Item<'_>> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let item = self.get(mid)?;
+            match item.name.cmp(name) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(item),
+            }
+        }
+        None
+    }
+}
 
 /// libgit2 re-hashes every object it reads unless told not to; git itself does not, and `goal log`
 /// reads thousands of objects.

@@ -146,6 +146,10 @@ fn the_index_s_own_tree_stands_only_while_it_is_whole() {
     let repo = Repo::new();
     repo.write("src/a.rs", "// a\n");
     repo.write("src/deep/b.rs", "// b\n");
+    // Names that sort differently in git's order (a folder as `name/`) and by bytes.
+    repo.write(".agents-notes.md", "beside the goal folder\n");
+    repo.write(".agents/goal-notes.md", "beside the goal folder\n");
+    repo.write("src.txt", "beside src/\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "code"]);
     repo.init_goal(&["it works"]);
