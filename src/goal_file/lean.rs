@@ -30,6 +30,9 @@ enum Part {
     Tail,
 }
 
+/// How much is read at a time.
+const CHUNK: usize = 64 * 1024;
+
 /// Read GOAL.md keeping the Progress Log entries of the last `window` iterations (and at least
 /// `window` entries). The file must parse to the same criteria, sections and recent entries as
 /// the whole file, or the answer is [`Lean::Whole`].
@@ -39,153 +42,195 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Lean::Missing),
         Err(e) => return Err(e),
     };
-    let mut stream = Stream {
-        keep: usize::try_from(window)
-            .unwrap_or(usize::MAX)
-            .saturating_add(2),
-        text: Vec::new(),
-        part: Part::Head,
-        log_at: 0,
-        entries: Default::default(),
-        newest_dropped: None,
-        dropped: false,
-    };
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut pending: Vec<u8> = Vec::new();
-    let mut total = 0usize;
+    let keep = usize::try_from(window)
+        .unwrap_or(usize::MAX)
+        .saturating_add(2);
+    // What is kept of the file, read a chunk at a time onto its end; old entries are cut out of
+    // it as it goes, so it stays about a chunk long and its memory is reused.
+    let mut text: Vec<u8> = Vec::with_capacity(2 * CHUNK);
+    let mut part = Part::Head;
+    // In the head: where the next line starts. In the log: where to look for the next `\n`
+    // (every line starting after one before it has been looked at).
+    let mut scan = 0;
+    let log = Log::new();
+    // Where the log's heading starts.
+    let mut log_at = 0;
+    // Where the kept entries' headings start.
+    let mut entries: std::collections::VecDeque<usize> = Default::default();
+    let mut newest_dropped: Option<u64> = None;
+    let mut dropped = false;
+    let mut total = 0;
     loop {
-        let n = match file.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = (&mut file).take(CHUNK as u64).read_to_end(&mut text)?;
         total += n;
         if total > MAX_LEN {
             return Ok(Lean::Whole);
         }
-        if n == 0 {
-            if !pending.is_empty() && stream.line(&pending).is_err() {
-                return Ok(Lean::Whole);
-            }
-            break;
-        }
-        let mut rest = &chunk[..n];
-        // One line at a time; a line cut by the buffer waits in `pending`.
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            if let Part::Tail = stream.part {
-                break;
-            }
-            let ok = if pending.is_empty() {
-                stream.line(&rest[..=end])
-            } else {
-                pending.extend_from_slice(&rest[..=end]);
-                let ok = stream.line(&pending);
-                pending.clear();
-                ok
-            };
-            if ok.is_err() {
-                return Ok(Lean::Whole);
-            }
-            rest = &rest[end + 1..];
-        }
-        match stream.part {
-            Part::Tail => {
-                stream.text.append(&mut pending);
-                stream.text.extend_from_slice(rest);
-            }
-            _ => pending.extend_from_slice(rest),
-        }
-    }
-    stream.finish(window)
-}
-
-struct Stream {
-    /// How many entries of the log to hold at least.
-    keep: usize,
-    /// What is kept of the file.
-    text: Vec<u8>,
-    part: Part,
-    /// Where the log's heading starts in `text`.
-    log_at: usize,
-    /// Where the kept entries' headings start in `text`.
-    entries: std::collections::VecDeque<usize>,
-    /// The newest iteration among the entries left out.
-    newest_dropped: Option<u64>,
-    dropped: bool,
-}
-
-impl Stream {
-    /// Take one line (its `\n` included); Err: read the whole file instead.
-    fn line(&mut self, line: &[u8]) -> Result<(), ()> {
-        match self.part {
-            Part::Head => {
-                let at = self.text.len();
-                self.text.extend_from_slice(line);
+        let eof = n == 0;
+        if let Part::Head = part {
+            // Line by line up to the log's heading (the head is short).
+            while scan < text.len() {
+                let end = match memchr::memchr(b'\n', &text[scan..]) {
+                    Some(at) => scan + at + 1,
+                    None if eof => text.len(),
+                    None => break,
+                };
+                let line = &text[scan..end];
+                let at = scan;
+                scan = end;
                 if (line.starts_with(b"#") || line.starts_with(b" "))
                     && std::str::from_utf8(line).is_ok_and(parse::opens_progress_log)
                 {
-                    self.log_at = at;
-                    self.part = Part::Log;
+                    log_at = at;
+                    part = Part::Log;
+                    // The search for line starts begins at the heading's `\n`.
+                    scan = end - 1;
+                    break;
                 }
             }
-            Part::Log if parse::matters_in_log(line) => {
-                self.text.extend_from_slice(line);
-                self.part = Part::Tail;
-            }
-            Part::Log => {
-                if line.starts_with(b"### ") {
-                    self.entries.push_back(self.text.len());
-                }
-                self.text.extend_from_slice(line);
-                if self.entries.len() > self.keep {
-                    self.drop_oldest()?;
-                }
-            }
-            Part::Tail => self.text.extend_from_slice(line),
         }
-        Ok(())
+        if let Part::Log = part
+            && log.look(&text, eof, &mut scan, &mut entries).is_some()
+        {
+            part = Part::Tail;
+        }
+        if entries.len() > keep {
+            // Cut out the oldest entries, all at once: their headings to the first kept one.
+            let cut = entries.len() - keep;
+            let (from, to) = (entries[0], entries[cut]);
+            let old = &text[from..to];
+            // What goes must be text the whole file's parse would accept.
+            if std::str::from_utf8(old).is_err() || memchr::memchr(0, old).is_some() {
+                return Ok(Lean::Whole);
+            }
+            for &at in entries.range(..cut) {
+                match entry_number(&text[at..to]) {
+                    Some(Some(n)) => newest_dropped = newest_dropped.max(Some(n)),
+                    Some(None) => return Ok(Lean::Whole),
+                    None => {}
+                }
+            }
+            dropped = true;
+            text.drain(from..to);
+            entries.drain(..cut);
+            let gone = to - from;
+            for at in entries.iter_mut() {
+                *at -= gone;
+            }
+            // (After a line that matters, `scan` is no longer used.)
+            scan = scan.saturating_sub(gone);
+        }
+        if eof {
+            break;
+        }
+    }
+    let Ok(mut goal) = GoalFile::parse_vec(text) else {
+        return Ok(Lean::Whole);
+    };
+    if !dropped {
+        return Ok(Lean::Read(Box::new(goal)));
+    }
+    // The heading taken for the log's must be the one the parser found (not one in a fence or
+    // a comment), and no entry of the window may have gone.
+    let same_log = goal
+        .progress_span
+        .is_some_and(|span| goal.starts[span.start] as usize == log_at);
+    let oldest_needed = goal.iteration.saturating_sub(window);
+    if !same_log || newest_dropped.is_some_and(|n| n >= oldest_needed) {
+        return Ok(Lean::Whole);
+    }
+    goal.partial = true;
+    Ok(Lean::Read(Box::new(goal)))
+}
+
+/// The iteration of the entry heading `text` starts with, as the whole parse reads it; the
+/// common `### Iteration N` line without the general parse.
+fn entry_number(text: &[u8]) -> Option<Option<u64>> {
+    let plain = text.strip_prefix(b"### Iteration ").and_then(|rest| {
+        let (mut n, mut digits) = (0u64, 0);
+        while digits < 18 && digits < rest.len() && rest[digits].is_ascii_digit() {
+            n = n * 10 + u64::from(rest[digits] - b'0');
+            digits += 1;
+        }
+        let after = &rest[digits..];
+        let ends = after.is_empty() || after.starts_with(b"\n") || after.starts_with(b"\r\n");
+        (ends && digits > 0).then_some(n)
+    });
+    match plain {
+        Some(n) => Some(Some(n)),
+        None => {
+            let line = memchr::memchr(b'\n', text).map_or(text, |end| &text[..=end]);
+            std::str::from_utf8(line).ok().and_then(parse::entry_number)
+        }
+    }
+}
+
+/// The lines of the Progress Log read so far, their starts found a word of eight bytes at a
+/// time (a long log has many short lines, for which a search per line costs more).
+struct Log;
+
+impl Log {
+    fn new() -> Log {
+        Log
     }
 
-    /// Leave out the oldest kept entry (its heading up to the next one's).
-    fn drop_oldest(&mut self) -> Result<(), ()> {
-        let (from, to) = (self.entries[0], self.entries[1]);
-        // What goes must be text the whole file's parse would accept.
-        let old = std::str::from_utf8(&self.text[from..to]).map_err(|_| ())?;
-        if memchr::memchr(0, old.as_bytes()).is_some() {
-            return Err(());
+    /// Look at the lines starting after a `\n` at `search` or later, as far as enough of them is
+    /// read to tell (all of them at the end of the file): entry headings go to `entries`; the
+    /// start of the first line that matters, if any, is returned. `search` moves on past what
+    /// was looked at.
+    fn look(
+        &self,
+        text: &[u8],
+        eof: bool,
+        search: &mut usize,
+        entries: &mut std::collections::VecDeque<usize>,
+    ) -> Option<usize> {
+        const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+        let len = text.len();
+        // A line is told apart by its first four bytes.
+        let limit = if eof { len } else { len.saturating_sub(4) };
+        if *search >= limit {
+            return None;
         }
-        let heading = old.split_inclusive('\n').next().unwrap_or_default();
-        match parse::entry_number(heading) {
-            Some(Some(n)) => self.newest_dropped = self.newest_dropped.max(Some(n)),
-            Some(None) => return Err(()),
-            None => {}
-        }
-        self.dropped = true;
-        self.text.drain(from..to);
-        self.entries.pop_front();
-        for at in &mut self.entries {
-            *at -= to - from;
-        }
-        Ok(())
-    }
-
-    fn finish(self, window: u64) -> std::io::Result<Lean> {
-        let Ok(mut goal) = GoalFile::parse_vec(self.text) else {
-            return Ok(Lean::Whole);
+        let base = *search;
+        *search = limit;
+        // The line after the `\n` at `at`: Some(its start) when it matters.
+        let mut line_after = |at: usize| -> Option<usize> {
+            let line = &text[at + 1..];
+            if line.is_empty() {
+                return None;
+            }
+            if parse::matters_in_log(line) {
+                return Some(at + 1);
+            }
+            if line.starts_with(b"### ") {
+                entries.push_back(at + 1);
+            }
+            None
         };
-        if !self.dropped {
-            return Ok(Lean::Read(Box::new(goal)));
+        let mut words = text[base..limit].chunks_exact(8);
+        let mut at = base;
+        for word in &mut words {
+            let x = u64::from_le_bytes(word.try_into().expect("an 8-byte word")) ^ NEWLINES;
+            // 0x80 in exactly the bytes that are `\n` (see `parse::newline_mask`).
+            let mut found = !(((x & LOWS) + LOWS) | x | LOWS);
+            while found != 0 {
+                let newline = at + (found.trailing_zeros() / 8) as usize;
+                found &= found - 1;
+                if let Some(start) = line_after(newline) {
+                    return Some(start);
+                }
+            }
+            at += 8;
         }
-        // The heading taken for the log's must be the one the parser found (not one in a fence
-        // or a comment), and no entry of the window may have gone.
-        let same_log = goal
-            .progress_span
-            .is_some_and(|span| goal.starts[span.start] as usize == self.log_at);
-        let oldest_needed = goal.iteration.saturating_sub(window);
-        if !same_log || self.newest_dropped.is_some_and(|n| n >= oldest_needed) {
-            return Ok(Lean::Whole);
+        for (i, &b) in words.remainder().iter().enumerate() {
+            if b == b'\n'
+                && let Some(start) = line_after(at + i)
+            {
+                return Some(start);
+            }
         }
-        goal.partial = true;
-        Ok(Lean::Read(Box::new(goal)))
+        None
     }
 }

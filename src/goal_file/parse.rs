@@ -123,26 +123,13 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
 /// lines, for which a `memchr` call per line costs more than this scan (`goal status` must not
 /// slow down as the log grows).
 pub(super) fn line_starts(bytes: &[u8]) -> Vec<u32> {
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-    // Multiplying the 0x80 bits of a word by this gathers them, in order, into its top byte.
-    const GATHER: u64 = 0x0002_0408_1020_4081;
     let mut starts: Vec<u32> = Vec::with_capacity(bytes.len() / 24 + 2);
     starts.push(0);
     let body = &bytes[..bytes.len().saturating_sub(1)];
     let mut blocks = body.chunks_exact(64);
     let mut base = 0u32;
     for block in &mut blocks {
-        let mut mask = 0u64;
-        for k in 0..8 {
-            let word: [u8; 8] = block[k * 8..k * 8 + 8].try_into().expect("an 8-byte word");
-            let x = u64::from_le_bytes(word) ^ NEWLINES;
-            // 0x80 in exactly the bytes where `x` is zero, i.e. where the text has `\n`: adding
-            // 0x7f to a byte's low seven bits sets its high bit unless they are all zero, and no
-            // byte carries into the next (0x7f + 0x7f < 0x100).
-            let found = !(((x & LOWS) + LOWS) | x | LOWS);
-            mask |= (found.wrapping_mul(GATHER) >> 56) << (8 * k);
-        }
+        let mut mask = newline_mask(block);
         while mask != 0 {
             starts.push(base + mask.trailing_zeros() + 1);
             mask &= mask - 1;
@@ -156,6 +143,25 @@ pub(super) fn line_starts(bytes: &[u8]) -> Vec<u32> {
     }
     starts.push(bytes.len() as u32);
     starts
+}
+
+/// The `\n`s of a 64-byte block as bits (bit i: byte i), a word of eight bytes at a time.
+pub(super) fn newline_mask(block: &[u8]) -> u64 {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    // Multiplying the 0x80 bits of a word by this gathers them, in order, into its top byte.
+    const GATHER: u64 = 0x0002_0408_1020_4081;
+    let mut mask = 0u64;
+    for k in 0..8 {
+        let word: [u8; 8] = block[k * 8..k * 8 + 8].try_into().expect("an 8-byte word");
+        let x = u64::from_le_bytes(word) ^ NEWLINES;
+        // 0x80 in exactly the bytes where `x` is zero, i.e. where the text has `\n`: adding
+        // 0x7f to a byte's low seven bits sets its high bit unless they are all zero, and no
+        // byte carries into the next (0x7f + 0x7f < 0x100).
+        let found = !(((x & LOWS) + LOWS) | x | LOWS);
+        mask |= (found.wrapping_mul(GATHER) >> 56) << (8 * k);
+    }
+    mask
 }
 
 /// The largest GOAL.md `goal` reads (8 MiB): a bigger one is refused, not hung on.
