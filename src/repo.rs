@@ -1148,11 +1148,10 @@ struct Item<'a> {
 impl Item<'_> {
     /// git's order of tree entries: a folder sorts as if its name ended in `/`.
     fn git_order(&self, other: &Item) -> std::cmp::Ordering {
-        let key = |i: &Item| {
-            let slash: &[u8] = if i.is_tree { b"/" } else { b"" };
-            i.name.iter().chain(slash).copied().collect::<Vec<u8>>()
-        };
-        key(self).cmp(&key(other))
+        fn key<'a>(i: &Item<'a>) -> impl Iterator<Item = u8> + 'a {
+            i.name.iter().copied().chain(i.is_tree.then_some(b'/'))
+        }
+        key(self).cmp(key(other))
     }
 }
 

@@ -223,16 +223,7 @@ fn a_forged_record_in_a_fresh_clone_is_caught_by_rerun() {
     repo.init_goal(&[text]);
     // The real test fails: nothing is implemented.
     repo.write("tests/parse.sh", &script(0, 2));
-    let tree = json(
-        &repo
-            .goal()
-            .args(["verify", "--json", "--check", "--", "sh", "-c", "exit 0"])
-            .output()
-            .unwrap(),
-    )["record"]["tree"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tree = repo.tree_by_goal();
     let ledger = repo.read(EVIDENCE);
     let prev =
         serde_json::from_str::<serde_json::Value>(ledger.lines().last().unwrap()).unwrap()["hash"]

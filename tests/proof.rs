@@ -31,6 +31,18 @@ fn code(repo: &Repo, args: &[&str]) -> Option<i32> {
 }
 
 /// A goal with one criterion and the scripts a test run is made of, committed.
+/// `junit.sh`, which writes a JUnit report of two passing tests to `report.xml`; returns the
+/// report's text.
+fn junit_script(repo: &Repo) -> &'static str {
+    let report =
+        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
+    repo.write(
+        "junit.sh",
+        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
+    );
+    report
+}
+
 fn project(criteria: &[&str]) -> Repo {
     let repo = Repo::new();
     repo.write(
@@ -191,12 +203,7 @@ fn a_run_that_rewrites_a_tracked_file_is_bound_to_the_tree_before_it() {
 #[test]
 fn a_junit_report_older_than_the_run_proves_nothing() {
     let repo = project(&["division works"]);
-    let report =
-        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
-    repo.write(
-        "junit.sh",
-        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
-    );
+    let report = junit_script(&repo);
     repo.write(".gitignore", "report.xml\nold.xml\n");
     repo.write("old.xml", report);
     let old = std::fs::File::options()
@@ -775,12 +782,7 @@ fn the_continuation_counts_proven_criteria() {
 #[test]
 fn a_junit_record_replays_with_its_reports() {
     let repo = project(&["division works (verify: `sh junit.sh`)"]);
-    let report =
-        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
-    repo.write(
-        "junit.sh",
-        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
-    );
+    junit_script(&repo);
     repo.write(".gitignore", "report.xml\n");
     commit_all(&repo, "junit");
     repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);

@@ -78,16 +78,7 @@ fn a_forged_record_with_a_valid_chain_is_not_evidence() {
     repo.write("src/parser.rs", "// nothing implemented\n");
     // The agent computes the tree and writes a perfectly chained, passing record for it.
     repo.ok(&["verify", "-c", "2", "--", "sh", "pass.sh"]);
-    let tree = json(
-        &repo
-            .goal()
-            .args(["verify", "--json", "--check", "--", "sh", "-c", "exit 0"])
-            .output()
-            .unwrap(),
-    )["record"]["tree"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tree = repo.tree_by_goal();
     let text = repo.read(EVIDENCE);
     let prev = text
         .lines()

@@ -183,6 +183,17 @@ impl Repo {
         cmd
     }
 
+    /// The tree id `goal verify` binds evidence to for the working tree as it is now, read from
+    /// the record of a passing `--check` run (which stays in the ledger).
+    pub fn tree_by_goal(&self) -> String {
+        let out = self
+            .goal()
+            .args(["verify", "--json", "--check", "--", "sh", "-c", "exit 0"])
+            .output()
+            .unwrap();
+        json(&out)["record"]["tree"].as_str().unwrap().to_string()
+    }
+
     /// The working tree's tree id without .agents/goal, as `git add -A && git write-tree` computes
     /// it in a fresh temporary index (git hashes every file, trusting no stat data): the referee
     /// for the tree ids `goal` records.

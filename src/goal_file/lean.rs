@@ -52,7 +52,6 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
     // In the head: where the next line starts. In the log: where to look for the next `\n`
     // (every line starting after one before it has been looked at).
     let mut scan = 0;
-    let log = Log::new();
     // Where the log's heading starts.
     let mut log_at = 0;
     // Where the kept entries' headings start.
@@ -90,7 +89,7 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
             }
         }
         if let Part::Log = part
-            && log.look(&text, eof, &mut scan, &mut entries).is_some()
+            && look_at_log(&text, eof, &mut scan, &mut entries).is_some()
         {
             part = Part::Tail;
         }
@@ -104,7 +103,7 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
                 return Ok(Lean::Whole);
             }
             for &at in entries.range(..cut) {
-                match entry_number(&text[at..to]) {
+                match parse::entry_number(&text[at..to]) {
                     Some(Some(n)) => newest_dropped = newest_dropped.max(Some(n)),
                     Some(None) => return Ok(Lean::Whole),
                     None => {}
@@ -143,94 +142,58 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
     Ok(Lean::Read(Box::new(goal)))
 }
 
-/// The iteration of the entry heading `text` starts with, as the whole parse reads it; the
-/// common `### Iteration N` line without the general parse.
-fn entry_number(text: &[u8]) -> Option<Option<u64>> {
-    let plain = text.strip_prefix(b"### Iteration ").and_then(|rest| {
-        let (mut n, mut digits) = (0u64, 0);
-        while digits < 18 && digits < rest.len() && rest[digits].is_ascii_digit() {
-            n = n * 10 + u64::from(rest[digits] - b'0');
-            digits += 1;
-        }
-        let after = &rest[digits..];
-        let ends = after.is_empty() || after.starts_with(b"\n") || after.starts_with(b"\r\n");
-        (ends && digits > 0).then_some(n)
-    });
-    match plain {
-        Some(n) => Some(Some(n)),
-        None => {
-            let line = memchr::memchr(b'\n', text).map_or(text, |end| &text[..=end]);
-            std::str::from_utf8(line).ok().and_then(parse::entry_number)
-        }
+/// Look at the lines of the Progress Log starting after a `\n` at `search` or later, as far as
+/// enough of them is read to tell (all of them at the end of the file): entry headings go to
+/// `entries`; the start of the first line that matters, if any, is returned. `search` moves on
+/// past what was looked at. Line starts are found a word of eight bytes at a time: a long log
+/// has many short lines, for which a search per line costs more.
+fn look_at_log(
+    text: &[u8],
+    eof: bool,
+    search: &mut usize,
+    entries: &mut std::collections::VecDeque<usize>,
+) -> Option<usize> {
+    let len = text.len();
+    // A line is told apart by its first four bytes.
+    let limit = if eof { len } else { len.saturating_sub(4) };
+    if *search >= limit {
+        return None;
     }
-}
-
-/// The lines of the Progress Log read so far, their starts found a word of eight bytes at a
-/// time (a long log has many short lines, for which a search per line costs more).
-struct Log;
-
-impl Log {
-    fn new() -> Log {
-        Log
-    }
-
-    /// Look at the lines starting after a `\n` at `search` or later, as far as enough of them is
-    /// read to tell (all of them at the end of the file): entry headings go to `entries`; the
-    /// start of the first line that matters, if any, is returned. `search` moves on past what
-    /// was looked at.
-    fn look(
-        &self,
-        text: &[u8],
-        eof: bool,
-        search: &mut usize,
-        entries: &mut std::collections::VecDeque<usize>,
-    ) -> Option<usize> {
-        const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-        const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-        let len = text.len();
-        // A line is told apart by its first four bytes.
-        let limit = if eof { len } else { len.saturating_sub(4) };
-        if *search >= limit {
+    let base = *search;
+    *search = limit;
+    // The line after the `\n` at `at`: Some(its start) when it matters.
+    let mut line_after = |at: usize| -> Option<usize> {
+        let line = &text[at + 1..];
+        if line.is_empty() {
             return None;
         }
-        let base = *search;
-        *search = limit;
-        // The line after the `\n` at `at`: Some(its start) when it matters.
-        let mut line_after = |at: usize| -> Option<usize> {
-            let line = &text[at + 1..];
-            if line.is_empty() {
-                return None;
-            }
-            if parse::matters_in_log(line) {
-                return Some(at + 1);
-            }
-            if line.starts_with(b"### ") {
-                entries.push_back(at + 1);
-            }
-            None
-        };
-        let mut words = text[base..limit].chunks_exact(8);
-        let mut at = base;
-        for word in &mut words {
-            let x = u64::from_le_bytes(word.try_into().expect("an 8-byte word")) ^ NEWLINES;
-            // 0x80 in exactly the bytes that are `\n` (see `parse::newline_mask`).
-            let mut found = !(((x & LOWS) + LOWS) | x | LOWS);
-            while found != 0 {
-                let newline = at + (found.trailing_zeros() / 8) as usize;
-                found &= found - 1;
-                if let Some(start) = line_after(newline) {
-                    return Some(start);
-                }
-            }
-            at += 8;
+        if parse::matters_in_log(line) {
+            return Some(at + 1);
         }
-        for (i, &b) in words.remainder().iter().enumerate() {
-            if b == b'\n'
-                && let Some(start) = line_after(at + i)
-            {
+        if line.starts_with(b"### ") {
+            entries.push_back(at + 1);
+        }
+        None
+    };
+    let mut words = text[base..limit].chunks_exact(8);
+    let mut at = base;
+    for word in &mut words {
+        let mut found = parse::newline_bytes(word);
+        while found != 0 {
+            let newline = at + (found.trailing_zeros() / 8) as usize;
+            found &= found - 1;
+            if let Some(start) = line_after(newline) {
                 return Some(start);
             }
         }
-        None
+        at += 8;
     }
+    for (i, &b) in words.remainder().iter().enumerate() {
+        if b == b'\n'
+            && let Some(start) = line_after(at + i)
+        {
+            return Some(start);
+        }
+    }
+    None
 }

@@ -147,21 +147,24 @@ pub(super) fn line_starts(bytes: &[u8]) -> Vec<u32> {
 
 /// The `\n`s of a 64-byte block as bits (bit i: byte i), a word of eight bytes at a time.
 pub(super) fn newline_mask(block: &[u8]) -> u64 {
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     // Multiplying the 0x80 bits of a word by this gathers them, in order, into its top byte.
     const GATHER: u64 = 0x0002_0408_1020_4081;
     let mut mask = 0u64;
-    for k in 0..8 {
-        let word: [u8; 8] = block[k * 8..k * 8 + 8].try_into().expect("an 8-byte word");
-        let x = u64::from_le_bytes(word) ^ NEWLINES;
-        // 0x80 in exactly the bytes where `x` is zero, i.e. where the text has `\n`: adding
-        // 0x7f to a byte's low seven bits sets its high bit unless they are all zero, and no
-        // byte carries into the next (0x7f + 0x7f < 0x100).
-        let found = !(((x & LOWS) + LOWS) | x | LOWS);
-        mask |= (found.wrapping_mul(GATHER) >> 56) << (8 * k);
+    for (k, word) in block.chunks_exact(8).enumerate() {
+        mask |= (newline_bytes(word).wrapping_mul(GATHER) >> 56) << (8 * k);
     }
     mask
+}
+
+/// 0x80 in exactly the bytes of an 8-byte `word` that are `\n`, 0 in the others.
+pub(super) fn newline_bytes(word: &[u8]) -> u64 {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let x = u64::from_le_bytes(word.try_into().expect("an 8-byte word")) ^ NEWLINES;
+    // Where `x` is zero, i.e. where the text has `\n`: adding 0x7f to a byte's low seven bits
+    // sets its high bit unless they are all zero, and no byte carries into the next
+    // (0x7f + 0x7f < 0x100).
+    !(((x & LOWS) + LOWS) | x | LOWS)
 }
 
 /// The largest GOAL.md `goal` reads (8 MiB): a bigger one is refused, not hung on.
@@ -548,10 +551,25 @@ pub(super) fn opens_progress_log(line: &str) -> bool {
     matches!(heading(line), Some((2, title)) if section_of(title) == Section::Progress)
 }
 
-/// The iteration of an entry heading line (`### Iteration N…`), as the log reads it:
-/// Some(Some(N)); Some(None) when N overflows; None for another line.
-pub(super) fn entry_number(line: &str) -> Option<Option<u64>> {
-    match heading(line) {
+/// The iteration of the entry heading `text` starts with (`### Iteration N…`), as the log reads
+/// it: Some(Some(N)); Some(None) when N overflows; None for another line. The common
+/// `### Iteration N` line is read without the general heading parse.
+pub(super) fn entry_number(text: &[u8]) -> Option<Option<u64>> {
+    if let Some(rest) = text.strip_prefix(b"### Iteration ") {
+        let (mut n, mut digits) = (0u64, 0);
+        while digits < 18 && digits < rest.len() && rest[digits].is_ascii_digit() {
+            n = n * 10 + u64::from(rest[digits] - b'0');
+            digits += 1;
+        }
+        let after = &rest[digits..];
+        if digits > 0
+            && (after.is_empty() || after.starts_with(b"\n") || after.starts_with(b"\r\n"))
+        {
+            return Some(Some(n));
+        }
+    }
+    let line = memchr::memchr(b'\n', text).map_or(text, |end| &text[..=end]);
+    match std::str::from_utf8(line).ok().and_then(heading) {
         Some((3, title)) => iteration_of(title.as_bytes()),
         _ => None,
     }

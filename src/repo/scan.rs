@@ -232,7 +232,7 @@ pub(super) fn scan(
     });
     walked?;
     let Walk {
-        untracked,
+        mut untracked,
         shadowed,
         ..
     } = walk;
@@ -255,7 +255,6 @@ pub(super) fn scan(
         }
         changes.push((entry.path.to_vec(), action));
     }
-    let (mut changes, mut untracked) = (changes, untracked);
     if let Some(keep) = keep {
         let keep = keep.as_os_str().as_encoded_bytes();
         let under =
