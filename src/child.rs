@@ -116,7 +116,7 @@ pub fn interrupted() -> Option<i32> {
 }
 
 /// The grace period: `GOAL_SIGNAL_GRACE` seconds (at most 3; tests use a fraction), else 3.
-fn grace() -> Duration {
+pub fn grace() -> Duration {
     std::env::var("GOAL_SIGNAL_GRACE")
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
@@ -187,11 +187,81 @@ fn send_to_group(group: Option<Pid>, signal: Signal) {
 }
 
 fn group_alive(group: Option<Pid>) -> bool {
-    group.is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
+    let Some(group) = group else {
+        return false;
+    };
+    if rustix::process::test_kill_process_group(group).is_err() {
+        return false;
+    }
+    // A zombie still answers kill(2) until its new parent reaps it, and in a container that
+    // parent (process 1) may reap late or never: on Linux, only a member that is not one counts.
+    live_member(group).unwrap_or(true)
 }
+
+/// Whether /proc shows a process of `group` that is not a zombie (None: no /proc to read).
+fn live_member(group: Pid) -> Option<bool> {
+    let wanted = group.as_raw_nonzero().get().to_string();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let Some(rest) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(_ppid), Some(pgrp)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if pgrp == wanted && state != "Z" && state != "X" {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// End whatever is left of a process group: SIGTERM, then SIGKILL once `grace` runs out (or at
+/// once when `hurry` says so: a second Ctrl-C), then wait until the group is gone. A shell's
+/// background jobs ignore SIGINT and outlive the shell, so a command's end is not its group's.
+pub fn end_group(
+    group: Option<Pid>,
+    first: Signal,
+    grace: Duration,
+    mut hurry: impl FnMut() -> bool,
+) {
+    if !group_alive(group) {
+        return;
+    }
+    send_to_group(group, first);
+    let deadline = Instant::now() + grace;
+    while group_alive(group) && Instant::now() < deadline && !hurry() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    send_to_group(group, Signal::KILL);
+    // SIGKILL cannot be ignored; the wait is for the kernel to take them (and their parent, or
+    // init, to reap them), bounded so that a zombie nobody reaps cannot hold `goal` up.
+    let until = Instant::now() + Duration::from_secs(2);
+    while group_alive(group) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// How long output copies may go on once the child and its group are gone: a process that left
+/// the group (setsid) may still hold the pipe open.
+const DRAIN: Duration = Duration::from_millis(300);
 
 /// Wait for the child to exit and `pumps` output copies to finish, passing SIGINT/SIGTERM on to
 /// its process group. Ok(status) when it ended by itself; Err(signal) when a signal stopped it.
+/// Either way nothing of its process group is left when this returns.
 fn supervise(
     run: &ChildRun,
     child: Child,
@@ -207,17 +277,22 @@ fn supervise(
     let tick = Duration::from_millis(20);
     let mut status = None;
     let mut pumps_left = pumps;
+    let mut drain_until: Option<Instant> = None;
     let signal = loop {
         if let Some(signal) = run.take_signal() {
             break signal;
         }
-        if pumps_left == 0
-            && let Some(status) = status.take()
-        {
+        let drained = pumps_left == 0 || drain_until.is_some_and(|t| Instant::now() >= t);
+        if drained && let Some(status) = status.take() {
             return Ok(status);
         }
         match events.recv_timeout(tick) {
-            Ok(Event::Exited(s)) => status = Some(s),
+            Ok(Event::Exited(s)) => {
+                status = Some(s);
+                // The command is done: what it left running in its group goes too.
+                end_group(group, Signal::TERM, grace(), || false);
+                drain_until = Some(Instant::now() + DRAIN);
+            }
             Ok(Event::PumpDone) => pumps_left = pumps_left.saturating_sub(1),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
@@ -226,20 +301,14 @@ fn supervise(
         }
     };
     INTERRUPTED.store(signal, Ordering::SeqCst);
-    send_to_group(
+    // The whole group, not only the child: a background process of a shell script is in it too.
+    // A second Ctrl-C does not wait for the grace period.
+    end_group(
         group,
         Signal::from_named_raw(signal).unwrap_or(Signal::TERM),
+        grace(),
+        || run.take_signal().is_some(),
     );
-    // The whole group, not only the child: a background process of a shell script is in it too.
-    let deadline = Instant::now() + grace();
-    while group_alive(group) && Instant::now() < deadline {
-        // A second Ctrl-C does not wait for the grace period.
-        if run.take_signal().is_some() {
-            break;
-        }
-        let _ = events.recv_timeout(Duration::from_millis(10));
-    }
-    send_to_group(group, Signal::KILL);
     // Reap the child; its output copies end with it (or with the process).
     let until = Instant::now() + Duration::from_secs(1);
     while status.is_none() && Instant::now() < until {

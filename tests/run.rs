@@ -773,3 +773,35 @@ fn bad_budgets_and_timeouts_are_refused_before_anything_is_written() {
     );
     assert_eq!(repo.head(), head);
 }
+
+/// What a turn leaves running in its process group ends with the turn: SIGTERM first (a job that
+/// traps it can clean up), SIGKILL for one that ignores it, and both gone when the run ends.
+#[test]
+fn a_turn_ends_its_process_group_with_sigterm_then_sigkill() {
+    let repo = project();
+    let s = state(&repo);
+    std::fs::write(
+        s.join("polite.sh"),
+        format!(
+            "trap 'echo term > \"{}/term\"; exit 0' TERM\nwhile :; do sleep 0.05; done\n",
+            s.display()
+        ),
+    )
+    .unwrap();
+    let script = agent(
+        &repo,
+        &format!(
+            "sh \"$S/polite.sh\" >/dev/null 2>&1 & echo $! > \"$S/polite\"\n(trap '' TERM; exec sleep 60) >/dev/null 2>&1 & echo $! > \"$S/stubborn\"\nsleep 0.2\n{WORK}"
+        ),
+    );
+    let out = run(&repo, &script, &[]);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    assert!(
+        s.join("term").exists(),
+        "the job that traps SIGTERM was not sent one"
+    );
+    for name in ["polite", "stubborn"] {
+        let pid = std::fs::read_to_string(s.join(name)).unwrap();
+        assert!(!alive(&pid), "{name} job {pid} survived the turn");
+    }
+}

@@ -250,6 +250,42 @@ fn a_command_that_ends_by_itself_is_not_waited_for_longer() {
     assert!(repo.read(EVIDENCE).contains("\"exit_code\":0"));
 }
 
+/// A test command that ends by itself but leaves a background job behind: `goal verify` returns
+/// with the command's own result, and nothing of its process group survives — whether the job
+/// holds the output pipe open (it used to hang `goal` until the job ended), has let go of it (it
+/// used to live on), or ignores SIGTERM (killed once the grace period runs out).
+#[test]
+fn a_command_that_ends_leaves_nothing_of_its_process_group_behind() {
+    for (job, grace) in [
+        ("sleep 300 &", "3"),
+        ("sleep 300 >/dev/null 2>&1 &", "3"),
+        ("(trap '' TERM; exec sleep 300) >/dev/null 2>&1 &", "0.2"),
+    ] {
+        let repo = signal_repo();
+        let pid_file = repo.path().join("pids");
+        let script = format!("{job} echo $! > pids; echo '==== 1 passed in 0.01s ===='");
+        let start = Instant::now();
+        let out = repo
+            .goal()
+            .args(["verify", "-c", "1", "--", "sh", "-c", &script])
+            .env("GOAL_SIGNAL_GRACE", grace)
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        assert_eq!(out.status.code(), Some(0), "{job}: {out:?}");
+        assert!(took < Duration::from_secs(10), "{job}: took {took:?}");
+        let pids = pids(&pid_file);
+        assert_eq!(pids.len(), 1, "{job}");
+        assert!(
+            !alive(pids[0]),
+            "{job}: the background job {} survived",
+            pids[0]
+        );
+        assert!(repo.read(EVIDENCE).contains("\"exit_code\":0"), "{job}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Abandon means the goal, and `goal restore`
 

@@ -232,8 +232,9 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
             killed = Some(reason);
         }
     }
-    // No survivor: whatever is left of the agent's process group goes with the turn.
-    kill_group(group, Signal::KILL);
+    // No survivor: whatever is left of the agent's process group goes with the turn (SIGTERM,
+    // SIGKILL after the grace period, and gone before the next turn starts).
+    crate::child::end_group(group, Signal::TERM, crate::child::grace(), || false);
     // With every reader gone, the prompt's writer ends (EPIPE at worst) while the closed-pipe
     // guard still holds.
     if let Some(writer) = writer {
