@@ -12,6 +12,25 @@ pub const MIN_RATIO: f32 = 0.6;
 /// Why a change of one criterion is material, or None when it is safe.
 pub fn rewording(old: &str, new: &[&str]) -> Option<String> {
     let joined = new.join(" ");
+    // A bound turns an exact figure into a range ("returns 4" → "returns at most 4").
+    let old_bounds = bounds(old);
+    let added: Vec<&str> = bounds(&joined)
+        .into_iter()
+        .filter(|b| !old_bounds.contains(b))
+        .collect();
+    if !added.is_empty() {
+        return Some(format!(
+            "turns an exact figure into a bound (\"{}\")",
+            added.join("\", \"")
+        ));
+    }
+    // An alternative gives the requirement a way out ("returns 4, or raises").
+    let (before, after) = (alternatives(old), alternatives(&joined));
+    if let Some(word) = after.iter().find(|w| {
+        after.iter().filter(|a| a == w).count() > before.iter().filter(|b| b == w).count()
+    }) {
+        return Some(format!("adds the alternative \"{word}\""));
+    }
     // A negation turns a requirement into its opposite, however similar the words.
     let added: Vec<&str> = negations(&joined)
         .into_iter()
@@ -69,6 +88,161 @@ fn negations(text: &str) -> Vec<&'static str> {
         .filter(|n| words.contains(n))
         .chain(CJK.iter().copied().filter(|n| lower.contains(n)))
         .collect()
+}
+
+/// Lower-case word and number tokens, with comparison signs as tokens of their own.
+fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.to_lowercase().chars() {
+        if c.is_alphanumeric()
+            || c == '\''
+            || (c == '.' && current.ends_with(|d: char| d.is_ascii_digit()))
+        {
+            current.push(c);
+            continue;
+        }
+        if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        if matches!(c, '<' | '>' | '≤' | '≥' | '=' | '~' | '≈') {
+            // `<=` and `>=` are one sign.
+            match (out.last_mut(), c) {
+                (Some(last), '=') if last == "<" || last == ">" => last.push('='),
+                _ => out.push(c.to_string()),
+            }
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+fn is_figure(token: &str) -> bool {
+    token.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The bounds put on a figure: a phrase before a number ("at most 4", "under 200", "≤ 4") or
+/// after one ("4 or more"), and their CJK forms ("至多4"). Each as its phrase, once per use.
+fn bounds(text: &str) -> Vec<&'static str> {
+    const BEFORE: &[&str] = &[
+        "at most",
+        "at least",
+        "up to",
+        "no more than",
+        "no less than",
+        "no fewer than",
+        "not more than",
+        "not less than",
+        "fewer than",
+        "less than",
+        "more than",
+        "greater than",
+        "lower than",
+        "higher than",
+        "under",
+        "over",
+        "below",
+        "above",
+        "within",
+        "about",
+        "around",
+        "approximately",
+        "roughly",
+        "nearly",
+        "almost",
+        "<",
+        ">",
+        "<=",
+        ">=",
+        "≤",
+        "≥",
+        "~",
+        "≈",
+    ];
+    const AFTER: &[&str] = &[
+        "or more", "or less", "or fewer", "or so", "or above", "or below",
+    ];
+    const CJK_BEFORE: &[&str] = &[
+        "至多",
+        "至少",
+        "最多",
+        "最少",
+        "不超过",
+        "不少于",
+        "不低于",
+        "低于",
+        "高于",
+        "约",
+    ];
+    let tokens = tokens(text);
+    let at = |i: usize, phrase: &str| {
+        let words: Vec<&str> = phrase.split(' ').collect();
+        tokens.len() >= i + words.len()
+            && tokens[i..i + words.len()]
+                .iter()
+                .zip(&words)
+                .all(|(t, w)| t == w)
+    };
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        // Longest phrase first, and a match's words are not read again ("no more than" is not
+        // also "more than").
+        let before = BEFORE
+            .iter()
+            .filter(|p| at(i, p))
+            .max_by_key(|p| p.len())
+            .filter(|p| {
+                tokens
+                    .get(i + p.split(' ').count())
+                    .is_some_and(|t| is_figure(t))
+            });
+        let after = AFTER
+            .iter()
+            .find(|p| i > 0 && is_figure(&tokens[i - 1]) && at(i, p));
+        match before.or(after) {
+            Some(phrase) => {
+                found.push(*phrase);
+                i += phrase.split(' ').count();
+            }
+            None => i += 1,
+        }
+    }
+    for phrase in CJK_BEFORE {
+        found.extend(
+            text.match_indices(phrase)
+                .filter(|(at, p)| text[at + p.len()..].starts_with(|c: char| c.is_ascii_digit()))
+                .map(|_| *phrase),
+        );
+    }
+    found
+}
+
+/// Words that offer another way to meet a requirement, once per use.
+fn alternatives(text: &str) -> Vec<&'static str> {
+    const LATIN: &[&str] = &[
+        "or",
+        "unless",
+        "except",
+        "either",
+        "otherwise",
+        "alternatively",
+    ];
+    const CJK: &[&str] = &["或者", "或", "除非", "除了", "否则"];
+    let tokens = tokens(text);
+    let mut found: Vec<&'static str> = tokens
+        .iter()
+        .filter_map(|t| LATIN.iter().copied().find(|w| w == t))
+        .collect();
+    // "或者" holds "或": count the longer word only.
+    let mut rest = text.to_string();
+    for word in CJK {
+        found.extend(rest.matches(word).map(|_| *word));
+        rest = rest.replace(word, " ");
+    }
+    found
 }
 
 pub fn similarity(a: &str, b: &str) -> f32 {
@@ -250,6 +424,42 @@ mod tests {
             ),
             ("登录拒绝错误密码", "登录不拒绝错误密码", true),
             ("no request is lost", "no request is lost on restart", false),
+            // An alternative, or an exact figure made a bound, lowers the bar.
+            (
+                "add(2, 2) returns 4",
+                "add(2, 2) returns 4, or raises",
+                true,
+            ),
+            (
+                "search returns 4 results",
+                "search returns 4 results unless empty",
+                true,
+            ),
+            (
+                "all files parse",
+                "all files parse except vendored ones",
+                true,
+            ),
+            (
+                "the build passes",
+                "either the build passes or the lint does",
+                true,
+            ),
+            ("returns JSON or YAML", "returns JSON or YAML files", false),
+            ("returns 4 results", "returns at most 4 results", true),
+            ("returns 4 results", "returns 4 or more results", true),
+            ("returns 4 results", "returns ≤ 4 results", true),
+            ("returns 4 results", "returns <=4 results", true),
+            ("latency 200 ms", "latency under 200 ms", true),
+            ("p99 under 200 ms", "p99 latency under 200 ms", false),
+            ("返回4个结果", "返回至多4个结果", true),
+            ("解析所有文件", "解析所有文件或者跳过", true),
+            // A word of the same spelling that bounds no figure is not a bound.
+            (
+                "the menu shows items",
+                "the menu shows items over the fold",
+                false,
+            ),
         ];
         for (old, new, material) in cases {
             assert_eq!(
@@ -364,6 +574,21 @@ mod tests {
                 Some("rewords it into a different requirement (similarity SIM < 0.6)"),
             ),
             ("AUTH REQUIRED", &["auth required"], None),
+            (
+                "add(2, 2) returns 4",
+                &["add(2, 2) returns 4, or raises"],
+                Some("adds the alternative \"or\""),
+            ),
+            (
+                "returns 4 results",
+                &["returns at most 4 results"],
+                Some("turns an exact figure into a bound (\"at most\")"),
+            ),
+            (
+                "returns 4 results",
+                &["returns no more than 4 results"],
+                Some("turns an exact figure into a bound (\"no more than\")"),
+            ),
             // At exactly the minimum ratio (0.6) the rewording still counts as the same.
             ("abcde", &["abcxy"], None),
         ];

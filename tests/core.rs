@@ -257,6 +257,53 @@ fn abandon_deletes_the_goal_files_in_a_marked_commit() {
     repo.refused(&["abandon"], 1, &["no active goal", "goal init"]);
 }
 
+/// An added way out ("or …", "unless …") or an exact figure made a bound lowers the bar like a
+/// negation: refused without --confirm, recorded in the trailer with it.
+#[test]
+fn an_alternative_or_a_bound_is_a_material_change() {
+    let repo = Repo::new();
+    repo.init_goal(&[
+        "add(2, 2) returns 4 (verify: `sh t.sh`)",
+        "search returns 4 results",
+    ]);
+    let before = repo.goal_md();
+    let head = repo.head();
+    for (number, text, reason) in [
+        (
+            "1",
+            "add(2, 2) returns 4, or raises (verify: `sh t.sh`)",
+            "adds the alternative \"or\"",
+        ),
+        (
+            "1",
+            "add(2, 2) returns 4 unless it overflows (verify: `sh t.sh`)",
+            "adds the alternative \"unless\"",
+        ),
+        (
+            "2",
+            "search returns at most 4 results",
+            "turns an exact figure into a bound (\"at most\")",
+        ),
+    ] {
+        repo.refused(
+            &["criteria", "edit", number, text],
+            1,
+            &[reason, "--confirm"],
+        );
+        assert_eq!(repo.goal_md(), before, "{text}");
+        assert_eq!(repo.head(), head, "{text}");
+    }
+    repo.ok(&[
+        "criteria",
+        "edit",
+        "1",
+        "add(2, 2) returns 4, or raises (verify: `sh t.sh`)",
+        "--confirm",
+    ]);
+    let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap();
+    assert!(record.contains("adds the alternative \"or\""), "{record}");
+}
+
 #[test]
 fn criteria_changes_and_the_material_change_rule() {
     let repo = Repo::new();
