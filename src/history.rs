@@ -517,9 +517,10 @@ impl<'a> Walker<'a> {
         } else {
             Change::default()
         };
-        if action == Some(Action::Complete) && !self.hand_made.is_empty() {
-            // Hand-made rows came after the last iteration: the completion gets a row of its
-            // own, so the goal's last row shows how it ended.
+        if matches!(action, Some(Action::Complete | Action::Block)) {
+            // A completion or a block is a row of its own, after the iteration it followed: a
+            // row shows its own commit's trailers (the proofs `goal done` committed are the
+            // complete row's, not the last iteration's), and the iteration was not blocked.
             if let Some(row) = self.pending.take() {
                 sink.row(&row)?;
             }
@@ -542,7 +543,7 @@ impl<'a> Walker<'a> {
                 status: trailers.status.clone(),
                 goal: goal_text.clone(),
                 material: Vec::new(),
-                run: None,
+                run: trailers.run.clone(),
             });
         }
         if let Some(row) = self
@@ -562,10 +563,8 @@ impl<'a> Walker<'a> {
                 row.passing = trailers.passing;
                 row.total = trailers.total;
             }
-            for id in &trailers.evidence {
-                if !row.evidence.contains(id) {
-                    row.evidence.push(id.clone());
-                }
+            if row.commit == info.id.to_string() {
+                row.evidence.clone_from(&trailers.evidence);
             }
             change.apply(row);
         }

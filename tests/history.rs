@@ -221,11 +221,20 @@ fn log_flags_material_changes_blocks_and_lists_finished_goals_with_all() {
     repo.write("x.txt", "x\n");
     iterate(&repo, "work");
     let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
-    let flags = rows[0]["flags"].as_array().unwrap();
-    assert!(flags.contains(&"material-change".into()), "{flags:?}");
-    assert!(flags.contains(&"blocked".into()), "{flags:?}");
+    let flags = |i: usize| rows[i]["flags"].as_array().unwrap().clone();
+    assert!(flags(0).contains(&"material-change".into()), "{rows:?}");
+    // The block is a row of its own: the iteration before it was not blocked.
+    assert!(!flags(0).contains(&"blocked".into()), "{rows:?}");
+    assert_eq!(rows[1]["status"], "blocked", "{rows:?}");
+    assert!(flags(1).contains(&"blocked".into()), "{rows:?}");
+    assert_eq!(
+        rows[1]["commit"],
+        repo.git(&["rev-parse", "HEAD~2"]).trim(),
+        "{rows:?}"
+    );
+    assert!(!flags(2).contains(&"blocked".into()), "{rows:?}");
     let text = stdout(&repo.goal().arg("log").output().unwrap());
-    assert!(text.contains("passing: ▁▁"), "{text}");
+    assert!(text.contains("passing: ▁▁▁"), "{text}");
 
     repo.ok(&["abandon"]);
     repo.ok(&["init", "Second goal", "-c", "c passes"]);
@@ -246,12 +255,17 @@ fn log_flags_material_changes_blocks_and_lists_finished_goals_with_all() {
         .collect();
     assert_eq!(
         goals,
-        ["Make the thing work", "Make the thing work", "Second goal"]
+        [
+            "Make the thing work",
+            "Make the thing work",
+            "Make the thing work",
+            "Second goal"
+        ]
     );
     let text = stdout(&repo.goal().args(["log", "--all"]).output().unwrap());
     assert!(text.contains("Goal: Make the thing work\n"), "{text}");
     assert!(
-        text.contains("status: abandoned  passing: ▁▁\n\nGoal: Second goal\n"),
+        text.contains("status: abandoned  passing: ▁▁▁\n\nGoal: Second goal\n"),
         "{text}"
     );
 }
@@ -484,4 +498,56 @@ fn judge_stdin_works_anywhere_and_rejects_bad_input() {
         assert!(stderr(&out).contains("invalid_input"), "{bad}");
         assert_eq!(stdout(&out), "", "{bad}");
     }
+}
+
+/// Each row shows its own commit's trailers (git is the referee): the last iteration's row is not
+/// given the completion's proofs, which are the complete row's own.
+#[test]
+fn a_log_row_shows_its_own_commits_trailers() {
+    let repo = Repo::new();
+    repo.test_script("pass.sh", 1, 0);
+    repo.init_goal(&[
+        "a passes (verify: `sh pass.sh`)",
+        "b passes (verify: `sh pass.sh b`)",
+        "c passes",
+    ]);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.write("x.txt", "1\n");
+    iterate(&repo, "did a");
+    repo.ok(&["verify"]);
+    repo.ok(&["verify", "-c", "3", "--", "sh", "pass.sh"]);
+    iterate(&repo, "did b");
+    repo.ok(&["verify"]);
+    repo.ok(&["verify", "-c", "3", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in rows {
+        let commit = row["commit"].as_str().unwrap();
+        let passing = repo.trailer(commit, "Goal-Passing").unwrap();
+        assert_eq!(
+            format!("{}/{}", row["passing"], row["total"]),
+            passing,
+            "{row}"
+        );
+        let evidence: Vec<String> = repo
+            .trailer(commit, "Goal-Evidence")
+            .map(|e| e.split(", ").map(str::to_string).collect())
+            .unwrap_or_default();
+        let shown: Vec<String> = row["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(shown, evidence, "{row}");
+    }
+    assert_eq!(rows[2]["passing"], 3, "{rows:?}");
+    assert_eq!(rows[3]["status"], "complete", "{rows:?}");
+    assert_eq!(
+        repo.trailer(rows[3]["commit"].as_str().unwrap(), "Goal-Status")
+            .as_deref(),
+        Some("complete")
+    );
 }
