@@ -343,6 +343,8 @@ struct Walker<'a> {
     config: &'a Config,
     /// Inside a goal: its text and status so far.
     goal: Option<(String, String)>,
+    /// The status the last goal commit's trailer gave the goal.
+    made_status: String,
     pending: Option<Row>,
     /// The commit tree of the pending row.
     pending_tree: Option<Oid>,
@@ -378,6 +380,7 @@ impl<'a> Walker<'a> {
             goal_rel,
             config,
             goal: None,
+            made_status: String::new(),
             pending: None,
             pending_tree: None,
             last_row_tree: None,
@@ -435,6 +438,7 @@ impl<'a> Walker<'a> {
         if let Some((_, status)) = self.goal.as_mut() {
             status.clone_from(&trailers.status);
         }
+        self.made_status.clone_from(&trailers.status);
         let goal_text = self
             .goal
             .as_ref()
@@ -580,6 +584,10 @@ impl<'a> Walker<'a> {
             return Ok(());
         };
         let stat = self.repo.diff_stat(parent_tree, info.tree, self.goal_dir)?;
+        if let Some((_, status)) = self.goal.as_mut() {
+            let now_status = now.status.as_str();
+            *status = status_text(now_status, now_status != self.made_status);
+        }
         let mut row = Row {
             iteration: now.iteration,
             commit: info.id.to_string(),
@@ -706,6 +714,16 @@ impl<'a> Walker<'a> {
             self.goal = Some((String::new(), String::new()));
         }
         self.end_goal(sink)
+    }
+}
+
+/// A goal's status as every surface shows it: a status that a commit made without `goal` wrote
+/// (say `status: complete` committed with `--no-verify`) is not one `goal` agreed to.
+pub fn status_text(status: &str, hand_made: bool) -> String {
+    if hand_made {
+        format!("{status} (hand-made, unverified)")
+    } else {
+        status.to_string()
     }
 }
 

@@ -551,3 +551,42 @@ fn a_log_row_shows_its_own_commits_trailers() {
         Some("complete")
     );
 }
+
+/// A completion made by hand (`status: complete` committed past the hooks, then the files
+/// deleted) has one status on every surface: complete, hand-made and unverified.
+#[test]
+fn a_hand_made_completion_has_one_status_everywhere() {
+    let repo = Repo::new();
+    repo.init_goal(&["c passes"]);
+    repo.write(
+        GOAL,
+        &repo
+            .goal_md()
+            .replace("status: in-progress", "status: complete")
+            .replace("- [ ] c passes", "- [x] c passes"),
+    );
+    repo.git(&["commit", "-qam", "done by hand", "--no-verify"]);
+    repo.git(&["rm", "-rq", ".agents/goal"]);
+    repo.git(&["commit", "-qm", "clean up", "--no-verify"]);
+    let want = "complete (hand-made, unverified)";
+    let log = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(log.contains(&format!("status: {want}  passing:")), "{log}");
+    let report = stdout(&repo.goal().arg("report").output().unwrap());
+    assert!(
+        report.starts_with(&format!("Goal: Make the thing work ({want})\n")),
+        "{report}"
+    );
+    let markdown = stdout(&repo.goal().args(["report", "--markdown"]).output().unwrap());
+    assert!(
+        markdown.contains(&format!("**Status:** {want} ·")),
+        "{markdown}"
+    );
+    let audit = stdout(&repo.goal().arg("audit").output().unwrap());
+    assert!(audit.contains(&format!("({want}, iteration 0)")), "{audit}");
+    let audit = json(&repo.goal().args(["audit", "--json"]).output().unwrap());
+    assert_eq!(audit["goals"][0]["status"], "complete");
+    assert_eq!(audit["goals"][0]["hand_made_status"], true);
+    let report = json(&repo.goal().args(["report", "--json"]).output().unwrap());
+    assert_eq!(report["status"], "complete");
+    assert_eq!(report["hand_made_status"], true);
+}

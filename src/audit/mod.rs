@@ -335,6 +335,8 @@ pub struct GoalAudit {
     pub goal: String,
     /// The status of its last state: in-progress, blocked, complete, or abandoned.
     pub status: String,
+    /// The status was written by a commit made without `goal` (unverified).
+    pub hand_made_status: bool,
     pub iteration: u64,
     pub init: Option<String>,
     /// The commit the goal started from (null: an unborn branch).
@@ -407,6 +409,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     let mut out = GoalAudit {
         goal: String::new(),
         status: String::new(),
+        hand_made_status: false,
         iteration: 0,
         init: span
             .has_init
@@ -428,6 +431,8 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     // Each ticked criterion's text → the commit that ticked it.
     let mut ticked_at: HashMap<String, Oid> = HashMap::new();
     let mut ended = None;
+    // The status the last commit made by `goal` gave the goal.
+    let mut made_status: Option<String> = None;
     for (i, info) in span.commits.iter().enumerate() {
         let code = repo.tree_without(info.tree, &scope.goal_dir)?.to_string();
         out.trees.push((info.id, code.clone()));
@@ -439,6 +444,9 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         last_evidence = evidence_blob;
         let trailers = GoalTrailers::read(info);
         let action = trailers.as_ref().and_then(|t| t.action);
+        if let Some(t) = trailers.as_ref().filter(|_| action.is_some()) {
+            made_status = Some(t.status.clone());
+        }
         let checked = inside.contains(&info.id);
         let id = info.id.to_string();
         let mut check = CommitCheck {
@@ -605,6 +613,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         Some("abandoned") => "abandoned".into(),
         _ => goal.status.as_str().into(),
     };
+    out.hand_made_status = ended.is_none() && made_status.as_deref() != Some(out.status.as_str());
     let ledger = match last_goal_tree {
         Some(tree) => scope.ledger_at(tree)?.unwrap_or_default(),
         None => Ledger::default(),

@@ -55,6 +55,7 @@ pub enum Format {
 struct GoalView<'a> {
     goal: &'a str,
     status: &'a str,
+    hand_made_status: bool,
     iteration: u64,
     init: Option<&'a str>,
     base: Option<&'a str>,
@@ -114,6 +115,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 .map(|g| GoalView {
                     goal: &g.goal,
                     status: &g.status,
+                    hand_made_status: g.hand_made_status,
                     iteration: g.iteration,
                     init: g.init.as_deref(),
                     base: g.base.as_deref(),
@@ -244,7 +246,7 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             "{} {} ({}, iteration {})",
             ctx.bold("Goal:"),
             g.goal,
-            g.status,
+            crate::history::status_text(&g.status, g.hand_made_status),
             g.iteration
         ));
         for c in &g.commits {

@@ -51,6 +51,8 @@ struct CriterionRow {
 struct Report {
     goal: String,
     status: String,
+    /// The status was written by a commit made without `goal` (unverified).
+    hand_made_status: bool,
     iterations: u64,
     /// The goal's first and last commits.
     first_commit: String,
@@ -175,6 +177,7 @@ fn build(ws: &Workspace, rev: &str) -> Result<Report> {
     Ok(Report {
         goal: goal.goal.clone(),
         status: goal.status.clone(),
+        hand_made_status: goal.hand_made_status,
         iterations: goal.iteration,
         first_commit: first.id.to_string(),
         last_commit: last.id.to_string(),
@@ -267,7 +270,7 @@ fn markdown(r: &Report) -> String {
     out.push(String::new());
     out.push(format!(
         "**Status:** {} · **Iterations:** {} · **Time spent:** {} · **Retries:** {} · **Escalations:** {} · **Stagnation episodes:** {} · **Files changed:** {} (+{} −{})",
-        r.status,
+        crate::history::status_text(&r.status, r.hand_made_status),
         r.iterations,
         duration(r.elapsed_s),
         r.retries,
@@ -369,7 +372,11 @@ fn markdown(r: &Report) -> String {
 
 fn text(r: &Report) -> String {
     let mut out = vec![
-        format!("Goal: {} ({})", r.goal, r.status),
+        format!(
+            "Goal: {} ({})",
+            r.goal,
+            crate::history::status_text(&r.status, r.hand_made_status)
+        ),
         format!(
             "  iterations: {}  time spent: {}  retries: {}  escalations: {}  stagnation episodes: {}",
             r.iterations,
