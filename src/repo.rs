@@ -132,6 +132,27 @@ impl Repo {
         Ok(Repo::new(inner, root))
     }
 
+    /// Open the repository at or above `dir` to read its history only (`goal log`, `report`,
+    /// `audit`): a bare repository (a mirror, a server-side hook) is fine too, its git dir standing
+    /// in for the worktree root, which nothing then reads.
+    pub fn discover_history(dir: &Path) -> Result<Repo> {
+        tune();
+        let inner = Repository::discover(dir).map_err(|source| Error::NotARepo {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        let top = inner.workdir().unwrap_or_else(|| inner.path());
+        let root = top
+            .canonicalize()
+            .map_err(Error::io("cannot resolve", top))?;
+        Ok(Repo::new(inner, root))
+    }
+
+    /// A bare repository: history only, no working tree.
+    pub fn is_bare(&self) -> bool {
+        self.inner.is_bare()
+    }
+
     /// Open the repository a git hook runs in: honours GIT_DIR and GIT_INDEX_FILE (git sets a
     /// temporary index for `git commit -a` and `git commit <paths>`).
     pub fn for_hook(dir: &Path) -> Result<Repo> {

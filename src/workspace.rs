@@ -149,7 +149,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 impl Workspace {
     /// Open the repository around the working directory and resolve the goal paths.
     pub fn open(ctx: &Ctx) -> Result<Workspace> {
-        let repo = Repo::discover(&ctx.cwd)?;
+        Workspace::open_repo(ctx, Repo::discover(&ctx.cwd)?)
+    }
+
+    /// The workspace of a command that only reads history (`goal log`, `report`, `audit`
+    /// without `--rerun`): a bare repository is one too.
+    pub fn open_history(ctx: &Ctx) -> Result<Workspace> {
+        Workspace::open_repo(ctx, Repo::discover_history(&ctx.cwd)?)
+    }
+
+    fn open_repo(ctx: &Ctx, repo: Repo) -> Result<Workspace> {
         let config = Config::load(&repo)?;
         let root = repo.root().to_path_buf();
         let goal_rel = match &ctx.file {
@@ -200,8 +209,11 @@ impl Workspace {
             here,
         };
         // retry.json is not checked here: a bad one is warned about and replaced (SPEC §7).
+        // A bare repository has no working files to check.
         for path in [ws.goal_dir.clone(), ws.goal_rel.clone(), ws.evidence_rel()] {
-            ws.check_inside(&path)?;
+            if !ws.repo.is_bare() {
+                ws.check_inside(&path)?;
+            }
         }
         Ok(ws)
     }

@@ -590,3 +590,61 @@ fn a_hand_made_completion_has_one_status_everywhere() {
     assert_eq!(report["status"], "complete");
     assert_eq!(report["hand_made_status"], true);
 }
+
+/// The history commands only read history: they work in a bare repository holding a finished
+/// goal (a mirror, a server-side hook); what needs a working tree still refuses there, exit 2.
+#[test]
+fn history_commands_read_a_bare_repository() {
+    let repo = Repo::new();
+    repo.test_script("pass.sh", 1, 0);
+    repo.git(&["add", "pass.sh"]);
+    repo.git(&["commit", "-q", "-m", "test"]);
+    repo.init_goal(&["a passes (verify: `sh pass.sh`)"]);
+    repo.ok(&["verify"]);
+    repo.ok(&["done"]);
+    let bare = tempfile::TempDir::new().unwrap();
+    let bare_path = bare.path().to_str().unwrap();
+    repo.git(&["init", "-q", "--bare", "-b", "main", bare_path]);
+    repo.git(&["push", "-q", bare_path, "main"]);
+
+    let log = json(
+        &repo
+            .goal_in(bare.path())
+            .args(["log", "--json"])
+            .output()
+            .unwrap(),
+    );
+    let here = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    assert_eq!(log, here, "the bare repository's log is the clone's");
+    assert_eq!(
+        log.as_array().unwrap().last().unwrap()["status"],
+        "complete"
+    );
+    let report = json(
+        &repo
+            .goal_in(bare.path())
+            .args(["report", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(report["status"], "complete", "{report}");
+    let out = repo
+        .goal_in(bare.path())
+        .args(["audit", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["ok"], true);
+    let text = stdout(&repo.goal_in(bare.path()).arg("log").output().unwrap());
+    assert!(text.contains("status: complete"), "{text}");
+
+    for args in [&["audit", "--rerun"][..], &["status"], &["init", "x"]] {
+        let out = repo.goal_in(bare.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("bare repository"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}

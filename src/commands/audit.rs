@@ -81,7 +81,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "pick one: `goal audit --json` or `goal audit --format github`",
         ));
     }
-    let ws = Workspace::open(ctx)?;
+    // Replaying needs a worktree to check commits out from; reading history does not.
+    let ws = if args.rerun {
+        Workspace::open(ctx)?
+    } else {
+        Workspace::open_history(ctx)?
+    };
     let scope = Scope::of(&ws);
     let spans = audit::goals_in(&ws.repo, args.range.as_deref())?;
     if spans.is_empty() && args.range.is_none() {

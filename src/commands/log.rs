@@ -147,7 +147,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open_history(ctx)?;
     if ctx.quiet && !ctx.json {
         return Ok(0);
     }

@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "pick one: `goal report --json` or `goal report --markdown`",
         ));
     }
-    let ws = Workspace::open(ctx)?;
+    let ws = Workspace::open_history(ctx)?;
     let report = build(&ws, args.rev.as_deref().unwrap_or("HEAD"))?;
     if ctx.json {
         ctx.emit_json(&report)?;
