@@ -215,6 +215,26 @@ pub struct MaterialEntry {
     pub recorded: Option<String>,
 }
 
+impl MaterialEntry {
+    /// The change in words, once: `criterion N "old" → "new" (reason; recorded with --confirm)`.
+    /// (The recorded trailer says the same change again, so only whether there is one is said.)
+    pub fn describe(&self) -> String {
+        let new = match &self.new {
+            Some(n) => format!("\"{n}\""),
+            None => "removed".into(),
+        };
+        let recorded = if self.recorded.is_some() {
+            "recorded with --confirm"
+        } else {
+            "not recorded with --confirm"
+        };
+        format!(
+            "criterion {} \"{}\" → {new} ({}; {recorded})",
+            self.number, self.old, self.reason
+        )
+    }
+}
+
 impl Row {
     fn flag(&mut self, flag: &str) {
         if !self.flags.iter().any(|f| f == flag) {

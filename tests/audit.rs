@@ -533,3 +533,29 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
     assert_eq!(v["status"], "complete");
     assert_eq!(v["criteria"][1]["pinned"], false);
 }
+
+/// A recorded material change is said once: audit and report name the change and that it was
+/// recorded, not the whole trailer again after "recorded:".
+#[test]
+fn a_material_change_is_said_once() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes", "p99 latency under 200 ms"]);
+    repo.ok(&["criteria", "edit", "2", "p99 latency is low", "--confirm"]);
+    let want = "criterion 2 \"p99 latency under 200 ms\" → \"p99 latency is low\" (drops the number 200; recorded with --confirm)";
+    let audit = stdout(&repo.goal().arg("audit").output().unwrap());
+    let line = audit
+        .lines()
+        .find(|l| l.contains("material change in"))
+        .unwrap_or_else(|| panic!("{audit}"));
+    assert!(line.ends_with(want), "{line}");
+    assert_eq!(
+        line.matches("p99 latency under 200 ms").count(),
+        1,
+        "{line}"
+    );
+    let report = stdout(&repo.goal().arg("report").output().unwrap());
+    assert!(
+        report.contains(&format!("material change: {want} in ")),
+        "{report}"
+    );
+}

@@ -408,7 +408,12 @@ fn done_is_refused_for_each_missing_proof() {
         let out = repo.goal().arg("done").output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{argv:?}");
         assert!(stderr(&out).contains(words), "{argv:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("red flag"), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out).matches("red flag").count(),
+            1,
+            "one red flag, said once: {}",
+            stderr(&out)
+        );
         assert_eq!(repo.head(), head);
     }
     // Stale.
@@ -817,7 +822,7 @@ Goal complete: Make the thing work
   [x] 1. a passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
   [x] 2. b passes — evidence [ID] (3 passed, 0 failed, 0 ignored) — proven by an unpinned command `sh pass.sh`
   material changes: 1
-    material change in [ID]: criterion 3 "c passes" → removed (removed; recorded: removed criterion 3 "c passes")
+    material change in [ID]: criterion 3 "c passes" → removed (removed; recorded with --confirm)
   files changed: 4 (+11 -0)
   elapsed: 0h 00m
   deslop `exit 4`: failed (exit 4), noted

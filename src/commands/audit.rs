@@ -275,20 +275,10 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             }
         }
         for m in &g.material_changes {
-            let new = match &m.new {
-                Some(n) => format!("→ \"{n}\""),
-                None => "→ removed".into(),
-            };
-            let recorded = match &m.recorded {
-                Some(r) => format!("recorded: {r}"),
-                None => "not recorded".into(),
-            };
             ctx.say(format!(
-                "  material change in {}: criterion {} \"{}\" {new} ({}; {recorded})",
+                "  material change in {}: {}",
                 audit::short_id(&m.commit),
-                m.number,
-                m.old,
-                m.reason
+                m.describe()
             ));
         }
         if !g.chain_ok {

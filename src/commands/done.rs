@@ -131,11 +131,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     .filter(|l| !why.contains(l.as_str()))
                     .map(|l| format!("; run `{l}`"))
                     .unwrap_or_default();
+                // A reason that names its red flag already is not given a second one.
+                let flag = if why.contains("red flag") {
+                    String::new()
+                } else {
+                    format!(" — red flag {}", red_flag(&why))
+                };
                 missing.push(format!(
-                    "criterion {} \"{}\": {why} — red flag {}{rerun}",
-                    c.number,
-                    c.text,
-                    red_flag(&why)
+                    "criterion {} \"{}\": {why}{flag}{rerun}",
+                    c.number, c.text
                 ))
             }
         }
@@ -288,20 +292,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 
 /// One material change in words: old → new, commit, reason.
 fn material_line(m: &history::MaterialEntry) -> String {
-    let new = match &m.new {
-        Some(new) => format!("\"{new}\""),
-        None => "removed".to_string(),
-    };
-    let recorded = match &m.recorded {
-        Some(r) => format!("; recorded: {r}"),
-        None => "; not recorded with --confirm".to_string(),
-    };
     format!(
-        "material change in {}: criterion {} \"{}\" → {new} ({}{recorded})",
+        "material change in {}: {}",
         &m.commit[..10.min(m.commit.len())],
-        m.number,
-        m.old,
-        m.reason
+        m.describe()
     )
 }
 

@@ -247,21 +247,7 @@ fn code(text: &str) -> String {
 }
 
 fn material_line(m: &MaterialEntry) -> String {
-    let new = match &m.new {
-        Some(n) => format!("\"{n}\""),
-        None => "removed".into(),
-    };
-    let recorded = match &m.recorded {
-        Some(r) => format!("recorded: {r}"),
-        None => "not recorded with --confirm".into(),
-    };
-    format!(
-        "criterion {} \"{}\" → {new} ({}; {recorded}) in {}",
-        m.number,
-        m.old,
-        m.reason,
-        audit::short_id(&m.commit)
-    )
+    format!("{} in {}", m.describe(), audit::short_id(&m.commit))
 }
 
 fn markdown(r: &Report) -> String {
