@@ -333,10 +333,27 @@ fn exit_code(status: ExitStatus) -> i32 {
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
+/// Where a child's output goes besides the copy that is returned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tee {
+    Stdout,
+    Stderr,
+    Nowhere,
+}
+
 /// Run `argv`, teeing its stdout (to stderr when `to_stderr`) and stderr, and return (exit code,
 /// combined output). SIGINT/SIGTERM stop it and its whole process group: then
 /// `Error::Interrupted`, and the caller records nothing.
 pub fn run_teed(argv: &[String], cwd: &Path, to_stderr: bool) -> Result<(i32, Vec<u8>)> {
+    run_child(argv, cwd, if to_stderr { Tee::Stderr } else { Tee::Stdout })
+}
+
+/// As [`run_teed`], showing nothing: the caller says what of the output matters.
+pub fn run_captured(argv: &[String], cwd: &Path) -> Result<(i32, Vec<u8>)> {
+    run_child(argv, cwd, Tee::Nowhere)
+}
+
+fn run_child(argv: &[String], cwd: &Path, tee: Tee) -> Result<(i32, Vec<u8>)> {
     let Some(program) = argv.first() else {
         return Err(Error::usage(
             "no command to run",
@@ -368,7 +385,8 @@ pub fn run_teed(argv: &[String], cwd: &Path, to_stderr: bool) -> Result<(i32, Ve
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
-                if is_err || to_stderr {
+                if tee == Tee::Nowhere {
+                } else if is_err || tee == Tee::Stderr {
                     let _ = std::io::stderr().write_all(&buf[..n]);
                 } else {
                     let mut out = std::io::stdout().lock();

@@ -559,3 +559,44 @@ fn a_material_change_is_said_once() {
         "{report}"
     );
 }
+
+/// A replayed run's output is not poured out whole (a base run is meant to fail, and its
+/// failure output would bury the audit): its last lines, and the file that keeps all of it.
+#[test]
+fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
+    let repo = Repo::new();
+    repo.write(
+        "check.sh",
+        "#!/bin/sh\nfor i in $(seq 1 40); do echo \"noise line $i\"; done\nif [ -f feature.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
+    );
+    repo.git(&["add", "check.sh"]);
+    repo.git(&["commit", "-q", "-m", "the check"]);
+    repo.init_goal(&["the feature exists (verify: `sh check.sh`)"]);
+    repo.write("feature.txt", "x\n");
+    repo.ok(&["verify"]);
+    repo.ok(&["iterate", "-m", "the feature"]);
+    repo.ok(&["done"]);
+    let out = audit(&repo, &["--rerun"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("noise line 5\n"), "{err}");
+    assert!(err.contains("noise line 40\n"), "{err}");
+    assert!(err.contains("0 passed, 1 failed"), "{err}");
+    assert!(err.contains("line(s) before these"), "{err}");
+    let logs: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("(whole output: "))
+        .map(|l| l.trim_end_matches(')'))
+        .collect();
+    assert_eq!(logs.len(), 2, "the green run and the base run: {err}");
+    let whole: Vec<String> = logs
+        .iter()
+        .map(|l| std::fs::read_to_string(l).unwrap())
+        .collect();
+    assert!(
+        whole
+            .iter()
+            .any(|w| w.contains("noise line 1\n") && w.contains("0 passed, 1 failed"))
+    );
+    assert_clean(&repo);
+}

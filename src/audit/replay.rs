@@ -111,13 +111,16 @@ pub type RunResult = std::result::Result<Outcome, String>;
 /// Runs records' commands at commits, each distinct (commit, argv, folder) once.
 pub struct Replayer {
     repo_root: PathBuf,
+    /// Where each run's whole output is kept (only its tail is shown).
+    log_dir: PathBuf,
     done: HashMap<(Option<Oid>, Vec<String>, String), RunResult>,
 }
 
 impl Replayer {
-    pub fn new(repo_root: &Path) -> Replayer {
+    pub fn new(repo_root: &Path, log_dir: &Path) -> Replayer {
         Replayer {
             repo_root: repo_root.to_path_buf(),
+            log_dir: log_dir.to_path_buf(),
             done: HashMap::new(),
         }
     }
@@ -171,20 +174,23 @@ impl Replayer {
             )));
         }
         let started = std::time::SystemTime::now();
-        let result = match child::run_teed(argv, &dir, true) {
+        let result = match child::run_captured(argv, &dir) {
             // Read as `goal verify` read it: the JUnit reports, when the record names them.
-            Ok((exit_code, output)) => Ok(Outcome {
-                exit_code,
-                tests: if junit.is_empty() {
-                    summary::recognise(&String::from_utf8_lossy(&output))
-                } else {
-                    Some(
-                        crate::junit::read_reports(junit, &dir, started)
-                            .map(|(counts, _)| counts)
-                            .unwrap_or_default(),
-                    )
-                },
-            }),
+            Ok((exit_code, output)) => {
+                self.show_tail(commit, &output);
+                Ok(Outcome {
+                    exit_code,
+                    tests: if junit.is_empty() {
+                        summary::recognise(&String::from_utf8_lossy(&output))
+                    } else {
+                        Some(
+                            crate::junit::read_reports(junit, &dir, started)
+                                .map(|(counts, _)| counts)
+                                .unwrap_or_default(),
+                        )
+                    },
+                })
+            }
             Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(Error::Spawn { program, source }) => {
                 Err(format!("cannot run `{program}`: {source}"))
@@ -193,5 +199,33 @@ impl Replayer {
         };
         drop(worktree);
         Ok(result)
+    }
+
+    /// The last lines of a run's output on stderr, and where the whole of it is kept: a base
+    /// run is meant to fail, and its whole failure output would bury the audit.
+    fn show_tail(&self, commit: Oid, output: &[u8]) {
+        const TAIL: usize = 10;
+        let text = String::from_utf8_lossy(output);
+        let lines: Vec<&str> = text.lines().collect();
+        let log = self.log_dir.join(format!(
+            "{}-{}.log",
+            &commit.to_string()[..10],
+            crate::workspace::sha256_hex(output)
+                .get(..8)
+                .unwrap_or_default()
+        ));
+        let kept = std::fs::create_dir_all(&self.log_dir)
+            .and_then(|()| std::fs::write(&log, output))
+            .is_ok();
+        let skipped = lines.len().saturating_sub(TAIL);
+        if skipped > 0 {
+            eprintln!("  … {skipped} line(s) before these");
+        }
+        for line in &lines[skipped..] {
+            eprintln!("  {line}");
+        }
+        if kept {
+            eprintln!("  (whole output: {})", log.display());
+        }
     }
 }

@@ -104,7 +104,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         goals.push(goal);
     }
     if args.rerun {
-        let mut replayer = Replayer::new(ws.root());
+        let mut replayer = Replayer::new(ws.root(), &ws.repo.git_dir().join("goal").join("audit"));
         for goal in &mut goals {
             replay_goal(&mut replayer, goal, &args)?;
         }
