@@ -18,6 +18,17 @@ pub fn timeout() -> Duration {
 /// an option's number, its first word ("continue") or that word's first letter ("c"). Returns the
 /// index chosen, or `default` on timeout, end of input or an answer that names no option.
 pub fn choose(question: &str, options: &[&str], default: usize, timeout: Duration) -> usize {
+    choose_answered(question, options, default, timeout).unwrap_or(default)
+}
+
+/// As [`choose`], but None when nobody answered (the timeout, end of input, an answer that names
+/// no option): the default was taken, not chosen.
+pub fn choose_answered(
+    question: &str,
+    options: &[&str],
+    default: usize,
+    timeout: Duration,
+) -> Option<usize> {
     let mut stderr = std::io::stderr();
     let _ = writeln!(stderr, "{question}");
     for (i, option) in options.iter().enumerate() {
@@ -42,13 +53,10 @@ pub fn choose(question: &str, options: &[&str], default: usize, timeout: Duratio
     });
     let answer = rx.recv_timeout(timeout).ok();
     let choice = answer.as_deref().and_then(|a| answer_index(a, options));
-    match choice {
-        Some(c) => c,
-        None => {
-            let _ = writeln!(stderr, "\n→ {}", options[default]);
-            default
-        }
+    if choice.is_none() {
+        let _ = writeln!(stderr, "\n→ {}", options[default]);
     }
+    choice
 }
 
 fn first_word(option: &str) -> &str {

@@ -808,6 +808,13 @@ fn stale_goal_on_a_tty_asks_with_a_timed_default() {
     );
     assert!(text.contains("exit=1"), "{text}");
     assert!(repo.goal_md().contains("Make the thing work"));
+    // Answering "continue" is a choice, not a refusal: exit 0, no error.
+    let head = repo.head();
+    let text = run(Some("1\n"));
+    assert!(text.contains("exit=0"), "{text}");
+    assert!(!text.contains("error"), "{text}");
+    assert!(text.contains("Active goal: Make the thing work"), "{text}");
+    assert_eq!(repo.head(), head);
     let text = run(Some("2\n"));
     assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));

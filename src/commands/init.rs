@@ -132,12 +132,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 
     let mut replaced = None;
     if let Some(active) = ws.read_goal()? {
+        // Whether a person picked the choice at the question (a timeout is nobody's answer).
+        let mut answered = false;
         let choice = if args.abandon_current {
             2
         } else if args.replace {
             1
         } else if ctx.interactive() {
-            prompt::choose(
+            let answer = prompt::choose_answered(
                 &format!("goal: a goal is already active: \"{}\"", active.goal),
                 &[
                     "continue the current goal",
@@ -146,7 +148,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 ],
                 0,
                 prompt::timeout(),
-            )
+            );
+            answered = answer.is_some();
+            answer.unwrap_or(0)
         } else {
             0
         };
@@ -163,6 +167,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                         active.iteration,
                         active.status
                     ));
+                }
+                // Continuing is what the person chose: no refusal (without an answer, §3's rule).
+                if answered {
+                    return Ok(0);
                 }
                 return Err(Error::refused(
                     "a goal is already active; continuing it",
