@@ -581,6 +581,9 @@ impl<'a> Walker<'a> {
             if trailers.status == "blocked" {
                 row.flag("blocked");
             }
+            if trailers.hooks_skipped {
+                row.flag("hooks-skipped");
+            }
             // The goal's last row shows how it ended: complete, with every criterion.
             if action == Some(Action::Complete) {
                 row.status.clone_from(&trailers.status);

@@ -65,6 +65,8 @@ pub struct GoalTrailers {
     pub material_change: Option<String>,
     /// The `goal run` that made the commit (`Goal-Run`).
     pub run: Option<String>,
+    /// The user's git hooks were skipped for this commit (`--no-verify`): `Goal-Hooks: skipped`.
+    pub hooks_skipped: bool,
 }
 
 impl GoalTrailers {
@@ -79,6 +81,7 @@ impl GoalTrailers {
             evidence: Vec::new(),
             material_change: None,
             run: None,
+            hooks_skipped: false,
         }
     }
 
@@ -110,6 +113,9 @@ impl GoalTrailers {
                 .unwrap_or_default(),
             material_change: commit.trailer("Goal-Material-Change").map(str::to_string),
             run: commit.trailer("Goal-Run").map(|r| r.trim().to_string()),
+            hooks_skipped: commit
+                .trailer("Goal-Hooks")
+                .is_some_and(|h| h.trim() == "skipped"),
         })
     }
 
@@ -143,6 +149,9 @@ impl GoalTrailers {
         if let Some(run) = &self.run {
             text.push_str(&format!("Goal-Run: {}\n", one_line(run)));
         }
+        if self.hooks_skipped {
+            text.push_str("Goal-Hooks: skipped\n");
+        }
         text
     }
 }
@@ -163,6 +172,7 @@ mod tests {
             evidence: vec!["e1".into(), "e2".into()],
             material_change: Some("removed criterion 2 \"x\"".into()),
             run: Some("20260101T000000Z-1a2b".into()),
+            hooks_skipped: true,
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {
@@ -173,6 +183,7 @@ mod tests {
             message: message.clone(),
         };
         assert_eq!(GoalTrailers::read(&info), Some(t));
+        assert!(message.ends_with("Goal-Hooks: skipped\n"), "{message}");
         assert!(message.starts_with(
             "goal: remove criterion 2\n\nKey: looks like a trailer\n\nGoal-Iteration: 4\n"
         ));

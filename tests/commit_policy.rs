@@ -79,6 +79,28 @@ fn a_pre_commit_linter_refuses_iterate_and_no_verify_gets_past_it() {
         repo.git(&["show", "--name-only", "--format=", "HEAD"])
             .contains("app.py")
     );
+    // Skipping the hooks leaves a trace: the trailer, goal log's flag, audit's list.
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Hooks").as_deref(),
+        Some("skipped")
+    );
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Hooks"),
+        None,
+        "init ran the hooks"
+    );
+    let rows = crate::support::json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    assert_eq!(
+        rows[1]["flags"],
+        serde_json::json!(["hooks-skipped"]),
+        "{rows}"
+    );
+    assert_eq!(rows[0]["flags"], serde_json::json!([]), "{rows}");
+    let audit = crate::support::json(&repo.goal().args(["audit", "--json"]).output().unwrap());
+    assert_eq!(audit["commits"][1]["hooks_skipped"], true, "{audit}");
+    assert_eq!(audit["commits"][0]["hooks_skipped"], false, "{audit}");
+    let text = stdout(&repo.goal().arg("audit").output().unwrap());
+    assert!(text.contains("step  [hooks-skipped]"), "{text}");
 }
 
 #[test]

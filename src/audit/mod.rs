@@ -247,6 +247,8 @@ pub struct CommitCheck {
     pub action: Option<String>,
     /// A change of the goal files committed without `goal`.
     pub hand_made: bool,
+    /// Committed by `goal` with the user's git hooks skipped (`Goal-Hooks: skipped`).
+    pub hooks_skipped: bool,
     pub problems: Vec<String>,
 }
 
@@ -454,6 +456,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             subject: info.subject().to_string(),
             action: action.map(|a| a.as_str().to_string()),
             hand_made: action.is_none() && (changed || evidence_changed),
+            hooks_skipped: trailers.as_ref().is_some_and(|t| t.hooks_skipped),
             problems: Vec::new(),
         };
         let mut problems: Vec<Problem> = Vec::new();

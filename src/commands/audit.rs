@@ -264,8 +264,13 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             } else {
                 ctx.red("FAIL")
             };
+            let skipped = if c.hooks_skipped {
+                ctx.yellow("  [hooks-skipped]")
+            } else {
+                String::new()
+            };
             ctx.say(format!(
-                "  {}  {:<9} {mark}  {}",
+                "  {}  {:<9} {mark}  {}{skipped}",
                 audit::short_id(&c.commit),
                 action,
                 c.subject

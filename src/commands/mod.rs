@@ -196,6 +196,8 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        // What `git commit --no-verify` leaves no trace of, a goal commit records.
+        trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);
         Ok(Pending::new(
             goal,
