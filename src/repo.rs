@@ -335,6 +335,11 @@ impl Repo {
     }
 
     /// HEAD's commit id, if the branch is born.
+    /// HEAD names a commit, not a branch: commits made now are on no branch.
+    pub fn head_detached(&self) -> bool {
+        self.inner.head_detached().unwrap_or(false)
+    }
+
     pub fn head_id(&self) -> Result<Option<Oid>> {
         Ok(self.head_commit()?.map(|c| c.id()))
     }

@@ -103,6 +103,10 @@ impl Pending {
     }
 }
 
+/// What a commit on a detached HEAD is told (status says it too).
+pub const DETACHED_WARNING: &str =
+    "HEAD is detached: these commits are on no branch — git switch -c <name> keeps them";
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -631,6 +635,9 @@ impl Workspace {
             }
         }
         let mut made = Vec::new();
+        if self.repo.head_detached() {
+            eprintln!("goal: warning: {DETACHED_WARNING}");
+        }
         for (i, (p, staging)) in pending.iter().zip(&staged).enumerate() {
             match self.commit_journaled(p, staging) {
                 Ok(oid) => made.push(oid),

@@ -995,3 +995,73 @@ fn a_goal_file_outside_the_default_folder_runs_the_whole_loop() {
     assert!(!repo.exists(file) && !repo.exists("docs/goal/evidence.jsonl"));
     assert_eq!(repo.status_porcelain(), "");
 }
+
+/// On a detached HEAD, committing commands warn that their commits are on no branch, status
+/// says so, and `goal run` refuses to start (exit 2, nothing committed) unless --detached-ok.
+#[test]
+fn a_detached_head_is_said_and_goal_run_refuses_it() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.git(&["checkout", "-q", "--detach"]);
+    repo.write("x.txt", "x\n");
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "work"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "goal: warning: HEAD is detached: these commits are on no branch — git switch -c <name> keeps them"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let text = stdout(&repo.goal().arg("status").output().unwrap());
+    assert!(text.contains("HEAD is detached"), "{text}");
+    assert_eq!(
+        json(&repo.goal().args(["status", "--json"]).output().unwrap())["detached"],
+        true
+    );
+    let head = repo.head();
+    repo.refused(
+        &["run", "--", "sh", "-c", "exit 0"],
+        2,
+        &["HEAD is detached", "git switch -c <name>", "--detached-ok"],
+    );
+    assert_eq!(repo.head(), head);
+    let out = repo
+        .goal()
+        .env("GOAL_TIME_SCALE", "0")
+        .args([
+            "run",
+            "--detached-ok",
+            "--max-iterations",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            "echo hi",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&out).contains("HEAD is detached: the run"),
+        "{}",
+        stderr(&out)
+    );
+    assert_ne!(repo.head(), head, "the run made its iteration");
+    // On a branch again: no warning.
+    repo.git(&["switch", "-q", "-c", "kept"]);
+    repo.write("y.txt", "y\n");
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "more"])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("detached"), "{}", stderr(&out));
+    assert_eq!(
+        json(&repo.goal().args(["status", "--json"]).output().unwrap())["detached"],
+        false
+    );
+}

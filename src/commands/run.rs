@@ -68,6 +68,9 @@ pub struct Args {
     /// Kill the agent when one turn takes longer than this; the turn is retried.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "60m")]
     pub turn_timeout: Duration,
+    /// Run on a detached HEAD anyway (the run's commits are then on no branch).
+    #[arg(long)]
+    pub detached_ok: bool,
     /// Any agent command instead of a preset: the prompt goes on stdin, in GOAL_PROMPT (and a file
     /// named by GOAL_PROMPT_FILE), and in place of an argument that is exactly `{prompt}`.
     #[arg(last = true, value_name = "CMD")]
@@ -254,6 +257,13 @@ fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
+    // An unattended run would hang its commits off nothing: ask for a branch first.
+    if ws.repo.head_detached() && !args.detached_ok {
+        return Err(Error::usage(
+            "HEAD is detached: the run's commits would be on no branch",
+            "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
+        ));
+    }
     let (argv, place, patterns, agent_name) = match (&args.agent, args.command.is_empty()) {
         (Some(name), true) => {
             let Some(preset) = presets::preset(name) else {

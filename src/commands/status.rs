@@ -68,6 +68,8 @@ pub struct StatusView {
     pub retry: RetryView,
     pub blocked: Option<Vec<String>>,
     pub file: String,
+    /// HEAD names a commit, not a branch: goal's commits would be on no branch.
+    pub detached: bool,
 }
 
 /// Gather everything `status` shows (also used by the agent adapters).
@@ -116,6 +118,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         },
         blocked: goal.blocked.clone(),
         file: ws.goal_rel.display().to_string(),
+        detached: ws.repo.head_detached(),
     })
 }
 
@@ -172,6 +175,9 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         "Status: {status} · iteration {} · {}/{} criteria proven ({} ticked)",
         v.iteration, v.proven, v.total, v.passing
     ));
+    if v.detached {
+        ctx.say(ctx.yellow(crate::workspace::DETACHED_WARNING));
+    }
     if let Some(phase) = &v.phase {
         ctx.say(format!("Current phase: {phase}"));
     }
