@@ -29,6 +29,7 @@ impl Ctx {
         let text = serde_json::to_string_pretty(value)
             .map_err(|e| Error::usage(format!("cannot write JSON: {e}"), ""))?;
         println!("{text}");
+        json_written();
         Ok(())
     }
 
@@ -81,4 +82,17 @@ pub fn now_rfc3339() -> String {
 
 pub fn color_wanted() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// Set once the command has put JSON on stdout: an error after that is not a second document.
+static JSON_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Note that JSON went to stdout (the document, or a line of `goal run`'s event stream).
+pub fn json_written() {
+    JSON_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether this process has put JSON on stdout.
+pub fn wrote_json() -> bool {
+    JSON_WRITTEN.load(std::sync::atomic::Ordering::SeqCst)
 }

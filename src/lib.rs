@@ -65,6 +65,7 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    let json = cli.json;
     match run(cli) {
         // A signal that stopped a child (notify, say) still ends the command as interrupted.
         Ok(code) => ExitCode::from(
@@ -72,9 +73,28 @@ pub fn main() -> ExitCode {
         ),
         Err(e) => {
             report(&e);
+            if json && !context::wrote_json() {
+                report_json(&e);
+            }
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// With `--json`, a failure is a document too: `{"error": {"message", "hint", "exit_code"}}` on
+/// stdout (the text stays on stderr), so `goal … --json | jq` always has one to read.
+pub fn report_json(error: &Error) {
+    let document = serde_json::json!({
+        "error": {
+            "message": error.to_string(),
+            "hint": error.hint(),
+            "exit_code": error.exit_code(),
+        }
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&document).unwrap_or_default()
+    );
 }
 
 /// Run a parsed command line; Ok carries the exit code of a command that answered.

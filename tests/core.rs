@@ -1065,3 +1065,86 @@ fn a_detached_head_is_said_and_goal_run_refuses_it() {
         false
     );
 }
+
+/// With --json every command prints one JSON document on stdout, failures included: no goal is
+/// `{"active": false, …}`, any other failure `{"error": {message, hint, exit_code}}`, and the
+/// exit codes stay what they are.
+#[test]
+fn json_failures_are_one_document_too() {
+    let outside = tempfile::TempDir::new().unwrap();
+    let repo = Repo::new();
+    let one_document = |out: &std::process::Output| -> serde_json::Value {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut docs = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
+        let first = docs
+            .next()
+            .unwrap_or_else(|| panic!("no JSON on stdout: {text:?}"))
+            .unwrap();
+        assert!(docs.next().is_none(), "more than one document: {text}");
+        first
+    };
+    let out = repo.goal().args(["status", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = one_document(&out);
+    assert_eq!(v["active"], false, "{v}");
+    assert_eq!(v["goal"], serde_json::Value::Null);
+    let out = repo
+        .goal_in(outside.path())
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v = one_document(&out);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a git repository"),
+        "{v}"
+    );
+    assert_eq!(v["error"]["exit_code"], 2);
+    assert!(
+        v["error"]["hint"].as_str().unwrap().contains("git init"),
+        "{v}"
+    );
+
+    repo.init_goal(&["a passes"]);
+    assert_eq!(
+        json(&repo.goal().args(["status", "--json"]).output().unwrap())["active"],
+        true
+    );
+    for (args, code, words) in [
+        (&["done", "--json"][..], 1, "not proven done"),
+        (&["verify", "-c", "9", "--json"], 2, "no criterion 9"),
+        (&["criteria", "remove", "1", "--json"], 1, "material change"),
+        (
+            &["log", "--json", "-C", "/nonexistent"],
+            2,
+            "no such directory",
+        ),
+    ] {
+        let out = repo.goal().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        let v = one_document(&out);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(words),
+            "{args:?}: {v}"
+        );
+        assert_eq!(v["error"]["exit_code"], code, "{args:?}");
+        assert!(
+            stderr(&out).contains("goal: error:"),
+            "{args:?}: the text stays on stderr"
+        );
+    }
+    // A command that answered in JSON and then refused prints no second document.
+    let out = repo
+        .goal()
+        .args(["init", "Another", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(one_document(&out)["created"], false);
+}

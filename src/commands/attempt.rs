@@ -62,6 +62,7 @@ fn limit(text: &str) -> Result<u64> {
 fn print_verdict(ctx: &Ctx, verdict: &retry::Verdict) -> Result<u8> {
     let text = serde_json::to_string(verdict).map_err(|e| invalid(e.to_string()))?;
     println!("{text}");
+    crate::context::json_written();
     if !ctx.quiet {
         let reading = if verdict.retry_allowed {
             "another attempt is allowed".to_string()

@@ -36,6 +36,7 @@ impl<W: Write> Sink for JsonSink<W> {
     fn row(&mut self, row: &Row) -> Result<()> {
         let sep = if self.first { "[\n" } else { ",\n" };
         self.first = false;
+        crate::context::json_written();
         self.out.write_all(sep.as_bytes()).map_err(write_err)?;
         serde_json::to_writer(&mut self.out, row).map_err(|e| write_err(e.into()))
     }
@@ -167,6 +168,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         let mut sink = JsonSink { out, first: true };
         walk(&mut sink)?;
         let end: &[u8] = if sink.first { b"[]\n" } else { b"\n]\n" };
+        crate::context::json_written();
         sink.out.write_all(end).map_err(write_err)?;
         sink.out.flush().map_err(write_err)?;
         return Ok(0);

@@ -51,6 +51,8 @@ pub struct RetryView {
 
 #[derive(Debug, Serialize)]
 pub struct StatusView {
+    /// There is an active goal (`goal status --json` without one prints `{"active": false, …}`).
+    pub active: bool,
     pub goal: String,
     pub status: Status,
     pub iteration: u64,
@@ -96,6 +98,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let retry = ws.retry_state();
     let problem = ledger.verify_chain().err();
     Ok(StatusView {
+        active: true,
         goal: goal.goal.clone(),
         status: goal.status,
         iteration: goal.iteration,
@@ -149,7 +152,22 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
 
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
-    let goal = ws.goal_for_view()?;
+    let goal = match ws.goal_for_view() {
+        Err(e @ crate::error::Error::NoGoal { .. }) if ctx.json => {
+            // No goal is an answer too: the same keys a script reads, saying so (exit 1).
+            ctx.emit_json(&serde_json::json!({
+                "active": false,
+                "goal": null,
+                "status": null,
+                "file": ws.goal_rel.display().to_string(),
+                "next": e.hint(),
+                "detached": ws.repo.head_detached(),
+            }))?;
+            crate::report(&e);
+            return Ok(e.exit_code());
+        }
+        goal => goal?,
+    };
     let v = view(&ws, &goal)?;
     if let Some(problem) = &v.ledger.problem {
         eprintln!(

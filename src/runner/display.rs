@@ -62,6 +62,7 @@ impl Display {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{object}");
                 let _ = out.flush();
+                crate::context::json_written();
             }
             Mode::Live(bar) => bar.println(format!("goal run: {human}")),
             Mode::Plain => {
