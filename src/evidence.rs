@@ -356,6 +356,9 @@ impl Ledger {
             };
         }
         let rerun = match &pin {
+            Some(_) if self.pin_runs_as_check(number, text) => {
+                format!("goal verify --check -c {number}")
+            }
             Some(_) => format!("goal verify -c {number}"),
             None => format!("goal verify -c {number} -- <test command>"),
         };
@@ -408,6 +411,21 @@ impl Ledger {
             Judgement::Removed { id, .. } => Err(removed_reason(&id)),
             Judgement::Failing(_, why) | Judgement::Open(why) => Err(why),
         }
+    }
+
+    /// Whether criterion `number`'s pin was last proven as a check (`goal verify --check`: a
+    /// linter, a type checker): then plain `goal verify` runs it as one again, and every hint for
+    /// it says `--check`. False for an unpinned criterion.
+    pub fn pin_runs_as_check(&self, number: usize, text: &str) -> bool {
+        let Some(pin) = pin::argv(text) else {
+            return false;
+        };
+        self.records
+            .iter()
+            .rev()
+            .filter(|r| r.names(number, text) && r.argv == pin && r.cwd.is_empty())
+            .find(|r| r.passes() && self.witnessed(r) && !self.is_broken(&r.id))
+            .is_some_and(|r| r.check)
     }
 
     /// Whether any passing *test* evidence exists on `tree`.

@@ -22,6 +22,8 @@ pub enum Violation {
         number: usize,
         text: String,
         why: String,
+        /// Its pin was last proven as a check: the hint says `--check`.
+        check: bool,
     },
     /// `status: complete` without evidence for every criterion (or without test evidence at all).
     CompleteUnproven { why: String },
@@ -83,6 +85,7 @@ pub fn evaluate(input: &GateInput) -> Vec<Violation> {
                 number: c.number,
                 text: c.text.clone(),
                 why,
+                check: input.ledger.pin_runs_as_check(c.number, &c.text),
             });
         }
     }
@@ -143,11 +146,18 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
                 ));
                 hints.push(format!("fix {} and `git add` it again", goal_rel.display()));
             }
-            Violation::Unproven { number, text, why } => {
+            Violation::Unproven {
+                number,
+                text,
+                why,
+                check,
+            } => {
                 lines.push(format!(
                     "criterion {number} \"{text}\" is ticked without proof: {why}"
                 ));
-                hints.push(if crate::pin::argv(text).is_some() {
+                hints.push(if *check {
+                    format!("goal verify --check -c {number} (its pinned check), then stage the goal files")
+                } else if crate::pin::argv(text).is_some() {
                     format!("goal verify -c {number} (its pinned test), then stage the goal files")
                 } else {
                     format!("goal verify -c {number} -- <test command>")

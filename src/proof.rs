@@ -52,6 +52,9 @@ pub struct CriterionProof {
     pub here: String,
     /// The pinned command, as written.
     pub pin: Option<String>,
+    /// The pin was last proven as a check: it runs as one (`goal verify --check -c N`).
+    #[serde(skip)]
+    pub check: bool,
     /// Why it is not proven, in words (None when proven).
     pub why: Option<String>,
 }
@@ -60,7 +63,8 @@ impl CriterionProof {
     /// The ready `goal verify` line that proves it again, when one is known.
     pub fn rerun_line(&self) -> Option<String> {
         if self.pin.is_some() {
-            return Some(format!("goal verify -c {}", self.number));
+            let check = if self.check { "--check " } else { "" };
+            return Some(format!("goal verify {check}-c {}", self.number));
         }
         let argv = self.rerun.as_ref()?;
         let dir = match relative(&self.here, &self.rerun_cwd) {
@@ -198,6 +202,7 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                 rerun,
                 rerun_cwd,
                 here: String::new(),
+                check: pinned.is_some() && ledger.pin_runs_as_check(c.number, &c.text),
                 pin: pinned.map(|p| p.command),
                 why,
             }

@@ -831,3 +831,55 @@ Goal complete: Make the thing work
   commits: [ID], [ID] (`goal log` keeps the audit)
 "#);
 }
+
+/// A pin proven as a check (a linter: no test summary) stays a check: plain `goal verify` runs it
+/// as one on the same tree instead of failing it, and every hint for it says `--check`.
+#[test]
+fn a_pin_proven_as_a_check_runs_as_a_check_again() {
+    let repo = Repo::new();
+    repo.write("lint.sh", "#!/bin/sh\necho 'lint: all clean'\n");
+    repo.test_script("pass.sh", 1, 0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "tools"]);
+    repo.init_goal(&[
+        "the linter is clean (verify: `sh lint.sh`)",
+        "the tests pass (verify: `sh pass.sh`)",
+    ]);
+    // Before any check record, a run without a test summary proves nothing.
+    let out = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--check"), "{}", stderr(&out));
+    repo.ok(&["verify", "--check", "-c", "1"]);
+    // Plain `goal verify`, as the README says to run: the check stays a check.
+    let out = repo.goal().arg("verify").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["state"], "proven", "{status}");
+    let last: serde_json::Value = serde_json::from_str(
+        repo.read(EVIDENCE)
+            .lines()
+            .rev()
+            .find(|l| l.contains("lint.sh"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["check"], true, "{last}");
+    // The code changes: every hint for criterion 1 carries --check.
+    repo.write("src.txt", "changed\n");
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["state"], "stale", "{status}");
+    assert_eq!(
+        status["criteria"][0]["rerun_line"], "goal verify --check -c 1",
+        "{status}"
+    );
+    assert_eq!(status["criteria"][1]["rerun_line"], "goal verify -c 2");
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("goal verify --check -c 1"),
+        "{}",
+        stderr(&out)
+    );
+    let text = stdout(&repo.goal().arg("status").output().unwrap());
+    assert!(text.contains("goal verify --check -c 1"), "{text}");
+}

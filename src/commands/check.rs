@@ -58,13 +58,13 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
             };
             return Err(Error::refused(
                 format!("cannot check criterion {n} \"{text}\": {why}"),
-                verify_hint(n, &text),
+                verify_hint(&ledger, n, &text),
             ));
         }
         (None, Err(why)) => {
             return Err(Error::refused(
                 format!("cannot check criterion {n} \"{text}\": {why}"),
-                verify_hint(n, &text),
+                verify_hint(&ledger, n, &text),
             ));
         }
     };
@@ -81,8 +81,10 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
 }
 
 /// The command that proves criterion `n`: its pin, or a test command.
-fn verify_hint(n: usize, text: &str) -> String {
-    if crate::pin::argv(text).is_some() {
+fn verify_hint(ledger: &crate::evidence::Ledger, n: usize, text: &str) -> String {
+    if ledger.pin_runs_as_check(n, text) {
+        format!("goal verify --check -c {n}")
+    } else if crate::pin::argv(text).is_some() {
         format!("goal verify -c {n}")
     } else {
         format!("goal verify -c {n} -- <test command>")

@@ -52,10 +52,18 @@ struct Run {
     dir: PathBuf,
     cwd: String,
     criteria: Vec<(usize, String)>,
+    /// Accept it without a test summary: `--check`, or a pin last proven as a check.
+    check: bool,
 }
 
 /// What the command line asks for: one given command, or the pinned ones.
-fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<Run>> {
+fn plan(
+    ctx: &Ctx,
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &crate::evidence::Ledger,
+    args: &Args,
+) -> Result<Vec<Run>> {
     let mut numbers = Vec::new();
     for &n in &args.criteria {
         let n = criterion_number(goal, n)?;
@@ -99,6 +107,7 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
             dir,
             cwd,
             criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
+            check: args.check,
         }]);
     }
     // No command: the pins, each distinct one once, in criterion order, at the worktree root.
@@ -136,13 +145,19 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
                 format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
             ));
         }
+        // A pin proven as a check (a linter) stays one under plain `goal verify`.
+        let check = args.check || ledger.pin_runs_as_check(n, &text(n));
         match runs.iter_mut().find(|r| r.argv == argv) {
-            Some(run) => run.criteria.push((n, text(n))),
+            Some(run) => {
+                run.criteria.push((n, text(n)));
+                run.check |= check;
+            }
             None => runs.push(Run {
                 argv,
                 dir: ws.root().to_path_buf(),
                 cwd: String::new(),
                 criteria: vec![(n, text(n))],
+                check,
             }),
         }
     }
@@ -158,7 +173,7 @@ fn plan(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<Vec<R
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
-    let runs = plan(ctx, &ws, &goal, &args)?;
+    let runs = plan(ctx, &ws, &goal, &ws.ledger()?, &args)?;
     // Refuse a broken or malformed ledger before spending time on the run.
     refuse_broken_chain(&ws)?;
     // The first command that failed gives its exit code; else 1 when a run proved nothing.
@@ -295,7 +310,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
             changed,
             tests,
             junit: args.junit.clone(),
-            check: args.check,
+            check: run.check,
             output,
         },
         &ledger.head_hash(),
