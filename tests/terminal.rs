@@ -454,8 +454,9 @@ fn the_stale_goal_question_takes_words_and_letters() {
     );
     assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
+    // "c" answers continue: a choice, so exit 0 and the goal as it was.
     let text = run("A third goal", "c\n");
-    assert!(text.contains("exit=1"), "{text}");
+    assert!(text.contains("exit=0"), "{text}");
     assert!(repo.goal_md().contains("Another goal"));
     let text = run("A third goal", "A\n");
     assert!(text.contains("exit=0"), "{text}");
