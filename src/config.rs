@@ -84,6 +84,22 @@ pub struct Config {
     pub stop_blocks: u32,
     pub lock_timeout_ms: u64,
     pub language: Language,
+    /// Whether `goal.language` is set (else the prompt of `goal run` follows the goal's text).
+    pub language_set: bool,
+}
+
+impl Config {
+    /// The language of `goal run`'s prompt: `goal.language` when set, else the goal text's own
+    /// (Chinese when it has Han or kana characters, English otherwise).
+    pub fn prompt_language(&self, goal_text: &str) -> Language {
+        if self.language_set {
+            self.language
+        } else if goal_text.chars().any(crate::detect::is_cjk) {
+            Language::Zh
+        } else {
+            Language::En
+        }
+    }
 }
 
 /// The language of the continuation text (`goal.language`).
@@ -109,6 +125,7 @@ impl Default for Config {
             stop_blocks: 3,
             lock_timeout_ms: 10_000,
             language: Language::Zh,
+            language_set: false,
         }
     }
 }
@@ -164,6 +181,9 @@ impl Config {
             deslop: repo.config_multi("goal.deslop"),
             stop_blocks: number(repo, "goal.stopBlocks", d.stop_blocks, 0)?,
             lock_timeout_ms: number(repo, "goal.lockTimeout", d.lock_timeout_ms, 0)?,
+            language_set: repo
+                .config_string("goal.language")
+                .is_some_and(|v| !v.trim().is_empty()),
             language: match repo
                 .config_string("goal.language")
                 .as_deref()

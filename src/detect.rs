@@ -218,7 +218,7 @@ fn quoted_ranges(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
     (quotes, code)
 }
 
-fn is_cjk(c: char) -> bool {
+pub fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xf900..=0xfaff | 0xff00..=0xffef)
 }
 

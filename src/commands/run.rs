@@ -356,6 +356,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                         stagnant: machine.stagnant,
                         refusal: machine.refusal.as_deref(),
                         last_failure: machine.last_failure.as_deref(),
+                        language: ws.config.prompt_language(&goal.goal),
                     },
                 );
                 let argv: Vec<String> = argv

@@ -14,6 +14,8 @@ pub struct Extra<'a> {
     pub refusal: Option<&'a str>,
     /// Why the previous try of this iteration failed.
     pub last_failure: Option<&'a str>,
+    /// The language of the continuation lines (see `Config::prompt_language`).
+    pub language: crate::config::Language,
 }
 
 /// The whole prompt of a turn.
@@ -65,7 +67,10 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
             "The previous try of this iteration failed ({failure}); pick up where it stopped.\n\n"
         ));
     }
-    text.push_str(&inject::continuation(goal, proof.proven));
+    text.push_str(&match extra.language {
+        crate::config::Language::Zh => inject::continuation(goal, proof.proven),
+        crate::config::Language::En => inject::continuation_en(goal, proof.proven),
+    });
     text.push_str(
         "\nYou are run by `goal run`, one turn at a time. Work toward the criteria above; prove each with `goal verify` (its re-run line) — only test evidence on the current code counts, your own words do not. When you finish a step, you may record it with `goal iterate -m \"<what you did and verified>\"`; otherwise `goal run` records the turn for you. Do not run `goal done`: `goal run` calls it when every criterion is proven.\n",
     );
@@ -96,6 +101,7 @@ mod tests {
                 stagnant: true,
                 refusal: Some("criterion 2 has no passing evidence"),
                 last_failure: None,
+                language: crate::config::Language::Zh,
             },
         );
         for part in [
@@ -120,5 +126,38 @@ mod tests {
         assert!(
             text.contains("goal criteria add \"<observable outcome>\" --verify \"<test command>\"")
         );
+    }
+
+    /// The continuation lines follow `goal.language` when it is set, else the goal's own language.
+    #[test]
+    fn the_prompt_speaks_the_goals_language() {
+        use crate::config::{Config, Language};
+        // (goal text, goal.language, expected line, line that must not be there)
+        let cases: &[(&str, Option<Language>, &str, &str)] = &[
+            ("Rate limit the login", None, "Goal state saved to", "目标状态"),
+            ("给登录加限流", None, "目标状态已保存至", "Goal state saved"),
+            ("ログインを制限する", None, "目标状态已保存至", "Goal state saved"),
+            ("Rate limit the login", Some(Language::Zh), "目标状态已保存至", "Goal state saved"),
+            ("给登录加限流", Some(Language::En), "Goal state saved to", "目标状态"),
+        ];
+        for (text, set, want, not) in cases {
+            let config = Config {
+                language: set.unwrap_or_default(),
+                language_set: set.is_some(),
+                ..Config::default()
+            };
+            let goal = GoalFile::new(text, "2026-01-01T00:00:00Z", &["it works".into()], &[]);
+            let proof = crate::proof::judge(&goal, &Ledger::default(), None);
+            let prompt = turn_prompt(
+                &goal,
+                &proof,
+                &Extra {
+                    language: config.prompt_language(text),
+                    ..Extra::default()
+                },
+            );
+            assert!(prompt.contains(want), "{text} {set:?}: {prompt}");
+            assert!(!prompt.contains(not), "{text} {set:?}: {prompt}");
+        }
     }
 }
