@@ -805,3 +805,19 @@ fn a_turn_ends_its_process_group_with_sigterm_then_sigkill() {
         assert!(!alive(&pid), "{name} job {pid} survived the turn");
     }
 }
+
+/// A turn cut short by --max-time says so: the budget ended it, not the turn timeout.
+#[test]
+fn max_time_running_out_is_named_as_the_budget_that_ended_the_turn() {
+    let repo = project();
+    let script = agent(&repo, "while :; do echo working; sleep 0.05; done");
+    let out = run(&repo, &script, &["--max-time", "1s"]);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    let ev = events(&out);
+    let ends = named(&ev, "turn_end");
+    assert_eq!(ends.len(), 1, "{ev:?}");
+    assert_eq!(ends[0]["end"], "--max-time ran out: killed", "{ev:?}");
+    let text = serde_json::to_string(&ev).unwrap();
+    assert!(!text.contains("turn timeout"), "{text}");
+    assert!(text.contains("--max-time ran out during a turn"), "{text}");
+}

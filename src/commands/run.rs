@@ -436,6 +436,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 let (code, verdict) = match &ended.end {
                     TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
                     TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
+                    // Which budget ended it: the turn's own timeout, or the run's --max-time.
+                    TurnEnd::TurnTimeout if machine.max_time_passed(clock.now_ms()) => {
+                        (None, "--max-time ran out: killed".to_string())
+                    }
                     TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
                     TurnEnd::Killed => (None, "killed".to_string()),
                     TurnEnd::NotStarted(why) => (None, why.clone()),
@@ -445,6 +449,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "log": log.display().to_string()}),
                     &format!("turn {turn} ended: {verdict}"),
                 );
+                display.status(&format!("turn {turn} · {summary} · turn ended: {verdict}"));
                 pending.extend(follow);
                 Some(Event::TurnEnded {
                     now_ms: clock.now_ms(),
@@ -487,6 +492,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 }
                 let (state, now_summary) = goal_state(&ws)?;
                 summary = now_summary;
+                // The status line says what the event line below says, not the last turn's.
+                display.status(&format!("turn {turn} · {summary} · iteration recorded"));
                 let (iteration, stagnant) = match ws.read_goal()? {
                     Some(g) => (
                         Some(g.iteration),

@@ -215,6 +215,12 @@ impl Machine {
         self.interrupts
     }
 
+    /// Whether --max-time has run out at `now_ms` (a turn killed then was ended by the budget,
+    /// not by the turn timeout).
+    pub fn max_time_passed(&self, now_ms: u64) -> bool {
+        self.deadline().is_some_and(|d| now_ms >= d)
+    }
+
     fn deadline(&self) -> Option<u64> {
         self.limits
             .max_time_ms
@@ -368,7 +374,7 @@ impl Machine {
                 human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
             )),
             TurnEnd::TurnTimeout => {
-                if self.deadline().is_some_and(|d| now_ms >= d) {
+                if self.max_time_passed(now_ms) {
                     return self.stop(
                         Outcome::Budget,
                         "--max-time ran out during a turn: the agent was stopped",

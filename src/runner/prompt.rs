@@ -134,11 +134,31 @@ mod tests {
         use crate::config::{Config, Language};
         // (goal text, goal.language, expected line, line that must not be there)
         let cases: &[(&str, Option<Language>, &str, &str)] = &[
-            ("Rate limit the login", None, "Goal state saved to", "目标状态"),
+            (
+                "Rate limit the login",
+                None,
+                "Goal state saved to",
+                "目标状态",
+            ),
             ("给登录加限流", None, "目标状态已保存至", "Goal state saved"),
-            ("ログインを制限する", None, "目标状态已保存至", "Goal state saved"),
-            ("Rate limit the login", Some(Language::Zh), "目标状态已保存至", "Goal state saved"),
-            ("给登录加限流", Some(Language::En), "Goal state saved to", "目标状态"),
+            (
+                "ログインを制限する",
+                None,
+                "目标状态已保存至",
+                "Goal state saved",
+            ),
+            (
+                "Rate limit the login",
+                Some(Language::Zh),
+                "目标状态已保存至",
+                "Goal state saved",
+            ),
+            (
+                "给登录加限流",
+                Some(Language::En),
+                "Goal state saved to",
+                "目标状态",
+            ),
         ];
         for (text, set, want, not) in cases {
             let config = Config {
