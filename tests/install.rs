@@ -287,3 +287,285 @@ fn a_shim_whose_goal_is_gone_falls_back_to_the_goal_on_path() {
     );
     assert_eq!(repo.commit_count(), 2);
 }
+
+/// The packaging test runs only where GOAL_PACKAGE_TESTS is set (.ci/run sets it, after
+/// `cargo build --release --locked`): it needs the release binary, npm, python3 with venv and
+/// maturin.
+fn packaging() -> bool {
+    if std::env::var_os("GOAL_PACKAGE_TESTS").is_some() {
+        return true;
+    }
+    eprintln!(
+        "skipped: set GOAL_PACKAGE_TESTS=1 (after `cargo build --release --locked`) to build and install the packages"
+    );
+    false
+}
+
+/// A hermetic command with only `dirs` and the system folders on PATH.
+fn run_in(repo: &Repo, program: &Path, args: &[&str], dirs: &[&Path]) -> Output {
+    let mut path: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    path.extend(std::env::split_paths(NO_GOAL_PATH));
+    repo.command(program)
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[track_caller]
+fn ok(out: Output, what: &str) -> String {
+    assert_eq!(out.status.code(), Some(0), "{what}: {}", explain(&out));
+    stdout(&out)
+}
+
+/// The installed `goal` (a launcher or the binary itself) answers --version and runs the demo,
+/// and the hook shims it installs call `native` by its path, with no goal on PATH at commit time.
+fn check_installed(goal: &Path, native: &Path, bin_dir: &Path) {
+    let version = format!("goal {}\n", env!("CARGO_PKG_VERSION"));
+    let scratch = Repo::new();
+    assert_eq!(
+        ok(
+            run_in(&scratch, goal, &["--version"], &[bin_dir]),
+            "--version"
+        ),
+        version
+    );
+    let demo_dir = scratch.home.path().join("demo");
+    let demo = ok(
+        run_in(
+            &scratch,
+            goal,
+            &["demo", "--dir", demo_dir.to_str().unwrap()],
+            &[bin_dir],
+        ),
+        "goal demo",
+    );
+    assert!(demo.contains("goal done"), "{demo}");
+    assert_eq!(
+        scratch
+            .git_in(
+                &demo_dir,
+                &[
+                    "log",
+                    "-1",
+                    "--format=%(trailers:key=Goal-Status,valueonly)"
+                ]
+            )
+            .stdout,
+        b"complete\n\n"
+    );
+    // Hooks: installed through this goal, they name the native binary.
+    let repo = Repo::new();
+    ok(
+        run_in(&repo, goal, &["hooks", "install"], &[bin_dir]),
+        "goal hooks install",
+    );
+    let native = native.canonicalize().unwrap();
+    let shim = repo.read(".git/hooks/pre-commit");
+    assert!(
+        shim.contains(&format!("goal_hook_bin='{}'\n", native.display())),
+        "{shim}"
+    );
+    assert!(!shim.contains("goal.js"), "{shim}");
+    staged_lie_with(&repo, goal, bin_dir);
+    let out = commit_with_path(&repo, NO_GOAL_PATH);
+    assert!(
+        stderr(&out).contains("criterion 1 \"a passes\" is ticked without proof"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// [`staged_lie`] with the installed goal.
+fn staged_lie_with(repo: &Repo, goal: &Path, bin_dir: &Path) {
+    ok(
+        run_in(
+            repo,
+            goal,
+            &["init", "Make the thing work", "-c", "a passes"],
+            &[bin_dir],
+        ),
+        "goal init",
+    );
+    let md = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
+    repo.write(crate::support::GOAL, &md);
+    repo.git(&["add", "-A"]);
+}
+
+/// `scripts/package` builds every artifact from the release binary; each installs offline into a
+/// temporary prefix or venv and works from there.
+#[test]
+fn the_packages_install_offline_and_run_goal() {
+    if !packaging() {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let release = root().join("target/release/goal");
+    assert!(
+        release.is_file(),
+        "build it first: cargo build --release --locked"
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    let work = Repo::new();
+    let out = work
+        .command(root().join("scripts/package"))
+        .env("GOAL_BIN", &release)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "scripts/package: {}",
+        explain(&out)
+    );
+    let packaged = started.elapsed();
+    let dir = root().join("target/package");
+    let host = String::from_utf8(
+        std::process::Command::new("rustc")
+            .arg("-vV")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .lines()
+    .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+    .unwrap();
+
+    // Checksums: every artifact, and they verify.
+    let sums = std::fs::read_to_string(dir.join("SHA256SUMS")).unwrap();
+    let archive = format!("goal-{version}-{host}.tar.gz");
+    let names: Vec<&str> = sums
+        .lines()
+        .map(|l| l.split("  ").nth(1).unwrap())
+        .collect();
+    for want in [
+        archive.as_str(),
+        &format!("goal-cli-{version}.tgz"),
+        &format!("goal-cli-linux-x64-{version}.tgz"),
+    ] {
+        assert!(names.contains(&want), "{want} not in SHA256SUMS:\n{sums}");
+    }
+    let wheel = names
+        .iter()
+        .find(|n| n.starts_with(&format!("goal_cli-{version}-py3-none-")) && n.ends_with(".whl"))
+        .unwrap_or_else(|| panic!("no wheel in SHA256SUMS:\n{sums}"))
+        .to_string();
+    let check = std::process::Command::new("sha256sum")
+        .args(["--check", "--strict", "SHA256SUMS"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", explain(&check));
+
+    // The binstall archive: goal-<version>-<target>/goal, the release binary itself.
+    let unpacked = work.home.path().join("archive");
+    std::fs::create_dir_all(&unpacked).unwrap();
+    ok(
+        work.command("tar")
+            .args([
+                "-xzf",
+                dir.join(&archive).to_str().unwrap(),
+                "-C",
+                unpacked.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+        "tar",
+    );
+    let from_archive = unpacked.join(format!("goal-{version}-{host}/goal"));
+    assert_eq!(
+        std::fs::read(&from_archive).unwrap(),
+        std::fs::read(&release).unwrap()
+    );
+
+    // npm: both tarballs into a temporary global prefix, offline.
+    let prefix = work.home.path().join("npm-prefix");
+    ok(
+        work.command("npm")
+            .args([
+                "install",
+                "-g",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+            ])
+            .arg(&prefix)
+            .arg(dir.join(format!("goal-cli-linux-x64-{version}.tgz")))
+            .arg(dir.join(format!("goal-cli-{version}.tgz")))
+            .output()
+            .unwrap(),
+        "npm install -g",
+    );
+    let launcher = prefix.join("bin/goal");
+    assert!(
+        std::fs::read_link(&launcher)
+            .unwrap()
+            .ends_with("goal-cli/bin/goal.js"),
+        "npm links the launcher"
+    );
+    let native = prefix.join("lib/node_modules/goal-cli-linux-x64/bin/goal");
+    check_installed(&launcher, &native, &prefix.join("bin"));
+
+    // The launcher without its platform package fails clearly.
+    let bare = work.home.path().join("npm-bare");
+    ok(
+        work.command("npm")
+            .args([
+                "install",
+                "-g",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+                "--omit=optional",
+                "--prefix",
+            ])
+            .arg(&bare)
+            .arg(dir.join(format!("goal-cli-{version}.tgz")))
+            .output()
+            .unwrap(),
+        "npm install -g (main only)",
+    );
+    let out = run_in(&work, &bare.join("bin/goal"), &["--version"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    assert!(
+        stderr(&out).contains("the package goal-cli-linux-x64 that carries goal's binary for linux-x64 is not installed")
+            && stderr(&out).contains("hint: "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
+
+    // PyPI: the wheel into a temporary venv, offline; `goal` is the binary itself.
+    let venv = work.home.path().join("venv");
+    ok(
+        work.command("python3")
+            .arg("-m")
+            .arg("venv")
+            .arg(&venv)
+            .output()
+            .unwrap(),
+        "python3 -m venv",
+    );
+    ok(
+        work.command(venv.join("bin/pip"))
+            .args(["install", "--no-index", "--quiet"])
+            .arg(dir.join(&wheel))
+            .output()
+            .unwrap(),
+        "pip install",
+    );
+    let from_wheel = venv.join("bin/goal");
+    assert_eq!(
+        std::fs::read(&from_wheel).unwrap(),
+        std::fs::read(&release).unwrap()
+    );
+    check_installed(&from_wheel, &from_wheel, &venv.join("bin"));
+    eprintln!(
+        "packaging test: scripts/package {:.1} s, all {:.1} s",
+        packaged.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+}
