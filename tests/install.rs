@@ -569,3 +569,51 @@ fn the_packages_install_offline_and_run_goal() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// `cargo binstall` fills [package.metadata.binstall]'s templates; filled for a target, they name
+/// the archive scripts/package writes (`goal-<version>-<target>.tar.gz`, the packaging test checks
+/// it is there) and the binary inside it.
+#[test]
+fn binstall_metadata_names_the_release_archives() {
+    let toml = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let section = toml
+        .split("[package.metadata.binstall]\n")
+        .nth(1)
+        .expect("Cargo.toml has [package.metadata.binstall]");
+    let key = |name: &str| -> String {
+        section
+            .lines()
+            .take_while(|l| !l.starts_with('['))
+            .find_map(|l| l.strip_prefix(&format!("{name} = ")))
+            .unwrap_or_else(|| panic!("no {name}"))
+            .trim_matches('"')
+            .to_string()
+    };
+    assert_eq!(key("pkg-fmt"), "tgz");
+    let version = env!("CARGO_PKG_VERSION");
+    for target in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-musl",
+        "aarch64-apple-darwin",
+    ] {
+        let fill = |t: &str| {
+            t.replace("{ repo }", "https://github.com/o/r")
+                .replace("{ name }", env!("CARGO_PKG_NAME"))
+                .replace("{ version }", version)
+                .replace("{ target }", target)
+                .replace("{ archive-suffix }", ".tar.gz")
+                .replace("{ bin }", "goal")
+                .replace("{ binary-ext }", "")
+        };
+        assert_eq!(
+            fill(&key("pkg-url")),
+            format!(
+                "https://github.com/o/r/releases/download/v{version}/goal-{version}-{target}.tar.gz"
+            )
+        );
+        assert_eq!(
+            fill(&key("bin-dir")),
+            format!("goal-{version}-{target}/goal")
+        );
+    }
+}
