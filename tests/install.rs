@@ -25,14 +25,7 @@ fn goal_dir() -> PathBuf {
 fn claude(repo: &Repo, dir: &Path, api: &FakeApi, path: &str, args: &[&str]) -> Output {
     repo.command(dir.join("node_modules/.bin/claude"))
         .env("PATH", path)
-        .env(
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", api.port),
-        )
-        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .envs(api.claude_env())
         .args(args)
         .stdin(std::process::Stdio::null())
         .output()
@@ -224,13 +217,29 @@ fn commit_with_path(repo: &Repo, path: &str) -> Output {
 
 const NO_GOAL_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
+/// The `goal` under test, as the OS names the running binary.
+fn this_goal() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_goal"))
+        .canonicalize()
+        .unwrap()
+}
+
+/// The gate refused the commit of [`staged_lie`] (goal's own words, not the shim's).
+#[track_caller]
+fn assert_gate_refused(out: &Output) {
+    assert!(!out.status.success(), "{}", explain(out));
+    assert!(
+        stderr(out).contains("criterion 1 \"a passes\" is ticked without proof"),
+        "{}",
+        stderr(out)
+    );
+}
+
 #[test]
 fn installed_shims_call_the_goal_that_installed_them_by_its_path() {
     let repo = Repo::new();
     repo.ok(&["hooks", "install"]);
-    let exe = Path::new(env!("CARGO_BIN_EXE_goal"))
-        .canonicalize()
-        .unwrap();
+    let exe = this_goal();
     for hook in ["pre-commit", "commit-msg"] {
         let text = repo.read(&format!(".git/hooks/{hook}"));
         assert!(
@@ -242,12 +251,7 @@ fn installed_shims_call_the_goal_that_installed_them_by_its_path() {
     // No goal on PATH: the shim still runs this goal, whose gate refuses the lie.
     staged_lie(&repo);
     let out = commit_with_path(&repo, NO_GOAL_PATH);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("criterion 1 \"a passes\" is ticked without proof"),
-        "{}",
-        stderr(&out)
-    );
+    assert_gate_refused(&out);
     assert_eq!(
         repo.commit_count(),
         2,
@@ -259,9 +263,7 @@ fn installed_shims_call_the_goal_that_installed_them_by_its_path() {
 fn a_shim_whose_goal_is_gone_falls_back_to_the_goal_on_path() {
     let repo = Repo::new();
     repo.ok(&["hooks", "install"]);
-    let exe = Path::new(env!("CARGO_BIN_EXE_goal"))
-        .canonicalize()
-        .unwrap();
+    let exe = this_goal();
     for hook in ["pre-commit", "commit-msg"] {
         let rel = format!(".git/hooks/{hook}");
         let text = repo
@@ -273,11 +275,7 @@ fn a_shim_whose_goal_is_gone_falls_back_to_the_goal_on_path() {
     // With goal on PATH: its gate refuses.
     let on_path = format!("{}:{NO_GOAL_PATH}", goal_dir().display());
     let out = commit_with_path(&repo, &on_path);
-    assert!(
-        stderr(&out).contains("criterion 1 \"a passes\" is ticked without proof"),
-        "{}",
-        stderr(&out)
-    );
+    assert_gate_refused(&out);
     // Without any goal: the shim's own refusal for a commit that changes the goal files.
     let out = commit_with_path(&repo, NO_GOAL_PATH);
     assert!(
@@ -370,11 +368,21 @@ fn check_installed(goal: &Path, native: &Path, bin_dir: &Path) {
     assert!(!shim.contains("goal.js"), "{shim}");
     staged_lie_with(&repo, goal, bin_dir);
     let out = commit_with_path(&repo, NO_GOAL_PATH);
-    assert!(
-        stderr(&out).contains("criterion 1 \"a passes\" is ticked without proof"),
-        "{}",
-        stderr(&out)
-    );
+    assert_gate_refused(&out);
+}
+
+/// `npm install -g` of local tarballs into `prefix`, offline.
+fn npm_install(work: &Repo, prefix: &Path, flags: &[&str], tarballs: &[PathBuf]) {
+    let out = work
+        .command("npm")
+        .args(["install", "-g", "--offline", "--no-audit", "--no-fund"])
+        .args(flags)
+        .arg("--prefix")
+        .arg(prefix)
+        .args(tarballs)
+        .output()
+        .unwrap();
+    ok(out, "npm install -g");
 }
 
 /// [`staged_lie`] with the installed goal.
@@ -482,22 +490,14 @@ fn the_packages_install_offline_and_run_goal() {
 
     // npm: both tarballs into a temporary global prefix, offline.
     let prefix = work.home.path().join("npm-prefix");
-    ok(
-        work.command("npm")
-            .args([
-                "install",
-                "-g",
-                "--offline",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-            ])
-            .arg(&prefix)
-            .arg(dir.join(format!("goal-cli-linux-x64-{version}.tgz")))
-            .arg(dir.join(format!("goal-cli-{version}.tgz")))
-            .output()
-            .unwrap(),
-        "npm install -g",
+    npm_install(
+        &work,
+        &prefix,
+        &[],
+        &[
+            dir.join(format!("goal-cli-linux-x64-{version}.tgz")),
+            dir.join(format!("goal-cli-{version}.tgz")),
+        ],
     );
     let launcher = prefix.join("bin/goal");
     assert!(
@@ -511,22 +511,11 @@ fn the_packages_install_offline_and_run_goal() {
 
     // The launcher without its platform package fails clearly.
     let bare = work.home.path().join("npm-bare");
-    ok(
-        work.command("npm")
-            .args([
-                "install",
-                "-g",
-                "--offline",
-                "--no-audit",
-                "--no-fund",
-                "--omit=optional",
-                "--prefix",
-            ])
-            .arg(&bare)
-            .arg(dir.join(format!("goal-cli-{version}.tgz")))
-            .output()
-            .unwrap(),
-        "npm install -g (main only)",
+    npm_install(
+        &work,
+        &bare,
+        &["--omit=optional"],
+        &[dir.join(format!("goal-cli-{version}.tgz"))],
     );
     let out = run_in(&work, &bare.join("bin/goal"), &["--version"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", explain(&out));

@@ -559,14 +559,7 @@ fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
     repo.goal()
         .env("PATH", format!("{bin}:{path}"))
         .env("GOAL_TIME_SCALE", "0")
-        .env(
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", api.port),
-        )
-        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .envs(api.claude_env())
         // Claude Code's own retries of a 529 (10 by default) are not what is under test.
         .env("CLAUDE_CODE_MAX_RETRIES", "1")
         .args([

@@ -490,6 +490,20 @@ impl FakeApi {
         }
     }
 
+    /// The environment that points Claude Code at this stand-in, offline and quiet.
+    pub fn claude_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("ANTHROPIC_API_KEY", "sk-ant-dummy".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+        ]
+    }
+
     /// The requests logged so far, one JSON object each.
     pub fn requests(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(&self.log)
