@@ -3,6 +3,8 @@
 /// Audit and replay: what a reviewer can check of a goal from git alone.
 pub mod audit;
 pub mod child;
+/// The Claude Code hooks in one table: `goal integrate claude` and the plugin's hooks.json.
+pub mod claude_hooks;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -26,6 +28,8 @@ pub mod repo;
 pub mod retry;
 /// `goal run`: the agent loop as a state machine, agent presets, the agent process, the display.
 pub mod runner;
+/// The path of this binary, for the hook shims that call it back.
+pub mod self_path;
 pub mod stagnation;
 pub mod summary;
 pub mod trailers;

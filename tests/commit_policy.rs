@@ -231,7 +231,7 @@ fn goals_own_hook_block_in_the_users_hook_file_neither_deadlocks_nor_gates_twice
     );
     repo.ok(&["hooks", "install"]);
     let installed = repo.read(".git/hooks/pre-commit");
-    assert!(installed.contains("goal hooks run pre-commit") && installed.contains("user hook"));
+    assert!(installed.contains("hooks run pre-commit") && installed.contains("user hook"));
     repo.init_goal(&["app runs"]);
     repo.write("src/lib.rs", "pub fn a() {}\n");
     let out = goal_within(&repo, &["iterate", "-m", "step"], Duration::from_secs(30));

@@ -13,6 +13,7 @@ mod evidence;
 mod faults;
 mod generative;
 mod history;
+mod install;
 mod proof;
 mod redteam;
 mod run;

@@ -924,6 +924,16 @@ fn a_pin_written_from_a_subfolder_is_warned_about() {
 fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
     let repo = project(&["division works"]);
     repo.ok(&["hooks", "install"]);
+    // The shims call the goal that installed them by its path: that one is gone too.
+    for hook in [".git/hooks/pre-commit", ".git/hooks/commit-msg"] {
+        let text = repo.read(hook);
+        let (head, rest) = text.split_once("goal_hook_bin='").unwrap();
+        let (_, tail) = rest.split_once('\'').unwrap();
+        repo.write(
+            hook,
+            &format!("{head}goal_hook_bin='/nonexistent/goal'{tail}"),
+        );
+    }
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)

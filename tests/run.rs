@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Output;
 
-use crate::support::{Repo, stderr};
+use crate::support::{FakeApi, Repo, claude_dir, stderr};
 
 const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
 const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
@@ -536,55 +536,13 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
     );
 }
 
-/// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
-/// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
-/// is set (CI sets it).
-struct FakeApi {
-    child: std::process::Child,
-    port: String,
-    log: PathBuf,
-}
-
-impl Drop for FakeApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn claude_dir() -> Option<PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude");
-    if dir.join("node_modules/.bin/claude").exists() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
-        "Claude Code is not installed: cd tests/claude && npm ci"
-    );
-    eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");
-    None
-}
-
 fn fake_api(repo: &Repo, dir: &std::path::Path, script: &str) -> FakeApi {
-    use std::io::BufRead;
-    let log = state(repo).join("api.jsonl");
-    let mut child = std::process::Command::new("python3")
-        .arg(dir.join("fake_api.py"))
-        .env("SCRIPT", script)
-        .env("LOG", &log)
-        .env("WORK_COMMAND", "echo hello > hello.txt && goal verify -c 1")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut port)
-        .unwrap();
-    FakeApi {
-        child,
-        port: port.trim().to_string(),
-        log,
-    }
+    FakeApi::start(
+        dir,
+        script,
+        &state(repo).join("api.jsonl"),
+        "echo hello > hello.txt && goal verify -c 1",
+    )
 }
 
 fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
@@ -601,14 +559,7 @@ fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
     repo.goal()
         .env("PATH", format!("{bin}:{path}"))
         .env("GOAL_TIME_SCALE", "0")
-        .env(
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", api.port),
-        )
-        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .envs(api.claude_env())
         // Claude Code's own retries of a 529 (10 by default) are not what is under test.
         .env("CLAUDE_CODE_MAX_RETRIES", "1")
         .args([

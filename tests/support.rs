@@ -165,6 +165,15 @@ impl Repo {
         cmd
     }
 
+    /// A hermetic command for any program, in the repository.
+    #[allow(dead_code)]
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        hermetic(&mut cmd, self.home.path());
+        cmd.current_dir(self.path());
+        cmd
+    }
+
     pub fn git_output(&self, args: &[&str]) -> Output {
         self.git_in(self.path(), args)
     }
@@ -438,4 +447,84 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
+}
+
+/// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
+/// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
+/// is set (CI sets it).
+#[allow(dead_code)]
+pub struct FakeApi {
+    child: std::process::Child,
+    pub port: String,
+    pub log: PathBuf,
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[allow(dead_code)]
+impl FakeApi {
+    /// tests/claude/fake_api.py answering each session by `script`, logging to `log`.
+    pub fn start(dir: &Path, script: &str, log: &Path, work_command: &str) -> FakeApi {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("python3")
+            .arg(dir.join("fake_api.py"))
+            .env("SCRIPT", script)
+            .env("LOG", log)
+            .env("WORK_COMMAND", work_command)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut port)
+            .unwrap();
+        FakeApi {
+            child,
+            port: port.trim().to_string(),
+            log: log.to_path_buf(),
+        }
+    }
+
+    /// The environment that points Claude Code at this stand-in, offline and quiet.
+    pub fn claude_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("ANTHROPIC_API_KEY", "sk-ant-dummy".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+        ]
+    }
+
+    /// The requests logged so far, one JSON object each.
+    pub fn requests(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// tests/claude, when Claude Code is installed there.
+#[allow(dead_code)]
+pub fn claude_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude");
+    if dir.join("node_modules/.bin/claude").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
+        "Claude Code is not installed: cd tests/claude && npm ci"
+    );
+    eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");
+    None
 }

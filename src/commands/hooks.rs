@@ -98,7 +98,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
 fn install(ctx: &Ctx, dir: &Path, force: bool) -> Result<u8> {
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
     let mut done = Vec::new();
+    let goal = crate::self_path::current_goal();
     for (name, script) in HOOKS {
+        let script = &crate::self_path::shim(script, goal.as_deref());
         let path = dir.join(name);
         let existing = std::fs::read(&path).ok();
         let new = match existing.as_deref().map(String::from_utf8_lossy) {

@@ -19,8 +19,7 @@ pub enum Command {
     Pi,
 }
 
-pub const CLAUDE_COMMAND: &str = "goal hook claude";
-const CLAUDE_EVENTS: &[&str] = &["UserPromptSubmit", "SessionStart", "Stop"];
+pub use crate::claude_hooks::{COMMAND as CLAUDE_COMMAND, EVENTS as CLAUDE_EVENTS};
 
 /// The Pi extension's files, embedded from integrations/pi/.
 pub const PI_FILES: &[(&str, &str)] = &[

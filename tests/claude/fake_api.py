@@ -5,11 +5,13 @@ Claude Code is pointed at it with ANTHROPIC_BASE_URL. Each `claude -p` process i
 (told apart by the session id Claude Code sends); SCRIPT, a comma-separated list, says how the
 server answers each session in turn, the last entry repeating:
   work  a tool call to Bash running WORK_COMMAND, then a final text answer
+  say   a final text answer at once (no tool call)
   529   HTTP 529 overloaded_error
   429   HTTP 429 rate_limit_error
   401   HTTP 401 authentication_error
 Requests without tools (titles, quota checks) get a short text answer. Every request is logged
-to LOG (one JSON line: session, kind, status). Prints the port on stdout once listening.
+to LOG (one JSON line: session, kind, status, whether the request carries goal's injected block,
+and the text of its last message). Prints the port on stdout once listening.
 """
 
 import json
@@ -33,6 +35,21 @@ def session_of(handler, body):
         m = re.search(r"session_([0-9a-f-]+)", user)
         sid = m.group(1) if m else "none"
     return sid
+
+
+def text_of(message):
+    """The text of one message (its text blocks and tool results), for the log."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    parts = []
+    for c in content or []:
+        if isinstance(c, dict):
+            if isinstance(c.get("text"), str):
+                parts.append(c["text"])
+            elif isinstance(c.get("content"), str):
+                parts.append(c["content"])
+    return "\n".join(parts)
 
 
 def sse(events):
@@ -116,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
             content = last.get("content")
             had_result = isinstance(content, list) and any(
                 isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
-            if mode == "side":
+            if mode == "side" or mode == "say":
                 payload = message([{"type": "text", "text": "ok"}], "end_turn")
             elif had_result:
                 payload = message([{"type": "text", "text": "Wrote hello.txt; goal verify passed."}], "end_turn")
@@ -124,9 +141,12 @@ class Handler(BaseHTTPRequestHandler):
                 payload = message([{"type": "tool_use", "id": "toolu_%d" % len(messages), "name": "Bash",
                                     "input": {"command": WORK, "description": "write and verify"}}], "tool_use")
         if LOG:
+            messages = body.get("messages") or []
             with lock, open(LOG, "a") as f:
                 f.write(json.dumps({"session": sid, "turn": turn, "kind": mode, "status": status,
-                                    "stream": bool(body.get("stream"))}) + "\n")
+                                    "stream": bool(body.get("stream")),
+                                    "goal_block": "[goal-driven-loop] ACTIVE GOAL" in json.dumps(messages),
+                                    "last_text": text_of(messages[-1]) if messages else ""}) + "\n")
         if status != 200:
             return self.reply(status, payload)
         if body.get("stream"):

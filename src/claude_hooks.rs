@@ -1,0 +1,104 @@
+//! The Claude Code hooks `goal` answers, in one table: `goal integrate claude` merges them into a
+//! project's `.claude/settings.json`, and the Claude Code plugin's `plugins/goal/hooks/hooks.json`
+//! is rendered from the same table (a test keeps the committed file equal to [`plugin_hooks`]).
+
+use serde_json::{Value, json};
+
+/// The command every hook runs.
+pub const COMMAND: &str = "goal hook claude";
+
+/// The events `goal hook claude` answers, in the order they are written.
+pub const EVENTS: &[&str] = &["UserPromptSubmit", "SessionStart", "Stop"];
+
+/// Where the plugin's hooks file lives, from the repository root.
+pub const PLUGIN_HOOKS_PATH: &str = "plugins/goal/hooks/hooks.json";
+
+/// The plugin's command: [`COMMAND`] run from PATH, failing open — without `goal` on PATH, or if
+/// it fails, the hook exits 0 with no output and Claude Code carries on as if it were not there.
+pub fn plugin_command() -> String {
+    format!("command -v goal >/dev/null 2>&1 || exit 0; {COMMAND} || exit 0")
+}
+
+/// The plugin's `hooks/hooks.json`, as committed (pretty JSON and a final newline).
+pub fn plugin_hooks() -> String {
+    let mut hooks = serde_json::Map::new();
+    for event in EVENTS {
+        hooks.insert(
+            event.to_string(),
+            json!([{"hooks": [{"type": "command", "command": plugin_command()}]}]),
+        );
+    }
+    let file = json!({
+        "description": format!("goal: `{COMMAND}` on {} (the same hooks as `goal integrate claude`); a no-op without `goal` on PATH", EVENTS.join(", ")),
+        "hooks": Value::Object(hooks),
+    });
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed plugin hooks file is the rendered table. To refresh it after changing the
+    /// table: `GOAL_WRITE_PLUGIN_HOOKS=1 cargo test --locked plugin_hooks_file`.
+    #[test]
+    fn plugin_hooks_file_is_rendered_from_the_table() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PLUGIN_HOOKS_PATH);
+        let want = plugin_hooks();
+        if std::env::var_os("GOAL_WRITE_PLUGIN_HOOKS").is_some() {
+            std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            have,
+            want,
+            "{} differs from the hook table in src/claude_hooks.rs: run `GOAL_WRITE_PLUGIN_HOOKS=1 cargo test --locked plugin_hooks_file`",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn plugin_hooks_cover_every_event_with_the_same_command() {
+        let v: Value = serde_json::from_str(&plugin_hooks()).unwrap_or_default();
+        let events: Vec<&String> = v["hooks"]
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(events, EVENTS.to_vec());
+        for event in EVENTS {
+            let command = v["hooks"][event][0]["hooks"][0]["command"]
+                .as_str()
+                .unwrap_or("");
+            assert!(command.contains(COMMAND), "{event}: {command}");
+            assert!(command.starts_with("command -v goal"), "{event}: {command}");
+        }
+    }
+
+    /// Without `goal` on PATH, the plugin's command exits 0 and prints nothing; with a `goal` that
+    /// fails, it still exits 0.
+    #[test]
+    fn plugin_command_fails_open() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let run = |path: &std::ffi::OsStr| {
+            std::process::Command::new("/bin/sh")
+                .args(["-c", &plugin_command()])
+                .env("PATH", path)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let out = run(dir.path().as_os_str());
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+        let fake = dir.path().join("goal");
+        std::fs::write(&fake, "#!/bin/sh\nexit 2\n").unwrap_or_else(|e| panic!("{e}"));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let path = format!("{}:/usr/bin:/bin", dir.path().display());
+        let out = run(path.as_ref());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+}
