@@ -1,0 +1,1 @@
+//! Test names and outcomes from runner output.
