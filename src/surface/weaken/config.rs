@@ -58,6 +58,23 @@ fn line_of(text: Option<&str>, key: &str) -> usize {
 
 fn selection(path: &str, key: &str, base: Option<&str>, last: Option<&str>) -> Finding {
     let short = key.rsplit('.').next().unwrap_or(key);
+    // A TOML table (`[[test]]`) is found by its header, a key by its name.
+    let header = |text: Option<&str>| {
+        text.and_then(|t| {
+            t.lines().position(|l| {
+                let l = l.trim();
+                l == format!("[[{key}]]") || l == format!("[{key}]")
+            })
+        })
+    };
+    if let Some(i) = header(last).or_else(|| header(base)) {
+        return Finding {
+            kind: FindingKind::SelectionChanged,
+            file: path.to_string(),
+            line: i + 1,
+            test: key.to_string(),
+        };
+    }
     let line = match last {
         Some(_) if line_of(last, short) > 1 || base.is_none() => line_of(last, short),
         _ => line_of(base, short),

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{PartialConfig, Role, Surface};
+use super::{Role, Surface};
 
 mod config;
 mod go;
@@ -316,13 +316,5 @@ pub fn compare(path: &str, base: &[TestCase], last: &[TestCase], out: &mut Vec<F
         for a in removed {
             out.push(finding(FindingKind::AssertionRemoved, a.line, &l.name));
         }
-    }
-}
-
-/// The kind of a partial configuration file, for callers matching on roles.
-pub fn config_kind(role: Role) -> Option<PartialConfig> {
-    match role {
-        Role::PartialConfig(kind) => Some(kind),
-        _ => None,
     }
 }
