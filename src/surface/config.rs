@@ -91,21 +91,24 @@ fn splice_toml(
     work: &str,
 ) -> Result<String, ConfigError> {
     let mut base_doc = parse_toml(file, base)?;
+    let before = base_doc.to_string();
     let work_doc = parse_toml(file, work)?;
-    let mut changed = false;
     for path in paths {
         let theirs = toml_get(&work_doc, path).cloned();
-        let ours = toml_get(&base_doc, path);
-        if ours.map(|i| i.to_string()) == theirs.as_ref().map(|i| i.to_string()) {
+        if theirs.is_none() && toml_get(&base_doc, path).is_none() {
             continue;
         }
-        changed = true;
         toml_set(&mut base_doc, path, theirs);
     }
-    if !changed {
+    let after = base_doc.to_string();
+    if after == before {
         return Ok(base.to_string());
     }
-    Ok(base_doc.to_string())
+    if base.trim().is_empty() {
+        // The test configuration alone: no blank line before its first table.
+        return Ok(after.trim_start().to_string());
+    }
+    Ok(after)
 }
 
 /// The `package.json` keys that are test configuration: `scripts.test` and `jest`.
@@ -292,4 +295,5 @@ fn splice_rules(base: &str, work: &str) -> String {
 }
 
 #[cfg(test)]
+#[path = "config_tests.rs"]
 mod tests;
