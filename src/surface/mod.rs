@@ -119,6 +119,15 @@ impl Surface {
         })
     }
 
+    /// The rules as the repository's git config sets them: every `goal.tests` value, and
+    /// `goal.testsOnly` (a git boolean: true/yes/on/1).
+    pub fn from_repo(repo: &crate::repo::Repo) -> Result<Surface, BadGlob> {
+        let only = repo
+            .config_string("goal.testsOnly")
+            .is_some_and(|v| git_bool(&v));
+        Surface::new(&repo.config_multi("goal.tests"), only)
+    }
+
     /// The default rules (no `goal.tests`, `goal.testsOnly` unset).
     pub fn default_rules() -> Surface {
         Surface::new(&[], false).unwrap_or(Surface {
@@ -166,6 +175,14 @@ impl Surface {
         }
         Role::NotTest
     }
+}
+
+/// git's reading of a boolean config value.
+fn git_bool(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "true" | "yes" | "on" | "1"
+    )
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::rust::{RustParseError, has_test_items, red_rust_keeping, test_module_files};
+use super::weaken::FileChange;
 use super::{Role, Surface, config};
 use crate::error::Result;
 use crate::repo::{Oid, Repo, TreeChange, TreeFile};
@@ -255,6 +256,47 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
         tests,
         untrusted,
     })
+}
+
+/// The files of the test surface that differ between trees `base` and `last`, with their texts
+/// (None where a side lacks the file), for [`super::weaken::findings`]. Rust source files count
+/// only where a side may hold tests.
+pub fn surface_changes(
+    repo: &Repo,
+    base: Oid,
+    last: Oid,
+    surface: &Surface,
+) -> Result<Vec<FileChange>> {
+    let (b, l) = (index(repo.tree_files(base)?), index(repo.tree_files(last)?));
+    let paths: BTreeSet<&String> = b.keys().chain(l.keys()).collect();
+    let mut out = Vec::new();
+    for path in paths {
+        let role = surface.classify(path);
+        let (bf, lf) = (b.get(path), l.get(path));
+        if !role.is_surface() || bf.map(|f| f.id) == lf.map(|f| f.id) {
+            continue;
+        }
+        let read = |f: Option<&TreeFile>| -> Result<Option<String>> {
+            f.map(|f| {
+                repo.blob_bytes(f.id)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .transpose()
+        };
+        let (bt, lt) = (read(bf)?, read(lf)?);
+        if role == Role::RustSource
+            && !bt.as_deref().is_some_and(may_hold_tests)
+            && !lt.as_deref().is_some_and(may_hold_tests)
+        {
+            continue;
+        }
+        out.push(FileChange {
+            path: path.clone(),
+            base: bt,
+            last: lt,
+        });
+    }
+    Ok(out)
 }
 
 /// The working version of a path (its removal when the goal deleted it).

@@ -328,3 +328,54 @@ fn no_change_is_the_base_tree() {
     assert_eq!(made.tree, base);
     assert!(made.untrusted.is_empty());
 }
+
+#[test]
+fn surface_changes_and_their_findings() {
+    let git = Git::new();
+    git.write("calc.py", "def add(a, b):\n    return a - b\n");
+    git.write(
+        "tests/test_calc.py",
+        "def test_add():\n    assert add(2, 2) == 4\n",
+    );
+    git.write("src/lib.rs", "pub fn f() {}\n");
+    git.write("src/code.rs", "pub fn g() {}\n");
+    let base = git.tree();
+    git.write("calc.py", "def add(a, b):\n    return a + b\n");
+    git.write(
+        "tests/test_calc.py",
+        "import pytest\n\n@pytest.mark.skip\ndef test_add():\n    assert add(2, 2) == 4\n",
+    );
+    git.write("src/lib.rs", "pub fn f() {}\n#[test]\nfn t() {}\n");
+    git.write("src/code.rs", "pub fn g() { }\n");
+    let last = git.tree();
+    let surface = Surface::default_rules();
+    let changes = surface_changes(&git.repo(), base, last, &surface).unwrap();
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, vec!["src/lib.rs", "tests/test_calc.py"]);
+    let found = super::super::weaken::findings(&surface, &changes);
+    let kinds: Vec<String> = found.findings.iter().map(|f| f.trailer_value()).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "assertion-free src/lib.rs:3 t",
+            "skip-added tests/test_calc.py:3 test_add"
+        ]
+    );
+}
+
+#[test]
+fn surface_from_git_config() {
+    let git = Git::new();
+    git.run(&["config", "--add", "goal.tests", "checks/**"]);
+    git.run(&["config", "--add", "goal.tests", "*.bats"]);
+    let surface = Surface::from_repo(&git.repo()).unwrap();
+    assert_eq!(surface.classify("checks/a.sh"), Role::Test);
+    assert_eq!(surface.classify("x.bats"), Role::Test);
+    assert_eq!(surface.classify("tests/t.py"), Role::Test);
+    git.run(&["config", "goal.testsOnly", "yes"]);
+    let only = Surface::from_repo(&git.repo()).unwrap();
+    assert_eq!(only.classify("tests/t.py"), Role::NotTest);
+    assert_eq!(only.classify("checks/a.sh"), Role::Test);
+    git.run(&["config", "--add", "goal.tests", "bad/["]);
+    assert_eq!(Surface::from_repo(&git.repo()).unwrap_err().glob, "bad/[");
+}

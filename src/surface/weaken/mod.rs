@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{Role, Surface};
 
+mod annotations;
 mod config;
 mod go;
 mod js;
@@ -183,6 +184,14 @@ pub fn file_findings(
         }
         Role::Test | Role::WholeConfig | Role::RustSource => {
             let Some(language) = Language::of(path) else {
+                if path.ends_with(".java") || path.ends_with(".cs") {
+                    annotations::skips_added(
+                        path,
+                        change.base.as_deref(),
+                        change.last.as_deref(),
+                        out,
+                    );
+                }
                 // A test file in a language without a parser here: only its removal is known.
                 if change.last.is_none() {
                     out.push(Finding {

@@ -499,6 +499,48 @@ fn configuration() {
 }
 
 #[test]
+fn java_and_csharp_skip_markers() {
+    check(&[
+        (
+            "JUnit 5 @Disabled on a method",
+            "src/test/java/CalcTest.java",
+            Some(
+                "class CalcTest {\n    @Test\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            Some(
+                "class CalcTest {\n    @Test\n    @Disabled(\"later\")\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            &[(SkipAdded, 3, "adds")],
+        ),
+        (
+            "JUnit 4 @Ignore on the class",
+            "CalcTest.java",
+            Some("public class CalcTest {\n}\n"),
+            Some("@org.junit.Ignore\npublic class CalcTest {\n}\n"),
+            &[(SkipAdded, 1, "CalcTest")],
+        ),
+        (
+            "NUnit [Ignore], xUnit [Fact(Skip = …)]",
+            "Calc.Tests/CalcTests.cs",
+            Some(
+                "public class CalcTests {\n    [Test]\n    public void Adds() {}\n    [Fact]\n    public void Subs() {}\n}\n",
+            ),
+            Some(
+                "public class CalcTests {\n    [Test, Ignore(\"x\")]\n    public void Adds() {}\n    [Fact(Skip = \"x\")]\n    public void Subs() {}\n}\n",
+            ),
+            &[(SkipAdded, 2, "Adds"), (SkipAdded, 4, "Subs")],
+        ),
+        (
+            "an [Ignore] that was there already",
+            "CalcTests.cs",
+            Some("[Ignore]\npublic void A() {}\n"),
+            Some("[Ignore]\npublic void A() { }\n"),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
 fn unparsable_files_are_listed_not_guessed() {
     let change = FileChange {
         path: "tests/test_calc.py".to_string(),
