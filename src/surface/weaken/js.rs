@@ -61,7 +61,9 @@ fn skip_marker(
     args: &[Node],
     src: &str,
 ) -> Option<usize> {
+    // `x…` skips; `fit`/`fdescribe` focus (like `.only`, every other test is then skipped).
     let marked = root.starts_with('x')
+        || matches!(root, "fit" | "fdescribe")
         || members
             .iter()
             .any(|m| matches!(m.as_str(), "skip" | "todo" | "only" | "skipIf" | "runIf"));

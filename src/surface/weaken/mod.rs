@@ -192,8 +192,10 @@ pub fn file_findings(
                         out,
                     );
                 }
-                // A test file in a language without a parser here: only its removal is known.
-                if change.last.is_none() {
+                // A test file in a language without a parser here: only its removal is known
+                // (a file named as a test; fixtures and data under tests/ are not tests).
+                let lower = name.to_ascii_lowercase();
+                if change.last.is_none() && (lower.contains("test") || lower.contains("spec")) {
                     out.push(Finding {
                         kind: FindingKind::TestRemoved,
                         file: path.to_string(),
@@ -214,14 +216,6 @@ pub fn file_findings(
             };
             let base = parse(change.base.as_deref())?;
             let last = parse(change.last.as_deref())?;
-            if change.last.is_none() && base.is_empty() && role != Role::RustSource {
-                out.push(Finding {
-                    kind: FindingKind::TestRemoved,
-                    file: path.to_string(),
-                    line: 1,
-                    test: "*".to_string(),
-                });
-            }
             compare(path, &base, &last, out);
             Ok(())
         }

@@ -163,6 +163,13 @@ fn python() {
             &[(TestRemoved, 4, "test_add"), (TestRemoved, 8, "test_mul")],
         ),
         (
+            "a helper module or data file under tests/ deleted: no test removed",
+            "tests/helpers.py",
+            Some("def make():\n    return 1\n"),
+            None,
+            &[],
+        ),
+        (
             "conftest.py collect_ignore added",
             "tests/conftest.py",
             Some("import pytest\n"),
@@ -281,6 +288,13 @@ fn javascript() {
             Some("test('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n"),
             Some("test('adds', { skip: true }, () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n"),
             &[(SkipAdded, 1, "adds")],
+        ),
+        (
+            "fit focuses one test",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("  it('adds'", "  fit('adds'")),
+            &[(SkipAdded, 4, "calc > adds")],
         ),
         (
             "a test removed",
@@ -582,4 +596,31 @@ fn kinds_trailers_and_refusals() {
         f.trailer_value(),
         "skip-added tests/test_calc.py:4 test_add"
     );
+}
+
+#[test]
+fn deleted_files_without_a_parser() {
+    check(&[
+        (
+            "a deleted Ruby spec",
+            "spec/calc_spec.rb",
+            Some("describe 'x' do\nend\n"),
+            None,
+            &[(TestRemoved, 1, "*")],
+        ),
+        (
+            "a deleted fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            None,
+            &[],
+        ),
+        (
+            "a changed fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            Some("[]\n"),
+            &[],
+        ),
+    ]);
 }
