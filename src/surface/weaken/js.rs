@@ -90,7 +90,12 @@ fn visit(
     if node.kind() == "call_expression"
         && let Some(callee) = node.child_by_field_name("function")
     {
-        let (root, members) = callee_parts(callee, src);
+        // `test.each(table)('name %i', fn)`: the table call names the runner.
+        let head = match callee.kind() {
+            "call_expression" => callee.child_by_field_name("function").unwrap_or(callee),
+            _ => callee,
+        };
+        let (root, members) = callee_parts(head, src);
         let args: Vec<Node> = node
             .child_by_field_name("arguments")
             .map(named)

@@ -290,6 +290,13 @@ fn javascript() {
             &[(SkipAdded, 1, "adds")],
         ),
         (
+            "test.each and describe.each: skipped with .skip",
+            "each.test.js",
+            Some("describe.each([[1]])('table %i', (n) => {\n  test.each([[1, 2]])('adds %i', (a, b) => {\n    expect(a + 1).toBe(b);\n  });\n});\n"),
+            Some("describe.each([[1]])('table %i', (n) => {\n  test.skip.each([[1, 2]])('adds %i', (a, b) => {\n    expect(a + 1).toBe(b);\n  });\n});\n"),
+            &[(SkipAdded, 2, "table %i > adds %i")],
+        ),
+        (
             "fit focuses one test",
             "calc.test.js",
             Some(JS),
