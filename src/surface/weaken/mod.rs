@@ -10,8 +10,11 @@ mod annotations;
 mod config;
 mod go;
 mod js;
+mod pins;
 mod python;
 mod tree;
+
+pub use pins::pin_runs;
 
 #[cfg(test)]
 mod tests;

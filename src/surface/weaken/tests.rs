@@ -631,3 +631,108 @@ fn deleted_files_without_a_parser() {
         ),
     ]);
 }
+
+#[test]
+fn findings_in_the_tests_a_pin_runs() {
+    let f = |kind, file: &str, test: &str| Finding {
+        kind,
+        file: file.to_string(),
+        line: 1,
+        test: test.to_string(),
+    };
+    let cases: &[(&str, Finding, bool)] = &[
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_other.py", "test_x"),
+            false,
+        ),
+        (
+            "pytest -q tests/",
+            f(SkipAdded, "tests/sub/test_x.py", "test_x"),
+            true,
+        ),
+        (
+            "pytest tests/test_calc.py::test_add",
+            f(TestRemoved, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "pytest -k add",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "python3 -m pytest -q tests/test_calc.py",
+            f(SelectionChanged, "pyproject.toml", "addopts"),
+            true,
+        ),
+        (
+            "go test ./...",
+            f(SkipAdded, "pkg/calc/calc_test.go", "TestAdd"),
+            true,
+        ),
+        (
+            "go test ./pkg/calc/...",
+            f(SkipAdded, "pkg/other/x_test.go", "TestX"),
+            false,
+        ),
+        (
+            "node --test test/calc.test.mjs",
+            f(SkipAdded, "test/calc.test.mjs", "adds"),
+            true,
+        ),
+        (
+            "npx jest src/a.test.ts",
+            f(SkipAdded, "src/b.test.ts", "b"),
+            false,
+        ),
+        (
+            "cargo test",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::subs"),
+            false,
+        ),
+        (
+            "cargo test -p calc surface::rust",
+            f(SkipAdded, "src/surface/rust.rs", "tests::x"),
+            true,
+        ),
+        (
+            "cargo test --locked surface::rust -- --nocapture",
+            f(SkipAdded, "src/surface/red.rs", "tests::x"),
+            false,
+        ),
+        (
+            "make test",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+    ];
+    for (pin, finding, want) in cases {
+        assert_eq!(
+            pin_runs(pin, finding),
+            *want,
+            "{pin} / {}",
+            finding.trailer_value()
+        );
+    }
+}
