@@ -218,3 +218,14 @@ mod tests {
     );
     assert!(cases[1].assertions[0].constant);
 }
+
+#[test]
+fn non_ascii_text_a_bom_and_a_shebang_keep_their_bytes() {
+    let base = "\u{feff}#!/usr/bin/env rust-script\n// café → ünïcode\nfn f() -> &'static str { \"é\" }\n#[test]\nfn old() {}\n";
+    let work = "// ✓ ünïcode\nfn f() -> &'static str { \"ü\" }\n/// Prüfung\n#[test]\nfn neu() { assert_eq!(f(), \"é\"); }\n";
+    let red = red_rust(Some(base), work).unwrap();
+    assert_eq!(
+        red,
+        "\u{feff}#!/usr/bin/env rust-script\n// café → ünïcode\nfn f() -> &'static str { \"é\" }\n\n\n/// Prüfung\n#[test]\nfn neu() { assert_eq!(f(), \"é\"); }\n"
+    );
+}
