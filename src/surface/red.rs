@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::rust::{RustParseError, has_test_items, red_rust_keeping, test_module_files};
+use super::rust::{Inspection, RustParseError, has_test_items, inspect, red_rust_keeping};
 use super::weaken::FileChange;
 use super::{Role, Surface, config};
 use crate::error::Result;
@@ -112,14 +112,25 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
             }
         }
     }
-    let mut whole_tests: BTreeSet<String> = BTreeSet::new();
+    // One parse per working Rust file that may hold tests.
+    let mut inspected: BTreeMap<&str, Inspection> = BTreeMap::new();
+    let mut parse_errors: BTreeMap<&str, RustParseError> = BTreeMap::new();
     for (path, text) in &rust_texts {
-        if let Ok(modules) = test_module_files(text) {
-            let dir = module_dir(path);
-            for m in modules {
-                whole_tests.insert(join(&dir, &format!("{m}.rs")));
-                whole_tests.insert(join(&dir, &format!("{m}/mod.rs")));
+        match inspect(text) {
+            Ok(i) => {
+                inspected.insert(path, i);
             }
+            Err(e) => {
+                parse_errors.insert(path, e);
+            }
+        }
+    }
+    let mut whole_tests: BTreeSet<String> = BTreeSet::new();
+    for (path, found) in &inspected {
+        let dir = module_dir(path);
+        for m in &found.test_modules {
+            whole_tests.insert(join(&dir, &format!("{m}.rs")));
+            whole_tests.insert(join(&dir, &format!("{m}/mod.rs")));
         }
     }
     let mut holding: BTreeSet<String> = whole_tests
@@ -127,18 +138,12 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
         .filter(|p| trees.work.contains_key(*p))
         .cloned()
         .collect();
-    let mut parse_errors: BTreeMap<&str, RustParseError> = BTreeMap::new();
-    for (path, text) in &rust_texts {
-        match has_test_items(text) {
-            Ok(true) => {
-                holding.insert(path.to_string());
-            }
-            Ok(false) => {}
-            Err(e) => {
-                parse_errors.insert(path, e);
-            }
-        }
-    }
+    holding.extend(
+        inspected
+            .iter()
+            .filter(|(_, i)| i.has_tests)
+            .map(|(p, _)| p.to_string()),
+    );
     let reaches = |parent: &str, name: &str| {
         let dir = join(&module_dir(parent), name);
         holding
@@ -154,11 +159,11 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
             Role::Test | Role::WholeConfig => test_entries.push(upsert(path, file.id, file.mode)),
             Role::RustSource if whole => test_entries.push(upsert(path, file.id, file.mode)),
             Role::RustSource => {
-                if let Some(text) = rust_texts.get(path.as_str())
-                    && holding.contains(path.as_str())
-                    && let Ok(tests) = red_rust_keeping(None, text, &|_| false)
+                if let Some(found) = inspected.get(path.as_str())
+                    && found.has_tests
                 {
-                    test_entries.push(upsert(path, repo.write_blob(tests.as_bytes())?, file.mode));
+                    let tests = found.tests_only.as_bytes();
+                    test_entries.push(upsert(path, repo.write_blob(tests)?, file.mode));
                 }
             }
             Role::PartialConfig(kind) => {

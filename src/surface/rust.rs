@@ -231,67 +231,111 @@ pub fn red_rust_keeping(
         let work_layout = layout(&parse(work)?);
         let base_text = base.unwrap_or("");
         let base_layout = layout(&parse(base_text)?);
-        // (offset, bytes to remove, text to insert), applied from the end.
-        let mut edits: Vec<(usize, usize, String)> = base_layout
-            .tests
-            .iter()
-            .map(|(_, r)| (r.start, r.end - r.start, String::new()))
-            .collect();
-        let declared: BTreeSet<&str> = base_layout
-            .mod_decls
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .chain(
-                base_layout
-                    .modules
-                    .keys()
-                    .filter(|p| p.len() == 1)
-                    .map(|p| p[0].as_str()),
-            )
-            .collect();
-        let mut at_end = String::new();
-        for (name, range) in &work_layout.mod_decls {
-            if !declared.contains(name.as_str()) && keep(name) {
-                at_end.push('\n');
-                at_end.push_str(&work[range.clone()]);
-                at_end.push('\n');
-            }
-        }
-        // Group the working test items by module; a module missing from the base gets a wrapper.
-        let mut by_module: BTreeMap<&[String], Vec<&str>> = BTreeMap::new();
-        for (path, range) in &work_layout.tests {
-            by_module
-                .entry(path.as_slice())
-                .or_default()
-                .push(&work[range.clone()]);
-        }
-        for (path, texts) in by_module {
-            let body: String = texts.iter().map(|t| format!("\n{t}\n")).collect();
-            if path.is_empty() {
-                at_end.push_str(&body);
-            } else if let Some(&close) = base_layout.modules.get(path) {
-                edits.push((close, 0, body));
-            } else {
-                let mut wrapped = body;
-                for name in path.iter().rev() {
-                    wrapped = format!("\nmod {name} {{{wrapped}}}\n");
-                }
-                at_end.push_str(&wrapped);
-            }
-        }
-        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-        let mut out = base_text.to_string();
-        for (at, remove, insert) in edits {
-            out.replace_range(at..at + remove, &insert);
-        }
-        if !at_end.is_empty() {
-            if !out.is_empty() && !out.ends_with('\n') {
-                out.push('\n');
-            }
-            out.push_str(&at_end);
-        }
-        Ok(out)
+        Ok(red_from(base_text, &base_layout, work, &work_layout, keep))
     })
+}
+
+/// What one parse of a Rust file tells: whether it holds test items, the names of its top-level
+/// `#[cfg(test)] mod name;` declarations (the files they reach are test files whole), and its test
+/// items alone (as [`red_rust`] with no base gives them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inspection {
+    pub has_tests: bool,
+    pub test_modules: Vec<String>,
+    pub tests_only: String,
+}
+
+/// Inspect a Rust file with one parse (see [`Inspection`]).
+pub fn inspect(source: &str) -> Result<Inspection, RustParseError> {
+    with_spans_dropped(|| {
+        let parsed = parse(source)?;
+        let work_layout = layout(&parsed);
+        let test_modules = parsed
+            .file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Mod(m) if m.content.is_none() && m.attrs.iter().any(is_cfg_test) => {
+                    Some(m.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Inspection {
+            has_tests: !work_layout.tests.is_empty(),
+            test_modules,
+            tests_only: red_from("", &Layout::default(), source, &work_layout, &|_| false),
+        })
+    })
+}
+
+fn red_from(
+    base_text: &str,
+    base_layout: &Layout,
+    work: &str,
+    work_layout: &Layout,
+    keep: &dyn Fn(&str) -> bool,
+) -> String {
+    // (offset, bytes to remove, text to insert), applied from the end.
+    let mut edits: Vec<(usize, usize, String)> = base_layout
+        .tests
+        .iter()
+        .map(|(_, r)| (r.start, r.end - r.start, String::new()))
+        .collect();
+    let declared: BTreeSet<&str> = base_layout
+        .mod_decls
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(
+            base_layout
+                .modules
+                .keys()
+                .filter(|p| p.len() == 1)
+                .map(|p| p[0].as_str()),
+        )
+        .collect();
+    let mut at_end = String::new();
+    for (name, range) in &work_layout.mod_decls {
+        if !declared.contains(name.as_str()) && keep(name) {
+            at_end.push('\n');
+            at_end.push_str(&work[range.clone()]);
+            at_end.push('\n');
+        }
+    }
+    // Group the working test items by module; a module missing from the base gets a wrapper.
+    let mut by_module: BTreeMap<&[String], Vec<&str>> = BTreeMap::new();
+    for (path, range) in &work_layout.tests {
+        by_module
+            .entry(path.as_slice())
+            .or_default()
+            .push(&work[range.clone()]);
+    }
+    for (path, texts) in by_module {
+        let body: String = texts.iter().map(|t| format!("\n{t}\n")).collect();
+        if path.is_empty() {
+            at_end.push_str(&body);
+        } else if let Some(&close) = base_layout.modules.get(path) {
+            edits.push((close, 0, body));
+        } else {
+            let mut wrapped = body;
+            for name in path.iter().rev() {
+                wrapped = format!("\nmod {name} {{{wrapped}}}\n");
+            }
+            at_end.push_str(&wrapped);
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = base_text.to_string();
+    for (at, remove, insert) in edits {
+        out.replace_range(at..at + remove, &insert);
+    }
+    if !at_end.is_empty() {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&at_end);
+    }
+    out
 }
 
 /// The test functions of a Rust file (any depth: inline modules, `#[cfg(test)]` modules), each
