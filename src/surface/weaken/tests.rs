@@ -373,6 +373,31 @@ fn typescript() {
             &[(TestRemoved, 4, "calc > adds")],
         ),
         (
+            "JSX in a .tsx test, an expect removed",
+            "src/App.test.tsx",
+            Some(
+                "test('renders', () => {\n  const { getByText } = render(<App title=\"x\" />);\n  expect(getByText('x')).toBeTruthy();\n  expect(1 + 1).toBe(2);\n});\n",
+            ),
+            Some(
+                "test('renders', () => {\n  const { getByText } = render(<App title=\"x\" />);\n  expect(1 + 1).toBe(2);\n});\n",
+            ),
+            &[
+                (AssertionFree, 1, "renders"),
+                (AssertionRemoved, 3, "renders"),
+            ],
+        ),
+        (
+            "node:test t.skip() in the body",
+            "test/a.test.ts",
+            Some(
+                "import { test } from 'node:test';\ntest('a', (t: any) => {\n  assert.ok(f());\n});\n",
+            ),
+            Some(
+                "import { test } from 'node:test';\ntest('a', (t: any) => {\n  t.skip('later');\n  assert.ok(f());\n});\n",
+            ),
+            &[(SkipAdded, 3, "a")],
+        ),
+        (
             "a new test asserting nothing",
             "src/new.test.ts",
             None,
