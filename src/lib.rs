@@ -32,6 +32,8 @@ pub mod runner;
 pub mod self_path;
 pub mod stagnation;
 pub mod summary;
+/// The test surface: test files and items, the red tree, weakening findings, runner test names.
+pub mod surface;
 pub mod trailers;
 pub mod user_hooks;
 pub mod workspace;

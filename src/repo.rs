@@ -11,7 +11,10 @@ pub use git2::Oid;
 
 use crate::error::{Error, Result};
 
+mod objects;
 mod scan;
+
+pub use objects::{TreeChange, TreeFile};
 
 /// An open, non-bare repository with a working tree.
 pub struct Repo {

@@ -1,0 +1,399 @@
+//! Test names and outcomes from runner output (cargo test and nextest, pytest `-v`/`-rA`,
+//! `go test -v`, TAP, node's test runner and jest reporters, JUnit XML), and the two rules that
+//! compare runs by them: green covers red, a guard holds.
+//!
+//! The counts of a run come from [`crate::summary::recognise`]; this module reads the per-test
+//! lines, which the summary recogniser does not.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::summary::TestCounts;
+
+/// How many names a record keeps at most (`truncated` says when there were more).
+pub const NAMES_CAP: usize = 2000;
+
+/// What one test came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Passed,
+    /// Skipped, ignored, deselected, pending, todo, xfail.
+    Ignored,
+    /// Failed or errored.
+    Failed,
+}
+
+/// One test as the runner named it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestName {
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+/// The tests a run named, in the order first seen (`tests.names` of a record).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestNames {
+    pub names: Vec<TestName>,
+    /// More than [`NAMES_CAP`] were named: the list is not complete.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl TestNames {
+    /// The outcome of `name`, if the run named it.
+    pub fn outcome(&self, name: &str) -> Option<Outcome> {
+        self.names
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.outcome)
+    }
+
+    /// Whether the names say anything (some named, none left out).
+    pub fn usable(&self) -> bool {
+        !self.names.is_empty() && !self.truncated
+    }
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| panic!("bad pattern {pattern}: {e}"))
+}
+
+// Terminal colour codes, which runners print on a terminal.
+static ANSI: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b\[[0-9;?]*[A-Za-z]"));
+// cargo test: "test a::b ... ok", "test a::b ... FAILED", "test a::b ... ignored, reason"
+static CARGO: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^test (\S.*?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
+// cargo nextest: "        PASS [   0.004s] crate::bin a::b", "        FAIL [...] crate a::b", "SKIP"
+static NEXTEST: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*(PASS|FAIL|SKIP|TIMEOUT|SIGSEGV|SIGABRT)\s+\[\s*[\d.]+s\]\s+(?:.*\s)?(\S+)\s*$")
+});
+// pytest -v: "tests/test_calc.py::test_add PASSED                 [ 50%]"
+static PYTEST_V: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS|DESELECTED)\b.*$"));
+// pytest -rA: "FAILED tests/test_calc.py::test_add - assert 0 == 4", "PASSED tests/t.py::test_x"
+static PYTEST_RA: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)(?: - .*)?$"));
+// go test -v: "--- PASS: TestAdd (0.00s)", "    --- FAIL: TestAdd/sub (0.00s)"
+static GO: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \("));
+// TAP (node --test's tap reporter too): "ok 1 - adds", "not ok 2 - subs", "ok 3 - x # SKIP"
+static TAP: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(ok|not ok) \d+(?: -)? ?(.*?)(?:\s+#\s*(?i:(SKIP|TODO))\b.*)?\s*$"));
+// node --test's spec reporter and jest: "✔ adds (0.5ms)", "✖ subs (1ms)", "﹣ x (0.1ms) # SKIP",
+// jest: "✓ adds (3 ms)", "✕ subs", "○ skipped x"
+static MARK: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(✔|✓|✖|✕|﹣|○)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s?m?s\))?(?:\s+#\s*(?:SKIP|TODO).*)?\s*$",
+    )
+});
+
+fn outcome_of(word: &str) -> Option<Outcome> {
+    Some(match word {
+        "ok" | "PASS" | "PASSED" | "XPASS" | "✔" | "✓" => Outcome::Passed,
+        "FAILED" | "FAIL" | "ERROR" | "not ok" | "TIMEOUT" | "SIGSEGV" | "SIGABRT" | "✖" | "✕" => {
+            Outcome::Failed
+        }
+        "ignored" | "SKIP" | "SKIPPED" | "XFAIL" | "DESELECTED" | "﹣" | "○" => Outcome::Ignored,
+        _ => return None,
+    })
+}
+
+/// Gathers names: the first sighting fixes the order, the worst outcome wins (a failure reported
+/// again in a summary, a flaky rerun, stays a failure).
+#[derive(Default)]
+struct Gather {
+    order: Vec<String>,
+    outcomes: BTreeMap<String, Outcome>,
+    truncated: bool,
+}
+
+impl Gather {
+    fn add(&mut self, name: &str, outcome: Outcome) {
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        match self.outcomes.get_mut(name) {
+            Some(o) => *o = (*o).max(outcome),
+            None if self.order.len() >= NAMES_CAP => self.truncated = true,
+            None => {
+                self.order.push(name.to_string());
+                self.outcomes.insert(name.to_string(), outcome);
+            }
+        }
+    }
+
+    fn finish(self) -> TestNames {
+        let Gather {
+            order,
+            outcomes,
+            truncated,
+        } = self;
+        TestNames {
+            names: order
+                .into_iter()
+                .map(|name| {
+                    let outcome = outcomes[&name];
+                    TestName { name, outcome }
+                })
+                .collect(),
+            truncated,
+        }
+    }
+}
+
+/// The tests a run's output names, with their outcomes (at most [`NAMES_CAP`]).
+pub fn from_output(output: &str) -> TestNames {
+    let mut gather = Gather::default();
+    for raw in output.lines() {
+        let clean = ANSI.replace_all(raw, "");
+        let line = clean.trim_end_matches('\r');
+        let found = if let Some(c) = CARGO.captures(line) {
+            Some((c[1].to_string(), &c[2]).to_owned_outcome())
+        } else if let Some(c) = NEXTEST.captures(line) {
+            Some((c[2].to_string(), &c[1]).to_owned_outcome())
+        } else if let Some(c) = PYTEST_RA.captures(line) {
+            Some((c[2].to_string(), &c[1]).to_owned_outcome())
+        } else if let Some(c) = PYTEST_V.captures(line) {
+            Some((c[1].to_string(), &c[2]).to_owned_outcome())
+        } else if let Some(c) = GO.captures(line) {
+            Some((c[2].to_string(), &c[1]).to_owned_outcome())
+        } else if let Some(c) = TAP.captures(line) {
+            let outcome = if c.get(3).is_some() {
+                Some(Outcome::Ignored)
+            } else {
+                outcome_of(&c[1])
+            };
+            // A directive other than SKIP/TODO (`# time=41ms`) is no part of the name.
+            let name = c[2].split(" # ").next().unwrap_or_default().to_string();
+            Some((name, outcome))
+        } else if let Some(c) = MARK.captures(line) {
+            let skip = line.contains("# SKIP") || line.contains("# TODO");
+            if c[2].ends_with(':') {
+                // A heading such as node's `✖ failing tests:`, not a test.
+                continue;
+            }
+            let outcome = if skip {
+                Some(Outcome::Ignored)
+            } else {
+                outcome_of(&c[1])
+            };
+            Some((c[2].to_string(), outcome))
+        } else {
+            None
+        };
+        if let Some((name, Some(outcome))) = found {
+            gather.add(&name, outcome);
+        }
+    }
+    gather.finish()
+}
+
+trait OwnedOutcome {
+    fn to_owned_outcome(self) -> (String, Option<Outcome>);
+}
+
+impl OwnedOutcome for (String, &str) {
+    fn to_owned_outcome(self) -> (String, Option<Outcome>) {
+        (self.0, outcome_of(self.1))
+    }
+}
+
+/// The test cases of a JUnit XML report, named `classname::name` (or `name` without a class): one
+/// with `<failure>`/`<error>` failed, one with `<skipped>` was ignored, others passed. Malformed XML
+/// is an error.
+pub fn from_junit(xml: &[u8]) -> Result<TestNames, String> {
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    let mut gather = Gather::default();
+    let mut depth = 0usize;
+    let mut case: Option<(usize, String, Outcome)> = None;
+    loop {
+        let position = reader.buffer_position();
+        let event = reader
+            .read_event_into(&mut buf)
+            .map_err(|e| format!("malformed XML at byte {position}: {e}"))?;
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                let local = e.local_name();
+                match (local.as_ref(), case.as_mut()) {
+                    ("testcase", None) => {
+                        let attr = |key: &str| {
+                            e.attributes()
+                                .flatten()
+                                .find(|a| a.key.as_ref() == key)
+                                .and_then(|a| {
+                                    a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                        .ok()
+                                        .map(|v| v.into_owned())
+                                })
+                                .unwrap_or_default()
+                        };
+                        let (class, name) = (attr("classname"), attr("name"));
+                        let full = if class.is_empty() {
+                            name
+                        } else {
+                            format!("{class}::{name}")
+                        };
+                        if empty {
+                            gather.add(&full, Outcome::Passed);
+                        } else {
+                            case = Some((depth, full, Outcome::Passed));
+                        }
+                    }
+                    ("failure" | "error", Some((at, _, outcome))) if *at + 1 == depth => {
+                        *outcome = Outcome::Failed;
+                    }
+                    ("skipped", Some((at, _, outcome))) if *at + 1 == depth => {
+                        *outcome = (*outcome).max(Outcome::Ignored);
+                    }
+                    _ => {}
+                }
+                if !empty {
+                    depth += 1;
+                }
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if case.as_ref().is_some_and(|(at, _, _)| *at == depth)
+                    && let Some((_, name, outcome)) = case.take()
+                {
+                    gather.add(&name, outcome);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    Ok(gather.finish())
+}
+
+/// What a run showed of its tests: its counts (from the summary lines, if any) and the names.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunTests<'a> {
+    pub counts: Option<TestCounts>,
+    pub names: Option<&'a TestNames>,
+}
+
+/// Why green does not cover red, or a guard does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "why", rename_all = "kebab-case")]
+pub enum Missing {
+    /// A test that failed red did not pass green (`green` is what it came to there, if named).
+    #[error("{name} failed on the code before the goal but {}", match green { Some(Outcome::Failed) => "fails at the end", Some(Outcome::Ignored) => "is skipped at the end", _ => "did not run at the end" })]
+    NotPassed {
+        name: String,
+        green: Option<Outcome>,
+    },
+    /// A test the base ran is not in the final run.
+    #[error("{name} ran on the base but not at the end")]
+    Lost { name: String },
+    /// Fewer tests passed than needed.
+    #[error("{passed} tests passed at the end, {needed} needed")]
+    FewerPassed { needed: u64, passed: u64 },
+    /// More tests were skipped than allowed.
+    #[error("{ignored} tests were skipped at the end, at most {allowed} allowed")]
+    MoreIgnored { allowed: u64, ignored: u64 },
+    /// The final run printed no test summary to compare with.
+    #[error("the final run printed no test summary to compare with")]
+    NoSummary,
+}
+
+fn both_named<'a>(a: &RunTests<'a>, b: &RunTests<'a>) -> Option<(&'a TestNames, &'a TestNames)> {
+    match (a.names, b.names) {
+        (Some(x), Some(y)) if x.usable() && y.usable() => Some((x, y)),
+        _ => None,
+    }
+}
+
+/// Green covers red: by name when both runs named their tests (every test that failed red passes
+/// green); otherwise by counts (green passed ≥ red failed, green ignored ≤ red ignored), a rule
+/// skipped when the red run has no test summary (a build or import failure).
+pub fn green_covers_red(red: &RunTests, green: &RunTests) -> Result<(), Vec<Missing>> {
+    let mut missing = Vec::new();
+    if let Some((r, g)) = both_named(red, green) {
+        for t in r.names.iter().filter(|t| t.outcome == Outcome::Failed) {
+            let outcome = g.outcome(&t.name);
+            if outcome != Some(Outcome::Passed) {
+                missing.push(Missing::NotPassed {
+                    name: t.name.clone(),
+                    green: outcome,
+                });
+            }
+        }
+    } else if let Some(r) = red.counts {
+        match green.counts {
+            None => missing.push(Missing::NoSummary),
+            Some(g) => {
+                if g.passed < r.failed {
+                    missing.push(Missing::FewerPassed {
+                        needed: r.failed,
+                        passed: g.passed,
+                    });
+                }
+                if g.ignored > r.ignored {
+                    missing.push(Missing::MoreIgnored {
+                        allowed: r.ignored,
+                        ignored: g.ignored,
+                    });
+                }
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+/// A guard holds: green passed ≥ base passed and green ignored ≤ base ignored, and where both
+/// runs named their tests, no test the base ran is missing from green. A base run with no test
+/// summary (a linter, a type checker) leaves nothing to compare: it holds.
+pub fn guard_holds(base: &RunTests, green: &RunTests) -> Result<(), Vec<Missing>> {
+    let mut missing = Vec::new();
+    if let Some((b, g)) = both_named(base, green) {
+        for t in &b.names {
+            if g.outcome(&t.name).is_none() {
+                missing.push(Missing::Lost {
+                    name: t.name.clone(),
+                });
+            }
+        }
+    }
+    if let Some(b) = base.counts {
+        match green.counts {
+            None => missing.push(Missing::NoSummary),
+            Some(g) => {
+                if g.passed < b.passed {
+                    missing.push(Missing::FewerPassed {
+                        needed: b.passed,
+                        passed: g.passed,
+                    });
+                }
+                if g.ignored > b.ignored {
+                    missing.push(Missing::MoreIgnored {
+                        allowed: b.ignored,
+                        ignored: g.ignored,
+                    });
+                }
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+#[cfg(test)]
+#[path = "names_tests.rs"]
+mod tests;

@@ -1,0 +1,381 @@
+use super::Outcome::*;
+use super::*;
+
+fn named(output: &str) -> Vec<(String, Outcome)> {
+    from_output(output)
+        .names
+        .into_iter()
+        .map(|t| (t.name, t.outcome))
+        .collect()
+}
+
+fn list(items: &[(&str, Outcome)]) -> Vec<(String, Outcome)> {
+    items.iter().map(|(n, o)| (n.to_string(), *o)).collect()
+}
+
+const NODE_SPEC: &str = "\
+✔ adds (2.410208ms)
+✖ flaky (13.971307ms)
+  AssertionError [ERR_ASSERTION]: The expression evaluated to a falsy value:
+﹣ later (0.137123ms) # SKIP
+▶ suite
+  ✔ inner (0.138234ms)
+✔ suite (0.371632ms)
+ℹ tests 4
+ℹ pass 2
+
+✖ failing tests:
+
+test at fx.test.mjs:4:1
+✖ flaky (13.971307ms)
+";
+
+#[test]
+fn names_from_real_runner_output() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, Outcome)]);
+    let cases: &[Case] = &[
+        (
+            "cargo test",
+            include_str!("../../tests/fixtures/runners/cargo-fail.txt"),
+            &[
+                ("tests::adds", Passed),
+                ("tests::adds_zero", Passed),
+                ("tests::flaky", Failed),
+            ],
+        ),
+        (
+            "cargo nextest",
+            include_str!("../../tests/fixtures/runners/nextest-fail.txt"),
+            &[
+                ("tests::adds_zero", Passed),
+                ("tests::adds", Passed),
+                ("tests::flaky", Failed),
+            ],
+        ),
+        (
+            "pytest short summary",
+            include_str!("../../tests/fixtures/runners/pytest-fail.txt"),
+            &[("test_fx.py::test_flaky", Failed)],
+        ),
+        (
+            "go test -v",
+            include_str!("../../tests/fixtures/runners/go-fail.txt"),
+            &[("TestAdds", Passed), ("TestFlaky", Failed)],
+        ),
+        (
+            "node --test (TAP)",
+            include_str!("../../tests/fixtures/runners/node-fail.txt"),
+            &[("adds", Passed), ("flaky", Failed)],
+        ),
+        (
+            "node-tap (TAP 14, nested)",
+            include_str!("../../tests/fixtures/runners/tap-fail.txt"),
+            &[
+                ("adds", Passed),
+                ("multiplies", Passed),
+                ("is wrong", Failed),
+                ("maths", Failed),
+                ("tap/fail/test.mjs", Failed),
+            ],
+        ),
+        (
+            "jest",
+            include_str!("../../tests/fixtures/runners/jest-fail.txt"),
+            &[("adds", Passed), ("flaky", Failed)],
+        ),
+        (
+            "node --test (spec reporter), a failure listed twice",
+            NODE_SPEC,
+            &[
+                ("adds", Passed),
+                ("flaky", Failed),
+                ("later", Ignored),
+                ("inner", Passed),
+                ("suite", Passed),
+            ],
+        ),
+    ];
+    for (what, output, want) in cases {
+        assert_eq!(named(output), list(want), "{what}");
+    }
+}
+
+#[test]
+fn names_line_by_line() {
+    let cases: &[(&str, &[(&str, Outcome)])] = &[
+        ("test a::b ... ok", &[("a::b", Passed)]),
+        (
+            "test a::b ... ignored, needs a network",
+            &[("a::b", Ignored)],
+        ),
+        (
+            "test src/lib.rs - add (line 3) ... FAILED",
+            &[("src/lib.rs - add (line 3)", Failed)],
+        ),
+        (
+            "tests/test_calc.py::test_add PASSED                 [ 50%]",
+            &[("tests/test_calc.py::test_add", Passed)],
+        ),
+        (
+            "tests/test_calc.py::test_x[1-2] SKIPPED (later)     [100%]",
+            &[("tests/test_calc.py::test_x[1-2]", Ignored)],
+        ),
+        (
+            "FAILED tests/test_calc.py::test_add - assert 0 == 4",
+            &[("tests/test_calc.py::test_add", Failed)],
+        ),
+        (
+            "PASSED tests/test_calc.py::test_mul",
+            &[("tests/test_calc.py::test_mul", Passed)],
+        ),
+        (
+            "ERROR tests/test_calc.py::test_db - RuntimeError",
+            &[("tests/test_calc.py::test_db", Failed)],
+        ),
+        (
+            "    --- SKIP: TestAdd/negative (0.00s)",
+            &[("TestAdd/negative", Ignored)],
+        ),
+        ("ok 3 - later # SKIP not today", &[("later", Ignored)]),
+        ("not ok 4 - todo one # TODO", &[("todo one", Ignored)]),
+        ("\x1b[32m✓\x1b[39m adds (3 ms)", &[("adds", Passed)]),
+        ("  ○ skipped later", &[("later", Ignored)]),
+        ("running 3 tests", &[]),
+        ("test result: ok. 3 passed; 0 failed; 0 ignored", &[]),
+        ("1 passed, 0 failed", &[]),
+    ];
+    for (line, want) in cases {
+        assert_eq!(named(line), list(want), "{line}");
+    }
+}
+
+#[test]
+fn names_are_capped() {
+    let output: String = (0..NAMES_CAP + 5)
+        .map(|i| format!("test t{i} ... ok\n"))
+        .collect();
+    let names = from_output(&output);
+    assert_eq!(names.names.len(), NAMES_CAP);
+    assert!(names.truncated);
+    assert!(!names.usable());
+}
+
+#[test]
+fn names_from_junit() {
+    let names = from_junit(include_bytes!("../../tests/fixtures/junit/pytest.xml")).unwrap();
+    let got: Vec<(String, Outcome)> = names
+        .names
+        .into_iter()
+        .map(|t| (t.name, t.outcome))
+        .collect();
+    assert_eq!(
+        got,
+        list(&[
+            ("test_a::test_ok", Passed),
+            ("test_a::test_ok_too", Passed),
+            ("test_a::test_skipped", Ignored),
+            ("test_a::test_xfail", Ignored),
+            ("test_a::test_xpass", Passed),
+            ("test_a::test_error", Failed),
+        ])
+    );
+    assert!(from_junit(b"<testsuite><testcase name=\"a\"></testsuite>").is_err());
+}
+
+fn names(items: &[(&str, Outcome)]) -> TestNames {
+    TestNames {
+        names: items
+            .iter()
+            .map(|(n, o)| TestName {
+                name: n.to_string(),
+                outcome: *o,
+            })
+            .collect(),
+        truncated: false,
+    }
+}
+
+type Rule<'a> = (
+    &'a str,
+    RunTests<'a>,
+    RunTests<'a>,
+    Result<(), Vec<Missing>>,
+);
+
+fn counts(passed: u64, failed: u64, ignored: u64) -> Option<TestCounts> {
+    Some(TestCounts {
+        passed,
+        failed,
+        ignored,
+    })
+}
+
+#[test]
+fn green_covers_red_by_name_else_by_counts() {
+    let red = names(&[("add", Failed), ("mul", Passed)]);
+    let green_ok = names(&[("add", Passed), ("mul", Passed)]);
+    let green_skip = names(&[("add", Ignored), ("mul", Passed)]);
+    let green_gone = names(&[("mul", Passed)]);
+    let run = |c, n| RunTests {
+        counts: c,
+        names: n,
+    };
+    let cases: Vec<Rule> = vec![
+        (
+            "by name: the red failure passes",
+            run(counts(1, 1, 0), Some(&red)),
+            run(counts(2, 0, 0), Some(&green_ok)),
+            Ok(()),
+        ),
+        (
+            "by name: skipped at the end",
+            run(counts(1, 1, 0), Some(&red)),
+            run(counts(1, 0, 1), Some(&green_skip)),
+            Err(vec![Missing::NotPassed {
+                name: "add".into(),
+                green: Some(Ignored),
+            }]),
+        ),
+        (
+            "by name: gone at the end (deselected), even with enough passes",
+            run(counts(1, 1, 0), Some(&red)),
+            run(counts(5, 0, 0), Some(&green_gone)),
+            Err(vec![Missing::NotPassed {
+                name: "add".into(),
+                green: None,
+            }]),
+        ),
+        (
+            "by counts: enough passed",
+            run(counts(0, 2, 1), None),
+            run(counts(2, 0, 1), None),
+            Ok(()),
+        ),
+        (
+            "by counts: too few passed, more skipped",
+            run(counts(0, 2, 0), None),
+            run(counts(1, 0, 1), Some(&green_ok)),
+            Err(vec![
+                Missing::FewerPassed {
+                    needed: 2,
+                    passed: 1,
+                },
+                Missing::MoreIgnored {
+                    allowed: 0,
+                    ignored: 1,
+                },
+            ]),
+        ),
+        (
+            "red with no summary (a build failure): skipped",
+            run(None, None),
+            run(None, None),
+            Ok(()),
+        ),
+        (
+            "green with no summary",
+            run(counts(0, 1, 0), None),
+            run(None, None),
+            Err(vec![Missing::NoSummary]),
+        ),
+    ];
+    for (what, red, green, want) in cases {
+        assert_eq!(green_covers_red(&red, &green), want, "{what}");
+    }
+}
+
+#[test]
+fn guards_hold() {
+    let base = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);
+    let same = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);
+    let lost = names(&[("a", Passed), ("c", Ignored), ("d", Passed)]);
+    let run = |c, n| RunTests {
+        counts: c,
+        names: n,
+    };
+    let cases: Vec<Rule> = vec![
+        (
+            "same tests",
+            run(counts(2, 0, 1), Some(&base)),
+            run(counts(2, 0, 1), Some(&same)),
+            Ok(()),
+        ),
+        (
+            "a test lost, replaced by another (counts equal)",
+            run(counts(2, 0, 1), Some(&base)),
+            run(counts(2, 0, 1), Some(&lost)),
+            Err(vec![Missing::Lost { name: "b".into() }]),
+        ),
+        (
+            "fewer passed, more skipped",
+            run(counts(3, 0, 0), None),
+            run(counts(2, 0, 1), None),
+            Err(vec![
+                Missing::FewerPassed {
+                    needed: 3,
+                    passed: 2,
+                },
+                Missing::MoreIgnored {
+                    allowed: 0,
+                    ignored: 1,
+                },
+            ]),
+        ),
+        (
+            "more tests at the end",
+            run(counts(3, 0, 1), None),
+            run(counts(5, 0, 0), None),
+            Ok(()),
+        ),
+        (
+            "a linter: no summary on the base",
+            run(None, None),
+            run(None, None),
+            Ok(()),
+        ),
+    ];
+    for (what, base, green, want) in cases {
+        assert_eq!(guard_holds(&base, &green), want, "{what}");
+    }
+}
+
+#[test]
+fn missing_reads_as_a_sentence() {
+    let cases: &[(Missing, &str)] = &[
+        (
+            Missing::NotPassed {
+                name: "add".into(),
+                green: None,
+            },
+            "add failed on the code before the goal but did not run at the end",
+        ),
+        (
+            Missing::NotPassed {
+                name: "add".into(),
+                green: Some(Failed),
+            },
+            "add failed on the code before the goal but fails at the end",
+        ),
+        (
+            Missing::Lost { name: "b".into() },
+            "b ran on the base but not at the end",
+        ),
+        (
+            Missing::FewerPassed {
+                needed: 3,
+                passed: 2,
+            },
+            "2 tests passed at the end, 3 needed",
+        ),
+        (
+            Missing::MoreIgnored {
+                allowed: 0,
+                ignored: 1,
+            },
+            "1 tests were skipped at the end, at most 0 allowed",
+        ),
+    ];
+    for (missing, text) in cases {
+        assert_eq!(missing.to_string(), *text);
+    }
+}

@@ -1,0 +1,495 @@
+//! `selection-changed`: test configuration that selects, deselects or filters tests, compared
+//! between the base and the final version of each configuration file.
+
+use std::collections::BTreeMap;
+
+use super::super::PartialConfig;
+use super::super::config::{PACKAGE_JSON_KEYS, json_get, test_rules, toml_get};
+use super::tree::{descendants, named, parse, text};
+use super::{Finding, FindingKind};
+
+/// pytest options that choose which tests run (`addopts` is compared by its selecting arguments).
+const PYTEST_KEYS: &[&str] = &[
+    "addopts",
+    "testpaths",
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "norecursedirs",
+    "collect_ignore",
+    "xfail_strict",
+    "minversion",
+];
+
+/// jest, vitest and mocha configuration keys that choose which tests run.
+const JS_KEYS: &[&str] = &[
+    "testPathIgnorePatterns",
+    "testMatch",
+    "testRegex",
+    "testNamePattern",
+    "roots",
+    "modulePathIgnorePatterns",
+    "projects",
+    "include",
+    "exclude",
+    "dir",
+    "spec",
+    "grep",
+    "fgrep",
+    "invert",
+    "ignore",
+    "extension",
+    "file",
+];
+
+/// The line of the first line of `text` that starts (after indentation and quotes) with `key`.
+fn line_of(text: Option<&str>, key: &str) -> usize {
+    text.and_then(|t| {
+        t.lines().position(|l| {
+            let l = l.trim_start().trim_start_matches(['"', '\'']);
+            l.strip_prefix(key).is_some_and(|rest| {
+                let rest = rest.trim_start_matches(['"', '\'']).trim_start();
+                rest.starts_with('=') || rest.starts_with(':') || rest.is_empty()
+            })
+        })
+    })
+    .map_or(1, |i| i + 1)
+}
+
+fn selection(path: &str, key: &str, base: Option<&str>, last: Option<&str>) -> Finding {
+    let short = key.rsplit('.').next().unwrap_or(key);
+    // A TOML table (`[[test]]`) is found by its header, a key by its name.
+    let header = |text: Option<&str>| {
+        text.and_then(|t| {
+            t.lines().position(|l| {
+                let l = l.trim();
+                l == format!("[[{key}]]") || l == format!("[{key}]")
+            })
+        })
+    };
+    if let Some(i) = header(last).or_else(|| header(base)) {
+        return Finding {
+            kind: FindingKind::SelectionChanged,
+            file: path.to_string(),
+            line: i + 1,
+            test: key.to_string(),
+        };
+    }
+    let line = match last {
+        Some(_) if line_of(last, short) > 1 || base.is_none() => line_of(last, short),
+        _ => line_of(base, short),
+    };
+    Finding {
+        kind: FindingKind::SelectionChanged,
+        file: path.to_string(),
+        line,
+        test: key.to_string(),
+    }
+}
+
+/// The arguments of an `addopts` value that choose tests: `-k`/`-m`/`--deselect`/`--ignore…`/`-p`/
+/// `--lf`/… with their values, and bare paths; sorted, so reordering is no change.
+pub(super) fn addopts_selection(value: &str) -> Vec<String> {
+    let words = shell_words::split(value)
+        .unwrap_or_else(|_| value.split_whitespace().map(str::to_string).collect());
+    let mut out = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let (flag, inline) = match word.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (word.clone(), None),
+        };
+        let takes_value = matches!(
+            flag.as_str(),
+            "-k" | "-m"
+                | "--deselect"
+                | "--ignore"
+                | "--ignore-glob"
+                | "-p"
+                | "--rootdir"
+                | "--confcutdir"
+                | "-c"
+        );
+        let selects = takes_value
+            || matches!(
+                flag.as_str(),
+                "--lf"
+                    | "--last-failed"
+                    | "--ff"
+                    | "--sw"
+                    | "--stepwise"
+                    | "--nf"
+                    | "--co"
+                    | "--collect-only"
+                    | "-x"
+                    | "--exitfirst"
+                    | "--runxfail"
+            )
+            || flag.starts_with("-k")
+            || flag.starts_with("-m")
+            || flag.starts_with("--maxfail");
+        if selects {
+            let value = if takes_value
+                && inline.is_none()
+                && (flag == "-k"
+                    || flag == "-m"
+                    || flag.starts_with("--")
+                    || flag == "-p"
+                    || flag == "-c")
+            {
+                words.next()
+            } else {
+                inline
+            };
+            out.push(
+                format!("{flag} {}", value.unwrap_or_default())
+                    .trim()
+                    .to_string(),
+            );
+        } else if !word.starts_with('-') {
+            out.push(word);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn pytest_value(key: &str, value: &str) -> String {
+    if key == "addopts" {
+        addopts_selection(value).join("\n")
+    } else {
+        value.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A TOML value as plain text: strings bare, arrays of strings space-joined.
+fn toml_text(item: &toml_edit::Item) -> String {
+    if let Some(s) = item.as_str() {
+        return s.to_string();
+    }
+    if let Some(a) = item.as_array() {
+        return a
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    item.to_string().trim().to_string()
+}
+
+/// Selection changes in a partially-test configuration file.
+pub(super) fn partial(
+    kind: PartialConfig,
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    match kind {
+        PartialConfig::Pyproject | PartialConfig::CargoToml => {
+            let parse = |t: Option<&str>| -> Result<toml_edit::DocumentMut, String> {
+                t.unwrap_or("").parse().map_err(|e: toml_edit::TomlError| {
+                    format!("not valid TOML: {}", e.to_string().trim())
+                })
+            };
+            let (b, l) = (parse(base)?, parse(last)?);
+            let keys: Vec<(Vec<&str>, String)> = if kind == PartialConfig::Pyproject {
+                PYTEST_KEYS
+                    .iter()
+                    .flat_map(|k| {
+                        [
+                            (vec!["tool", "pytest", "ini_options", *k], (*k).to_string()),
+                            (vec!["tool", "pytest", *k], (*k).to_string()),
+                        ]
+                    })
+                    .collect()
+            } else {
+                [
+                    vec!["test"],
+                    vec!["lib", "test"],
+                    vec!["lib", "harness"],
+                    vec!["lib", "doctest"],
+                    vec!["package", "autotests"],
+                ]
+                .into_iter()
+                .map(|p| (p.clone(), p.join(".")))
+                .collect()
+            };
+            for (key_path, short) in keys {
+                let value = |d: &toml_edit::DocumentMut| {
+                    toml_get(d, &key_path).map(|i| pytest_value(&short, &toml_text(i)))
+                };
+                if value(&b) != value(&l) {
+                    out.push(selection(path, &key_path.join("."), base, last));
+                }
+            }
+            Ok(())
+        }
+        PartialConfig::PackageJson => {
+            let parse = |t: Option<&str>| -> Result<serde_json::Value, String> {
+                match t {
+                    Some(t) if !t.trim().is_empty() => {
+                        serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))
+                    }
+                    _ => Ok(serde_json::Value::Null),
+                }
+            };
+            let (b, l) = (parse(base)?, parse(last)?);
+            if json_get(&b, PACKAGE_JSON_KEYS[0]) != json_get(&l, PACKAGE_JSON_KEYS[0]) {
+                out.push(selection(path, "scripts.test", base, last));
+            }
+            for key in JS_KEYS {
+                if json_get(&b, &["jest", key]) != json_get(&l, &["jest", key]) {
+                    out.push(selection(path, &format!("jest.{key}"), base, last));
+                }
+            }
+            Ok(())
+        }
+        PartialConfig::Makefile | PartialConfig::Justfile => {
+            rules(path, base, last, out);
+            Ok(())
+        }
+    }
+}
+
+fn rules(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Finding>) {
+    let read = |t: Option<&str>| -> BTreeMap<String, (String, usize)> {
+        let t = t.unwrap_or("");
+        test_rules(t)
+            .into_iter()
+            .map(|r| (r.name, (t[r.range].trim_end().to_string(), r.line)))
+            .collect()
+    };
+    let (b, l) = (read(base), read(last));
+    for name in b.keys().chain(l.keys().filter(|k| !b.contains_key(*k))) {
+        match (b.get(name), l.get(name)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {}
+            (_, Some((_, line))) | (Some((_, line)), None) => out.push(Finding {
+                kind: FindingKind::SelectionChanged,
+                file: path.to_string(),
+                line: *line,
+                test: name.clone(),
+            }),
+            (None, None) => {}
+        }
+    }
+}
+
+/// An INI file's `section.key` values (continuation lines joined), for pytest.ini, tox.ini and
+/// setup.cfg.
+fn ini(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut section = String::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            if let Some(key) = &current
+                && let Some(v) = out.get_mut(key)
+            {
+                let v: &mut String = v;
+                v.push(' ');
+                v.push_str(trimmed);
+            }
+            continue;
+        }
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            section = name.trim().to_string();
+            current = None;
+            continue;
+        }
+        if let Some((k, v)) = trimmed.split_once(['=', ':']) {
+            let key = format!("{section}.{}", k.trim());
+            out.insert(key.clone(), v.trim().to_string());
+            current = Some(key);
+        }
+    }
+    out
+}
+
+/// Selection changes in a whole test-configuration file (`pytest.ini`, `tox.ini`, `setup.cfg`,
+/// `jest.config.*`, `vitest.config.*`, `.mocharc.*`, `.cargo/config.toml`).
+pub(super) fn whole(
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit('.').next().unwrap_or("");
+    if matches!(name, "pytest.ini" | "tox.ini" | "setup.cfg") {
+        let (b, l) = (ini(base.unwrap_or("")), ini(last.unwrap_or("")));
+        let chosen = |key: &str| {
+            let (section, k) = key.split_once('.').unwrap_or(("", key));
+            (matches!(section, "pytest" | "tool:pytest") && PYTEST_KEYS.contains(&k))
+                || (section.starts_with("testenv") && k == "commands")
+        };
+        for key in b.keys().chain(l.keys()).filter(|k| chosen(k)) {
+            let short = key.split_once('.').map_or(key.as_str(), |(_, k)| k);
+            let value = |m: &BTreeMap<String, String>| m.get(key).map(|v| pytest_value(short, v));
+            if value(&b) != value(&l) && !out.iter().any(|f| f.file == path && &f.test == key) {
+                out.push(selection(path, key, base, last));
+            }
+        }
+        return Ok(());
+    }
+    if path.ends_with(".cargo/config.toml") || path.ends_with(".cargo/config") {
+        let parse = |t: Option<&str>| -> Result<toml_edit::DocumentMut, String> {
+            t.unwrap_or("").parse().map_err(|e: toml_edit::TomlError| {
+                format!("not valid TOML: {}", e.to_string().trim())
+            })
+        };
+        let (b, l) = (parse(base)?, parse(last)?);
+        let aliases = |d: &toml_edit::DocumentMut| -> BTreeMap<String, String> {
+            toml_get(d, &["alias"])
+                .and_then(|a| a.as_table_like())
+                .map(|t| {
+                    t.iter()
+                        .map(|(k, v)| (k.to_string(), toml_text(v)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (ab, al) = (aliases(&b), aliases(&l));
+        for key in ab.keys().chain(al.keys().filter(|k| !ab.contains_key(*k))) {
+            if ab.get(key) != al.get(key) {
+                out.push(selection(path, &format!("alias.{key}"), base, last));
+            }
+        }
+        return Ok(());
+    }
+    let values: Reader = match ext {
+        "json" | "jsonc" => Box::new(|t: Option<&str>| {
+            let Some(t) = t else {
+                return Ok(BTreeMap::new());
+            };
+            let v: serde_json::Value =
+                serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))?;
+            Ok(JS_KEYS
+                .iter()
+                .filter_map(|k| v.get(k).map(|x| (k.to_string(), x.to_string())))
+                .collect())
+        }),
+        "yml" | "yaml" => Box::new(|t: Option<&str>| {
+            let Some(t) = t else {
+                return Ok(BTreeMap::new());
+            };
+            let v: serde_yaml_ng::Value =
+                serde_yaml_ng::from_str(t).map_err(|e| format!("not valid YAML: {e}"))?;
+            Ok(JS_KEYS
+                .iter()
+                .filter_map(|k| {
+                    v.get(k).map(|x| {
+                        (
+                            k.to_string(),
+                            serde_yaml_ng::to_string(x).unwrap_or_default(),
+                        )
+                    })
+                })
+                .collect())
+        }),
+        "js" | "cjs" | "mjs" | "ts" | "mts" | "cts" => {
+            let language: tree_sitter::Language = if ext.ends_with("ts") {
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+            } else {
+                tree_sitter_javascript::LANGUAGE.into()
+            };
+            Box::new(move |t: Option<&str>| {
+                let Some(t) = t else {
+                    return Ok(BTreeMap::new());
+                };
+                let tree = parse(t, language.clone(), "JavaScript")?;
+                let mut found: BTreeMap<String, String> = BTreeMap::new();
+                for node in descendants(tree.root_node()) {
+                    if node.kind() == "pair"
+                        && let (Some(k), Some(v)) = (
+                            node.child_by_field_name("key"),
+                            node.child_by_field_name("value"),
+                        )
+                    {
+                        let key = text(k, t).trim_matches(['"', '\'']);
+                        if JS_KEYS.contains(&key) {
+                            let entry = found.entry(key.to_string()).or_default();
+                            entry.push_str(&text(v, t).split_whitespace().collect::<String>());
+                        }
+                    }
+                }
+                Ok(found)
+            })
+        }
+        _ => return Ok(()),
+    };
+    let (b, l) = (values(base)?, values(last)?);
+    for key in b.keys().chain(l.keys().filter(|k| !b.contains_key(*k))) {
+        if b.get(key) != l.get(key) {
+            out.push(selection(path, key, base, last));
+        }
+    }
+    Ok(())
+}
+
+/// Reads one configuration file's selecting keys and their values.
+type Reader = Box<dyn Fn(Option<&str>) -> Result<BTreeMap<String, String>, String>>;
+
+/// conftest.py: the module-level names and hooks that change what pytest collects.
+pub(super) fn conftest(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Finding>) {
+    const NAMES: &[&str] = &[
+        "collect_ignore",
+        "collect_ignore_glob",
+        "pytestmark",
+        "pytest_collection_modifyitems",
+        "pytest_ignore_collect",
+        "pytest_collect_file",
+        "pytest_deselected",
+        "pytest_runtest_setup",
+        "pytest_generate_tests",
+    ];
+    let read = |t: Option<&str>| -> BTreeMap<String, (String, usize)> {
+        let Some(t) = t else { return BTreeMap::new() };
+        let Ok(tree) = parse(t, tree_sitter_python::LANGUAGE.into(), "Python") else {
+            return BTreeMap::new();
+        };
+        let mut found = BTreeMap::new();
+        for stmt in named(tree.root_node()) {
+            let def = if stmt.kind() == "decorated_definition" {
+                stmt.child_by_field_name("definition").unwrap_or(stmt)
+            } else {
+                stmt
+            };
+            let name = match def.kind() {
+                "function_definition" => def.child_by_field_name("name").map(|n| text(n, t)),
+                "expression_statement" => named(def)
+                    .first()
+                    .filter(|a| a.kind() == "assignment" || a.kind() == "augmented_assignment")
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .map(|n| text(n, t)),
+                _ => None,
+            };
+            if let Some(name) = name.filter(|n| NAMES.contains(n)) {
+                let entry = found
+                    .entry(name.to_string())
+                    .or_insert((String::new(), super::tree::line(stmt)));
+                entry
+                    .0
+                    .push_str(&text(stmt, t).split_whitespace().collect::<String>());
+            }
+        }
+        found
+    };
+    let (b, l) = (read(base), read(last));
+    for name in b.keys().chain(l.keys().filter(|k| !b.contains_key(*k))) {
+        match (b.get(name), l.get(name)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {}
+            (_, Some((_, line))) | (Some((_, line)), None) => out.push(Finding {
+                kind: FindingKind::SelectionChanged,
+                file: path.to_string(),
+                line: *line,
+                test: name.clone(),
+            }),
+            (None, None) => {}
+        }
+    }
+}

@@ -1,0 +1,763 @@
+use super::FindingKind::*;
+use super::*;
+
+/// The findings of one file changed from `base` to `last`, as (kind, line, test).
+fn found(path: &str, base: Option<&str>, last: Option<&str>) -> Vec<(FindingKind, usize, String)> {
+    let change = FileChange {
+        path: path.to_string(),
+        base: base.map(str::to_string),
+        last: last.map(str::to_string),
+    };
+    let report = findings(&Surface::default_rules(), &[change]);
+    assert_eq!(report.unreadable, vec![], "{path}");
+    report
+        .findings
+        .into_iter()
+        .map(|f| {
+            assert_eq!(f.file, path);
+            (f.kind, f.line, f.test)
+        })
+        .collect()
+}
+
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    &'a [(FindingKind, usize, &'a str)],
+);
+
+fn check(cases: &[Case]) {
+    for (what, path, base, last, want) in cases {
+        let want: Vec<(FindingKind, usize, String)> = want
+            .iter()
+            .map(|(k, l, t)| (*k, *l, t.to_string()))
+            .collect();
+        assert_eq!(found(path, *base, *last), want, "{what}");
+    }
+}
+
+const PY: &str = "\
+from calc import add, mul
+
+
+def test_add():
+    assert add(2, 2) == 4
+
+
+def test_mul():
+    assert mul(2, 3) == 6
+";
+
+#[test]
+fn python() {
+    check(&[
+        // The six tricks of a lazy agent, those a diff can show.
+        (
+            "trick 1: the expected value changed",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace("== 4", "== 0")),
+            &[(AssertionWeakened, 5, "test_add")],
+        ),
+        (
+            "trick 2: a skip marker added",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace(
+                "\ndef test_add",
+                "\n@pytest.mark.skip(reason=\"later\")\ndef test_add",
+            )),
+            &[(SkipAdded, 4, "test_add")],
+        ),
+        (
+            "trick 3: the failing test deleted, the rest kept",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace("def test_add():\n    assert add(2, 2) == 4\n", "")),
+            &[(TestRemoved, 4, "test_add")],
+        ),
+        (
+            "trick 5: a new file with one always-true test",
+            "tests/test_add_fixed.py",
+            None,
+            Some("def test_add_fixed():\n    assert True\n"),
+            &[(AssertionFree, 1, "test_add_fixed")],
+        ),
+        // The other markers and kinds.
+        (
+            "skipif, xfail, unittest.skip, pytest.skip( in the body",
+            "test_x.py",
+            Some(
+                "def test_a():\n    assert f()\ndef test_b():\n    assert f()\nclass TestC:\n    def test_c(self):\n        assert f()\ndef test_d():\n    assert f()\n",
+            ),
+            Some(
+                "@pytest.mark.skipif(True, reason='x')\ndef test_a():\n    assert f()\n@pytest.mark.xfail\ndef test_b():\n    assert f()\n@unittest.skip('x')\nclass TestC:\n    def test_c(self):\n        assert f()\ndef test_d():\n    pytest.skip('later')\n    assert f()\n",
+            ),
+            &[
+                (SkipAdded, 1, "test_a"),
+                (SkipAdded, 4, "test_b"),
+                (SkipAdded, 7, "TestC::test_c"),
+                (SkipAdded, 12, "test_d"),
+            ],
+        ),
+        (
+            "a module-level pytestmark skips every test",
+            "tests/test_m.py",
+            Some("def test_a():\n    assert f()\n"),
+            Some("import pytest\npytestmark = pytest.mark.skip\ndef test_a():\n    assert f()\n"),
+            &[(SkipAdded, 2, "test_a")],
+        ),
+        (
+            "an assertion removed, one kept",
+            "tests/test_calc.py",
+            Some("def test_a():\n    assert f(1) == 1\n    assert f(2) == 2\n"),
+            Some("def test_a():\n    assert f(1) == 1\n"),
+            &[(AssertionRemoved, 3, "test_a")],
+        ),
+        (
+            "unittest assertEqual weakened to another expected value",
+            "tests/test_u.py",
+            Some(
+                "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 4)\n",
+            ),
+            Some(
+                "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 5)\n",
+            ),
+            &[(AssertionWeakened, 3, "T::test_a")],
+        ),
+        (
+            "empty bodies and constant-only asserts are assertion-free; helpers and raises are not",
+            "tests/test_new.py",
+            Some(""),
+            Some(
+                "def test_pass():\n    pass\n\ndef test_doc():\n    \"\"\"Later.\"\"\"\n\ndef test_const():\n    assert 1 == 1\n\ndef test_call_only():\n    add(2, 2)\n\ndef test_helper():\n    check_sum(2, 2)\n\ndef test_raises():\n    with pytest.raises(ValueError):\n        add('a')\n\ndef test_real():\n    assert add(2, 2) == 4\n",
+            ),
+            &[
+                (AssertionFree, 1, "test_pass"),
+                (AssertionFree, 4, "test_doc"),
+                (AssertionFree, 7, "test_const"),
+                (AssertionFree, 10, "test_call_only"),
+            ],
+        ),
+        (
+            "an unchanged always-true test is not the goal's doing",
+            "tests/test_old.py",
+            Some("def test_a():\n    assert True\n\ndef test_b():\n    assert f()\n"),
+            Some("def test_a():\n    assert True\n\ndef test_b():\n    assert f() == 1\n"),
+            &[(AssertionWeakened, 5, "test_b")],
+        ),
+        (
+            "a renamed test is a removed one",
+            "tests/test_calc.py",
+            Some("def test_add():\n    assert add(2, 2) == 4\n"),
+            Some("def test_add_renamed():\n    assert add(2, 2) == 4\n"),
+            &[(TestRemoved, 1, "test_add")],
+        ),
+        (
+            "a deleted test file loses each of its tests",
+            "tests/test_calc.py",
+            Some(PY),
+            None,
+            &[(TestRemoved, 4, "test_add"), (TestRemoved, 8, "test_mul")],
+        ),
+        (
+            "a helper module or data file under tests/ deleted: no test removed",
+            "tests/helpers.py",
+            Some("def make():\n    return 1\n"),
+            None,
+            &[],
+        ),
+        (
+            "conftest.py collect_ignore added",
+            "tests/conftest.py",
+            Some("import pytest\n"),
+            Some("import pytest\ncollect_ignore = ['test_calc.py']\n"),
+            &[(SelectionChanged, 2, "collect_ignore")],
+        ),
+        (
+            "code outside tests changed: nothing",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&format!("{PY}\n# a comment\n")),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn rust() {
+    let base = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    fn subs() {\n        assert_eq!(add(2, -2), 0);\n        assert!(add(1, 1) > 0);\n    }\n}\n";
+    check(&[
+        (
+            "#[ignore] added",
+            "src/lib.rs",
+            Some(base),
+            Some(&base.replace(
+                "    #[test]\n    fn adds",
+                "    #[test]\n    #[ignore]\n    fn adds",
+            )),
+            &[(SkipAdded, 8, "tests::adds")],
+        ),
+        (
+            "a #[test] removed",
+            "src/lib.rs",
+            Some(base),
+            Some(&base.replace(
+                "    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n",
+                "",
+            )),
+            &[(TestRemoved, 8, "tests::adds")],
+        ),
+        (
+            "assert_eq! expected value changed",
+            "src/lib.rs",
+            Some(base),
+            Some(&base.replace("assert_eq!(add(2, 2), 4)", "assert_eq!(add(2, 2), 0)")),
+            &[(AssertionWeakened, 9, "tests::adds")],
+        ),
+        (
+            "an assertion removed",
+            "src/lib.rs",
+            Some(base),
+            Some(&base.replace("        assert!(add(1, 1) > 0);\n", "")),
+            &[(AssertionRemoved, 15, "tests::subs")],
+        ),
+        (
+            "assert!(true) in a new test; an empty new test",
+            "tests/new.rs",
+            None,
+            Some(
+                "#[test]\nfn always() {\n    assert!(true);\n}\n\n#[test]\nfn nothing() {}\n\n#[test]\nfn real() {\n    assert_eq!(goal::f(), 1);\n}\n",
+            ),
+            &[(AssertionFree, 2, "always"), (AssertionFree, 7, "nothing")],
+        ),
+        (
+            "a source file's non-test code changed: nothing",
+            "src/lib.rs",
+            Some(base),
+            Some(&base.replace("a - b", "a + b")),
+            &[],
+        ),
+    ]);
+}
+
+const JS: &str = "\
+const { add } = require('./calc');
+
+describe('calc', () => {
+  it('adds', () => {
+    expect(add(2, 2)).toBe(4);
+  });
+
+  test('subs', () => {
+    expect(add(2, -2)).toBe(0);
+    expect(add(1, 1)).not.toBe(0);
+  });
+});
+";
+
+#[test]
+fn javascript() {
+    check(&[
+        (
+            "it.skip",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("it('adds'", "it.skip('adds'")),
+            &[(SkipAdded, 4, "calc > adds")],
+        ),
+        (
+            "xit, describe.skip covers all under it",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("describe('calc'", "describe.skip('calc'")),
+            &[(SkipAdded, 3, "calc > adds"), (SkipAdded, 3, "calc > subs")],
+        ),
+        (
+            ".only on one test",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("test('subs'", "test.only('subs'")),
+            &[(SkipAdded, 8, "calc > subs")],
+        ),
+        (
+            "node's test runner { skip: true } option",
+            "test/calc.test.mjs",
+            Some("test('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n"),
+            Some("test('adds', { skip: true }, () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n"),
+            &[(SkipAdded, 1, "adds")],
+        ),
+        (
+            "test.each and describe.each: skipped with .skip",
+            "each.test.js",
+            Some("describe.each([[1]])('table %i', (n) => {\n  test.each([[1, 2]])('adds %i', (a, b) => {\n    expect(a + 1).toBe(b);\n  });\n});\n"),
+            Some("describe.each([[1]])('table %i', (n) => {\n  test.skip.each([[1, 2]])('adds %i', (a, b) => {\n    expect(a + 1).toBe(b);\n  });\n});\n"),
+            &[(SkipAdded, 2, "table %i > adds %i")],
+        ),
+        (
+            "fit focuses one test",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("  it('adds'", "  fit('adds'")),
+            &[(SkipAdded, 4, "calc > adds")],
+        ),
+        (
+            "a test removed",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("  it('adds', () => {\n    expect(add(2, 2)).toBe(4);\n  });\n\n", "")),
+            &[(TestRemoved, 4, "calc > adds")],
+        ),
+        (
+            "toBe's expected value changed; an expect removed",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("toBe(4)", "toBe(0)").replace("    expect(add(1, 1)).not.toBe(0);\n", "")),
+            &[(AssertionWeakened, 5, "calc > adds"), (AssertionRemoved, 10, "calc > subs")],
+        ),
+        (
+            "expect(true).toBe(true), an empty test",
+            "calc.test.js",
+            Some(JS),
+            Some(&JS.replace("expect(add(2, 2)).toBe(4)", "expect(true).toBe(true)").replace("  test('subs', () => {\n    expect(add(2, -2)).toBe(0);\n    expect(add(1, 1)).not.toBe(0);\n  });\n", "  test('subs', () => {});\n")),
+            &[
+                (AssertionFree, 4, "calc > adds"),
+                (AssertionWeakened, 5, "calc > adds"),
+                (AssertionFree, 8, "calc > subs"),
+                (AssertionRemoved, 9, "calc > subs"),
+                (AssertionRemoved, 10, "calc > subs"),
+            ],
+        ),
+        (
+            "jest testPathIgnorePatterns in jest.config.js",
+            "jest.config.js",
+            Some("module.exports = {\n  testEnvironment: 'node',\n};\n"),
+            Some("module.exports = {\n  testEnvironment: 'node',\n  testPathIgnorePatterns: ['calc'],\n};\n"),
+            &[(SelectionChanged, 3, "testPathIgnorePatterns")],
+        ),
+        (
+            "package.json test script args and jest.testMatch",
+            "package.json",
+            Some("{\n  \"name\": \"c\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  }\n}\n"),
+            Some("{\n  \"name\": \"c\",\n  \"scripts\": {\n    \"test\": \"jest -t mul\"\n  },\n  \"jest\": {\n    \"testMatch\": [\"**/mul.test.js\"]\n  }\n}\n"),
+            &[(SelectionChanged, 4, "scripts.test"), (SelectionChanged, 7, "jest.testMatch")],
+        ),
+    ]);
+}
+
+#[test]
+fn typescript() {
+    let base = "import { add } from './calc';\n\ndescribe('calc', () => {\n  it('adds', (): void => {\n    const got: number = add(2, 2);\n    expect(got).toBe(4);\n  });\n});\n";
+    check(&[
+        (
+            "xdescribe",
+            "src/calc.spec.ts",
+            Some(base),
+            Some(&base.replace("describe('calc'", "xdescribe('calc'")),
+            &[(SkipAdded, 3, "calc > adds")],
+        ),
+        (
+            "toBe weakened to toBeDefined",
+            "src/calc.spec.ts",
+            Some(base),
+            Some(&base.replace("toBe(4)", "toBeDefined()")),
+            &[(AssertionWeakened, 6, "calc > adds")],
+        ),
+        (
+            "test removed from a .tsx file",
+            "src/calc.test.tsx",
+            Some(base),
+            Some("import { add } from './calc';\n\ndescribe('calc', () => {\n});\n"),
+            &[(TestRemoved, 4, "calc > adds")],
+        ),
+        (
+            "JSX in a .tsx test, an expect removed",
+            "src/App.test.tsx",
+            Some(
+                "test('renders', () => {\n  const { getByText } = render(<App title=\"x\" />);\n  expect(getByText('x')).toBeTruthy();\n  expect(1 + 1).toBe(2);\n});\n",
+            ),
+            Some(
+                "test('renders', () => {\n  const { getByText } = render(<App title=\"x\" />);\n  expect(1 + 1).toBe(2);\n});\n",
+            ),
+            &[
+                (AssertionFree, 1, "renders"),
+                (AssertionRemoved, 3, "renders"),
+            ],
+        ),
+        (
+            "node:test t.skip() in the body",
+            "test/a.test.ts",
+            Some(
+                "import { test } from 'node:test';\ntest('a', (t: any) => {\n  assert.ok(f());\n});\n",
+            ),
+            Some(
+                "import { test } from 'node:test';\ntest('a', (t: any) => {\n  t.skip('later');\n  assert.ok(f());\n});\n",
+            ),
+            &[(SkipAdded, 3, "a")],
+        ),
+        (
+            "a new test asserting nothing",
+            "src/new.test.ts",
+            None,
+            Some("test('new', async (): Promise<void> => {\n  await add(1, 2);\n});\n"),
+            &[(AssertionFree, 1, "new")],
+        ),
+    ]);
+}
+
+const GO: &str = "\
+package calc
+
+import \"testing\"
+
+func TestAdd(t *testing.T) {
+\tif got := Add(2, 2); got != 4 {
+\t\tt.Errorf(\"got %d\", got)
+\t}
+}
+
+func TestSub(t *testing.T) {
+\tassert.Equal(t, 0, Add(2, -2))
+\tcheckSum(t, 1, 1)
+}
+";
+
+#[test]
+fn go() {
+    check(&[
+        (
+            "t.Skip added",
+            "calc_test.go",
+            Some(GO),
+            Some(&GO.replace("func TestAdd(t *testing.T) {\n", "func TestAdd(t *testing.T) {\n\tt.Skip(\"later\")\n")),
+            &[(SkipAdded, 6, "TestAdd")],
+        ),
+        (
+            "the compared value changed",
+            "calc_test.go",
+            Some(GO),
+            Some(&GO.replace("got != 4", "got != 0")),
+            &[(AssertionWeakened, 6, "TestAdd")],
+        ),
+        (
+            "testify assertion removed",
+            "calc_test.go",
+            Some(GO),
+            Some(&GO.replace("\tassert.Equal(t, 0, Add(2, -2))\n", "")),
+            &[(AssertionRemoved, 12, "TestSub")],
+        ),
+        (
+            "a test removed",
+            "calc_test.go",
+            Some(GO),
+            Some(&GO.replace("func TestSub(t *testing.T) {\n\tassert.Equal(t, 0, Add(2, -2))\n\tcheckSum(t, 1, 1)\n}\n", "")),
+            &[(TestRemoved, 11, "TestSub")],
+        ),
+        (
+            "a new Go test with no t.Error/t.Fatal, one with a constant condition",
+            "new_test.go",
+            None,
+            Some("package calc\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tAdd(1, 2)\n}\n\nfunc TestConst(t *testing.T) {\n\tif 1 != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n\nfunc helper(t *testing.T) {}\n"),
+            &[(AssertionFree, 5, "TestNew"), (AssertionFree, 9, "TestConst")],
+        ),
+    ]);
+}
+
+#[test]
+fn configuration() {
+    check(&[
+        (
+            "trick 4: addopts = \"-k mul\" in pyproject.toml",
+            "pyproject.toml",
+            Some("[project]\nname = \"calc\"\n"),
+            Some("[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n"),
+            &[(SelectionChanged, 5, "tool.pytest.ini_options.addopts")],
+        ),
+        (
+            "addopts that only change output are no selection change",
+            "pyproject.toml",
+            Some("[tool.pytest.ini_options]\naddopts = \"-q\"\n"),
+            Some("[tool.pytest.ini_options]\naddopts = \"-q -rA --tb=short\"\n"),
+            &[],
+        ),
+        (
+            "pytest.ini --deselect, testpaths",
+            "pytest.ini",
+            Some("[pytest]\naddopts = -q\n"),
+            Some(
+                "[pytest]\naddopts = -q --deselect tests/test_calc.py::test_add\ntestpaths = tests/other\n",
+            ),
+            &[
+                (SelectionChanged, 2, "pytest.addopts"),
+                (SelectionChanged, 3, "pytest.testpaths"),
+            ],
+        ),
+        (
+            "tox.ini commands",
+            "tox.ini",
+            Some("[testenv]\ncommands = pytest\n"),
+            Some("[testenv]\ncommands = pytest -m 'not slow'\n"),
+            &[(SelectionChanged, 2, "testenv.commands")],
+        ),
+        (
+            "Cargo [[test]] harness, [lib] test",
+            "Cargo.toml",
+            Some("[package]\nname = \"c\"\n\n[[test]]\nname = \"main\"\n"),
+            Some(
+                "[package]\nname = \"c\"\n\n[lib]\ntest = false\n\n[[test]]\nname = \"main\"\nharness = false\n",
+            ),
+            &[
+                (SelectionChanged, 5, "lib.test"),
+                (SelectionChanged, 7, "test"),
+            ],
+        ),
+        (
+            "Cargo dependencies changed: no selection change",
+            "Cargo.toml",
+            Some("[package]\nname = \"c\"\n"),
+            Some("[package]\nname = \"c\"\n\n[dependencies]\nserde = \"1\"\n"),
+            &[],
+        ),
+        (
+            "a Makefile test target changed, another target not",
+            "Makefile",
+            Some("build:\n\tcargo build\n\ntest:\n\tpytest\n"),
+            Some("build:\n\tcargo build --release\n\ntest:\n\tpytest -k mul\n"),
+            &[(SelectionChanged, 4, "test")],
+        ),
+        (
+            ".mocharc.yml grep",
+            ".mocharc.yml",
+            Some("spec: test/**/*.js\n"),
+            Some("spec: test/**/*.js\ngrep: mul\n"),
+            &[(SelectionChanged, 2, "grep")],
+        ),
+        (
+            ".cargo/config.toml test alias",
+            ".cargo/config.toml",
+            Some("[alias]\nt = \"test\"\n"),
+            Some("[alias]\nt = \"test -- --skip add\"\n"),
+            &[(SelectionChanged, 2, "alias.t")],
+        ),
+    ]);
+}
+
+#[test]
+fn java_and_csharp_skip_markers() {
+    check(&[
+        (
+            "JUnit 5 @Disabled on a method",
+            "src/test/java/CalcTest.java",
+            Some(
+                "class CalcTest {\n    @Test\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            Some(
+                "class CalcTest {\n    @Test\n    @Disabled(\"later\")\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            &[(SkipAdded, 3, "adds")],
+        ),
+        (
+            "JUnit 4 @Ignore on the class",
+            "CalcTest.java",
+            Some("public class CalcTest {\n}\n"),
+            Some("@org.junit.Ignore\npublic class CalcTest {\n}\n"),
+            &[(SkipAdded, 1, "CalcTest")],
+        ),
+        (
+            "NUnit [Ignore], xUnit [Fact(Skip = …)]",
+            "Calc.Tests/CalcTests.cs",
+            Some(
+                "public class CalcTests {\n    [Test]\n    public void Adds() {}\n    [Fact]\n    public void Subs() {}\n}\n",
+            ),
+            Some(
+                "public class CalcTests {\n    [Test, Ignore(\"x\")]\n    public void Adds() {}\n    [Fact(Skip = \"x\")]\n    public void Subs() {}\n}\n",
+            ),
+            &[(SkipAdded, 2, "Adds"), (SkipAdded, 4, "Subs")],
+        ),
+        (
+            "an [Ignore] that was there already",
+            "CalcTests.cs",
+            Some("[Ignore]\npublic void A() {}\n"),
+            Some("[Ignore]\npublic void A() { }\n"),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn unparsable_files_are_listed_not_guessed() {
+    let change = FileChange {
+        path: "tests/test_calc.py".to_string(),
+        base: Some(PY.to_string()),
+        last: Some("def test_add(:\n".to_string()),
+    };
+    let report = findings(&Surface::default_rules(), &[change]);
+    assert_eq!(report.findings, vec![]);
+    assert_eq!(report.unreadable.len(), 1);
+    assert!(
+        report.unreadable[0].reason.contains("line 1"),
+        "{:?}",
+        report.unreadable
+    );
+}
+
+#[test]
+fn kinds_trailers_and_refusals() {
+    let cases: &[(FindingKind, &str, bool)] = &[
+        (TestRemoved, "test-removed", true),
+        (SkipAdded, "skip-added", true),
+        (AssertionRemoved, "assertion-removed", false),
+        (AssertionWeakened, "assertion-weakened", false),
+        (SelectionChanged, "selection-changed", true),
+        (AssertionFree, "assertion-free", true),
+    ];
+    for (kind, name, refuses) in cases {
+        assert_eq!(kind.as_str(), *name);
+        assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
+        assert_eq!(kind.refuses(), *refuses, "{name}");
+    }
+    let f = Finding {
+        kind: SkipAdded,
+        file: "tests/test_calc.py".to_string(),
+        line: 4,
+        test: "test_add".to_string(),
+    };
+    assert_eq!(
+        f.trailer_value(),
+        "skip-added tests/test_calc.py:4 test_add"
+    );
+}
+
+#[test]
+fn deleted_files_without_a_parser() {
+    check(&[
+        (
+            "a deleted Ruby spec",
+            "spec/calc_spec.rb",
+            Some("describe 'x' do\nend\n"),
+            None,
+            &[(TestRemoved, 1, "*")],
+        ),
+        (
+            "a deleted fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            None,
+            &[],
+        ),
+        (
+            "a changed fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            Some("[]\n"),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn findings_in_the_tests_a_pin_runs() {
+    let f = |kind, file: &str, test: &str| Finding {
+        kind,
+        file: file.to_string(),
+        line: 1,
+        test: test.to_string(),
+    };
+    let cases: &[(&str, Finding, bool)] = &[
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_other.py", "test_x"),
+            false,
+        ),
+        (
+            "pytest -q tests/",
+            f(SkipAdded, "tests/sub/test_x.py", "test_x"),
+            true,
+        ),
+        (
+            "pytest tests/test_calc.py::test_add",
+            f(TestRemoved, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "pytest -k add",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "python3 -m pytest -q tests/test_calc.py",
+            f(SelectionChanged, "pyproject.toml", "addopts"),
+            true,
+        ),
+        (
+            "go test ./...",
+            f(SkipAdded, "pkg/calc/calc_test.go", "TestAdd"),
+            true,
+        ),
+        (
+            "go test ./pkg/calc/...",
+            f(SkipAdded, "pkg/other/x_test.go", "TestX"),
+            false,
+        ),
+        (
+            "node --test test/calc.test.mjs",
+            f(SkipAdded, "test/calc.test.mjs", "adds"),
+            true,
+        ),
+        (
+            "npx jest src/a.test.ts",
+            f(SkipAdded, "src/b.test.ts", "b"),
+            false,
+        ),
+        (
+            "cargo test",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::subs"),
+            false,
+        ),
+        (
+            "cargo test -p calc surface::rust",
+            f(SkipAdded, "src/surface/rust.rs", "tests::x"),
+            true,
+        ),
+        (
+            "cargo test --locked surface::rust -- --nocapture",
+            f(SkipAdded, "src/surface/red.rs", "tests::x"),
+            false,
+        ),
+        (
+            "make test",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+    ];
+    for (pin, finding, want) in cases {
+        assert_eq!(
+            pin_runs(pin, finding),
+            *want,
+            "{pin} / {}",
+            finding.trailer_value()
+        );
+    }
+}
