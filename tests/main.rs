@@ -7,6 +7,7 @@ mod support;
 
 mod agents;
 mod audit;
+mod baseline;
 mod commit_policy;
 mod core;
 mod evidence;
