@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod deslop;
 pub mod detect;
+pub mod door;
 pub mod error;
 pub mod evidence;
 pub mod fault;
@@ -27,6 +28,7 @@ pub mod retry;
 /// `goal run`: the agent loop as a state machine, agent presets, the agent process, the display.
 pub mod runner;
 pub mod stagnation;
+pub mod store;
 pub mod summary;
 pub mod trailers;
 pub mod user_hooks;

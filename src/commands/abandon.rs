@@ -3,8 +3,9 @@
 use crate::repo::Oid;
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::Ctx;
+use crate::door::Commit;
 use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::trailers::Action;
@@ -21,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     let _lock = ws.lock()?;
     let goal = ws.goal()?;
     let reason = args

@@ -2,8 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::{Ctx, now_rfc3339};
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::trailers::Action;
@@ -20,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     ws.repo.ensure_idle()?;
     let reason = args.reason.trim();
     if reason.is_empty() {

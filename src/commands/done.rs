@@ -2,9 +2,10 @@
 
 use serde::Serialize;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::{Ctx, now_rfc3339};
 use crate::deslop;
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::history;
@@ -83,7 +84,7 @@ fn red_flag(why: &str) -> &'static str {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
@@ -106,7 +107,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     if let Err(reason) = ledger.verify_chain() {
         return Err(Error::refused(
             format!("evidence.jsonl does not verify: {reason}"),
-            super::verify::broken_ledger_hint(&ws.evidence_rel()),
+            crate::store::broken_ledger_hint(&ws.evidence_rel()),
         ));
     }
     let tree = ws.worktree_tree()?;

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::{Ctx, now_rfc3339};
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, one_line};
 use crate::lint;
@@ -69,7 +70,7 @@ fn criteria_from(text: &str) -> Vec<String> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     ws.repo.ensure_idle()?;
     let mut criteria: Vec<String> = args
         .criteria

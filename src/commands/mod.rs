@@ -32,11 +32,11 @@ use crate::repo::Oid;
 
 use crate::cli::Command;
 use crate::context::Ctx;
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
-use crate::repo::Stage;
-use crate::trailers::{Action, GoalTrailers};
-use crate::workspace::{Pending, Workspace};
+use crate::trailers::Action;
+use crate::workspace::Workspace;
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     match command {
@@ -78,145 +78,6 @@ pub struct CommitFlags {
     /// --no-verify` does; goal's own gate still applies.
     #[arg(long, short = 'n')]
     pub no_verify: bool,
-}
-
-/// A goal commit about to be made.
-pub struct Commit<'a> {
-    pub action: Action,
-    pub subject: String,
-    pub body: Vec<String>,
-    pub stage: Stage,
-    pub evidence: Vec<String>,
-    pub material_change: Option<String>,
-    /// Goal files other than GOAL.md to write (Some) or delete (None) in the same commit.
-    pub other: Vec<(PathBuf, Option<Vec<u8>>)>,
-    /// The status trailer when it is not GOAL.md's own (`abandoned`).
-    pub status: Option<&'a str>,
-    /// The `goal run` this commit belongs to (`Goal-Run`).
-    pub run: Option<String>,
-}
-
-/// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
-/// are proven on what they commit; other ticks stay in the working file for the next `iterate`.
-fn housekeeping(action: Action) -> bool {
-    matches!(
-        action,
-        Action::Block | Action::Resume | Action::Criteria | Action::Escalate | Action::Restore
-    )
-}
-
-/// `goal` with every tick that is new since HEAD and not proven on HEAD's code taken back.
-/// `other`: the goal files this commit writes (a restore brings back its own evidence).
-fn proven_ticks_only(
-    ws: &Workspace,
-    goal: &GoalFile,
-    other: &[(PathBuf, Option<Vec<u8>>)],
-) -> Result<GoalFile> {
-    let head_tree = ws.repo.head_tree()?;
-    let head_goal = match head_tree {
-        Some(t) => ws
-            .repo
-            .file_in_tree(t, &ws.goal_rel)?
-            .and_then(|b| GoalFile::parse_bytes(&b).ok()),
-        None => None,
-    };
-    let code = match head_tree {
-        Some(t) => ws.repo.tree_without(t, &ws.goal_dir)?.to_string(),
-        None => String::new(),
-    };
-    let evidence_rel = ws.evidence_rel();
-    let ledger = match other.iter().find(|(rel, _)| *rel == evidence_rel) {
-        Some((_, Some(bytes))) => crate::evidence::Ledger::parse(bytes)
-            .map_err(|(line, message)| Error::Parse {
-                path: evidence_rel.clone(),
-                line,
-                message,
-            })?
-            .with_witness(crate::workspace::read_witness(&ws.witness_path())),
-        Some((_, None)) => crate::evidence::Ledger::default(),
-        None => ws.ledger()?,
-    };
-    let mut staged = goal.clone();
-    for c in &goal.criteria {
-        let was = head_goal
-            .as_ref()
-            .is_some_and(|h| h.criteria.iter().any(|k| k.passed && k.text == c.text));
-        if c.passed && !was && ledger.proof(c.number, &c.text, &code).is_err() {
-            staged.set_passed(c.number, false);
-        }
-    }
-    Ok(staged)
-}
-
-impl<'a> Commit<'a> {
-    pub fn new(action: Action, subject: impl Into<String>) -> Self {
-        Commit {
-            action,
-            subject: subject.into(),
-            body: Vec::new(),
-            stage: Stage::GoalOnly,
-            evidence: Vec::new(),
-            material_change: None,
-            other: Vec::new(),
-            status: None,
-            run: None,
-        }
-    }
-
-    /// Write the goal (None: delete the goal files) and commit, through the gate.
-    pub fn make(
-        self,
-        ws: &Workspace,
-        goal: Option<&GoalFile>,
-        trailers_of: &GoalFile,
-    ) -> Result<Oid> {
-        let pending = self.prepare(ws, goal, trailers_of)?;
-        let mut made = ws.commit_all(vec![pending])?;
-        made.pop()
-            .ok_or_else(|| Error::usage("no commit was made", "run the goal command again"))
-    }
-
-    /// The commit ready to be made, for [`Workspace::commit_all`] (commands that make two).
-    pub fn prepare(
-        self,
-        ws: &Workspace,
-        goal: Option<&GoalFile>,
-        trailers_of: &GoalFile,
-    ) -> Result<Pending> {
-        let staged = match goal {
-            Some(g) if housekeeping(self.action) && self.stage == Stage::GoalOnly => {
-                Some(proven_ticks_only(ws, g, &self.other)?)
-            }
-            _ => None,
-        };
-        let mut trailers = GoalTrailers::of(staged.as_ref().unwrap_or(trailers_of), self.action);
-        if let Some(status) = self.status {
-            trailers.status = status.to_string();
-        }
-        trailers.evidence = self.evidence;
-        trailers.material_change = self.material_change;
-        trailers.run = self.run;
-        let message = trailers.message(&self.subject, &self.body);
-        Ok(Pending::new(
-            goal,
-            staged.as_ref(),
-            &self.other,
-            &message,
-            self.stage,
-        ))
-    }
-}
-
-impl Commit<'_> {
-    /// Start a new retry episode in this commit: attempts cleared, the policy kept.
-    pub fn new_retry_episode(&mut self, ws: &Workspace) {
-        let mut retry = ws.retry_state();
-        if !retry.attempts.is_empty() {
-            retry.attempts.clear();
-            self.other
-                .push((ws.retry_rel(), Some(retry.render().into_bytes())));
-        }
-    }
 }
 
 /// Block the goal for a reason `goal` found itself (stagnation, retries exhausted): a Blocked

@@ -2,8 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::Ctx;
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::repo::CommitInfo;

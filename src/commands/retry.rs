@@ -41,7 +41,7 @@ struct RetryOut {
 pub const ALTERNATIVE_PROMPT: &str = "Retries exhausted. The current approach keeps failing. Try an alternative approach:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps";
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     if args
         .strategy
         .as_deref()
