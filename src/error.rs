@@ -66,6 +66,19 @@ pub enum Error {
     /// Refused by a gate, or a negative answer (exit 1).
     #[error("{message}")]
     Refused { message: String, hint: String },
+    /// `goal done` does not accept the goal on its evidence (exit 1): no criteria, a broken
+    /// ledger, criteria not proven, no test run, or evidence the clean-up pass made stale.
+    #[error("{message}")]
+    NotProven { message: String, hint: String },
+    /// The goal is blocked, so it cannot be changed this way (exit 1).
+    #[error("the goal is blocked: {doing}")]
+    Blocked { doing: String, hint: String },
+    /// The goal is marked complete, so it cannot be changed this way (exit 1).
+    #[error("the goal is complete: cannot {what}")]
+    MarkedComplete { what: String },
+    /// goal's own gate refused a commit (exit 1).
+    #[error("{message}")]
+    GateRefused { message: String, hint: String },
     /// The command given to `goal verify` (or a deslop command) could not be started.
     #[error("cannot run `{program}`: {source}")]
     Spawn {
@@ -118,6 +131,13 @@ impl Error {
         }
     }
 
+    pub fn not_proven(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::NotProven {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
     pub fn git(what: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
         let what = what.into();
         move |source| {
@@ -138,11 +158,33 @@ impl Error {
         move |source| Error::Io { what, path, source }
     }
 
+    /// Whether `goal done` answered no on the goal itself (its evidence, its status, the gate):
+    /// the agent can act on it. Anything else (a hook, signing, a lock, I/O) is not its answer.
+    pub fn is_done_refusal(&self) -> bool {
+        matches!(
+            self,
+            Error::NotProven { .. } | Error::Blocked { .. } | Error::GateRefused { .. }
+        )
+    }
+
+    /// Whether the goal is not in progress (gone, blocked, complete), so there is nothing to
+    /// record a retry on.
+    pub fn is_not_in_progress(&self) -> bool {
+        matches!(
+            self,
+            Error::NoGoal { .. } | Error::Blocked { .. } | Error::MarkedComplete { .. }
+        )
+    }
+
     /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::NoGoal { .. }
             | Error::Refused { .. }
+            | Error::NotProven { .. }
+            | Error::Blocked { .. }
+            | Error::MarkedComplete { .. }
+            | Error::GateRefused { .. }
             | Error::Locked { .. }
             | Error::HookRefused { .. }
             | Error::HookSpawn { .. }
@@ -178,7 +220,12 @@ impl Error {
                 "replace the symlink {} with a regular file or folder inside the worktree",
                 path.display()
             ),
-            Error::Usage { hint, .. } | Error::Refused { hint, .. } => {
+            Error::MarkedComplete { .. } => "finish it with `goal done`; if `goal done` refuses (a criterion is not proven), set it back to in-progress with `goal resume`".into(),
+            Error::Usage { hint, .. }
+            | Error::Refused { hint, .. }
+            | Error::NotProven { hint, .. }
+            | Error::Blocked { hint, .. }
+            | Error::GateRefused { hint, .. } => {
                 if hint.is_empty() {
                     return None;
                 }

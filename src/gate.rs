@@ -180,10 +180,10 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
         }
     }
     hints.dedup();
-    Error::refused(
-        format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
-        hints.join("\n      "),
-    )
+    Error::GateRefused {
+        message: format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
+        hint: hints.join("\n      "),
+    }
 }
 
 /// Read what a commit stages and evaluate the gate on it.

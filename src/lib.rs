@@ -20,6 +20,7 @@ pub mod history;
 pub mod junit;
 pub mod lint;
 pub mod material;
+pub mod ops;
 pub mod pin;
 pub mod prompt;
 pub mod proof;

@@ -26,16 +26,12 @@ pub mod run;
 pub mod status;
 pub mod verify;
 
-use std::path::PathBuf;
-
 use crate::repo::Oid;
 
 use crate::cli::Command;
 use crate::context::Ctx;
-use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
-use crate::trailers::Action;
 use crate::workspace::Workspace;
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
@@ -78,35 +74,6 @@ pub struct CommitFlags {
     /// --no-verify` does; goal's own gate still applies.
     #[arg(long, short = 'n')]
     pub no_verify: bool,
-}
-
-/// Block the goal for a reason `goal` found itself (stagnation, retries exhausted): a Blocked
-/// entry, an escalation commit (with `other` files), a line on stderr, and the notify command.
-pub fn escalate(
-    ctx: &Ctx,
-    ws: &Workspace,
-    goal: &mut GoalFile,
-    subject: String,
-    message: &str,
-    other: Vec<(PathBuf, Option<Vec<u8>>)>,
-) -> Result<Oid> {
-    use crate::goal_file::Status;
-    goal.set_blocked(message);
-    goal.set_status(Status::Blocked);
-    goal.set_updated(&crate::context::now_rfc3339());
-    let mut commit = Commit::new(Action::Escalate, subject);
-    commit.body = vec![message.to_string()];
-    commit.other = other;
-    let oid = commit.make(ws, Some(goal), goal)?;
-    eprintln!(
-        "goal: escalated: the goal \"{}\" is blocked — {message}",
-        goal.goal
-    );
-    eprintln!(
-        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`"
-    );
-    iterate::notify(ctx, ws, &format!("goal blocked: {} — {message}", goal.goal));
-    Ok(oid)
 }
 
 /// Parse a 1-based criterion number against the goal.
@@ -197,18 +164,4 @@ pub fn short(oid: Oid) -> String {
     oid.to_string()[..10].to_string()
 }
 
-/// Refuse to change a goal whose status does not allow it.
-pub fn require_in_progress(goal: &GoalFile, what: &str) -> Result<()> {
-    use crate::goal_file::Status;
-    match goal.status {
-        Status::InProgress => Ok(()),
-        Status::Blocked => Err(Error::refused(
-            format!("the goal is blocked: cannot {what}"),
-            "see the Blocked section with `goal status`, then run `goal resume`",
-        )),
-        Status::Complete => Err(Error::refused(
-            format!("the goal is complete: cannot {what}"),
-            "finish it with `goal done`; if `goal done` refuses (a criterion is not proven), set it back to in-progress with `goal resume`",
-        )),
-    }
-}
+pub use crate::ops::require_in_progress;

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
+use crate::ops;
 use crate::runner::agent::{self, INTERRUPTS, Turn};
 use crate::runner::display::Display;
 use crate::runner::machine::{
@@ -140,16 +141,6 @@ impl Clock {
     }
 }
 
-fn quiet(ctx: &Ctx) -> Ctx {
-    Ctx {
-        cwd: ctx.cwd.clone(),
-        file: ctx.file.clone(),
-        json: false,
-        quiet: true,
-        color: false,
-    }
-}
-
 /// The goal's state, as the loop needs it.
 fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
     let Some(goal) = ws.read_goal()? else {
@@ -202,7 +193,7 @@ fn run_id() -> String {
 }
 
 /// Start the goal of `goal run "<goal>"`, or check that it is the active one.
-fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
+fn start_goal(ws: &Workspace, args: &Args) -> Result<()> {
     let Some(text) = args.goal.as_deref() else {
         if ws.read_goal()?.is_none() {
             return Err(Error::refused(
@@ -237,16 +228,14 @@ fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
             "continue it with `goal run` (no goal text), or replace it first with `goal init --replace \"<goal>\"`",
         ));
     }
-    super::init::run(
-        &quiet(ctx),
-        super::init::Args {
+    ops::init::init(
+        ws,
+        ops::init::Options {
             goal: Some(text.to_string()),
             criteria: args.criteria.clone(),
-            criteria_file: None,
             phases: Vec::new(),
-            replace: false,
             abandon_current: false,
-            commit: super::CommitFlags::default(),
+            on_active: &|_| ops::init::OnActive::Keep,
         },
     )?;
     Ok(())
@@ -287,7 +276,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             ));
         }
     };
-    start_goal(ctx, &ws, &args)?;
+    start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
 
     let run_id = run_id();
@@ -450,29 +439,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                         .read_goal()?
                         .is_some_and(|g| g.status == Status::InProgress)
                 {
-                    let before = ws.repo.head_id()?;
-                    super::iterate::run(
-                        &quiet(ctx),
-                        super::iterate::Args {
+                    let iterated = ops::iterate::iterate(
+                        &ws,
+                        ops::iterate::Options {
                             messages: vec![message.clone()],
                             goal_only: false,
-                            commit: super::CommitFlags::default(),
                             run_id: Some(run_id.clone()),
+                            quiet: true,
                         },
                     )?;
                     recorded = Some(message);
-                    // The files this iteration brought into git, said where people look.
-                    for info in ws.repo.first_parent_walk()? {
-                        let info = info?;
-                        if Some(info.id) == before {
-                            break;
-                        }
-                        new_files.extend(
-                            ws.repo
-                                .added_paths(info.id, &ws.goal_dir)
-                                .unwrap_or_default(),
-                        );
-                    }
+                    // The files this iteration brought into git, said where people look (an
+                    // escalation commit after it brings none).
+                    new_files = ws
+                        .repo
+                        .added_paths(iterated.commit, &ws.goal_dir)
+                        .unwrap_or_default();
                 }
                 let (state, now_summary) = goal_state(&ws)?;
                 summary = now_summary;
@@ -519,7 +501,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 delay_s,
                 reason,
             } => {
-                record_failure(ctx, &reason)?;
+                record_failure(&ws, &reason)?;
                 display.event(
                     "retry",
                     json!({"retry": retry, "max": max, "delay_s": delay_s, "reason": reason}),
@@ -528,7 +510,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 None
             }
             Action::BlockRetries { reason } => {
-                record_failure(ctx, &reason)?;
+                record_failure(&ws, &reason)?;
                 None
             }
             Action::Wait {
@@ -590,24 +572,29 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 }
             }
             Action::CallDone => {
-                let done_ctx = if ctx.json { quiet(ctx) } else { clone_ctx(ctx) };
-                let answer = display.suspend(|| {
-                    super::done::run(
-                        &done_ctx,
-                        super::done::Args {
+                let answer: Result<()> = display.suspend(|| {
+                    let done = ops::done::done(
+                        &ws,
+                        ops::done::Options {
                             deslop: Vec::new(),
-                            commit: super::CommitFlags::default(),
-                            report: false,
+                            quiet: ctx.json || ctx.quiet,
                         },
-                    )
+                    )?;
+                    super::done::render(ctx, &ws, &done);
+                    Ok(())
                 });
+                // `goal done` answering no is for the agent to act on; a hook, signing, a lock
+                // or I/O failing stops the run, the goal as it was.
                 let refusal = match answer {
-                    Ok(_) => None,
-                    Err(e) if e.exit_code() == 1 => Some(match e.hint() {
+                    Ok(()) => None,
+                    Err(e) if e.is_done_refusal() => Some(match e.hint() {
                         Some(hint) => format!("{e}\nhint: {hint}"),
                         None => e.to_string(),
                     }),
-                    Err(e) => return Err(e),
+                    Err(e) => {
+                        display.finish();
+                        return Err(e);
+                    }
                 };
                 if let Some(r) = &refusal {
                     display.event(
@@ -668,36 +655,25 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     Ok(2)
 }
 
-fn clone_ctx(ctx: &Ctx) -> Ctx {
-    Ctx {
-        cwd: ctx.cwd.clone(),
-        file: ctx.file.clone(),
-        json: ctx.json,
-        quiet: ctx.quiet,
-        color: ctx.color,
-    }
-}
-
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Record one failed attempt as `goal retry` does (retry.json; after the last one, the goal is
 /// blocked in an escalation commit).
-fn record_failure(ctx: &Ctx, reason: &str) -> Result<()> {
-    let answer = super::retry::run(
-        &quiet(ctx),
-        super::retry::Args {
-            sleep: false,
+fn record_failure(ws: &Workspace, reason: &str) -> Result<()> {
+    let answer = ops::retry::record_failure(
+        ws,
+        ops::retry::Options {
             strategy: None,
             reason: Some(reason.to_string()),
-            commit: super::CommitFlags::default(),
+            quiet: true,
         },
     );
     match answer {
         Ok(_) => Ok(()),
         // The goal is no longer in progress (the agent blocked it): nothing to count.
-        Err(e) if e.exit_code() == 1 => Ok(()),
+        Err(e) if e.is_not_in_progress() => Ok(()),
         Err(e) => Err(e),
     }
 }
