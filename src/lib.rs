@@ -31,6 +31,7 @@ pub mod runner;
 pub mod stagnation;
 pub mod store;
 pub mod summary;
+pub mod texts;
 pub mod trailers;
 pub mod user_hooks;
 pub mod workspace;
@@ -108,7 +109,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         quiet: cli.quiet,
         color: context::color_wanted(),
     };
-    commands::run(&ctx, cli.command)
+    commands::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command)
 }
 
 /// `goal: error: …` and `hint: …` on stderr.

@@ -127,6 +127,27 @@ pub enum Unaccepted {
     NoPassingTest,
 }
 
+impl Unaccepted {
+    /// Why, in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Unaccepted::NoCriteria => "the goal has no criteria: nothing proves it done".into(),
+            Unaccepted::BrokenChain(why) => format!("evidence.jsonl does not verify: {why}"),
+            Unaccepted::Unproven(numbers) => format!(
+                "criteria not proven: {}",
+                numbers
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Unaccepted::NoPassingTest => {
+                "no passing test evidence on this tree: a check alone cannot complete a goal".into()
+            }
+        }
+    }
+}
+
 /// Every criterion of a goal, judged on one tree.
 #[derive(Debug, Clone, Serialize)]
 pub struct Proof {

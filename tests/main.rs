@@ -9,6 +9,7 @@ mod agents;
 mod audit;
 mod baseline;
 mod commit_policy;
+mod complete;
 mod core;
 mod evidence;
 mod faults;

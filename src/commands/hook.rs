@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::inject;
 use crate::context::Ctx;
 use crate::detect::{self, Granularity, Kind};
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::proof::State;
+use crate::texts as inject;
 use crate::trailers::{Action, GoalTrailers};
 use crate::workspace::{Workspace, write_atomic};
 

@@ -34,7 +34,9 @@ use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::workspace::Workspace;
 
-pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
+/// Run one command; `app` gives goal's whole command line as clap describes it (for completions
+/// and the manual page).
+pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8> {
     match command {
         Command::Init(args) => init::run(ctx, args),
         Command::Status(args) => status::run(ctx, args),
@@ -62,8 +64,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Integrate(cmd) => integrate::run(ctx, cmd),
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),
-        Command::Completions(args) => completions::run(ctx, args),
-        Command::Man(args) => completions::run_man(ctx, args),
+        Command::Completions(args) => completions::run(ctx, args, app()),
+        Command::Man(args) => completions::run_man(ctx, args, app()),
     }
 }
 
