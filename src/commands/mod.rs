@@ -161,9 +161,6 @@ pub fn print_added(ctx: &Ctx, ws: &Workspace, commit: Option<Oid>) {
     }
 }
 
-/// The short form of a commit id for people.
-pub fn short(oid: Oid) -> String {
-    oid.to_string()[..10].to_string()
-}
+pub use crate::ops::short;
 
 pub use crate::ops::require_in_progress;

@@ -3,9 +3,11 @@
 //! `goal run` and the Claude hook call these on the workspace they hold.
 
 pub mod abandon;
+pub mod block;
 pub mod done;
 pub mod init;
 pub mod iterate;
+pub mod restore;
 pub mod retry;
 
 use std::path::PathBuf;
@@ -17,6 +19,11 @@ use crate::goal_file::{GoalFile, Status};
 use crate::repo::Oid;
 use crate::trailers::Action;
 use crate::workspace::Workspace;
+
+/// The short form of a commit id for people.
+pub fn short(oid: Oid) -> String {
+    oid.to_string()[..10].to_string()
+}
 
 /// A line for the user on stderr, prefixed `goal:` (not when `quiet`).
 pub fn note(quiet: bool, text: impl AsRef<str>) {
