@@ -1,5 +1,5 @@
-//! The goal's home in one worktree: its paths, the lock, atomic writes, and committing a change
-//! of the goal files in a way a killed process cannot leave half done.
+//! The goal's home in one worktree: its paths, the lock, atomic writes, and loading GOAL.md, the
+//! ledger and the retry state. Committing is the door's (`door.rs`).
 
 use std::fs::File;
 use std::io::Write;
