@@ -5,6 +5,8 @@
 // a goal commit is made) → workspace, store (paths, lock, loading the goal files) → repo (the
 // only git user); the rules below them are pure.
 
+/// Questions on the terminal with a timed default (never the agent's prompt).
+pub mod ask;
 /// Audit and replay: what a reviewer can check of a goal from git alone.
 pub mod audit;
 /// Commands goal runs (verify's command, clean-up checks, notify), each in its own process group.
@@ -45,8 +47,6 @@ pub mod material;
 pub mod ops;
 /// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 pub mod pin;
-/// Questions on the terminal with a timed default (never the agent's prompt).
-pub mod prompt;
 /// One truth for "proven" and for "would `goal done` accept". Pure.
 pub mod proof;
 /// The only git user (git2 and the git CLI): open, snapshot trees, commit, walk history.

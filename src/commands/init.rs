@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::short;
+use crate::ask;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::lint;
 use crate::ops::{self, init::Initialized, init::OnActive};
-use crate::prompt;
 use crate::workspace::Workspace;
 
 /// Start a goal: create .agents/goal/GOAL.md (status in-progress, iteration 0) and commit it.
@@ -89,7 +89,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         if args.replace {
             OnActive::Replace
         } else if ctx.interactive() {
-            match prompt::choose(
+            match ask::choose(
                 &format!("goal: a goal is already active: \"{}\"", active.goal),
                 &[
                     "continue the current goal",
@@ -97,7 +97,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     "abandon the current goal",
                 ],
                 0,
-                prompt::timeout(),
+                ask::timeout(),
             ) {
                 0 => OnActive::Keep,
                 1 => OnActive::Replace,

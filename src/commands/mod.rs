@@ -5,13 +5,13 @@ pub mod attempt;
 pub mod audit;
 pub mod block;
 pub mod check;
+pub mod claude_hook;
 pub mod completions;
 pub mod config;
 pub mod criteria;
 pub mod demo;
 pub mod detect;
 pub mod done;
-pub mod hook;
 pub mod hooks;
 pub mod init;
 pub mod inject;
@@ -60,7 +60,7 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Inject(args) => inject::run(ctx, args),
         Command::Continuation(args) => inject::run_continuation(ctx, args),
         Command::Attempt(cmd) => attempt::run(ctx, cmd),
-        Command::Hook(cmd) => hook::run(ctx, cmd),
+        Command::Hook(cmd) => claude_hook::run(ctx, cmd),
         Command::Integrate(cmd) => integrate::run(ctx, cmd),
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),
