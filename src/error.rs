@@ -247,6 +247,23 @@ impl Error {
     }
 }
 
+/// The one rendering of a diagnostic on stderr: `goal: error: …`, then `hint: …` when there is a
+/// next command to run.
+pub fn diagnostic(message: &str, hint: Option<&str>) -> String {
+    let mut text = format!("goal: error: {message}\n");
+    if let Some(hint) = hint {
+        text.push_str(&format!("hint: {hint}\n"));
+    }
+    text
+}
+
+impl Error {
+    /// This error as the diagnostic `goal` prints for it.
+    pub fn render(&self) -> String {
+        diagnostic(&self.to_string(), self.hint().as_deref())
+    }
+}
+
 /// libgit2 says "failed to create locked file '/repo/.git/index.lock': File exists".
 fn locked_path(message: &str) -> Option<PathBuf> {
     let start = message.find('\'')? + 1;

@@ -148,8 +148,5 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
 
 /// `goal: error: …` and `hint: …` on stderr.
 pub fn report(error: &Error) {
-    eprintln!("goal: error: {error}");
-    if let Some(hint) = error.hint() {
-        eprintln!("hint: {hint}");
-    }
+    eprint!("{}", error.render());
 }

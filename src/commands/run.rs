@@ -631,9 +631,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     ),
                 );
                 if outcome == Outcome::HardFailure && !ctx.json {
-                    eprintln!("goal: error: {reason}");
-                    eprintln!(
-                        "hint: fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
+                    eprint!(
+                        "{}",
+                        crate::error::diagnostic(
+                            &reason,
+                            Some(
+                                "fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
+                            ),
+                        )
                     );
                 }
                 return Ok(outcome.code());
