@@ -60,6 +60,9 @@ pub enum Error {
     /// A goal path that resolves outside the worktree (through a symlink).
     #[error("{path} resolves outside the worktree ({target})")]
     OutsideWorktree { path: PathBuf, target: PathBuf },
+    /// A criterion number the goal does not have (exit 2).
+    #[error("there is no criterion {number}")]
+    NoSuchCriterion { number: usize, count: usize },
     /// Bad arguments or state given by the user.
     #[error("{message}")]
     Usage { message: String, hint: String },
@@ -220,6 +223,12 @@ impl Error {
                 "replace the symlink {} with a regular file or folder inside the worktree",
                 path.display()
             ),
+            Error::NoSuchCriterion { count: 0, .. } => {
+                "the goal has no criteria yet: add one with `goal criteria add \"<criterion>\"`".into()
+            }
+            Error::NoSuchCriterion { count, .. } => {
+                format!("criteria are numbered 1 to {count}: see `goal status`")
+            }
             Error::MarkedComplete { .. } => "finish it with `goal done`; if `goal done` refuses (a criterion is not proven), set it back to in-progress with `goal resume`".into(),
             Error::Usage { hint, .. }
             | Error::Refused { hint, .. }
@@ -275,6 +284,92 @@ fn locked_path(message: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Which errors `goal run` hands back to the agent as `goal done`'s answer, and which mean
+    /// the goal is not in progress for a retry: by variant, never by exit code (all are exit 1).
+    #[test]
+    fn refusals_by_variant() {
+        let blocked = || Error::Blocked {
+            doing: "x".into(),
+            hint: String::new(),
+        };
+        // (error, a done refusal, not in progress, exit code)
+        let cases: Vec<(Error, bool, bool, u8)> = vec![
+            (Error::not_proven("x", ""), true, false, 1),
+            (blocked(), true, true, 1),
+            (
+                Error::GateRefused {
+                    message: "x".into(),
+                    hint: String::new(),
+                },
+                true,
+                false,
+                1,
+            ),
+            (Error::MarkedComplete { what: "x".into() }, false, true, 1),
+            (Error::NoGoal { path: "g".into() }, false, true, 1),
+            (
+                Error::SignFailed {
+                    output: "no key".into(),
+                },
+                false,
+                false,
+                1,
+            ),
+            (
+                Error::HookRefused {
+                    hook: "pre-commit".into(),
+                    path: "h".into(),
+                    status: "exit 1".into(),
+                },
+                false,
+                false,
+                1,
+            ),
+            (
+                Error::Locked {
+                    path: "l".into(),
+                    waited_ms: 1,
+                },
+                false,
+                false,
+                1,
+            ),
+            (Error::refused("x", ""), false, false, 1),
+            (
+                Error::NoSuchCriterion {
+                    number: 3,
+                    count: 2,
+                },
+                false,
+                false,
+                2,
+            ),
+        ];
+        for (e, refusal, not_in_progress, code) in cases {
+            assert_eq!(e.is_done_refusal(), refusal, "{e}");
+            assert_eq!(e.is_not_in_progress(), not_in_progress, "{e}");
+            assert_eq!(e.exit_code(), code, "{e}");
+        }
+    }
+
+    #[test]
+    fn no_such_criterion_says_the_range() {
+        let none = Error::NoSuchCriterion {
+            number: 1,
+            count: 0,
+        };
+        assert_eq!(none.to_string(), "there is no criterion 1");
+        assert!(none.hint().unwrap().contains("goal criteria add"));
+        let some = Error::NoSuchCriterion {
+            number: 5,
+            count: 3,
+        };
+        assert_eq!(
+            some.hint().as_deref(),
+            Some("criteria are numbered 1 to 3: see `goal status`")
+        );
+    }
 
     #[test]
     fn exit_codes() {

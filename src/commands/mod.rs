@@ -81,19 +81,10 @@ pub struct CommitFlags {
 /// Parse a 1-based criterion number against the goal.
 pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
     if number == 0 || number > goal.criteria.len() {
-        let hint = if goal.criteria.is_empty() {
-            "the goal has no criteria yet: add one with `goal criteria add \"<criterion>\"`"
-                .to_string()
-        } else {
-            format!(
-                "criteria are numbered 1 to {}: see `goal status`",
-                goal.criteria.len()
-            )
-        };
-        return Err(Error::usage(
-            format!("there is no criterion {number}"),
-            hint,
-        ));
+        return Err(Error::NoSuchCriterion {
+            number,
+            count: goal.criteria.len(),
+        });
     }
     Ok(number)
 }
