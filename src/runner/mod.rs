@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod classify;
+pub mod clock;
 pub mod display;
 pub mod machine;
 pub mod presets;
