@@ -7,7 +7,9 @@ mod support;
 
 mod agents;
 mod audit;
+mod baseline;
 mod commit_policy;
+mod complete;
 mod core;
 mod evidence;
 mod faults;

@@ -218,22 +218,13 @@ fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
                 "{} does not verify ({reason}): nothing more is appended to a broken chain",
                 rel.display()
             ),
-            broken_ledger_hint(&rel),
+            crate::store::broken_ledger_hint(&rel),
         ));
     }
     Ok(())
 }
 
 /// The way out of a broken ledger that loses nothing.
-pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
-    let aside = rel.with_file_name("evidence.broken.jsonl");
-    format!(
-        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
-        rel = rel.display(),
-        aside = aside.display()
-    )
-}
-
 /// Run one command and record its evidence; returns the record and the exit code to report.
 fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Record, u8)> {
     let before_full = ws.worktree_tree_full()?;

@@ -420,7 +420,10 @@ pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
     match bytes.get(at)? {
         b'-' | b'*' | b'+' => at += 1,
         b'0'..=b'9' => {
-            let digits = bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let digits = bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
             if digits > 9 || !matches!(bytes.get(at + digits), Some(b'.' | b')')) {
                 return None;
             }
@@ -789,12 +792,51 @@ mod list_item_tests {
             ))
         };
         let mut lines: Vec<String> = [
-            "- [ ] a", "- [x] done", "* [X] b", "+ c", "1. one", "12) twelve", "1234567890. ten digits",
-            "123456789. nine", "-", "- ", "-\t[ ]", "- [ ]", "- [x]", "- [x]text", "- [xy] two", "- []",
-            "- [✓] unicode mark", "  - [ ] indented", "\t- [ ] tab", "-foo", "1.5 kg", "1.", "1.x",
-            "- - -", "* * *", "---", "***", "- _ _", "-- two", "- [ ] ", "- [ ]  two spaces",
-            "- [\t] tab mark", "- [ ] a\r\n", "- [ ] a\n", "text", "", " ", "#", "- [ ]\ttab",
-            "\u{a0}- nbsp", "- \u{a0}[ ] x", "99) x", "a. letter", "- [ ]x", "-\u{2003}x",
+            "- [ ] a",
+            "- [x] done",
+            "* [X] b",
+            "+ c",
+            "1. one",
+            "12) twelve",
+            "1234567890. ten digits",
+            "123456789. nine",
+            "-",
+            "- ",
+            "-\t[ ]",
+            "- [ ]",
+            "- [x]",
+            "- [x]text",
+            "- [xy] two",
+            "- []",
+            "- [✓] unicode mark",
+            "  - [ ] indented",
+            "\t- [ ] tab",
+            "-foo",
+            "1.5 kg",
+            "1.",
+            "1.x",
+            "- - -",
+            "* * *",
+            "---",
+            "***",
+            "- _ _",
+            "-- two",
+            "- [ ] ",
+            "- [ ]  two spaces",
+            "- [\t] tab mark",
+            "- [ ] a\r\n",
+            "- [ ] a\n",
+            "text",
+            "",
+            " ",
+            "#",
+            "- [ ]\ttab",
+            "\u{a0}- nbsp",
+            "- \u{a0}[ ] x",
+            "99) x",
+            "a. letter",
+            "- [ ]x",
+            "-\u{2003}x",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -815,7 +857,8 @@ mod list_item_tests {
             frontier = next;
         }
         for line in &lines {
-            let new = list_item(line).map(|i| (i.mark, Some(i.text.to_string()), i.after_bullet, i.mark_at));
+            let new = list_item(line)
+                .map(|i| (i.mark, Some(i.text.to_string()), i.after_bullet, i.mark_at));
             assert_eq!(new, old(line), "{line:?}");
         }
     }
