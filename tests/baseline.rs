@@ -43,7 +43,12 @@ fn numbered(text: &str) -> String {
     let mut short: Vec<String> = Vec::new();
     hex.replace_all(text, |c: &regex::Captures| {
         let t = &c[0];
-        if t.bytes().all(|b| b.is_ascii_digit()) {
+        // A number (a Unix time) is kept; an evidence id (12 hex digits) or the short form of a
+        // hash that happens to hold no letter is still a hash.
+        if t.bytes().all(|b| b.is_ascii_digit())
+            && t.len() != 12
+            && !long.iter().any(|l| l.starts_with(t))
+        {
             return t.to_string();
         }
         if let Some(n) = long.iter().position(|l| l == t) {
