@@ -7,3 +7,4 @@ pub mod display;
 pub mod machine;
 pub mod presets;
 pub mod prompt;
+pub mod reset;

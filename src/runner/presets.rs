@@ -6,7 +6,6 @@
 //! where a fact comes from users' reports rather than a run of the real CLI, the row says so.
 
 use regex::Regex;
-use std::sync::OnceLock;
 
 /// Where a preset's command line takes the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -412,129 +411,7 @@ fn tail_lines(text: &str, n: usize) -> &str {
     text
 }
 
-/// A regex compiled once; None only if the source (a constant here) does not compile.
-fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
-    cell.get_or_init(|| Regex::new(source).ok()).as_ref()
-}
-
-/// When a usage limit resets, as Unix ms, from what the agent printed: Claude's
-/// `rate_limit_event` `resetsAt` (Unix seconds), the older `usage limit reached|<unix seconds>`,
-/// an RFC 3339 time after "reset(s) at", or a duration after "reset(s) in/after", "try again in"
-/// or "retry in" (`5h`, `2 hours 30 minutes`, `44.5s`).
-pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
-    static RESETS_AT: OnceLock<Option<Regex>> = OnceLock::new();
-    static PIPE: OnceLock<Option<Regex>> = OnceLock::new();
-    static ISO: OnceLock<Option<Regex>> = OnceLock::new();
-    static IN: OnceLock<Option<Regex>> = OnceLock::new();
-    let seconds_to_ms = |s: &str| s.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
-    // The last rejected rate_limit_event wins.
-    let mut found = None;
-    for line in output.lines().filter(|l| l.contains("rate_limit_event")) {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
-            let info = &value["rate_limit_info"];
-            if info["status"] == "rejected"
-                && let Some(at) = info["resetsAt"].as_u64()
-            {
-                found = Some(at.saturating_mul(1000));
-            }
-        }
-    }
-    if found.is_some() {
-        return found;
-    }
-    let resets_at = regex(&RESETS_AT, r#"(?i)"resetsAt"\s*:\s*(\d{9,})"#)?;
-    if let Some(c) = resets_at.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let pipe = regex(&PIPE, r"(?i)usage limit reached\|(\d{9,})")?;
-    if let Some(c) = pipe.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let iso = regex(
-        &ISO,
-        r"(?i)resets?\s+at\s+(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:\d\d))",
-    )?;
-    if let Some(c) = iso.captures_iter(output).last()
-        && let Ok(t) = chrono::DateTime::parse_from_rfc3339(&c[1])
-    {
-        return u64::try_from(t.timestamp_millis()).ok();
-    }
-    if let Some(at) = clock_reset(output, now_ms) {
-        return Some(at);
-    }
-    let within = regex(
-        &IN,
-        r"(?i)(?:resets?\s+(?:in|after)|try again in|retry in|retry after)\s+((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,and]*)+)",
-    )?;
-    if let Some(c) = within.captures_iter(output).last() {
-        return duration_ms(&c[1]).map(|d| now_ms.saturating_add(d));
-    }
-    None
-}
-
-/// A reset given as a wall-clock time in a named zone — `resets 7pm (UTC)`, `will reset at 3pm
-/// (Europe/London)`, `resets 14:30 (Asia/Shanghai)` — as the next such moment after `now_ms`.
-fn clock_reset(output: &str, now_ms: u64) -> Option<u64> {
-    static CLOCK: OnceLock<Option<Regex>> = OnceLock::new();
-    let clock = regex(
-        &CLOCK,
-        r"(?i)resets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*\(([A-Za-z_+\-/0-9]+)\)",
-    )?;
-    let c = clock.captures_iter(output).last()?;
-    let mut hour: i8 = c[1].parse().ok()?;
-    let minute: i8 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
-    match c.get(3).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-        Some("pm") if hour < 12 => hour += 12,
-        Some("am") if hour == 12 => hour = 0,
-        _ => {}
-    }
-    if hour > 23 || minute > 59 {
-        return None;
-    }
-    // The zone's rules come from the system's time zone database.
-    let tz = jiff::tz::TimeZone::get(&c[4]).ok()?;
-    let now = jiff::Timestamp::from_millisecond(i64::try_from(now_ms).ok()?)
-        .ok()?
-        .to_zoned_datetime(tz.clone());
-    let today = now.date();
-    let mut at = today
-        .at(hour, minute, 0, 0)
-        .to_zoned_datetime(tz.clone())
-        .ok()?;
-    if at.timestamp() <= now.timestamp() {
-        at = today
-            .tomorrow()
-            .ok()?
-            .at(hour, minute, 0, 0)
-            .to_zoned_datetime(tz)
-            .ok()?;
-    }
-    u64::try_from(at.timestamp().as_millisecond()).ok()
-}
-
-/// `2 hours 30 minutes`, `5h`, `44.5s`, `1d 2h` → ms.
-fn duration_ms(text: &str) -> Option<u64> {
-    static PART: OnceLock<Option<Regex>> = OnceLock::new();
-    let part = regex(
-        &PART,
-        r"(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b",
-    )?;
-    let mut total = 0.0;
-    let mut any = false;
-    for c in part.captures_iter(text) {
-        let n: f64 = c[1].parse().ok()?;
-        let unit = c[2].to_ascii_lowercase();
-        let seconds = match unit.chars().next() {
-            Some('d') => 86_400.0,
-            Some('h') => 3_600.0,
-            Some('m') => 60.0,
-            _ => 1.0,
-        };
-        total += n * seconds;
-        any = true;
-    }
-    any.then(|| (total * 1000.0).ceil() as u64)
-}
+pub use super::reset::reset_time;
 
 /// The agent's last message, from its output in any preset's format: the `result` of a final
 /// result event (Claude, Cursor), Codex's last `agent_message`, Gemini's `response`, Pi's last
@@ -840,56 +717,6 @@ mod tests {
                 *want,
                 "{agent} exit {exit}: {output}\n→ {got:?}"
             );
-        }
-    }
-
-    #[test]
-    fn reset_times() {
-        let cases: &[(&str, Option<u64>)] = &[
-            (
-                r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1800003600}}"#,
-                Some(1_800_003_600_000),
-            ),
-            (
-                "Claude AI usage limit reached|1800000042",
-                Some(1_800_000_042_000),
-            ),
-            ("quota will reset after 5h", Some(NOW + 5 * 3_600_000)),
-            ("try again in 2 hours 5 minutes.", Some(NOW + 7_500_000)),
-            ("Please retry in 44.5s.", Some(NOW + 44_500)),
-            ("resets at 2027-01-15T09:00:00Z", Some(1_800_003_600_000)),
-            ("usage limit reached", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(reset_time(text, NOW), *want, "{text}");
-        }
-    }
-
-    #[test]
-    fn wall_clock_resets_in_a_named_zone() {
-        // 2026-12-01T10:00:00Z
-        let now = 1_796_119_200_000u64;
-        let h = 3_600_000u64;
-        let cases: &[(&str, Option<u64>)] = &[
-            (
-                "You've hit your limit · resets 7pm (UTC)",
-                Some(now + 9 * h),
-            ),
-            (
-                "Claude usage limit reached. Your limit will reset at 3pm (Europe/London).",
-                Some(now + 5 * h),
-            ),
-            ("resets 9am (UTC)", Some(now + 23 * h)),
-            ("resets 12am (UTC)", Some(now + 14 * h)),
-            (
-                "resets 14:30 (Asia/Shanghai)",
-                Some(now + 20 * h + 30 * 60_000),
-            ),
-            ("resets 7pm (Not/AZone)", None),
-            ("resets 25pm (UTC)", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(reset_time(text, now), *want, "{text}");
         }
     }
 
