@@ -8,3 +8,4 @@ pub mod machine;
 pub mod presets;
 pub mod prompt;
 pub mod reset;
+pub mod usage;
