@@ -151,8 +151,8 @@ pub const PRESETS: &[Preset] = &[
             r"usage_limit_(reached|exceeded)",
             r"usageLimitExceeded",
         ],
+        // The specific texts first, so that the retry's reason names the error.
         transient: &[
-            r#""type"\s*:\s*"turn\.failed""#,
             r"stream disconnected",
             r"error sending request",
             r"\b5\d\d (Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b",
@@ -161,6 +161,7 @@ pub const PRESETS: &[Preset] = &[
             r"Selected model is at capacity",
             r"We['’]re currently experiencing high demand",
             r"unexpected status 5\d\d",
+            r#""type"\s*:\s*"turn\.failed""#,
         ],
         failed_on_success: &[r#""type"\s*:\s*"turn\.failed""#],
         doc: "Codex CLI 0.169.0 (npm `@openai/codex`), run for real against a local stand-in for the Responses API: `codex exec --json <prompt>` prints JSON events a line (`thread.started`, `item.completed`, `turn.completed` with `usage`; a failure is an `error` event then `turn.failed`, on stdout, exit 1). `--dangerously-bypass-approvals-and-sandbox` lets it run `goal` (which writes under `.git/`) with no approval prompt. The key is `CODEX_API_KEY` or `codex login --with-api-key` (`OPENAI_API_KEY` sends no key); the base URL is `openai_base_url` in `$CODEX_HOME/config.toml` (`OPENAI_BASE_URL` is ignored). It retries by itself first (a 401 about 13 s, a 500 about 31 s, with `Reconnecting… N/5` error events that are not failures). 401 → `unexpected status 401 Unauthorized: …` (auth, stop); a usage limit → `You’ve hit your usage limit. … try again at 10:32 AM.` (a local clock time with no zone, or `Dec 2nd, 2026 9:28 AM`: waited out); 429 → `exceeded retry limit, last status: 429 Too Many Requests`, 503 → `Selected model is at capacity.`, 500 → `We’re currently experiencing high demand…` (retried). Usage: tokens from `turn.completed` (input less `cached_input_tokens`, plus output); no cost.",
