@@ -87,3 +87,46 @@ impl StandIn {
             .collect()
     }
 }
+
+#[test]
+fn the_start_event_and_help_say_which_presets_are_verified() {
+    let repo = crate::run::project();
+    let bin = Path::new(env!("CARGO_BIN_EXE_goal")).parent().unwrap();
+    // (preset, verified, its version): no agent binary on this PATH, so each run stops at its
+    // first turn (exit 2), after the start event.
+    let cases = [
+        ("cursor", false, serde_json::Value::Null),
+        ("codex", true, serde_json::json!("0.169.0")),
+        ("gemini", true, serde_json::json!("0.61.0")),
+    ];
+    for (preset, verified, version) in cases {
+        let out = repo
+            .goal()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("GOAL_TIME_SCALE", "0")
+            .args(["run", "--json", "--agent", preset])
+            .output()
+            .unwrap();
+        assert_eq!(crate::run::code(&out), 2, "{}", crate::run::explain(&out));
+        let ev = crate::run::events(&out);
+        let start = crate::run::named(&ev, "start");
+        assert_eq!(start.len(), 1, "{ev:?}");
+        assert_eq!(start[0]["agent"], preset);
+        assert_eq!(start[0]["verified"], verified, "{preset}");
+        assert_eq!(start[0]["verified_version"], version, "{preset}");
+    }
+    let out = repo.goal().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("cursor is unverified"), "{help}");
+    let out = repo
+        .goal()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .args(["run", "--agent", "cursor"])
+        .output()
+        .unwrap();
+    let said = crate::support::stdout(&out);
+    assert!(said.contains("with cursor (unverified)"), "{said}");
+}

@@ -538,7 +538,7 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
 
 /// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
 /// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
-/// is set (CI sets it).
+/// or GOAL_REQUIRE_AGENT_CLIS is set (CI sets it).
 struct FakeApi {
     child: std::process::Child,
     port: String,
@@ -558,7 +558,8 @@ fn claude_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     assert!(
-        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
+        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none()
+            && std::env::var_os("GOAL_REQUIRE_AGENT_CLIS").is_none(),
         "Claude Code is not installed: cd tests/claude && npm ci"
     );
     eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");

@@ -426,8 +426,9 @@ impl Patterns {
             };
         }
         if self.hard_exits.contains(&exit_code) {
+            let what = found(&self.auth).map_or(String::new(), |m| format!(": {}", clip(m)));
             return Verdict::Hard(format!(
-                "the agent exited {exit_code} (bad input or configuration)"
+                "the agent exited {exit_code} (bad input or configuration){what}"
             ));
         }
         self.failure(exit_code, tail, now_ms, found(&self.transient))
