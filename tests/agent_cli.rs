@@ -39,6 +39,27 @@ pub(crate) fn path_with(dir: &Path) -> String {
     )
 }
 
+/// The full output of turn `n` of the repository's only `goal run`.
+pub(crate) fn turn_log(repo: &crate::support::Repo, n: u32) -> String {
+    let runs = repo.path().join(".git/goal/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(run.join(format!("turn-{n}.log"))).unwrap()
+}
+
+/// What the preset's usage reader makes of turn `n`'s output.
+pub(crate) fn turn_usage(
+    repo: &crate::support::Repo,
+    preset: &str,
+    n: u32,
+) -> goal::runner::usage::Usage {
+    (goal::runner::presets::preset(preset).unwrap().usage)(&turn_log(repo, n))
+}
+
 /// A running stand-in API, killed when dropped.
 pub(crate) struct StandIn {
     child: std::process::Child,

@@ -5,7 +5,7 @@
 
 use std::process::Output;
 
-use crate::agent_cli::{StandIn, installed, path_with};
+use crate::agent_cli::{StandIn, installed, path_with, turn_log, turn_usage};
 use crate::run::{code, events, explain, named, project, state};
 use crate::support::Repo;
 
@@ -81,6 +81,13 @@ fn the_real_codex_cli_writes_verifies_and_completes_after_a_429() {
     let reason = retries[0]["reason"].as_str().unwrap();
     assert!(reason.contains("429"), "{reason}");
     assert_eq!(sessions(&api), ["429", "work"]);
+    // Its usage report: two requests of 1200 input tokens (200 of them cached) and 30 output.
+    let usage = turn_usage(&repo, "codex", 2);
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        (Some(2000), Some(60), None)
+    );
+    assert_eq!(turn_usage(&repo, "codex", 1).tokens(), None);
 }
 
 #[test]
@@ -104,14 +111,7 @@ fn the_real_codex_cli_waits_out_a_usage_limit_given_as_a_local_clock_time() {
     assert!((30..=180).contains(&delay), "waited {delay} s: {ev:?}");
     let reason = waits[0]["reason"].as_str().unwrap();
     assert!(reason.contains("usage limit"), "{reason}");
-    let log = std::fs::read_dir(repo.path().join(".git/goal/runs"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("turn-1.log");
-    let log = std::fs::read_to_string(log).unwrap();
+    let log = turn_log(&repo, 1);
     assert!(log.contains("You’ve hit your usage limit"), "{log}");
     assert_eq!(sessions(&api), ["limit", "work"]);
 }

@@ -6,11 +6,20 @@
 
 use std::process::Output;
 
-use crate::agent_cli::{StandIn, installed, path_with};
+use crate::agent_cli::{StandIn, installed, path_with, turn_usage};
 use crate::run::{code, events, explain, named, project, state};
 use crate::support::Repo;
 
 fn run_gemini(repo: &Repo, dir: &std::path::Path, api: &StandIn) -> Output {
+    run_gemini_with_key(repo, dir, api, Some("offline-test-key"))
+}
+
+fn run_gemini_with_key(
+    repo: &Repo,
+    dir: &std::path::Path,
+    api: &StandIn,
+    key: Option<&str>,
+) -> Output {
     let home = state(repo);
     std::fs::create_dir_all(home.join(".gemini")).unwrap();
     std::fs::write(
@@ -20,14 +29,17 @@ fn run_gemini(repo: &Repo, dir: &std::path::Path, api: &StandIn) -> Output {
     .unwrap();
     let tmp = home.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    repo.goal()
-        .env("PATH", path_with(dir))
+    let mut goal = repo.goal();
+    match key {
+        Some(key) => goal.env("GEMINI_API_KEY", key),
+        None => goal.env_remove("GEMINI_API_KEY"),
+    };
+    goal.env("PATH", path_with(dir))
         .env("GOAL_TIME_SCALE", "0")
         .env(
             "GOOGLE_GEMINI_BASE_URL",
             format!("http://127.0.0.1:{}", api.port),
         )
-        .env("GEMINI_API_KEY", "offline-test-key")
         // Its error reports go to the temporary folder: keep them in the test's own.
         .env("TMPDIR", &tmp)
         .args([
@@ -92,6 +104,13 @@ fn the_real_gemini_cli_in_a_fresh_repository_writes_verifies_and_completes_after
     let ends = named(&ev, "turn_end");
     assert_eq!(ends[0]["exit_code"], 247, "{ev:?}");
     assert_eq!(turns(&api), ["503", "work"]);
+    // Its usage report: the router's request and two of the agent's, each 900 prompt tokens (100
+    // cached) and 25 out.
+    let usage = turn_usage(&repo, "gemini", 2);
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        (Some(2400), Some(75), None)
+    );
 }
 
 #[test]
@@ -145,4 +164,20 @@ fn the_real_gemini_cli_with_a_bad_key_stops_at_once() {
         reason.contains("exited 144") && reason.contains("API key not valid"),
         "{reason}"
     );
+}
+
+#[test]
+fn the_real_gemini_cli_with_no_key_stops_at_once() {
+    let Some(dir) = installed("gemini", "gemini") else {
+        return;
+    };
+    let repo = project();
+    let api = StandIn::start(&dir, &state(&repo), "work", &[]);
+    let out = run_gemini_with_key(&repo, &dir, &api, None);
+    // "When using Gemini API, you must specify the GEMINI_API_KEY environment variable.", exit 41.
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    let ev = events(&out);
+    assert!(named(&ev, "retry").is_empty(), "{ev:?}");
+    assert_eq!(named(&ev, "turn_end")[0]["exit_code"], 41, "{ev:?}");
+    assert!(turns(&api).is_empty(), "no request reached the API");
 }

@@ -670,6 +670,10 @@ fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
         "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
     );
     assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+    // Its usage report (the result's `usage` and `total_cost_usd`).
+    let usage = crate::agent_cli::turn_usage(&repo, "claude", 2);
+    assert!(usage.tokens().is_some_and(|t| t > 0), "{usage:?}");
+    assert!(usage.cost_usd.is_some(), "{usage:?}");
 }
 
 #[test]
