@@ -42,6 +42,9 @@ fn run_gemini_with_key(
         )
         // Its error reports go to the temporary folder: keep them in the test's own.
         .env("TMPDIR", &tmp)
+        // It starts itself a second time (to raise node's heap limit) unless told not to: half
+        // its start-up time, nothing the tests look at.
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
         .args([
             "run",
             "--json",
