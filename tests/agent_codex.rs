@@ -91,29 +91,47 @@ fn the_real_codex_cli_writes_verifies_and_completes_after_a_429() {
 }
 
 #[test]
-fn the_real_codex_cli_waits_out_a_usage_limit_given_as_a_local_clock_time() {
+fn the_real_codex_cli_waits_out_usage_limits_given_as_local_clock_times_and_dates() {
     let Some(dir) = installed("codex", "codex") else {
         return;
     };
     let repo = project();
-    // The limit resets in 2 minutes; codex prints it as a clock time in the machine's zone with
-    // no zone named ("…or try again at 7:32 PM."): Tokyo here, 9 hours from UTC, so a reading in
-    // the wrong zone would wait hours.
-    let api = StandIn::start(&dir, &state(&repo), "limit,work", &[("RESET_S", "120")]);
+    // The first limit resets in 2 minutes; codex prints it as a clock time in the machine's zone
+    // with no zone named ("…or try again at 7:32 PM."). The second resets in 50 hours, printed
+    // as a date and a time ("…or try again at Dec 3rd, 2026 8:40 PM."). Tokyo here, 9 hours
+    // from UTC, so a reading in the wrong zone would be hours off.
+    let api = StandIn::start(
+        &dir,
+        &state(&repo),
+        "limit,limit-180000,work",
+        &[("RESET_S", "120")],
+    );
     let out = run_codex(&repo, &dir, &api, "Asia/Tokyo");
     assert_completed_by_its_own_tool(&repo, &out);
     let ev = events(&out);
     assert!(named(&ev, "retry").is_empty(), "no retry spent: {ev:?}");
     let waits = named(&ev, "wait");
-    assert_eq!(waits.len(), 1, "{ev:?}");
-    assert_eq!(waits[0]["kind"], "usage_limit");
-    let delay = waits[0]["delay_s"].as_u64().unwrap();
-    assert!((30..=180).contains(&delay), "waited {delay} s: {ev:?}");
+    assert_eq!(waits.len(), 2, "{ev:?}");
+    assert!(waits.iter().all(|w| w["kind"] == "usage_limit"), "{ev:?}");
+    let delay = |n: usize| waits[n]["delay_s"].as_u64().unwrap();
+    // The printed times drop the seconds: up to a minute early.
+    assert!(
+        (30..=180).contains(&delay(0)),
+        "waited {} s: {ev:?}",
+        delay(0)
+    );
+    assert!(
+        (179_850..=180_060).contains(&delay(1)),
+        "waited {} s: {ev:?}",
+        delay(1)
+    );
     let reason = waits[0]["reason"].as_str().unwrap();
     assert!(reason.contains("usage limit"), "{reason}");
-    let log = turn_log(&repo, 1);
-    assert!(log.contains("You’ve hit your usage limit"), "{log}");
-    assert_eq!(sessions(&api), ["limit", "work"]);
+    let first = turn_log(&repo, 1);
+    assert!(first.contains("You’ve hit your usage limit"), "{first}");
+    let second = turn_log(&repo, 2);
+    assert!(second.contains(", 20"), "a date: {second}");
+    assert_eq!(sessions(&api), ["limit", "limit-180000", "work"]);
 }
 
 #[test]

@@ -11,7 +11,8 @@ session in turn, the last entry repeating:
          /etc/profile and lose the `goal` under test), then a final text answer
   429    HTTP 429 with no reset (codex: "exceeded retry limit, last status: 429 Too Many Requests")
   limit  HTTP 429 `usage_limit_reached` resetting RESET_S seconds from now (codex prints the reset as
-         a local clock time)
+         a local clock time); `limit-N` resets N seconds from now (a day or more away, codex prints
+         a date and a time)
   401    HTTP 401 invalid_api_key
 Every request is logged to LOG (one JSON line: session, turn, kind, status). Prints the port on
 stdout once listening.
@@ -63,9 +64,10 @@ def answer(text):
 def error(mode):
     if mode == "429":
         return 429, {"error": {"type": "rate_limit_exceeded", "message": "Rate limit reached", "code": None}}
-    if mode == "limit":
+    if mode.startswith("limit"):
+        reset = int(mode[len("limit-"):]) if mode.startswith("limit-") else RESET_S
         return 429, {"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached",
-                               "plan_type": "plus", "resets_at": int(time.time()) + RESET_S}}
+                               "plan_type": "plus", "resets_at": int(time.time()) + reset}}
     return 401, {"error": {"type": "invalid_request_error", "code": "invalid_api_key",
                            "message": "Incorrect API key provided: sk-offl****test. You can find your API key at https://platform.openai.com/account/api-keys."}}
 
