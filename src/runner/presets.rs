@@ -104,7 +104,7 @@ pub const PRESETS: &[Preset] = &[
         usage_limit: &[
             r#""type"\s*:\s*"rate_limit_event".*"status"\s*:\s*"rejected""#,
             r"usage limit reached",
-            r"You've hit your (usage )?limit",
+            r"You['’]ve hit your (usage )?limit",
             r"out of extra usage",
         ],
         transient: &[
@@ -199,6 +199,8 @@ pub const PRESETS: &[Preset] = &[
             r"Invalid auth method selected",
             r"not running in a trusted directory",
             r"(Please )?set an Auth method",
+            // Without --yolo headless gemini has no shell tool and exits 0 having run nothing.
+            r#"Tool "run_shell_command" not found"#,
         ],
         usage_limit: &[
             r"TerminalQuotaError",
@@ -215,7 +217,7 @@ pub const PRESETS: &[Preset] = &[
             r"model is overloaded",
             r"Max attempts reached",
         ],
-        failed_on_success: &[],
+        failed_on_success: &[r#"Tool "run_shell_command" not found"#],
         doc: "Gemini CLI 0.61.0 (npm `@google/gemini-cli`), run for real against a local stand-in for the Gemini API: `gemini --skip-trust --yolo --output-format json -p <prompt>` answers once with one JSON object on stdout (`response`, `stats`); warnings and errors go to stderr, an error as a JSON object after its warning lines. Headless it refuses an untrusted folder (exit 55) unless `--skip-trust`, and without `--yolo` its shell tool is missing. Exit codes: 0 success; 53 turn limit (the turn ended); 41 no key or bad auth, 42 bad input, 52 configuration, 55 untrusted folder (stop at once); an API error exits with its HTTP status mod 256: 144 (400 `API key not valid`), 145 (401), 147 (403), 148 (404) stop at once; 173 (429) and 247 (503 `The model is overloaded`) are read from the text: `TerminalQuotaError: … Please retry in 3600s.` and `You have exhausted your daily quota on this model.` are usage limits (waited out; the daily one names no reset, so the wait grows), anything else is retried. The key is `GEMINI_API_KEY` with `security.auth.selectedType: \"gemini-api-key\"` in settings.json; `general.maxAttempts` there bounds its own retries (10 by default: about 222 s on a persistent 503). Usage: tokens from `stats.models.*.tokens` (`input`, the prompt less its cached part, plus `candidates` and `thoughts`); no cost.",
         verified: Some("0.61.0"),
         reports: Reports {
@@ -810,6 +812,12 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
                 "failed",
             ),
             ("gemini", 42, "Error: unknown argument", "hard"),
+            (
+                "gemini",
+                0,
+                "Error executing tool run_shell_command: Tool \"run_shell_command\" not found in registry.\n{\n  \"response\": \"I cannot run commands.\"\n}",
+                "hard",
+            ),
             (
                 "gemini",
                 53,
