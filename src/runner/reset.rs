@@ -28,8 +28,8 @@ pub fn reset_time_in(output: &str, now_ms: u64, local: &TimeZone) -> Option<u64>
     let forms: [&dyn Fn() -> Option<Timestamp>; 8] = [
         &|| unix_field(output),
         &|| rfc3339(output),
-        &|| day_and_time(output, local),
-        &|| month_day_time(output, local),
+        &|| day_and_time(output, local).map(|t| to_the_minute(t, now)),
+        &|| month_day_time(output, local).map(|t| to_the_minute(t, now)),
         &|| clock_in_named_zone(output, now),
         &|| bare_clock(output, now, local),
         &|| later(in_words(output)),
@@ -176,7 +176,18 @@ fn clock(hour: &str, minute: Option<&str>, half: Option<&str>) -> Option<(i8, i8
     (hour <= 23 && minute <= 59).then_some((hour, minute))
 }
 
-/// The first moment after `now` that the zone's clock reads `hour:minute`.
+/// A time printed to the minute stands for that whole minute: when `now` is inside it, the
+/// reset is the minute's end (never a day later, never already past).
+fn to_the_minute(at: Timestamp, now: Timestamp) -> Timestamp {
+    let end = at.saturating_add(jiff::SignedDuration::from_secs(60));
+    match end {
+        Ok(end) if at <= now && now < end => end,
+        _ => at,
+    }
+}
+
+/// The next moment, from `now` on, that the zone's clock reads `hour:minute` (this minute's end
+/// when it reads that now).
 fn next_clock(now: Timestamp, tz: TimeZone, hour: i8, minute: i8) -> Option<Timestamp> {
     let today = now.to_zoned_datetime(tz.clone()).date();
     let time = Time::new(hour, minute, 0, 0).ok()?;
@@ -185,9 +196,9 @@ fn next_clock(now: Timestamp, tz: TimeZone, hour: i8, minute: i8) -> Option<Time
             .to_zoned_datetime(tz.clone())
             .ok()
     };
-    let at = on(today)?;
-    if at.timestamp() > now {
-        return Some(at.timestamp());
+    let at = to_the_minute(on(today)?.timestamp(), now);
+    if at > now {
+        return Some(at);
     }
     on(today.tomorrow().ok()?).map(|z| z.timestamp())
 }
@@ -431,6 +442,24 @@ mod tests {
         ];
         for (text, local, want) in cases {
             assert_eq!(reset_time_in(text, NOW, local), *want, "{text} ({local:?})");
+        }
+    }
+
+    #[test]
+    fn a_time_printed_to_the_minute_is_not_a_day_away_within_that_minute() {
+        let utc = TimeZone::UTC;
+        // 10:00:30Z: codex printed the reset at 10:00:50 as "10:00 AM".
+        let now = NOW + 30_000;
+        let cases: &[(&str, Option<u64>)] = &[
+            ("or try again at 10:00 AM.", Some(NOW + M)),
+            ("Try again at Dec 1st, 2026 10:00 AM.", Some(NOW + M)),
+            ("regain access on 2026-12-01 at 10:00 UTC", Some(NOW + M)),
+            // A minute before: tomorrow's (a clock) or past (a date).
+            ("or try again at 9:59 AM.", Some(NOW + 24 * H - M)),
+            ("Try again at Dec 1st, 2026 9:59 AM.", Some(NOW - M)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(reset_time_in(text, now, &utc), *want, "{text}");
         }
     }
 
