@@ -324,7 +324,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         json!({"run": run_id, "agent": agent_name, "verified": verified.is_some(), "verified_version": verified, "log_dir": run_dir.display().to_string()}),
         &format!(
             "run {run_id} with {agent_name}{} ({summary}); turn logs in {}",
-            if verified.is_some() { "" } else { " (unverified)" },
+            if verified.is_none() && args.agent.is_some() { " (unverified)" } else { "" },
             run_dir.display()
         ),
     );
