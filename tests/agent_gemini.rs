@@ -20,6 +20,17 @@ fn run_gemini_with_key(
     api: &StandIn,
     key: Option<&str>,
 ) -> Output {
+    run_gemini_as(repo, dir, api, key, &["--agent", "gemini"])
+}
+
+/// `goal run --json <how>` with the CLI set up against the stand-in.
+fn run_gemini_as(
+    repo: &Repo,
+    dir: &std::path::Path,
+    api: &StandIn,
+    key: Option<&str>,
+    how: &[&str],
+) -> Output {
     let home = state(repo);
     std::fs::create_dir_all(home.join(".gemini")).unwrap();
     std::fs::write(
@@ -45,14 +56,8 @@ fn run_gemini_with_key(
         // It starts itself a second time (to raise node's heap limit) unless told not to: half
         // its start-up time, nothing the tests look at.
         .env("GEMINI_CLI_NO_RELAUNCH", "true")
-        .args([
-            "run",
-            "--json",
-            "--agent",
-            "gemini",
-            "--turn-timeout",
-            "90s",
-        ])
+        .args(["run", "--json", "--turn-timeout", "90s"])
+        .args(how)
         .timeout(std::time::Duration::from_secs(300))
         .output()
         .unwrap()
@@ -182,5 +187,36 @@ fn the_real_gemini_cli_with_no_key_stops_at_once() {
     let ev = events(&out);
     assert!(named(&ev, "retry").is_empty(), "{ev:?}");
     assert_eq!(named(&ev, "turn_end")[0]["exit_code"], 41, "{ev:?}");
+    assert!(turns(&api).is_empty(), "no request reached the API");
+}
+
+#[test]
+fn the_real_gemini_cli_in_an_untrusted_folder_stops_at_once_even_as_a_custom_command() {
+    let Some(dir) = installed("gemini", "gemini") else {
+        return;
+    };
+    let repo = project();
+    let api = StandIn::start(&dir, &state(&repo), "work", &[]);
+    // The old preset's command line, without --skip-trust: gemini refuses the fresh repository
+    // (exit 55, the reason on stderr). Read with every preset's patterns, that stops the run.
+    let how = [
+        "--",
+        "gemini",
+        "--yolo",
+        "--output-format",
+        "json",
+        "-p",
+        "{prompt}",
+    ];
+    let out = run_gemini_as(&repo, &dir, &api, Some("offline-test-key"), &how);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    let ev = events(&out);
+    assert!(named(&ev, "retry").is_empty(), "{ev:?}");
+    assert_eq!(named(&ev, "turn_end")[0]["exit_code"], 55, "{ev:?}");
+    let reason = named(&ev, "error")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("trusted directory"), "{reason}");
     assert!(turns(&api).is_empty(), "no request reached the API");
 }
