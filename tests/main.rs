@@ -5,6 +5,9 @@
 
 mod support;
 
+mod agent_cli;
+mod agent_codex;
+mod agent_gemini;
 mod agents;
 mod audit;
 mod baseline;

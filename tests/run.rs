@@ -12,7 +12,7 @@ const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authe
 
 /// A repository whose goal has one criterion pinned to `sh test.sh`, which passes once
 /// hello.txt exists.
-fn project() -> Repo {
+pub(crate) fn project() -> Repo {
     let repo = Repo::new();
     repo.write(
         "test.sh",
@@ -30,7 +30,7 @@ fn project() -> Repo {
 }
 
 /// The agent script's folder (outside the worktree): call counter, prompts, pids.
-fn state(repo: &Repo) -> PathBuf {
+pub(crate) fn state(repo: &Repo) -> PathBuf {
     repo.home.path().to_path_buf()
 }
 
@@ -64,14 +64,14 @@ fn run(repo: &Repo, script: &str, flags: &[&str]) -> Output {
         .unwrap()
 }
 
-fn events(out: &Output) -> Vec<serde_json::Value> {
+pub(crate) fn events(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
         .collect()
 }
 
-fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a serde_json::Value> {
+pub(crate) fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a serde_json::Value> {
     events.iter().filter(|e| e["event"] == name).collect()
 }
 
@@ -85,11 +85,11 @@ fn prompt(repo: &Repo, n: u32) -> String {
     std::fs::read_to_string(state(repo).join(format!("prompt-{n}"))).unwrap()
 }
 
-fn code(out: &Output) -> i32 {
+pub(crate) fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
-fn explain(out: &Output) -> String {
+pub(crate) fn explain(out: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         out.status.code(),
@@ -620,6 +620,10 @@ fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
         "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
     );
     assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+    // Its usage report (the result's `usage` and `total_cost_usd`).
+    let usage = crate::agent_cli::turn_usage(&repo, "claude", 2);
+    assert!(usage.tokens().is_some_and(|t| t > 0), "{usage:?}");
+    assert!(usage.cost_usd.is_some(), "{usage:?}");
 }
 
 #[test]

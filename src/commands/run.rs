@@ -46,7 +46,8 @@ pub struct Args {
         requires = "goal"
     )]
     pub criteria: Vec<String>,
-    /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor).
+    /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor;
+    /// cursor is unverified: never run against its real CLI).
     #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
     pub agent: Option<String>,
     /// An argument appended to the preset's command line (repeatable): a model, a profile…
@@ -191,6 +192,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
         ));
     }
+    let verified = args
+        .agent
+        .as_deref()
+        .and_then(presets::preset)
+        .and_then(|p| p.verified);
     let (argv, place, patterns, agent_name) = match (&args.agent, args.command.is_empty()) {
         (Some(name), true) => {
             let Some(preset) = presets::preset(name) else {
@@ -252,9 +258,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let (state, summary) = goal_state(&ws)?;
     display.event(
         "start",
-        json!({"run": run_id, "agent": agent_name, "log_dir": run_dir.display().to_string()}),
+        json!({"run": run_id, "agent": agent_name, "verified": verified.is_some(), "verified_version": verified, "log_dir": run_dir.display().to_string()}),
         &format!(
-            "run {run_id} with {agent_name} ({summary}); turn logs in {}",
+            "run {run_id} with {agent_name}{} ({summary}); turn logs in {}",
+            if verified.is_none() && args.agent.is_some() { " (unverified)" } else { "" },
             run_dir.display()
         ),
     );

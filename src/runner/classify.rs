@@ -3,9 +3,9 @@
 //! time, hard failure); and the agent's last message. Pure.
 
 use regex::Regex;
-use std::sync::OnceLock;
 
 use super::presets::{NETWORK, PRESETS, Preset};
+use super::usage;
 
 /// What a turn's exit code and output say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +82,9 @@ impl Patterns {
             };
         }
         if self.hard_exits.contains(&exit_code) {
+            let what = found(&self.auth).map_or(String::new(), |m| format!(": {}", clip(m)));
             return Verdict::Hard(format!(
-                "the agent exited {exit_code} (bad input or configuration)"
+                "the agent exited {exit_code} (bad input or configuration){what}"
             ));
         }
         self.failure(exit_code, tail, now_ms, found(&self.transient))
@@ -130,158 +131,19 @@ fn tail_lines(text: &str, n: usize) -> &str {
     text
 }
 
-/// A regex compiled once; None only if the source (a constant here) does not compile.
-fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
-    cell.get_or_init(|| Regex::new(source).ok()).as_ref()
-}
-
-/// When a usage limit resets, as Unix ms, from what the agent printed: Claude's
-/// `rate_limit_event` `resetsAt` (Unix seconds), the older `usage limit reached|<unix seconds>`,
-/// an RFC 3339 time after "reset(s) at", or a duration after "reset(s) in/after", "try again in"
-/// or "retry in" (`5h`, `2 hours 30 minutes`, `44.5s`).
-pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
-    static RESETS_AT: OnceLock<Option<Regex>> = OnceLock::new();
-    static PIPE: OnceLock<Option<Regex>> = OnceLock::new();
-    static ISO: OnceLock<Option<Regex>> = OnceLock::new();
-    static IN: OnceLock<Option<Regex>> = OnceLock::new();
-    let seconds_to_ms = |s: &str| s.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
-    // The last rejected rate_limit_event wins.
-    let mut found = None;
-    for line in output.lines().filter(|l| l.contains("rate_limit_event")) {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
-            let info = &value["rate_limit_info"];
-            if info["status"] == "rejected"
-                && let Some(at) = info["resetsAt"].as_u64()
-            {
-                found = Some(at.saturating_mul(1000));
-            }
-        }
-    }
-    if found.is_some() {
-        return found;
-    }
-    let resets_at = regex(&RESETS_AT, r#"(?i)"resetsAt"\s*:\s*(\d{9,})"#)?;
-    if let Some(c) = resets_at.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let pipe = regex(&PIPE, r"(?i)usage limit reached\|(\d{9,})")?;
-    if let Some(c) = pipe.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let iso = regex(
-        &ISO,
-        r"(?i)resets?\s+at\s+(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:\d\d))",
-    )?;
-    if let Some(c) = iso.captures_iter(output).last()
-        && let Ok(t) = chrono::DateTime::parse_from_rfc3339(&c[1])
-    {
-        return u64::try_from(t.timestamp_millis()).ok();
-    }
-    if let Some(at) = clock_reset(output, now_ms) {
-        return Some(at);
-    }
-    let within = regex(
-        &IN,
-        r"(?i)(?:resets?\s+(?:in|after)|try again in|retry in|retry after)\s+((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,and]*)+)",
-    )?;
-    if let Some(c) = within.captures_iter(output).last() {
-        return duration_ms(&c[1]).map(|d| now_ms.saturating_add(d));
-    }
-    None
-}
-
-/// A reset given as a wall-clock time in a named zone — `resets 7pm (UTC)`, `will reset at 3pm
-/// (Europe/London)`, `resets 14:30 (Asia/Shanghai)` — as the next such moment after `now_ms`.
-fn clock_reset(output: &str, now_ms: u64) -> Option<u64> {
-    static CLOCK: OnceLock<Option<Regex>> = OnceLock::new();
-    let clock = regex(
-        &CLOCK,
-        r"(?i)resets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*\(([A-Za-z_+\-/0-9]+)\)",
-    )?;
-    let c = clock.captures_iter(output).last()?;
-    let mut hour: i8 = c[1].parse().ok()?;
-    let minute: i8 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
-    match c.get(3).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-        Some("pm") if hour < 12 => hour += 12,
-        Some("am") if hour == 12 => hour = 0,
-        _ => {}
-    }
-    if hour > 23 || minute > 59 {
-        return None;
-    }
-    // The zone's rules come from the system's time zone database.
-    let tz = jiff::tz::TimeZone::get(&c[4]).ok()?;
-    let now = jiff::Timestamp::from_millisecond(i64::try_from(now_ms).ok()?)
-        .ok()?
-        .to_zoned_datetime(tz.clone());
-    let today = now.date();
-    let mut at = today
-        .at(hour, minute, 0, 0)
-        .to_zoned_datetime(tz.clone())
-        .ok()?;
-    if at.timestamp() <= now.timestamp() {
-        at = today
-            .tomorrow()
-            .ok()?
-            .at(hour, minute, 0, 0)
-            .to_zoned_datetime(tz)
-            .ok()?;
-    }
-    u64::try_from(at.timestamp().as_millisecond()).ok()
-}
-
-/// `2 hours 30 minutes`, `5h`, `44.5s`, `1d 2h` → ms.
-fn duration_ms(text: &str) -> Option<u64> {
-    static PART: OnceLock<Option<Regex>> = OnceLock::new();
-    let part = regex(
-        &PART,
-        r"(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b",
-    )?;
-    let mut total = 0.0;
-    let mut any = false;
-    for c in part.captures_iter(text) {
-        let n: f64 = c[1].parse().ok()?;
-        let unit = c[2].to_ascii_lowercase();
-        let seconds = match unit.chars().next() {
-            Some('d') => 86_400.0,
-            Some('h') => 3_600.0,
-            Some('m') => 60.0,
-            _ => 1.0,
-        };
-        total += n * seconds;
-        any = true;
-    }
-    any.then(|| (total * 1000.0).ceil() as u64)
-}
+pub use super::reset::reset_time;
 
 /// The agent's last message, from its output in any preset's format: the `result` of a final
 /// result event (Claude, Cursor), Codex's last `agent_message`, Gemini's `response`, Pi's last
 /// assistant text, opencode's last text part; else the last non-empty line.
 pub fn last_message(output: &str) -> Option<String> {
-    let mut last = None;
-    let mut last_plain = None;
-    for line in output.lines() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line.starts_with('{')
-            && let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
-        {
-            if let Some(text) = message_of(&v) {
-                last = Some(text);
-            }
-            continue;
-        }
-        last_plain = Some(line.to_string());
-    }
-    if last.is_none() && output.trim_start().starts_with('{') {
-        // One JSON document over several lines (Gemini's --output-format json).
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(output.trim()) {
-            last = message_of(&v);
-        }
-    }
-    last.or(last_plain)
+    // JSON events a line, or one document over several lines after warning lines (Gemini).
+    let (values, last_plain) = usage::scan(output);
+    values
+        .iter()
+        .rev()
+        .find_map(message_of)
+        .or(last_plain.map(str::to_string))
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
 }

@@ -10,3 +10,5 @@ pub mod display;
 pub mod machine;
 pub mod presets;
 pub mod prompt;
+pub mod reset;
+pub mod usage;
