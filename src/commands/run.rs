@@ -289,6 +289,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     };
     start_goal(ctx, &ws, &args)?;
     ws.repo.ensure_idle()?;
+    if let Some(preset) = args.agent.as_deref().and_then(presets::preset) {
+        let common = ws.repo.common_dir().to_path_buf();
+        crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
+            Error::io("cannot write the repository's info/exclude", common),
+        )?;
+    }
 
     let run_id = run_id();
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);

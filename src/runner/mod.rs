@@ -5,5 +5,7 @@
 pub mod agent;
 pub mod display;
 pub mod machine;
+pub mod own_files;
 pub mod presets;
 pub mod prompt;
+pub mod usage;

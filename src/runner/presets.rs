@@ -8,6 +8,8 @@
 use regex::Regex;
 use std::sync::OnceLock;
 
+pub use super::usage::Reports;
+
 /// Where a preset's command line takes the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptPlace {
@@ -49,7 +51,49 @@ pub struct Preset {
     pub failed_on_success: &'static [&'static str],
     /// What the preset sets so the agent can act headless, and how sure we are of each fact.
     pub doc: &'static str,
+    /// The CLI version this row was checked against, the real CLI run offline in the tests
+    /// (None: unverified).
+    pub verified: Option<&'static str>,
+    /// What the CLI reports of its usage (read by [`super::usage::usage`]).
+    pub reports: Reports,
+    /// A line that shows the CLI went on after a failure it printed (aider's `Tokens:` line
+    /// after a call it retried by itself): in a turn that exited 0, failures are looked for only
+    /// after the last one.
+    pub recovered: &'static [&'static str],
+    /// The CLI wraps its messages at 80 columns (aider, even with `--no-pretty`): wrapped lines
+    /// are joined before matching.
+    pub wraps: bool,
+    /// The last line the CLI prints before it sleeps inside the turn (opencode waiting out a
+    /// `retry-after`): an idle timeout after it is a usage limit, not a failed try.
+    pub in_turn_wait: &'static [&'static str],
+    /// Files the CLI writes for itself in the worktree (gitignore patterns), kept out of the
+    /// commits `goal run` makes through `.git/info/exclude`.
+    pub own_files: &'static [&'static str],
 }
+
+/// The defaults of the fields most presets leave alone.
+const UNVERIFIED: Preset = Preset {
+    name: "",
+    argv: &[],
+    prompt: PromptPlace::Arg,
+    output: Output::Text,
+    ok_exits: &[],
+    hard_exits: &[],
+    auth: &[],
+    usage_limit: &[],
+    transient: &[],
+    failed_on_success: &[],
+    doc: "",
+    verified: None,
+    reports: Reports {
+        tokens: false,
+        cost: false,
+    },
+    recovered: &[],
+    wraps: false,
+    in_turn_wait: &[],
+    own_files: &[],
+};
 
 /// Network failures any CLI may print.
 const NETWORK: &[&str] = &[
@@ -107,6 +151,7 @@ pub const PRESETS: &[Preset] = &[
         ],
         failed_on_success: &[r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#],
         doc: "Claude Code headless: `claude -p` reads the prompt from stdin; `--output-format stream-json --verbose` prints one JSON event a line: `{\"type\":\"system\",\"subtype\":\"api_retry\"}` while it retries by itself, a `rate_limit_event` whose `rate_limit_info.status` is `rejected` with `resetsAt` (Unix seconds) at a usage limit, and a final `{\"type\":\"result\",\"is_error\":…}`; it exits 1 for every failure (529 overloaded → `API Error: 529 overloaded_error`, 429 → `API Error: Request rejected (429) · rate_limit_error`, 401 → `Failed to authenticate. API Error: 401 authentication_error`; checked with the real CLI 2.1.x against a local stand-in API). Tools: headless Claude Code may use no tool that is not allowed, and as root it refuses `--dangerously-skip-permissions` and `--permission-mode bypassPermissions`, so the preset allows `Bash,Edit,MultiEdit,Write,Read,Glob,Grep,LS,TodoWrite` with `--allowedTools` (works as root). Add `--agent-arg --model --agent-arg <model>` for a model.",
+        ..UNVERIFIED
     },
     Preset {
         name: "codex",
@@ -144,6 +189,7 @@ pub const PRESETS: &[Preset] = &[
         ],
         failed_on_success: &[r#""type"\s*:\s*"turn\.failed""#],
         doc: "Codex CLI: `codex exec --json <prompt>` prints JSON events a line (`thread.started`, `turn.started`, `item.completed`, `turn.completed`; a failure is `turn.failed` and/or `error`, whose only detail is a message string — codex issue #22570). `--dangerously-bypass-approvals-and-sandbox` lets it run `goal` (which writes under `.git/`) with no approval prompt; `--full-auto` keeps a workspace-write sandbox, which may refuse writes to `.git` (uncertain, version-dependent: check `codex exec --help`). Message texts (usage limit \"You've hit your usage limit … try again in …\", 401) are from users' reports, not a run of the real CLI.",
+        ..UNVERIFIED
     },
     Preset {
         name: "gemini",
@@ -176,6 +222,7 @@ pub const PRESETS: &[Preset] = &[
         ],
         failed_on_success: &[],
         doc: "Gemini CLI: `gemini -p <prompt> --output-format json` answers once with one JSON object (`response`, `stats`, `error` when it failed); exit codes 0 success, 1 general or API failure, 42 bad input (stops `goal run` at once), 53 turn limit exceeded (the turn ended; recorded as an iteration) — geminicli.com/docs/cli/headless. `--yolo` approves every tool call, which it needs to run `goal` headless (in non-interactive mode a call that would ask is denied). Error texts (`RESOURCE_EXHAUSTED`, `API key not valid`) are Google API errors from users' reports, not a run of the real CLI.",
+        ..UNVERIFIED
     },
     Preset {
         name: "pi",
@@ -203,23 +250,53 @@ pub const PRESETS: &[Preset] = &[
         ],
         failed_on_success: &[],
         doc: "Pi (@mariozechner/pi-coding-agent 0.73.1): `pi --mode json -p <prompt>` answers once and prints one JSON event a line; it retries transient provider errors by itself (`auto_retry_start` / `auto_retry_end`, 3 tries: 2 s, 4 s, 8 s) and exits 1 when the final reply errored — `auto_retry_end` with `success: false` is when its own retries are spent. A provider wait longer than `retry.provider.maxRetryDelayMs` fails at once with the reset in words (\"quota will reset after 5h\"): a usage limit. Pi asks no permission for its tools (read, bash, edit, write), so nothing needs allowing. Read in the 0.73.1 package; the test suite runs the real CLI offline.",
+        ..UNVERIFIED
     },
     Preset {
         name: "opencode",
-        argv: &["opencode", "run", "--format", "json", "{prompt}"],
+        argv: &[
+            "opencode",
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            "ERROR",
+            "{prompt}",
+        ],
         prompt: PromptPlace::Arg,
         output: Output::JsonLines,
         ok_exits: &[],
         hard_exits: &[],
+        // On the `statusCode` field, never on bare digits: the same event carries the response
+        // headers (content-length and the like).
         auth: &[
             r"ProviderAuthError",
-            r"API key (is )?(missing|invalid)",
-            r"\b401\b",
+            r#""statusCode"\s*:\s*(401|403)\b"#,
+            r"API key is missing",
         ],
-        usage_limit: &[r"usage limit.*reset", r"quota.*reset"],
-        transient: &[r"APIError", r"rate.?limit", r"overloaded", r"\b5\d\d\b"],
+        usage_limit: &[
+            r"reached your specified API usage limits",
+            r"regain access on",
+            r"usage limit.*reset",
+            r"quota.*reset",
+        ],
+        transient: &[
+            r#""statusCode"\s*:\s*(408|409|429|5\d\d)\b"#,
+            r#""isRetryable"\s*:\s*true"#,
+            r#""name"\s*:\s*"APIError""#,
+            r"rate.?limit",
+            r"overloaded",
+        ],
         failed_on_success: &[r#""type"\s*:\s*"error""#],
-        doc: "opencode: `opencode run <prompt> --format json` prints JSON events a line. Tools follow the `permission` config of opencode.json; recent versions have `opencode run --auto` to approve what would ask (add it with `--agent-arg --auto`; older versions do not know the flag, so the preset leaves it out). Whether opencode exits non-zero on a provider error is uncertain (users report exit 0 with an `error` event), so an `error` event marks the turn failed. Sources: opencode.ai docs (cli, permissions); error texts from users' reports, not a run of the real CLI.",
+        doc: "opencode 1.18.33 (npm `opencode-ai`, checked with the real CLI against a local stand-in API): `opencode run --format json <prompt>` prints JSON events a line (`step_start`, `tool_use`, `text`, `step_finish` with `tokens` and `cost`); `--print-logs --log-level ERROR` adds its error log lines on stderr. Every API error exits 1 with one `{\"type\":\"error\",\"error\":{\"name\":\"APIError\",\"data\":{\"message\":…,\"statusCode\":…,\"isRetryable\":…,\"responseHeaders\":…}}}` line, read on its `statusCode`: 401 `invalid x-api-key` and 403 stop at once, as does `ProviderAuthError` (no key); 429/5xx/529 `Overloaded` are transient (opencode itself first makes 6 calls, with backoff 2–30 s or the server's `retry-after-ms`); the spend limit (400 `You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.`) waits until that day. opencode waits out any `retry-after` inside the turn, silently and with no setting to bound it: its last line is then a `message=\"stream error\"` log line, and the idle timeout that follows is taken for a usage limit with no reset time, not a failed try. Permissions: its `bash`, `edit` and `write` tools run without asking inside the worktree; a path outside it asks, and headless `opencode run` auto-rejects the request (`permission requested: external_directory (…); auto-rejecting`) and ends the turn with exit 0 — add `--agent-arg --auto` to allow it. Point it at a model with `--agent-arg --model --agent-arg provider/model` or `model` in opencode.json.",
+        verified: Some("1.18.33"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        in_turn_wait: &[r#"level=ERROR .*message="stream error""#],
+        ..UNVERIFIED
     },
     Preset {
         name: "aider",
@@ -228,9 +305,17 @@ pub const PRESETS: &[Preset] = &[
             "--message",
             "{prompt}",
             "--yes-always",
+            "--test-cmd",
+            "goal verify",
+            "--auto-test",
+            "--no-auto-commits",
+            "--no-dirty-commits",
+            "--no-gitignore",
             "--no-pretty",
             "--no-stream",
             "--no-check-update",
+            "--no-show-release-notes",
+            "--no-analytics",
         ],
         prompt: PromptPlace::Arg,
         output: Output::Text,
@@ -238,19 +323,40 @@ pub const PRESETS: &[Preset] = &[
         hard_exits: &[],
         auth: &[
             r"AuthenticationError",
+            r"not able to authenticate you",
             r"API key.*(missing|not set|invalid)",
         ],
-        usage_limit: &[r"usage limit.*reset", r"quota.*reset"],
+        usage_limit: &[
+            r"usage limit.*reset",
+            r"quota will reset",
+            r"quota.*reset",
+            r"exceeded your current quota",
+        ],
         transient: &[
             r"RateLimitError",
             r"APIConnectionError",
+            r"litellm\.APIError",
             r"InternalServerError",
             r"ServiceUnavailableError",
+            r"BadGatewayError",
             r"overloaded",
             r"Timeout",
         ],
-        failed_on_success: &[],
-        doc: "aider: `aider --message <prompt>` runs one instruction and exits; `--yes-always` answers yes to every question (edits, running the shell commands it proposes, so it can run `goal verify`); `--no-pretty --no-stream` keep the output plain. aider commits its own edits by default (goal's iteration then commits the goal files). Errors come from litellm exception names (`litellm.RateLimitError`, `AuthenticationError`); whether aider exits non-zero after an API error is uncertain, from aider.chat docs and users' reports.",
+        // aider exits 0 after every error: a litellm error after its last model answer.
+        failed_on_success: &[
+            r"(?m)^litellm\.[A-Za-z]*Error:",
+            r"not able to authenticate you",
+        ],
+        doc: "aider 0.86.2 (PyPI `aider-chat`, checked with the real CLI against a local stand-in API): `aider --message <prompt>` runs one instruction and exits. `--yes-always` does not let it run shell commands (it answers no to \"Run shell command?\"), so it verifies through `--test-cmd \"goal verify\" --auto-test`: after each edit it runs `goal verify` and feeds a failure back to the model. `--no-auto-commits --no-dirty-commits` leave the commits to `goal run` (each turn's work is in its iteration commit), `--no-gitignore` keeps it from editing .gitignore, and `.aider*` (its chat and input history, its tag cache) goes to `.git/info/exclude` so none of it is committed. It exits 0 after every error, printed on stdout and wrapped at 80 columns even with `--no-pretty` (joined before matching): `litellm.AuthenticationError` (401) stops at once; `litellm.RateLimitError: … You have hit your usage limit. Your quota will reset in 2 hours.` waits that long; `litellm.APIError: … Overloaded`, `ServiceUnavailableError` and other litellm errors are transient — after its own retries (0.25 s doubling past 60 s, about 90 s in all, which no setting changes). Use `--agent-arg --model --agent-arg <model>` and the provider's key (OPENAI_API_KEY, OPENAI_API_BASE …).",
+        verified: Some("0.86.2"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        recovered: &[r"(?m)^Tokens: .* sent, .* received\."],
+        wraps: true,
+        own_files: &["/.aider*"],
+        ..UNVERIFIED
     },
     Preset {
         name: "cursor",
@@ -276,6 +382,7 @@ pub const PRESETS: &[Preset] = &[
         transient: &[r"rate.?limit", r"overloaded", r"\b5\d\d\b"],
         failed_on_success: &[r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#],
         doc: "Cursor CLI: `cursor-agent -p <prompt> --output-format stream-json` prints JSON events a line (`system`, `assistant`, `tool_call`, a final `result` with `is_error`). `--force` allows commands unless a rule denies them, which it needs to run `goal` headless. Authentication is `cursor-agent login` or `CURSOR_API_KEY`. Error texts are from users' reports and cursor.com/docs/cli, not a run of the real CLI (uncertain).",
+        ..UNVERIFIED
     },
 ];
 
@@ -313,6 +420,9 @@ pub struct Patterns {
     usage_limit: Vec<Regex>,
     transient: Vec<Regex>,
     failed_on_success: Vec<Regex>,
+    recovered: Vec<Regex>,
+    wraps: bool,
+    in_turn_wait: Vec<Regex>,
 }
 
 fn compile(sources: &[&str]) -> Vec<Regex> {
@@ -333,6 +443,9 @@ impl Patterns {
             usage_limit: compile(preset.usage_limit),
             transient: compile(&transient),
             failed_on_success: compile(preset.failed_on_success),
+            recovered: compile(preset.recovered),
+            wraps: preset.wraps,
+            in_turn_wait: compile(preset.in_turn_wait),
         }
     }
 
@@ -350,17 +463,42 @@ impl Patterns {
             usage_limit: compile(&gather(|p| p.usage_limit)),
             transient: compile(&transient),
             failed_on_success: compile(&gather(|p| p.failed_on_success)),
+            recovered: Vec::new(),
+            wraps: false,
+            in_turn_wait: compile(&gather(|p| p.in_turn_wait)),
         }
     }
 
     /// Judge a turn by its exit code and output. `now_ms`: Unix ms, for "resets in 5h".
     pub fn classify(&self, exit_code: i32, output: &str, now_ms: u64) -> Verdict {
         let tail = tail_lines(output, 200);
-        let found = |set: &[Regex]| set.iter().find_map(|r| r.find(tail).map(|m| m.as_str()));
+        let joined;
+        let tail = if self.wraps {
+            joined = unwrap_lines(tail);
+            joined.as_str()
+        } else {
+            tail
+        };
+        let found = |set: &[Regex], text: &str| {
+            set.iter()
+                .find_map(|r| r.find(text).map(|m| m.as_str().to_string()))
+        };
         if exit_code == 0 || self.ok_exits.contains(&exit_code) {
-            return match found(&self.failed_on_success) {
+            // What the CLI printed after it last went on from a failure of its own.
+            let after = self
+                .recovered
+                .iter()
+                .filter_map(|r| r.find_iter(tail).last().map(|m| m.end()))
+                .max()
+                .map_or(tail, |end| &tail[end..]);
+            return match found(&self.failed_on_success, after) {
                 None => Verdict::Ok,
-                Some(_) => self.failure(exit_code, tail, now_ms, found(&self.transient)),
+                Some(_) => self.failure(
+                    exit_code,
+                    after,
+                    now_ms,
+                    found(&self.transient, after).as_deref(),
+                ),
             };
         }
         if self.hard_exits.contains(&exit_code) {
@@ -368,7 +506,34 @@ impl Patterns {
                 "the agent exited {exit_code} (bad input or configuration)"
             ));
         }
-        self.failure(exit_code, tail, now_ms, found(&self.transient))
+        self.failure(
+            exit_code,
+            tail,
+            now_ms,
+            found(&self.transient, tail).as_deref(),
+        )
+    }
+
+    /// What an idle timeout means: a CLI that printed it would sleep inside the turn (opencode
+    /// waiting out a `retry-after`) is waiting for a limit to lift — a usage limit, with its reset
+    /// time when the output names one — not a failed try. None: an idle timeout like any other.
+    pub fn idle(&self, output: &str, now_ms: u64) -> Option<Verdict> {
+        let last = output
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())?;
+        if !self.in_turn_wait.iter().any(|r| r.is_match(last)) {
+            return None;
+        }
+        let tail = tail_lines(output, 200);
+        Some(Verdict::UsageLimit {
+            resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
+            why: format!(
+                "usage limit: the agent went quiet waiting inside its turn after an API error ({})",
+                clip(last)
+            ),
+        })
     }
 
     fn failure(&self, exit_code: i32, tail: &str, now_ms: u64, transient: Option<&str>) -> Verdict {
@@ -378,7 +543,7 @@ impl Patterns {
         }
         if let Some(m) = found(&self.usage_limit) {
             return Verdict::UsageLimit {
-                resets_at_ms: reset_time(tail, now_ms),
+                resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
                 why: format!("usage limit: {}", clip(m)),
             };
         }
@@ -395,6 +560,48 @@ fn clip(text: &str) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
     }
+}
+
+/// Lines a CLI wrapped at 80 columns joined again: a line that ends in a space after a word
+/// (where the wrapper broke it) goes on in the next line.
+pub fn unwrap_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let next_goes_on = lines
+            .peek()
+            .is_some_and(|n| n.chars().next().is_some_and(|c| !c.is_whitespace()));
+        if body.ends_with(' ')
+            && body.trim_end().len() + 1 == body.len()
+            && !body.trim().is_empty()
+            && next_goes_on
+        {
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Anthropic's spend-limit day, as opencode prints it: `You will regain access on 2026-12-02 at
+/// 00:00 UTC.` → that moment (Unix ms). Only this form; every other is [`reset_time`]'s.
+pub fn regain_access(text: &str) -> Option<u64> {
+    static REGAIN: OnceLock<Option<Regex>> = OnceLock::new();
+    let regain = regex(
+        &REGAIN,
+        r"(?i)regain access on (\d{4}-\d\d-\d\d) at (\d\d:\d\d) (UTC|[A-Za-z_]+/[A-Za-z_]+)",
+    )?;
+    let c = regain.captures_iter(text).last()?;
+    let at: jiff::civil::DateTime = format!("{}T{}", &c[1], &c[2]).parse().ok()?;
+    let zone = jiff::tz::TimeZone::get(&c[3]).ok()?;
+    let ms = at
+        .to_zoned_datetime(zone)
+        .ok()?
+        .timestamp()
+        .as_millisecond();
+    u64::try_from(ms).ok()
 }
 
 /// The last `n` lines of `text`.
@@ -563,9 +770,46 @@ pub fn last_message(output: &str) -> Option<String> {
             last = message_of(&v);
         }
     }
-    last.or(last_plain)
+    last.or_else(|| aider_reply(output))
+        .or(last_plain)
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
+}
+
+/// aider's last answer: the lines before its last `Tokens: … sent, … received.` line, back to the
+/// line of its own before them (its banner, an applied edit, a test-fix question, a retry).
+fn aider_reply(output: &str) -> Option<String> {
+    const OWN: &[&str] = &[
+        "Tokens: ",
+        "Applied edit to ",
+        "Repo-map: ",
+        "Git repo: ",
+        "Model: ",
+        "Aider v",
+        "Attempt to fix",
+        "Added ",
+        "Retrying in ",
+    ];
+    let lines: Vec<&str> = output.lines().collect();
+    let tokens = lines.iter().rposition(|l| {
+        l.starts_with("Tokens: ") && l.contains(" sent, ") && l.contains(" received.")
+    })?;
+    let start = lines[..tokens]
+        .iter()
+        .rposition(|l| OWN.iter().any(|o| l.starts_with(o)))
+        .map_or(0, |i| i + 1);
+    // A file the prompt names, which aider offers to add to the chat, is printed first.
+    let start = start
+        + lines[start..tokens]
+            .iter()
+            .take_while(|l| {
+                let l = l.trim();
+                l.is_empty() || (l.contains('/') && !l.contains(char::is_whitespace))
+            })
+            .count();
+    let reply = lines[start..tokens].join("\n");
+    let reply = reply.trim();
+    (!reply.is_empty()).then(|| reply.to_string())
 }
 
 fn message_of(v: &serde_json::Value) -> Option<String> {
@@ -615,6 +859,17 @@ mod tests {
         };
         patterns.classify(exit, output, NOW)
     }
+
+    /// opencode's one error line (real 1.18.33 shape), for a message, status and content-length.
+    fn oc_error(message: &str, status: u16, retryable: bool, length: &str) -> String {
+        format!(
+            r#"{{"type":"error","timestamp":1796115811881,"sessionID":"ses_1","error":{{"name":"APIError","data":{{"message":"{message}","statusCode":{status},"isRetryable":{retryable},"responseHeaders":{{"content-length":"{length}","content-type":"application/json","date":"Tue, 01 Dec 2026 09:03:31 GMT"}},"responseBody":"{{}}","metadata":{{"url":"http://127.0.0.1:36233/v1/messages"}}}}}}}}"#
+        )
+    }
+
+    /// aider 0.86.2's stdout after a 401 and after a usage limit (it exits 0 after both).
+    const AIDER_401: &str = "Aider v0.86.2\nModel: openai/fake-model with whole edit format\nGit repo: .git with 2 files\nRepo-map: using 1024 tokens, auto refresh\n\nlitellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect \nAPI key provided: sk-offl****test. You can find your API key at \nhttps://platform.openai.com/account/api-keys.\nThe API provider is not able to authenticate you. Check your API key.\n\nhttps://platform.openai.com/account/api-keys\n\n";
+    const AIDER_QUOTA: &str = "Repo-map: using 1024 tokens, auto refresh\n\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\nRetrying in 0.2 seconds...\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\n\n";
 
     fn kind(v: &Verdict) -> &'static str {
         match v {
@@ -767,7 +1022,55 @@ mod tests {
                 "Quota exceeded for quota metric. Please retry in 44.5s.",
                 "usage-limit",
             ),
-            // opencode, aider, cursor (users' reports).
+            // opencode, aider: the real CLIs (1.18.33, 0.86.2) against local stand-in APIs,
+            // texts as AGENTS-NOTES.md records them.
+            (
+                "opencode",
+                1,
+                &oc_error("invalid x-api-key", 401, false, "92"),
+                "hard",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error(
+                    "Your API key does not have permission to use the specified resource.",
+                    403,
+                    false,
+                    "139",
+                ),
+                "hard",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error("Overloaded", 529, true, "81"),
+                "failed",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error(
+                    "You have reached your specified API usage limits. You will regain access on 2027-01-16 at 00:00 UTC.",
+                    400,
+                    false,
+                    "176",
+                ),
+                "usage-limit",
+            ),
+            // Numbers in the headers are not a status: a 400 whose content-length is 401.
+            (
+                "opencode",
+                1,
+                &oc_error("prompt is too long", 400, false, "401"),
+                "failed",
+            ),
+            (
+                "opencode",
+                1,
+                r#"{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"Anthropic API key is missing. Pass it using the 'apiKey' parameter or the ANTHROPIC_API_KEY environment variable."}}}"#,
+                "hard",
+            ),
             (
                 "opencode",
                 0,
@@ -776,15 +1079,36 @@ mod tests {
             ),
             (
                 "opencode",
-                1,
-                r#"{"type":"error","error":{"name":"ProviderAuthError"}}"#,
-                "hard",
+                0,
+                "{\"type\":\"step_start\",\"part\":{\"type\":\"step-start\"}}\n! permission requested: external_directory (/etc/*); auto-rejecting\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"I could not read /etc.\"}}",
+                "ok",
+            ),
+            ("aider", 0, AIDER_401, "hard"),
+            ("aider", 0, AIDER_QUOTA, "usage-limit"),
+            (
+                "aider",
+                0,
+                "Repo-map: using 1024 tokens, auto refresh\n\nlitellm.APIError: APIError: OpenAIException - Overloaded\nRetrying in 0.2 seconds...\nlitellm.APIError: APIError: OpenAIException - Overloaded\n\n",
+                "failed",
             ),
             (
                 "aider",
-                1,
-                "litellm.RateLimitError: AnthropicException - rate limited",
+                0,
+                "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - \nService Unavailable\nThe API provider's servers are down or overloaded.\n",
                 "failed",
+            ),
+            // A call aider retried by itself and then got answered: a good turn.
+            (
+                "aider",
+                0,
+                "litellm.APIError: APIError: OpenAIException - Overloaded\nRetrying in 0.2 seconds...\nI will create hello.txt.\n\nhello.txt\n```\nhello\n```\n\nTokens: 200 sent, 40 received.\n\nhello.txt\nApplied edit to hello.txt\n1 passed, 0 failed\n",
+                "ok",
+            ),
+            (
+                "aider",
+                0,
+                "Aider v0.86.2\nModel: openai/fake-model with whole edit format\n\nI will create hello.txt.\n\nTokens: 200 sent, 40 received.\nApplied edit to hello.txt\n",
+                "ok",
             ),
             (
                 "aider",
@@ -894,6 +1218,105 @@ mod tests {
     }
 
     #[test]
+    fn wrapped_lines_are_joined() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\n",
+                "OpenAIException - You have hit your usage limit. Your quota will reset in 2 hours.\n",
+            ),
+            ("one\ntwo \n\nthree", "one\ntwo \n\nthree"),
+            ("a \r\nb", "a b"),
+            ("x \ny \nz\n", "x y z\n"),
+            ("indent \n  next", "indent \n  next"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(unwrap_lines(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_spend_limit_day() {
+        let cases: &[(&str, Option<u64>)] = &[
+            (
+                "You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.",
+                Some(1_796_169_600_000),
+            ),
+            (
+                "You will regain access on 2026-12-02 at 09:30 Europe/Paris.",
+                Some(1_796_169_600_000 + 8 * 3_600_000 + 30 * 60_000),
+            ),
+            ("You will regain access soon.", None),
+            ("regain access on 2026-13-02 at 00:00 UTC", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(regain_access(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_idle_timeout_inside_a_wait() {
+        let opencode = Patterns::of(preset("opencode").unwrap());
+        let stream_error = r#"timestamp=2026-12-01T08:58:36.178Z level=ERROR run=6976ea82 message="stream error" providerID=fake modelID=claude-fake session.id=ses_1 small=false agent=build mode=primary error.error="AI_APICallError: Number of requests has exceeded your rate limit.""#;
+        let cases: Vec<(String, &str)> = vec![
+            // Seen with the real opencode 1.18.33: a 429 with `retry-after: 86400`, then silence.
+            (
+                format!("{{\"type\":\"step_start\"}}\n{stream_error}\n"),
+                "usage-limit-no-reset",
+            ),
+            (
+                stream_error.replace(
+                    "exceeded your rate limit.",
+                    "exceeded your rate limit. You will regain access on 2027-01-16 at 00:00 UTC.",
+                ),
+                "usage-limit",
+            ),
+            // It went on after the error: quiet for another reason.
+            (
+                format!("{stream_error}\n{{\"type\":\"step_start\"}}"),
+                "none",
+            ),
+            ("{\"type\":\"text\"}".into(), "none"),
+            (String::new(), "none"),
+        ];
+        for (output, want) in cases {
+            let got = opencode.idle(&output, NOW);
+            assert_eq!(got.as_ref().map_or("none", kind), want, "{output}");
+        }
+        // Another preset's idle timeout is an idle timeout.
+        let claude = Patterns::of(preset("claude").unwrap());
+        assert_eq!(claude.idle(stream_error, NOW), None);
+    }
+
+    #[test]
+    fn verified_presets_name_their_version_and_usage() {
+        for (name, version) in [("opencode", "1.18.33"), ("aider", "0.86.2")] {
+            let p = preset(name).unwrap();
+            assert_eq!(p.verified, Some(version), "{name}");
+            assert!(p.doc.contains(version), "{name}");
+            assert_eq!(
+                p.reports,
+                Reports {
+                    tokens: true,
+                    cost: true
+                },
+                "{name}"
+            );
+        }
+        assert_eq!(preset("aider").unwrap().own_files, &["/.aider*"]);
+        // Each preset that claims a usage report has a reader for it.
+        for p in PRESETS
+            .iter()
+            .filter(|p| p.reports.tokens || p.reports.cost)
+        {
+            assert!(
+                super::super::usage::usage(p.name, "").is_some(),
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
     fn last_messages() {
         let cases: &[(&str, Option<&str>)] = &[
             (
@@ -913,6 +1336,15 @@ mod tests {
                 Some("pi reply"),
             ),
             ("working...\nall done\n\n", Some("all done")),
+            // aider 0.86.2: its answer before the `Tokens:` line, not the test's output after it.
+            (
+                "Aider v0.86.2\nRepo-map: using 1024 tokens, auto refresh\n\n\n.agents/goal/GOAL.md\nI will create hello.txt.\n\nhello.txt\n```\nhello\n```\n\nTokens: 200 sent, 40 received.\n\nhello.txt\nApplied edit to hello.txt\n1 passed, 0 failed\n",
+                Some("I will create hello.txt.\n\nhello.txt\n```\nhello\n```"),
+            ),
+            (
+                "Tokens: 200 sent, 40 received.\nApplied edit to hello.txt\n0 passed, 1 failed\nAttempt to fix test errors? (Y)es/(N)o [Yes]: y\nFixed the test.\nTokens: 300 sent, 10 received.\n",
+                Some("Fixed the test."),
+            ),
             ("", None),
         ];
         for (output, want) in cases {
