@@ -3,8 +3,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod stand_in;
 mod support;
 
+mod agent_aider;
+mod agent_opencode;
 mod agents;
 mod audit;
 mod commit_policy;
