@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
     /// Kill the agent (its whole process group) when it prints nothing for this long; the turn is
-    /// retried.
+    /// retried (an agent whose last line shows it asleep on an API's retry-after: a usage limit).
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "15m")]
     pub idle_timeout: Duration,
     /// Kill the agent when one turn takes longer than this; the turn is retried.
