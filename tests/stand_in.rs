@@ -125,6 +125,23 @@ pub fn path_with(dirs: &[&Path]) -> String {
         .into_owned()
 }
 
+/// The run completed on evidence with no retry: exit 0, one `done` event, the goal complete at
+/// HEAD~1, the iteration at HEAD~2 recorded by goal run as `iteration 1: <summary>`, hello.txt
+/// committed.
+pub fn assert_completed(repo: &Repo, out: &Output, summary: &str) {
+    assert_eq!(code(out), 0, "{}", explain(out));
+    let ev = events(out);
+    assert!(named(&ev, "retry").is_empty(), "{}", explain(out));
+    assert_eq!(named(&ev, "done").len(), 1, "{}", explain(out));
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
+        Some("complete")
+    );
+    let subject = repo.git(&["log", "-1", "--format=%s", "HEAD~2"]);
+    assert_eq!(subject.trim(), format!("goal: iteration 1: {summary}"));
+    assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+}
+
 pub fn events(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()

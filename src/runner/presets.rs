@@ -95,6 +95,9 @@ const UNVERIFIED: Preset = Preset {
     own_files: &[],
 };
 
+/// The levels of log lines (`timestamp=… level=INFO …`) that say nothing of a failure.
+const NOTE_LEVEL: &[&str] = &[" level=INFO ", " level=DEBUG ", " level=WARN "];
+
 /// Network failures any CLI may print.
 const NETWORK: &[&str] = &[
     r"\bECONNRESET\b",
@@ -261,7 +264,7 @@ pub const PRESETS: &[Preset] = &[
             "json",
             "--print-logs",
             "--log-level",
-            "ERROR",
+            "INFO",
             "{prompt}",
         ],
         prompt: PromptPlace::Arg,
@@ -289,7 +292,7 @@ pub const PRESETS: &[Preset] = &[
             r"overloaded",
         ],
         failed_on_success: &[r#""type"\s*:\s*"error""#],
-        doc: "opencode 1.18.33 (npm `opencode-ai`, checked with the real CLI against a local stand-in API): `opencode run --format json <prompt>` prints JSON events a line (`step_start`, `tool_use`, `text`, `step_finish` with `tokens` and `cost`); `--print-logs --log-level ERROR` adds its error log lines on stderr. Every API error exits 1 with one `{\"type\":\"error\",\"error\":{\"name\":\"APIError\",\"data\":{\"message\":…,\"statusCode\":…,\"isRetryable\":…,\"responseHeaders\":…}}}` line, read on its `statusCode`: 401 `invalid x-api-key` and 403 stop at once, as does `ProviderAuthError` (no key); 429/5xx/529 `Overloaded` are transient (opencode itself first makes 6 calls, with backoff 2–30 s or the server's `retry-after-ms`); the spend limit (400 `You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.`) waits until that day. opencode waits out any `retry-after` inside the turn, silently and with no setting to bound it: its last line is then a `message=\"stream error\"` log line, and the idle timeout that follows is taken for a usage limit with no reset time, not a failed try. Permissions: its `bash`, `edit` and `write` tools run without asking inside the worktree; a path outside it asks, and headless `opencode run` auto-rejects the request (`permission requested: external_directory (…); auto-rejecting`) and ends the turn with exit 0 — add `--agent-arg --auto` to allow it. Point it at a model with `--agent-arg --model --agent-arg provider/model` or `model` in opencode.json.",
+        doc: "opencode 1.18.33 (npm `opencode-ai`, checked with the real CLI against a local stand-in API): `opencode run --format json <prompt>` prints JSON events a line (`step_start`, `tool_use`, `text`, `step_finish` with `tokens` and `cost`); `--print-logs --log-level INFO` adds its log lines on stderr (about 40 a turn): so it is not silent while it starts, and a silent wait shows. Every API error exits 1 with one `{\"type\":\"error\",\"error\":{\"name\":\"APIError\",\"data\":{\"message\":…,\"statusCode\":…,\"isRetryable\":…,\"responseHeaders\":…}}}` line, read on its `statusCode`: 401 `invalid x-api-key` and 403 stop at once, as does `ProviderAuthError` (no key); 429/5xx/529 `Overloaded` are transient (opencode itself first makes 6 calls, with backoff 2–30 s or the server's `retry-after-ms`); the spend limit (400 `You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.`) waits until that day. opencode waits out any `retry-after` inside the turn, silently and with no setting to bound it: its last line is then a `message=\"stream error\"` log line, and the idle timeout that follows is taken for a usage limit with no reset time, not a failed try. Permissions: its `bash`, `edit` and `write` tools run without asking inside the worktree; a path outside it asks, and headless `opencode run` auto-rejects the request (`permission requested: external_directory (…); auto-rejecting`) and ends the turn with exit 0 — add `--agent-arg --auto` to allow it. Point it at a model with `--agent-arg --model --agent-arg provider/model` or `model` in opencode.json.",
         verified: Some("1.18.33"),
         reports: Reports {
             tokens: true,
@@ -518,11 +521,14 @@ impl Patterns {
     /// waiting out a `retry-after`) is waiting for a limit to lift — a usage limit, with its reset
     /// time when the output names one — not a failed try. None: an idle timeout like any other.
     pub fn idle(&self, output: &str, now_ms: u64) -> Option<Verdict> {
+        // The last line that is not a log line of no weight (opencode's INFO lines of its own
+        // start-up tasks may come after the error).
         let last = output
             .lines()
             .rev()
             .map(str::trim)
-            .find(|l| !l.is_empty())?;
+            .filter(|l| !l.is_empty())
+            .find(|l| !(l.starts_with("timestamp=") && NOTE_LEVEL.iter().any(|n| l.contains(n))))?;
         if !self.in_turn_wait.iter().any(|r| r.is_match(last)) {
             return None;
         }
@@ -762,7 +768,10 @@ pub fn last_message(output: &str) -> Option<String> {
             }
             continue;
         }
-        last_plain = Some(line.to_string());
+        // opencode's log lines (`--print-logs`) are not what the agent said.
+        if !(line.starts_with("timestamp=") && line.contains(" level=")) {
+            last_plain = Some(line.to_string());
+        }
     }
     if last.is_none() && output.trim_start().starts_with('{') {
         // One JSON document over several lines (Gemini's --output-format json).
@@ -1270,6 +1279,13 @@ mod tests {
                 ),
                 "usage-limit",
             ),
+            // Its start-up tasks may log after the error.
+            (
+                format!(
+                    "{stream_error}\ntimestamp=2026-12-01T08:58:36.300Z level=INFO run=6976ea82 message=\"project copy refresh done\" projectID=global\n"
+                ),
+                "usage-limit-no-reset",
+            ),
             // It went on after the error: quiet for another reason.
             (
                 format!("{stream_error}\n{{\"type\":\"step_start\"}}"),
@@ -1336,6 +1352,10 @@ mod tests {
                 Some("pi reply"),
             ),
             ("working...\nall done\n\n", Some("all done")),
+            (
+                "timestamp=2026-12-01T10:07:06.558Z level=INFO run=d01eaa67 message=\"disposing instance\"\n",
+                None,
+            ),
             // aider 0.86.2: its answer before the `Tokens:` line, not the test's output after it.
             (
                 "Aider v0.86.2\nRepo-map: using 1024 tokens, auto refresh\n\n\n.agents/goal/GOAL.md\nI will create hello.txt.\n\nhello.txt\n```\nhello\n```\n\nTokens: 200 sent, 40 received.\n\nhello.txt\nApplied edit to hello.txt\n1 passed, 0 failed\n",
