@@ -65,7 +65,7 @@ pub struct Args {
     #[arg(long, value_name = "DUR", value_parser = clock::parse_duration)]
     pub max_time: Option<Duration>,
     /// Kill the agent (its whole process group) when it prints nothing for this long; the turn is
-    /// retried.
+    /// retried (an agent whose last line shows it asleep on an API's retry-after: a usage limit).
     #[arg(long, value_name = "DUR", value_parser = clock::parse_duration, default_value = "15m")]
     pub idle_timeout: Duration,
     /// Kill the agent when one turn takes longer than this; the turn is retried.
@@ -232,6 +232,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     };
     start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
+    if let Some(preset) = args.agent.as_deref().and_then(presets::preset) {
+        let common = ws.repo.common_dir().to_path_buf();
+        crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
+            Error::io("cannot write the repository's info/exclude", common),
+        )?;
+    }
 
     let run_id = run_id();
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
