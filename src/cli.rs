@@ -48,6 +48,7 @@ pub enum Command {
     Restore(commands::restore::Args),
     Log(commands::log::Args),
     Audit(commands::audit::Args),
+    Recheck(commands::recheck::Args),
     Report(commands::report::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),

@@ -24,6 +24,8 @@ pub mod material;
 pub mod pin;
 pub mod prompt;
 pub mod proof;
+/// Finished goals rechecked on the current tree: their pins run again, nothing recorded.
+pub mod recheck;
 pub mod repo;
 pub mod retry;
 /// `goal run`: the agent loop as a state machine, agent presets, the agent process, the display.

@@ -11,6 +11,7 @@ mod commit_policy;
 mod core;
 mod evidence;
 mod faults;
+mod fleet;
 mod generative;
 mod history;
 mod install;

@@ -18,6 +18,7 @@ pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod recheck;
 pub mod report;
 pub mod restore;
 pub mod resume;
@@ -56,6 +57,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Restore(args) => restore::run(ctx, args),
         Command::Log(args) => log::run(ctx, args),
         Command::Audit(args) => audit::run(ctx, args),
+        Command::Recheck(args) => recheck::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
