@@ -49,6 +49,7 @@ pub enum Command {
     Log(commands::log::Args),
     Audit(commands::audit::Args),
     Recheck(commands::recheck::Args),
+    Fleet(commands::fleet::Args),
     Report(commands::report::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),

@@ -14,6 +14,8 @@ pub mod detect;
 pub mod error;
 pub mod evidence;
 pub mod fault;
+/// Every goal in flight: rows for worktrees and branch tips, and `goal run`'s run.json marker.
+pub mod fleet;
 pub mod gate;
 pub mod goal_file;
 pub mod history;

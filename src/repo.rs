@@ -922,6 +922,11 @@ impl Repo {
         self.read_commit(oid).map(|(info, _)| info)
     }
 
+    /// A commit and its first parent (None for a root commit).
+    pub fn commit_and_parent(&self, oid: Oid) -> Result<(CommitInfo, Option<Oid>)> {
+        self.read_commit(oid)
+    }
+
     /// A commit and its first parent.
     fn read_commit(&self, oid: Oid) -> Result<(CommitInfo, Option<Oid>)> {
         let commit = self

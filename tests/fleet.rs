@@ -194,3 +194,303 @@ fn recheck_bad_input_is_exit_2() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(json(&out), serde_json::json!({"goals": []}));
 }
+
+fn fleet(repo: &Repo, args: &[&str]) -> serde_json::Value {
+    let out = repo
+        .goal()
+        .arg("fleet")
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    json(&out)
+}
+
+fn rows(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    v["goals"].as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [serde_json::Value], place: &str) -> &'a serde_json::Value {
+    rows.iter()
+        .find(|r| r["where"] == place)
+        .unwrap_or_else(|| panic!("no row {place}: {rows:?}"))
+}
+
+/// A repository with a goal on main, a linked worktree on `side` with an iteration of its own, a
+/// branch `waiting` at the goal's init, a branch `shipped` whose goal is done, and a branch
+/// `by-hand` whose tip was committed without goal.
+fn busy() -> (Repo, tempfile::TempDir, std::path::PathBuf) {
+    let repo = Repo::new();
+    repo.test_script("tests/a.sh", 1, 0);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "tests"]);
+    repo.goal()
+        .args(["init", "ship the parser"])
+        .args([
+            "-c",
+            "it parses (verify: `sh tests/a.sh`)",
+            "-c",
+            "the docs say so",
+        ])
+        .assert()
+        .success();
+    repo.git(&["branch", "waiting"]);
+    repo.git(&["branch", "by-hand"]);
+    repo.git(&["branch", "shipped"]);
+    let (guard, wt) = repo.add_worktree();
+    repo.goal_in(&wt)
+        .args(["iterate", "-m", "tried a thing"])
+        .assert()
+        .success();
+    // shipped: the goal done, on a branch not checked out anywhere.
+    let (guard2, wt2) = {
+        let g = tempfile::TempDir::new().unwrap();
+        let p = g.path().join("shipped");
+        repo.git(&["worktree", "add", "-q", p.to_str().unwrap(), "shipped"]);
+        (g, p)
+    };
+    repo.goal_in(&wt2).args(["verify"]).assert().success();
+    repo.goal_in(&wt2)
+        .args(["verify", "-c", "2", "--", "sh", "tests/a.sh"])
+        .assert()
+        .success();
+    repo.goal_in(&wt2).args(["done"]).assert().success();
+    repo.git(&["worktree", "remove", wt2.to_str().unwrap()]);
+    drop(guard2);
+    // by-hand: GOAL.md edited and committed without goal.
+    repo.git(&["checkout", "-q", "by-hand"]);
+    let md = repo
+        .goal_md()
+        .replace("status: in-progress", "status: blocked");
+    repo.write(".agents/goal/GOAL.md", &md);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "edit by hand"]);
+    repo.git(&["checkout", "-q", "main"]);
+    // Live progress on main: a passing verify, not committed.
+    repo.ok(&["verify", "-c", "1"]);
+    (repo, guard, wt)
+}
+
+#[test]
+fn fleet_lists_worktrees_with_live_progress_and_branch_tips() {
+    let (repo, _guard, wt) = busy();
+    let v = fleet(&repo, &[]);
+    let rows = rows(&v);
+    let places: Vec<&str> = rows.iter().map(|r| r["where"].as_str().unwrap()).collect();
+    let main_path = repo.path().display().to_string();
+    let wt_path = wt.display().to_string();
+    assert_eq!(
+        places,
+        [&main_path, &wt_path, "by-hand", "shipped", "waiting"],
+        "{v}"
+    );
+    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    let mut want = vec![
+        "where",
+        "kind",
+        "branch",
+        "goal",
+        "status",
+        "iteration",
+        "proven",
+        "total",
+        "age_s",
+        "flags",
+        "run",
+    ];
+    want.sort();
+    let mut got: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+    got.sort();
+    assert_eq!(got, want);
+
+    let main = row(&rows, &main_path);
+    assert_eq!(main["kind"], "worktree");
+    assert_eq!(main["branch"], "main");
+    assert_eq!(main["goal"], "ship the parser");
+    assert_eq!(main["status"], "in-progress");
+    assert_eq!(main["iteration"], 0);
+    // The uncommitted verify shows: live progress.
+    assert_eq!(main["proven"], 1, "{main}");
+    assert_eq!(main["total"], 2);
+    assert_eq!(main["age_s"], 0);
+    assert_eq!(main["flags"], serde_json::json!([]));
+    assert_eq!(main["run"], serde_json::Value::Null);
+
+    let side = row(&rows, &wt_path);
+    assert_eq!(side["branch"], "side");
+    assert_eq!(side["iteration"], 1);
+    assert_eq!(side["proven"], 0);
+
+    let waiting = row(&rows, "waiting");
+    assert_eq!(waiting["kind"], "branch");
+    assert_eq!(waiting["branch"], "waiting");
+    assert_eq!(waiting["status"], "in-progress");
+    assert_eq!(waiting["iteration"], 0);
+    assert_eq!(waiting["proven"], 0);
+
+    let shipped = row(&rows, "shipped");
+    assert_eq!(shipped["status"], "complete", "{shipped}");
+    assert_eq!(shipped["goal"], "ship the parser");
+    assert_eq!(shipped["proven"], 2);
+    assert_eq!(shipped["total"], 2);
+
+    let by_hand = row(&rows, "by-hand");
+    assert_eq!(by_hand["status"], "blocked");
+    assert_eq!(
+        by_hand["flags"],
+        serde_json::json!(["blocked", "hand-made"])
+    );
+
+    // The text table has a row for each.
+    let out = repo.goal().arg("fleet").output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 6, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("shipped") && l.contains("complete")),
+        "{text}"
+    );
+}
+
+#[test]
+fn fleet_shows_remote_branches_only_with_remote_as_last_fetched() {
+    let (origin, _guard, _wt) = busy();
+    let home = tempfile::TempDir::new().unwrap();
+    let clone = home.path().join("clone");
+    origin.git(&[
+        "clone",
+        "-q",
+        origin.path().to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ]);
+    let clone = Repo {
+        dir: tempfile::TempDir::new_in(home.path()).unwrap(),
+        home: tempfile::TempDir::new().unwrap(),
+    };
+    // Work in the clone through -C (the Repo helper's own folder stays empty).
+    let at = home.path().join("clone");
+    let fleet_at = |args: &[&str]| {
+        let out = clone
+            .goal()
+            .arg("-C")
+            .arg(&at)
+            .args(["fleet", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        rows(&json(&out))
+    };
+    let local = fleet_at(&[]);
+    assert!(local.iter().all(|r| r["kind"] != "remote"), "{local:?}");
+    let remote = fleet_at(&["--remote"]);
+    let names: Vec<&str> = remote
+        .iter()
+        .filter(|r| r["kind"] == "remote")
+        .map(|r| r["where"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "origin/by-hand",
+            "origin/main",
+            "origin/shipped",
+            "origin/side",
+            "origin/waiting"
+        ]
+    );
+    assert_eq!(row(&remote, "origin/side")["iteration"], 1);
+    // A new iteration on the origin shows only after a fetch.
+    origin
+        .goal_in(&_wt)
+        .args(["iterate", "-m", "tried another thing"])
+        .assert()
+        .success();
+    assert_eq!(row(&fleet_at(&["--remote"]), "origin/side")["iteration"], 1);
+    clone.git_in(&at, &["fetch", "-q"]);
+    assert_eq!(row(&fleet_at(&["--remote"]), "origin/side")["iteration"], 2);
+}
+
+#[test]
+fn iterate_records_its_verdict_and_fleet_flags_stagnation() {
+    let repo = Repo::new();
+    repo.init_goal(&["it works (verify: `sh t.sh`)"]);
+    for n in 1..=3 {
+        repo.ok(&["iterate", "-m", &format!("looked at it, attempt {n}")]);
+        let want = if n < 3 { "progress" } else { "stagnant" };
+        assert_eq!(
+            repo.trailer("HEAD", "Goal-Verdict").as_deref(),
+            Some(want),
+            "{n}"
+        );
+    }
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert!(v.to_string().contains("stagnant"), "{v}");
+    let now = rows(&fleet(&repo, &[]));
+    assert_eq!(now[0]["flags"], serde_json::json!(["stagnant"]), "{now:?}");
+    // Escalation: the goal is blocked and the tip says so.
+    let mut code = 0;
+    for n in 4..=6 {
+        let out = repo
+            .goal()
+            .args(["iterate", "-m", &format!("looked again, attempt {n}")])
+            .output()
+            .unwrap();
+        code = out.status.code().unwrap();
+        if code == 1 {
+            break;
+        }
+    }
+    assert_eq!(code, 1, "never escalated");
+    let now = rows(&fleet(&repo, &[]));
+    assert_eq!(now[0]["status"], "blocked");
+    assert_eq!(
+        now[0]["flags"],
+        serde_json::json!(["escalated", "blocked"]),
+        "{now:?}"
+    );
+}
+
+#[test]
+fn fleet_shows_the_active_run_and_none_after_it() {
+    let repo = Repo::new();
+    repo.test_script("t.sh", 1, 0);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "t"]);
+    repo.init_goal(&["it works (verify: `sh t.sh`)"]);
+    let seen = repo.home.path().join("fleet-during-run.json");
+    let agent = repo.home.path().join("agent.sh");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\ngoal fleet --json > '{}'\necho looked\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    let out = repo
+        .goal()
+        .env("GOAL_TIME_SCALE", "0")
+        .args(["run", "--max-iterations", "1", "--", "sh"])
+        .arg(&agent)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let during: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    let run = &during["goals"][0]["run"];
+    assert_eq!(run["agent"], "sh", "{during}");
+    assert!(!run["id"].as_str().unwrap().is_empty());
+    assert!(run["since"].as_str().unwrap().ends_with('Z'));
+    let run_id = repo.trailer("HEAD", "Goal-Run").unwrap();
+    assert!(run_id.starts_with(run["id"].as_str().unwrap()), "{run_id}");
+    // The run is over: no run, though a marker file may be left by a killed one.
+    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], serde_json::Value::Null);
+    std::fs::write(
+        repo.path().join(".git/goal/run.json"),
+        r#"{"agent":"x","id":"y","since":"z","pid":1}"#,
+    )
+    .unwrap();
+    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], serde_json::Value::Null);
+}

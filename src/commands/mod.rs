@@ -11,6 +11,7 @@ pub mod criteria;
 pub mod demo;
 pub mod detect;
 pub mod done;
+pub mod fleet;
 pub mod hook;
 pub mod hooks;
 pub mod init;
@@ -58,6 +59,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Log(args) => log::run(ctx, args),
         Command::Audit(args) => audit::run(ctx, args),
         Command::Recheck(args) => recheck::run(ctx, args),
+        Command::Fleet(args) => fleet::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
@@ -96,6 +98,8 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
     /// The `goal run` this commit belongs to (`Goal-Run`).
     pub run: Option<String>,
+    /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
+    pub verdict: Option<&'static str>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -162,6 +166,7 @@ impl<'a> Commit<'a> {
             other: Vec::new(),
             status: None,
             run: None,
+            verdict: None,
         }
     }
 
@@ -198,6 +203,7 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        trailers.verdict = self.verdict.map(str::to_string);
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);
