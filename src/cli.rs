@@ -50,6 +50,8 @@ pub enum Command {
     Audit(commands::audit::Args),
     Recheck(commands::recheck::Args),
     Fleet(commands::fleet::Args),
+    #[command(hide = true)]
+    MergeDriver(commands::merge_driver::Args),
     Report(commands::report::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),

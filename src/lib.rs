@@ -23,6 +23,8 @@ pub mod history;
 pub mod junit;
 pub mod lint;
 pub mod material;
+/// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
+pub mod merge_driver;
 pub mod pin;
 pub mod prompt;
 pub mod proof;

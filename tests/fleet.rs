@@ -494,3 +494,156 @@ fn fleet_shows_the_active_run_and_none_after_it() {
     .unwrap();
     assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], serde_json::Value::Null);
 }
+
+/// Lines of a file that are whole JSON objects.
+fn ledger_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn two_branches_that_changed_the_same_goal_merge_without_conflict() {
+    let repo = Repo::new();
+    repo.test_script("tests/a.sh", 2, 0);
+    repo.test_script("tests/b.sh", 3, 0);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "tests"]);
+    repo.ok(&["hooks", "install"]);
+    repo.goal()
+        .args(["init", "ship it"])
+        .args(["-c", "a works (verify: `sh tests/a.sh`)"])
+        .args(["-c", "b works (verify: `sh tests/b.sh`)"])
+        .assert()
+        .success();
+    repo.git(&["checkout", "-q", "-b", "left"]);
+    repo.write("src/a.txt", "a\n");
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "fixed a"]);
+    repo.ok(&["iterate", "-m", "cleaned a"]);
+    let left_goal = repo.goal_md();
+    let left_ledger = ledger_lines(&repo.read(".agents/goal/evidence.jsonl"));
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "right"]);
+    repo.ok(&["criteria", "add", "c works (verify: `sh tests/b.sh`)"]);
+    repo.write("src/b.txt", "b\n");
+    repo.ok(&["verify", "-c", "2"]);
+    repo.ok(&["iterate", "-m", "fixed b"]);
+    let right_ledger = ledger_lines(&repo.read(".agents/goal/evidence.jsonl"));
+    repo.git(&["checkout", "-q", "left"]);
+    assert!(left_goal.contains("- [x] a works"), "{left_goal}");
+
+    let out = repo.git_output(&["merge", "-q", "--no-edit", "right"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(repo.status_porcelain(), "");
+    let md = repo.goal_md();
+    assert!(!md.contains("<<<<<<<"), "{md}");
+    assert!(
+        !md.contains("[x]"),
+        "ticks are cleared until re-verified: {md}"
+    );
+    let v = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    let texts: Vec<&str> = v["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "a works (verify: `sh tests/a.sh`)",
+            "b works (verify: `sh tests/b.sh`)",
+            "c works (verify: `sh tests/b.sh`)"
+        ],
+        "{v}"
+    );
+    assert_eq!(v["iteration"], 2, "{v}");
+    assert!(md.contains("### Iteration 1\n- fixed a"), "{md}");
+    assert!(md.contains("### Iteration 2\n- cleaned a"), "{md}");
+    assert!(md.contains("### Iteration 3\n- fixed b"), "{md}");
+    assert_eq!(v["ledger"]["verifies"], true, "{v}");
+
+    // The ledgers joined byte for byte, then a merge line chaining both sides.
+    let merged = ledger_lines(&repo.read(".agents/goal/evidence.jsonl"));
+    assert_eq!(merged.len(), left_ledger.len() + right_ledger.len() + 1);
+    assert_eq!(merged[..left_ledger.len()], left_ledger[..]);
+    assert_eq!(
+        merged[left_ledger.len()..merged.len() - 1],
+        right_ledger[..]
+    );
+    let last: serde_json::Value = serde_json::from_str(merged.last().unwrap()).unwrap();
+    assert_eq!(last["kind"], "merge");
+    let hash = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap()["hash"].clone();
+    assert_eq!(
+        last["parents"],
+        serde_json::json!([
+            hash(left_ledger.last().unwrap()),
+            hash(right_ledger.last().unwrap())
+        ])
+    );
+    // Every reader accepts the chain: verify appends, check ticks, the hooks let iterate commit,
+    // log and audit see an unbroken chain.
+    repo.ok(&["verify"]);
+    assert!(
+        repo.goal_md().matches("[x]").count() == 3,
+        "{}",
+        repo.goal_md()
+    );
+    repo.ok(&["iterate", "-m", "verified after the merge"]);
+    assert!(
+        !repo
+            .log_flags()
+            .iter()
+            .flatten()
+            .any(|f| f == "broken-evidence-chain")
+    );
+    repo.ok(&["done"]);
+    assert!(!repo.path().join(".gitattributes").exists());
+    let attributes = repo.read(".git/info/attributes");
+    assert!(
+        attributes.contains("/.agents/goal/GOAL.md merge=goal"),
+        "{attributes}"
+    );
+    assert!(
+        repo.git(&["config", "merge.goal.driver"])
+            .contains("merge-driver %O %A %B %P")
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn two_different_goals_conflict_with_markers() {
+    let repo = Repo::new();
+    repo.ok(&["hooks", "install"]);
+    repo.git(&["checkout", "-q", "-b", "x"]);
+    repo.init_goal(&["x works (verify: `sh x.sh`)"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "y"]);
+    repo.goal()
+        .args(["init", "another goal", "-c", "y works (verify: `sh y.sh`)"])
+        .assert()
+        .success();
+    let out = repo.git_output(&["merge", "--no-edit", "x"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let md = repo.goal_md();
+    assert!(md.contains("<<<<<<< ") && md.contains(">>>>>>> "), "{md}");
+    assert!(
+        repo.git(&["status", "--porcelain"])
+            .contains("AA .agents/goal/GOAL.md")
+    );
+    repo.git(&["merge", "--abort"]);
+    // Uninstall takes the driver away again.
+    repo.ok(&["hooks", "uninstall"]);
+    assert!(
+        !repo.exists(".git/info/attributes")
+            || !repo.read(".git/info/attributes").contains("merge=goal")
+    );
+    assert!(
+        !repo
+            .git_output(&["config", "merge.goal.driver"])
+            .status
+            .success()
+    );
+}

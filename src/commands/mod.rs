@@ -19,6 +19,7 @@ pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod merge_driver;
 pub mod recheck;
 pub mod report;
 pub mod restore;
@@ -60,6 +61,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Audit(args) => audit::run(ctx, args),
         Command::Recheck(args) => recheck::run(ctx, args),
         Command::Fleet(args) => fleet::run(ctx, args),
+        Command::MergeDriver(args) => merge_driver::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
