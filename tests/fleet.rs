@@ -354,7 +354,7 @@ fn fleet_lists_worktrees_with_live_progress_and_branch_tips() {
 
 #[test]
 fn fleet_shows_remote_branches_only_with_remote_as_last_fetched() {
-    let (origin, _guard, _wt) = busy();
+    let (origin, _guard, wt) = busy();
     let home = tempfile::TempDir::new().unwrap();
     let clone = home.path().join("clone");
     origin.git(&[
@@ -402,7 +402,7 @@ fn fleet_shows_remote_branches_only_with_remote_as_last_fetched() {
     assert_eq!(row(&remote, "origin/side")["iteration"], 1);
     // A new iteration on the origin shows only after a fetch.
     origin
-        .goal_in(&_wt)
+        .goal_in(&wt)
         .args(["iterate", "-m", "tried another thing"])
         .assert()
         .success();
