@@ -33,6 +33,8 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
     /// The `goal run` this commit belongs to (`Goal-Run`).
     pub run: Option<String>,
+    /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
+    pub verdict: Option<&'static str>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -97,6 +99,7 @@ impl<'a> Commit<'a> {
             other: Vec::new(),
             status: None,
             run: None,
+            verdict: None,
         }
     }
 
@@ -133,6 +136,7 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        trailers.verdict = self.verdict.map(str::to_string);
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);

@@ -67,6 +67,9 @@ pub struct GoalTrailers {
     pub run: Option<String>,
     /// The user's git hooks were skipped for this commit (`--no-verify`): `Goal-Hooks: skipped`.
     pub hooks_skipped: bool,
+    /// The stagnation verdict an iteration commit records (`Goal-Verdict: progress|stagnant|
+    /// escalated`): a cache for `goal fleet`, never read back by the verdict itself.
+    pub verdict: Option<String>,
 }
 
 impl GoalTrailers {
@@ -82,6 +85,7 @@ impl GoalTrailers {
             material_change: None,
             run: None,
             hooks_skipped: false,
+            verdict: None,
         }
     }
 
@@ -116,6 +120,7 @@ impl GoalTrailers {
             hooks_skipped: commit
                 .trailer("Goal-Hooks")
                 .is_some_and(|h| h.trim() == "skipped"),
+            verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
         })
     }
 
@@ -149,6 +154,9 @@ impl GoalTrailers {
         if let Some(run) = &self.run {
             text.push_str(&format!("Goal-Run: {}\n", one_line(run)));
         }
+        if let Some(verdict) = &self.verdict {
+            text.push_str(&format!("Goal-Verdict: {}\n", one_line(verdict)));
+        }
         if self.hooks_skipped {
             text.push_str("Goal-Hooks: skipped\n");
         }
@@ -173,6 +181,7 @@ mod tests {
             material_change: Some("removed criterion 2 \"x\"".into()),
             run: Some("20260101T000000Z-1a2b".into()),
             hooks_skipped: true,
+            verdict: Some("stagnant".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {

@@ -19,6 +19,7 @@ mod complete;
 mod core;
 mod evidence;
 mod faults;
+mod fleet;
 mod generative;
 mod history;
 mod install;

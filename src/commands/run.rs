@@ -243,6 +243,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
     std::fs::create_dir_all(&run_dir)
         .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
+    // Held (an OS lock) until the run ends, so `goal fleet` sees this run.
+    let _marker = crate::fleet::RunMarker::hold(
+        ws.repo.git_dir(),
+        &agent_name,
+        &run_id,
+        &crate::context::now_rfc3339(),
+    );
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
     let limits = Limits {
