@@ -354,6 +354,158 @@ fn budgets_exit_three() {
     assert_eq!(calls(&repo), 2);
 }
 
+/// `goal run --agent claude` with a stand-in `claude` first on PATH: `body` runs with `$n` the
+/// call number (its stdin, the prompt, is read first).
+fn run_fake_claude(repo: &Repo, body: &str, flags: &[&str]) -> Output {
+    let bin = state(repo).join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = agent(repo, body);
+    let claude = bin.join("claude");
+    std::fs::write(&claude, format!("#!/bin/sh\nexec sh '{script}' \"$@\"\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let goal_dir = std::path::Path::new(env!("CARGO_BIN_EXE_goal"))
+        .parent()
+        .unwrap();
+    let path = std::env::join_paths([bin, goal_dir.to_path_buf()].into_iter().chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    repo.goal()
+        .env("PATH", path)
+        .env("GOAL_TIME_SCALE", "0")
+        .env("GOAL_SIGNAL_GRACE", "0.1")
+        .args(["run", "--json", "--agent", "claude"])
+        .args(flags)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap()
+}
+
+/// Claude Code's final JSON result line with its usage and cost.
+fn claude_result(error: bool, cost: &str, input: u64, output: u64) -> String {
+    format!(
+        r#"echo '{{"type":"result","subtype":"success","is_error":{error},"result":"still working","total_cost_usd":{cost},"usage":{{"input_tokens":{input},"cache_read_input_tokens":5000,"output_tokens":{output}}}}}'"#
+    )
+}
+
+#[test]
+fn max_cost_stops_with_three_after_the_turn_that_reaches_it() {
+    let repo = project();
+    let out = run_fake_claude(
+        &repo,
+        &claude_result(false, "0.3", 1000, 200),
+        &["--max-cost", "0.5"],
+    );
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 2, "the second turn reaches $0.60");
+    let evs = events(&out);
+    let ends = named(&evs, "turn_end");
+    assert_eq!(ends.len(), 2);
+    for end in &ends {
+        assert_eq!(
+            end["usage"],
+            serde_json::json!({"input_tokens": 1000, "output_tokens": 200, "cost_usd": 0.3}),
+            "cached input is left out"
+        );
+    }
+    let budget = named(&evs, "budget");
+    assert_eq!(budget.len(), 1, "{}", explain(&out));
+    assert_eq!(budget[0]["usage"]["input_tokens"], 2000);
+    assert_eq!(budget[0]["usage"]["output_tokens"], 400);
+    assert!((budget[0]["usage"]["cost_usd"].as_f64().unwrap() - 0.6).abs() < 1e-9);
+    assert!(
+        budget[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--max-cost 0.5"),
+        "{}",
+        budget[0]
+    );
+    // Both turns were recorded as iterations (the budget is checked after the record).
+    assert_eq!(named(&evs, "iterate").len(), 2);
+    // A failed turn that reaches it is not retried.
+    let repo = project();
+    let out = run_fake_claude(
+        &repo,
+        &format!("{}\nexit 1", claude_result(true, "0.7", 10, 10)),
+        &["--max-cost", "0.5"],
+    );
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1);
+    assert!(named(&events(&out), "retry").is_empty());
+}
+
+#[test]
+fn max_tokens_stops_with_three_and_done_carries_the_totals() {
+    let repo = project();
+    // 0 cost reported stays 0; 300 tokens a turn against 700: the third turn reaches it.
+    let out = run_fake_claude(
+        &repo,
+        &claude_result(false, "0", 250, 50),
+        &["--max-tokens", "700"],
+    );
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    assert_eq!(calls(&repo), 3);
+    let evs = events(&out);
+    assert_eq!(named(&evs, "turn_end")[0]["usage"]["cost_usd"], 0.0);
+    let budget = named(&evs, "budget");
+    assert_eq!(budget[0]["usage"]["input_tokens"], 750);
+    assert_eq!(budget[0]["usage"]["output_tokens"], 150);
+    // A run that completes under its budget: `done` carries the totals.
+    let repo = project();
+    let out = run_fake_claude(
+        &repo,
+        &format!("{WORK}\n{}", claude_result(false, "0.01", 100, 20)),
+        &["--max-tokens", "100000", "--max-cost", "5"],
+    );
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let evs = events(&out);
+    let done = named(&evs, "done");
+    assert_eq!(done[0]["usage"]["input_tokens"], 100, "{}", explain(&out));
+    assert_eq!(done[0]["usage"]["cost_usd"], 0.01);
+}
+
+#[test]
+fn a_budget_the_agent_cannot_report_is_refused_at_the_start() {
+    let repo = project();
+    let head = repo.head();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--max-cost", "1", "--", "sh", "-c", "true"],
+            "custom command `sh`",
+        ),
+        (
+            &["--max-tokens", "10", "--", "sh", "-c", "true"],
+            "custom command `sh`",
+        ),
+        (
+            &["--max-cost", "1", "--agent", "codex"],
+            "agent `codex`: its CLI does not report cost",
+        ),
+        (&["--max-cost", "0", "--agent", "claude"], "above 0"),
+    ];
+    for (flags, says) in cases {
+        let out = repo.goal().arg("run").args(flags).output().unwrap();
+        assert_eq!(code(&out), 2, "{flags:?}: {}", explain(&out));
+        assert!(stderr(&out).contains(says), "{flags:?}: {}", stderr(&out));
+        assert_eq!(repo.head(), head, "{flags:?}");
+    }
+    // With a goal text, nothing is committed either.
+    let out = repo
+        .goal()
+        .args(["run", "Another", "--max-cost", "1", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert!(
+        stderr(&out).contains("custom command `true`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.head(), head);
+}
+
 #[test]
 fn stagnation_changes_the_prompt_then_escalates() {
     let repo = project();

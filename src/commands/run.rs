@@ -15,10 +15,11 @@ use crate::runner::agent::{self, INTERRUPTS, Turn};
 use crate::runner::clock::{self, Clock, ms, time_scale};
 use crate::runner::display::Display;
 use crate::runner::machine::{
-    Action, Event, GoalState, Limits, Machine, Outcome, TurnEnd, WaitKind, human_ms,
+    Action, Budget, Event, GoalState, Limits, Machine, Outcome, TurnEnd, WaitKind, human_ms,
 };
 use crate::runner::presets::{self, Patterns, PromptPlace};
 use crate::runner::prompt::{Extra, turn_prompt};
+use crate::runner::usage::Usage;
 use crate::workspace::Workspace;
 
 /// Drive an agent CLI, turn after turn, until the goal is proven done (by `goal done`'s gate,
@@ -61,6 +62,14 @@ pub struct Args {
     /// Stop (exit 3) after this many iterations of this run (failed turns are retries, not counted).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iterations: Option<u64>,
+    /// Stop (exit 3) after the turn whose running cost, as the agent CLI reports it, reaches this
+    /// many US dollars (only with a preset that reports its cost).
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_cost: Option<f64>,
+    /// Stop (exit 3) after the turn whose running token count (input plus output, as the agent CLI
+    /// reports it) reaches N (only with a preset that reports tokens).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: Option<u64>,
     /// Stop (exit 3) after this much wall time, waits included: 90, 90s, 5m, 2h.
     #[arg(long, value_name = "DUR", value_parser = clock::parse_duration)]
     pub max_time: Option<Duration>,
@@ -78,6 +87,88 @@ pub struct Args {
     /// named by GOAL_PROMPT_FILE), and in place of an argument that is exactly `{prompt}`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+/// `--max-cost`: a positive number of US dollars (`5`, `0.50`, `$2`).
+fn parse_usd(text: &str) -> std::result::Result<f64, String> {
+    let t = text.trim().trim_start_matches('$');
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not an amount of US dollars above 0 (e.g. 5 or 0.50)"
+        )),
+    }
+}
+
+/// Refuse a budget the agent cannot be held to: a custom command reports no usage, and a preset
+/// whose CLI does not report cost (or tokens) cannot keep `--max-cost` (`--max-tokens`).
+fn check_budgets(args: &Args) -> Result<()> {
+    let asked = [
+        ("--max-cost", "cost", args.max_cost.is_some()),
+        ("--max-tokens", "token counts", args.max_tokens.is_some()),
+    ];
+    for (flag, what, given) in asked {
+        if !given {
+            continue;
+        }
+        let reported = match args.agent.as_deref().and_then(presets::preset) {
+            Some(preset) if flag == "--max-cost" => preset.reports.cost,
+            Some(preset) => preset.reports.tokens,
+            None => {
+                let name = args.command.first().map_or("the command", String::as_str);
+                return Err(Error::usage(
+                    format!(
+                        "{flag} cannot be kept with the custom command `{name}`: `goal run` cannot read its usage"
+                    ),
+                    format!(
+                        "use a preset that reports {what} (e.g. `goal run --agent claude {flag} …`), or drop {flag}"
+                    ),
+                ));
+            }
+        };
+        if !reported {
+            let name = args.agent.as_deref().unwrap_or_default();
+            let reporting: Vec<&str> = presets::names()
+                .into_iter()
+                .filter(|n| {
+                    presets::preset(n).is_some_and(|p| {
+                        if flag == "--max-cost" {
+                            p.reports.cost
+                        } else {
+                            p.reports.tokens
+                        }
+                    })
+                })
+                .collect();
+            return Err(Error::usage(
+                format!(
+                    "{flag} cannot be kept with the agent `{name}`: its CLI does not report {what}"
+                ),
+                format!(
+                    "drop {flag}, or use an agent that reports {what} ({})",
+                    reporting.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The usage figures of events and the status line (each null when not reported).
+fn usage_json(u: &Usage) -> serde_json::Value {
+    json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "cost_usd": u.cost_usd})
+}
+
+/// ` · $0.1234 · 3400 tokens`: the spend so far, as far as it was reported (empty when nothing was).
+fn spend_text(u: &Usage) -> String {
+    let mut text = String::new();
+    if let Some(cost) = u.cost_usd {
+        text.push_str(&format!(" · ${cost:.4}"));
+    }
+    if let Some(tokens) = u.tokens() {
+        text.push_str(&format!(" · {tokens} tokens"));
+    }
+    text
 }
 
 /// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
@@ -197,6 +288,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         .as_deref()
         .and_then(presets::preset)
         .and_then(|p| p.verified);
+    let reader = args
+        .agent
+        .as_deref()
+        .and_then(presets::preset)
+        .map(|p| p.usage);
     let (argv, place, patterns, agent_name) = match (&args.agent, args.command.is_empty()) {
         (Some(name), true) => {
             let Some(preset) = presets::preset(name) else {
@@ -230,6 +326,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             ));
         }
     };
+    check_budgets(&args)?;
     start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
     if let Some(preset) = args.agent.as_deref().and_then(presets::preset) {
@@ -253,6 +350,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
     let limits = Limits {
+        budget: Budget {
+            max_cost_usd: args.max_cost,
+            max_tokens: args.max_tokens,
+        },
         backoff: crate::retry::Backoff {
             initial: ws.config.backoff_initial,
             factor: ws.config.backoff_factor,
@@ -290,6 +391,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         args: &args,
         argv,
         place,
+        reader,
         run_id,
         run_dir,
         display,
@@ -298,6 +400,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         seen_interrupts,
         scale,
         summary,
+        spend: String::new(),
         pending,
     };
     edge.drive()
@@ -311,6 +414,8 @@ struct Edge<'a> {
     /// The agent's command line (`{prompt}` stands for the prompt).
     argv: Vec<String>,
     place: Option<PromptPlace>,
+    /// The preset's reader of a turn's usage (a custom command reports none).
+    reader: Option<fn(&str) -> Usage>,
     run_id: String,
     run_dir: std::path::PathBuf,
     display: Display,
@@ -321,6 +426,8 @@ struct Edge<'a> {
     scale: f64,
     /// The goal's state in a few words, for the status line.
     summary: String,
+    /// What the run has spent so far, for the status line (` · $0.12 · 3400 tokens`, or empty).
+    spend: String,
     /// The machine's actions still to carry out.
     pending: Vec<Action>,
 }
@@ -415,8 +522,9 @@ impl Edge<'_> {
                 &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
             );
             self.display.status(&format!(
-                "turn {turn} · {summary} · agent working",
-                summary = self.summary
+                "turn {turn} · {summary}{spend} · agent working",
+                summary = self.summary,
+                spend = self.spend
             ));
             // The prompt is also a file beside the turn's log; the environment holds it only
             // while it fits (the kernel refuses a variable over 128 KiB).
@@ -467,8 +575,9 @@ impl Edge<'_> {
                     follow.extend(actions.into_iter().filter(|a| *a != Action::KillAgent));
                 }
                 self.display.status(&format!(
-                    "turn {turn} · {summary} · agent working",
-                    summary = self.summary
+                    "turn {turn} · {summary}{spend} · agent working",
+                    summary = self.summary,
+                    spend = self.spend
                 ));
                 kill
             });
@@ -489,14 +598,16 @@ impl Edge<'_> {
                 TurnEnd::Killed => (None, "killed".to_string()),
                 TurnEnd::NotStarted(why) => (None, why.clone()),
             };
+            let usage = self.reader.map(|r| r(&ended.output)).unwrap_or_default();
             self.display.event(
                 "turn_end",
-                json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "log": log.display().to_string()}),
+                json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
                 &format!("turn {turn} ended: {verdict}"),
             );
+            self.spend = spend_text(&self.machine.usage().plus(usage));
             self.display.status(&format!(
-                "turn {turn} · {} · turn ended: {verdict}",
-                self.summary
+                "turn {turn} · {}{} · turn ended: {verdict}",
+                self.summary, self.spend
             ));
             self.pending.extend(follow);
             Some(Event::TurnEnded {
@@ -504,6 +615,7 @@ impl Edge<'_> {
                 end: ended.end,
                 output: ended.output,
                 committed,
+                usage,
             })
         };
         Ok(next)
@@ -542,8 +654,8 @@ impl Edge<'_> {
             self.summary = now_summary;
             // The status line says what the event line below says, not the last turn's.
             self.display.status(&format!(
-                "turn {turn} · {} · iteration recorded",
-                self.summary
+                "turn {turn} · {}{} · iteration recorded",
+                self.summary, self.spend
             ));
             let (iteration, stagnant) = match self.ws.read_goal()? {
                 Some(g) => (
@@ -637,14 +749,15 @@ impl Edge<'_> {
                     0.0
                 };
                 self.display.status(&format!(
-                    "{summary} · {} in {:.0}s",
+                    "{summary}{spend} · {} in {:.0}s",
                     if kind == WaitKind::UsageLimit {
                         "usage limit resets"
                     } else {
                         "retry"
                     },
                     nominal_left.ceil(),
-                    summary = self.summary
+                    summary = self.summary,
+                    spend = self.spend
                 ));
                 let now = INTERRUPTS.load(Ordering::SeqCst);
                 if self.seen_interrupts < now {
@@ -726,11 +839,13 @@ impl Edge<'_> {
         };
         self.display.event(
             event,
-            json!({"code": outcome.code(), "reason": reason, "iterations": self.machine.iterations(), "run": self.run_id}),
+            json!({"code": outcome.code(), "reason": reason, "iterations": self.machine.iterations(), "run": self.run_id, "usage": usage_json(&self.machine.usage())}),
             &format!(
-                "{reason} (exit {}; {} iteration(s) this run; `goal log` shows run {run_id})",
+                "{reason} (exit {}; {} iteration(s) this run{}; `goal log` shows run {run_id})",
                 outcome.code(),
-                self.machine.iterations(), run_id = self.run_id),
+                self.machine.iterations(),
+                spend_text(&self.machine.usage()).replace(" · ", ", "),
+                run_id = self.run_id),
         );
         if outcome == Outcome::HardFailure && !self.ctx.json {
             eprint!(

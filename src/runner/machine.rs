@@ -5,11 +5,42 @@
 //! whole error table is tested with a fake clock.
 
 use super::presets::{Patterns, Verdict};
+use super::usage::Usage;
 use crate::retry::Backoff;
+
+/// The spend budgets of a run (`--max-cost`, `--max-tokens`), over the usage the agent CLI reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Budget {
+    pub max_cost_usd: Option<f64>,
+    pub max_tokens: Option<u64>,
+}
+
+impl Budget {
+    /// Why the running `total` has spent this budget (it reached it: ≥), or None.
+    pub fn spent(&self, total: &Usage) -> Option<String> {
+        if let (Some(max), Some(cost)) = (self.max_cost_usd, total.cost_usd)
+            && cost >= max
+        {
+            return Some(format!(
+                "--max-cost {max} reached (${cost:.4} spent) and the goal is not proven done"
+            ));
+        }
+        if let (Some(max), Some(tokens)) = (self.max_tokens, total.tokens())
+            && tokens >= max
+        {
+            return Some(format!(
+                "--max-tokens {max} reached ({tokens} tokens used) and the goal is not proven done"
+            ));
+        }
+        None
+    }
+}
 
 /// The bounds of a run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
+    /// Money and tokens this run may spend (checked after each turn).
+    pub budget: Budget,
     pub backoff: Backoff,
     /// Iterations this run may record (failed turns are retries and do not count).
     pub max_iterations: Option<u64>,
@@ -50,7 +81,7 @@ pub enum TurnEnd {
     NotStarted(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Start {
         now_ms: u64,
@@ -64,6 +95,8 @@ pub enum Event {
         output: String,
         /// An iteration commit was made during the turn (the agent ran `goal iterate`).
         committed: bool,
+        /// What the turn used, as the agent CLI reported it.
+        usage: Usage,
     },
     Recorded {
         now_ms: u64,
@@ -178,6 +211,8 @@ pub struct Machine {
     /// Usage-limit waits in a row with no reset time (each one longer: [`limit_step`]).
     limit_waits: u32,
     interrupts: u32,
+    /// What this run's turns used, summed.
+    usage: Usage,
     /// The last verdict after an iteration was stagnant (the next prompt asks for a new strategy).
     pub stagnant: bool,
     /// The last refusal of `goal done`, for the next prompt.
@@ -198,6 +233,7 @@ impl Machine {
             retries: 0,
             limit_waits: 0,
             interrupts: 0,
+            usage: Usage::default(),
             stagnant: false,
             refusal: None,
             last_failure: None,
@@ -207,6 +243,11 @@ impl Machine {
     /// Iterations this run recorded (good turns).
     pub fn iterations(&self) -> u64 {
         self.iterations
+    }
+
+    /// What this run's turns used so far, summed over the CLI's reports.
+    pub fn usage(&self) -> Usage {
+        self.usage
     }
 
     /// Failed turns in the current iteration.
@@ -257,7 +298,11 @@ impl Machine {
                 end,
                 output,
                 committed,
-            } if self.phase == Phase::InTurn => self.turn_ended(now_ms, end, &output, committed),
+                usage,
+            } if self.phase == Phase::InTurn => {
+                self.usage = self.usage.plus(usage);
+                self.turn_ended(now_ms, end, &output, committed)
+            }
             Event::Recorded { now_ms, state } if self.phase == Phase::Recording => {
                 self.after_state(now_ms, state)
             }
@@ -329,6 +374,9 @@ impl Machine {
                 format!("--max-iterations {max} reached and the goal is not proven done"),
             );
         }
+        if let Some(why) = self.limits.budget.spent(&self.usage) {
+            return self.stop(Outcome::Budget, why);
+        }
         let remaining = match self.deadline() {
             Some(deadline) if now_ms >= deadline => {
                 return self.stop(
@@ -395,6 +443,13 @@ impl Machine {
         };
         if self.interrupts == 1 && verdict != Verdict::Ok {
             return self.stop(Outcome::Interrupted, "interrupted: the last turn failed");
+        }
+        // A failed turn that spent the budget is not retried (a good one is recorded first,
+        // and the next turn is refused).
+        if !matches!(verdict, Verdict::Ok | Verdict::Hard(_))
+            && let Some(why) = self.limits.budget.spent(&self.usage)
+        {
+            return self.stop(Outcome::Budget, why);
         }
         match verdict {
             Verdict::Ok => {
@@ -603,6 +658,7 @@ mod tests {
                         Some(Event::TurnEnded {
                             now_ms: self.now,
                             end,
+                            usage: crate::runner::usage::claude(&output),
                             output,
                             committed,
                         })
@@ -896,6 +952,7 @@ mod tests {
                 end: end.clone(),
                 output: output.into(),
                 committed: false,
+                usage: Usage::default(),
             });
             let got = match actions.as_slice() {
                 [Action::Record { .. }] => "record".to_string(),
@@ -954,6 +1011,7 @@ mod tests {
             end: TurnEnd::TurnTimeout,
             output: String::new(),
             committed: false,
+            usage: Usage::default(),
         });
         assert!(matches!(
             actions.as_slice(),
@@ -962,6 +1020,128 @@ mod tests {
                 ..
             }]
         ));
+    }
+
+    #[test]
+    fn the_spend_budget_table() {
+        let u = |i: Option<u64>, o: Option<u64>, c: Option<f64>| Usage {
+            input_tokens: i,
+            output_tokens: o,
+            cost_usd: c,
+        };
+        let cost = |m: f64| Budget {
+            max_cost_usd: Some(m),
+            max_tokens: None,
+        };
+        let tokens = |m: u64| Budget {
+            max_cost_usd: None,
+            max_tokens: Some(m),
+        };
+        // (budget, running total, spent?)
+        let table = [
+            (Budget::default(), u(Some(9), Some(9), Some(9.0)), false),
+            (cost(0.5), u(None, None, None), false),
+            (cost(0.5), u(None, None, Some(0.49)), false),
+            (cost(0.5), u(None, None, Some(0.5)), true),
+            (cost(0.5), u(None, None, Some(0.7)), true),
+            (cost(0.5), u(Some(0), Some(0), Some(0.0)), false),
+            (tokens(100), u(None, None, None), false),
+            (tokens(100), u(Some(60), Some(39), None), false),
+            (tokens(100), u(Some(60), Some(40), None), true),
+            (tokens(100), u(None, Some(100), None), true),
+            (tokens(100), u(Some(0), Some(0), Some(5.0)), false),
+        ];
+        for (budget, total, spent) in table {
+            assert_eq!(
+                budget.spent(&total).is_some(),
+                spent,
+                "{budget:?} with {total:?}"
+            );
+        }
+        assert!(
+            cost(0.5)
+                .spent(&u(None, None, Some(0.5)))
+                .unwrap()
+                .contains("--max-cost 0.5")
+        );
+        assert!(
+            tokens(100)
+                .spent(&u(Some(60), Some(40), None))
+                .unwrap()
+                .contains("--max-tokens 100 reached (100 tokens")
+        );
+    }
+
+    #[test]
+    fn a_spend_budget_stops_after_the_turn_that_reaches_it() {
+        let result = |cost: f64, input: u64| {
+            format!(
+                r#"{{"type":"result","is_error":false,"result":"worked","total_cost_usd":{cost},"usage":{{"input_tokens":{input},"output_tokens":10}}}}"#
+            )
+        };
+        // Three good turns of $0.25: the second reaches $0.50, recorded, then the run stops.
+        let mut d = Drive::new(Limits {
+            budget: Budget {
+                max_cost_usd: Some(0.5),
+                max_tokens: None,
+            },
+            ..limits()
+        });
+        let (outcome, reason) = d.run(|_, _| exited(0, &result(0.25, 40)), |_| open(), |_| None);
+        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert_eq!(turns(&d), 2);
+        assert_eq!(d.count(|a| matches!(a, Action::Record { .. })), 2);
+        assert_eq!(
+            d.m.usage(),
+            Usage {
+                input_tokens: Some(80),
+                output_tokens: Some(20),
+                cost_usd: Some(0.5)
+            }
+        );
+        // Tokens: 50 a turn against 120: the third turn reaches it.
+        let mut d = Drive::new(Limits {
+            budget: Budget {
+                max_cost_usd: None,
+                max_tokens: Some(120),
+            },
+            ..limits()
+        });
+        let (outcome, reason) = d.run(|_, _| exited(0, &result(0.0, 40)), |_| open(), |_| None);
+        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 3), "{reason}");
+        assert!(
+            reason.contains("--max-tokens 120 reached (150 tokens"),
+            "{reason}"
+        );
+        // A failed turn that reaches it is not retried.
+        let mut d = Drive::new(Limits {
+            budget: Budget {
+                max_cost_usd: Some(0.1),
+                max_tokens: None,
+            },
+            ..limits()
+        });
+        let failed = r#"{"type":"result","is_error":true,"result":"boom","total_cost_usd":0.2,"usage":{"input_tokens":1,"output_tokens":1}}"#;
+        let (outcome, _) = d.run(|_, _| exited(1, failed), |_| open(), |_| None);
+        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 1));
+        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        // Proven on the turn that reaches it: completion wins.
+        let mut d = Drive::new(Limits {
+            budget: Budget {
+                max_cost_usd: Some(0.1),
+                max_tokens: None,
+            },
+            ..limits()
+        });
+        let (outcome, _) = d.run(
+            |_, _| exited(0, &result(0.2, 1)),
+            |_| GoalState::InProgress {
+                all_proven: true,
+                stagnant: false,
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Complete);
     }
 
     #[test]
@@ -1032,6 +1212,7 @@ mod tests {
             end: TurnEnd::Exited(0),
             output: "{\"type\":\"result\",\"result\":\"Added the limiter\\nmore\"}".into(),
             committed: false,
+            usage: Usage::default(),
         });
         assert_eq!(
             a,
@@ -1049,6 +1230,7 @@ mod tests {
             end: TurnEnd::Exited(0),
             output: String::new(),
             committed: true,
+            usage: Usage::default(),
         });
         assert_eq!(
             a,
@@ -1066,6 +1248,7 @@ mod tests {
             end: TurnEnd::Exited(0),
             output: "   \n".into(),
             committed: false,
+            usage: Usage::default(),
         });
         assert_eq!(
             a,
@@ -1094,6 +1277,7 @@ mod tests {
             end: TurnEnd::Exited(0),
             output: "half way".into(),
             committed: false,
+            usage: Usage::default(),
         });
         assert!(matches!(a.as_slice(), [Action::Record { .. }]));
         let a = m.handle(Event::Recorded {
@@ -1120,6 +1304,7 @@ mod tests {
             end: TurnEnd::Killed,
             output: String::new(),
             committed: false,
+            usage: Usage::default(),
         });
         assert!(matches!(
             a.as_slice(),
@@ -1137,6 +1322,7 @@ mod tests {
             end: TurnEnd::Exited(1),
             output: "x".into(),
             committed: false,
+            usage: Usage::default(),
         });
         let a = m.handle(Event::Interrupt { now_ms: T0 });
         assert!(matches!(
@@ -1189,6 +1375,7 @@ mod tests {
             end: TurnEnd::Exited(1),
             output: String::new(),
             committed: false,
+            usage: Usage::default(),
         });
         assert!(matches!(
             a.as_slice(),
