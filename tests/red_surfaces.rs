@@ -1,0 +1,157 @@
+//! Red before green on the surfaces that show a goal: `goal log`'s `tests-weakened` flag, report's
+//! red → green column and findings, audit's red witness and findings, lint's all-guards warning,
+//! and the test-first texts the agents are given.
+
+use crate::support::{Repo, json, stderr, stdout};
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const TEST: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const PIN: &str = "add(2, 2) returns 4 (verify: `python3 -m pytest -q tests/test_calc.py`)";
+
+/// The small Python package with the bug (`add` returns `a - b`) and a goal to fix it.
+fn calc_goal() -> Repo {
+    let repo = Repo::new();
+    repo.write("calc.py", CALC);
+    repo.write("tests/test_calc.py", TEST);
+    repo.write("pyproject.toml", "[project]\nname = \"calc\"\n");
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[PIN]);
+    repo
+}
+
+/// The five tricks that change the tests, each with the finding kind it must leave.
+fn tricks() -> Vec<(&'static str, &'static str, Box<dyn Fn(&Repo)>)> {
+    vec![
+        (
+            "assertion weakened",
+            "assertion-weakened",
+            Box::new(|r: &Repo| r.write("tests/test_calc.py", &TEST.replace("== 4", "== 0"))),
+        ),
+        (
+            "skip added",
+            "skip-added",
+            Box::new(|r: &Repo| {
+                let t = TEST
+                    .replace("from calc", "import pytest\nfrom calc")
+                    .replace("def test_add", "@pytest.mark.skip\ndef test_add");
+                r.write("tests/test_calc.py", &t)
+            }),
+        ),
+        (
+            "test deleted",
+            "test-removed",
+            Box::new(|r: &Repo| {
+                let t =
+                    "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+                r.write("tests/test_calc.py", t)
+            }),
+        ),
+        (
+            "deselected",
+            "selection-changed",
+            Box::new(|r: &Repo| {
+                r.write(
+                    "pyproject.toml",
+                    "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n",
+                )
+            }),
+        ),
+        (
+            "always-true test",
+            "assertion-free",
+            Box::new(|r: &Repo| {
+                r.write(
+                    "tests/test_add_fixed.py",
+                    "def test_add_fixed():\n    assert True\n",
+                )
+            }),
+        ),
+    ]
+}
+
+fn kinds(row: &serde_json::Value) -> Vec<String> {
+    row["tests_weakened"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn log_flags_each_trick_on_the_commit_that_made_it() {
+    for (n, (what, kind, trick)) in tricks().into_iter().enumerate() {
+        let repo = calc_goal();
+        trick(&repo);
+        // Half through `goal iterate`, half by hand: whoever made it, the commit is flagged.
+        let by_hand = n % 2 == 1;
+        if by_hand {
+            repo.git(&["add", "."]);
+            repo.git(&["commit", "-q", "-m", "tests tidied"]);
+        } else {
+            repo.ok(&["iterate", "-m", "tests tidied"]);
+        }
+        let made = repo.head();
+        let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+        let rows = rows.as_array().unwrap();
+        let flagged: Vec<&serde_json::Value> = rows
+            .iter()
+            .filter(|r| {
+                r["flags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f == "tests-weakened")
+            })
+            .collect();
+        assert_eq!(flagged.len(), 1, "{what}: {rows:?}");
+        let row = flagged[0];
+        assert_eq!(row["commit"], made.as_str(), "{what}");
+        assert_eq!(kinds(row), vec![kind.to_string()], "{what}");
+        let f = &row["tests_weakened"][0];
+        assert_eq!(f["commit"], made.as_str(), "{what}");
+        let file = if kind == "selection-changed" {
+            "pyproject.toml"
+        } else if kind == "assertion-free" {
+            "tests/test_add_fixed.py"
+        } else {
+            "tests/test_calc.py"
+        };
+        assert_eq!(f["file"], file, "{what}");
+        assert!(f["line"].as_u64().unwrap() >= 1, "{what}");
+        if by_hand {
+            assert!(
+                row["flags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f == "hand-made"),
+                "{what}: {row}"
+            );
+        }
+        let text = stdout(&repo.goal().arg("log").output().unwrap());
+        assert!(
+            text.contains(&format!(
+                "tests weakened in {}: {kind} {file}:",
+                &made[..10]
+            )),
+            "{what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn log_does_not_flag_an_honest_fix_or_a_new_real_test() {
+    let repo = calc_goal();
+    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write(
+        "tests/test_calc.py",
+        &format!("{TEST}\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"),
+    );
+    repo.ok(&["iterate", "-m", "fixed add"]);
+    for flags in repo.log_flags() {
+        assert!(!flags.iter().any(|f| f == "tests-weakened"), "{flags:?}");
+    }
+    let _ = stderr;
+}
