@@ -20,8 +20,11 @@ fn calc_goal() -> Repo {
     repo
 }
 
+/// A way to weaken the tests: what it is, the finding kind it must leave, how it is made.
+type Trick = (&'static str, &'static str, Box<dyn Fn(&Repo)>);
+
 /// The five tricks that change the tests, each with the finding kind it must leave.
-fn tricks() -> Vec<(&'static str, &'static str, Box<dyn Fn(&Repo)>)> {
+fn tricks() -> Vec<Trick> {
     vec![
         (
             "assertion weakened",
