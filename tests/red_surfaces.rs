@@ -158,3 +158,37 @@ fn log_does_not_flag_an_honest_fix_or_a_new_real_test() {
     }
     let _ = stderr;
 }
+
+const TEST_FIRST: &str = "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass.";
+
+#[test]
+fn claude_and_goal_run_ask_for_the_test_first_and_inject_stays_exact() {
+    let repo = Repo::new();
+    let event = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s1",
+        "cwd": repo.path(),
+        "prompt": "My goal is to make the CSV importer skip malformed rows",
+    });
+    let out = repo
+        .goal()
+        .args(["hook", "claude"])
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains(TEST_FIRST), "{context}");
+    assert!(context.contains("--guard \"<command>\""), "{context}");
+    // `goal inject` (the text every adapter injects each turn) does not carry it.
+    let inject = stdout(&repo.goal().arg("inject").output().unwrap());
+    assert!(
+        inject.starts_with("[goal-driven-loop] ACTIVE GOAL\n"),
+        "{inject}"
+    );
+    assert!(!inject.contains("Test first"), "{inject}");
+    assert!(!inject.contains("--guard"), "{inject}");
+}

@@ -5,6 +5,10 @@ use crate::goal_file::GoalFile;
 use crate::proof::{Proof, State};
 use crate::stagnation::STRATEGY_PROMPT;
 
+/// How a criterion is proven, test first, as the agents are told it (the Claude adapter's request
+/// for criteria and `goal run`'s prompt; `goal inject`'s text does not carry it).
+pub const TEST_FIRST: &str = "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass. A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard \"<command>\"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.";
+
 /// What the loop adds to the goal's own state.
 #[derive(Debug, Default)]
 pub struct Extra<'a> {
@@ -24,7 +28,7 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
     text.push('\n');
     if goal.criteria.is_empty() {
         text.push_str(
-            "This goal has no acceptance criteria yet. Write them first, before any code: each one an observable outcome pinned to the test command that proves it:\n  goal criteria add \"<observable outcome>\" --verify \"<test command>\"\nThen work on them one at a time.\n\n",
+            "This goal has no acceptance criteria yet. Write them first, before any code: each one an observable outcome pinned to the test command that proves it:\n  goal criteria add \"<observable outcome>\" --verify \"<test command>\"\nThen work on them one at a time.\n",
         );
     } else {
         let todo: Vec<_> = proof
@@ -53,6 +57,8 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
             text.push('\n');
         }
     }
+    text.push_str(TEST_FIRST);
+    text.push_str("\n\n");
     if extra.stagnant {
         text.push_str(STRATEGY_PROMPT);
         text.push_str("\n\n");
@@ -116,6 +122,14 @@ mod tests {
         }
         let plain = turn_prompt(&goal, &proof, &Extra::default());
         assert!(!plain.contains("Stagnation detected"));
+        // Test first, seen failing, never a test edited to pass; and not in `goal inject`'s text.
+        for words in [
+            "write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass",
+            "never edit a test to make it pass",
+        ] {
+            assert!(plain.contains(words), "missing {words:?} in:\n{plain}");
+            assert!(!inject::injection(&goal, &proof, None).contains(words));
+        }
     }
 
     #[test]
