@@ -347,6 +347,10 @@ pub struct GoalAudit {
     pub commits: Vec<CommitCheck>,
     pub material_changes: Vec<MaterialEntry>,
     pub problems: Vec<Problem>,
+    /// The weakening findings of the goal's diff (base → its last commit) over the test surface.
+    pub tests_weakened: Vec<WeakenedFinding>,
+    /// Test-surface files the findings could not parse (their findings are unknown).
+    pub tests_unreadable: Vec<crate::surface::weaken::Unreadable>,
     /// The evidence chain of the last state verifies (nothing is replayed from a broken one).
     pub chain_ok: bool,
     /// The tree of every commit of the goal without the goal folder, for finding a record's.
@@ -422,6 +426,8 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         commits: Vec::new(),
         material_changes: Vec::new(),
         problems: Vec::new(),
+        tests_weakened: Vec::new(),
+        tests_unreadable: Vec::new(),
         chain_ok: true,
         trees: Vec::new(),
         base_commit: span.base,
@@ -610,6 +616,27 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     let Some(goal) = last_goal else {
         return Ok(out);
     };
+    if span.has_init
+        && let Some(last) = span.commits.last()
+    {
+        let confirmed: Vec<String> = span
+            .commits
+            .iter()
+            .flat_map(|c| crate::repo::parse_trailers(&c.message))
+            .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Tests-Weakened"))
+            .map(|(_, v)| v)
+            .collect();
+        let found = goal_findings(
+            repo,
+            &scope.goal_dir,
+            span.base,
+            last.tree,
+            &goal,
+            &confirmed,
+        )?;
+        out.tests_weakened = found.0;
+        out.tests_unreadable = found.1;
+    }
     out.goal = goal.goal.clone();
     out.iteration = goal.iteration;
     out.status = match ended.as_deref() {
@@ -686,6 +713,60 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         out.criteria.push(audit);
     }
     Ok(out)
+}
+
+/// A weakening finding of a goal, as audit and report show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeakenedFinding {
+    #[serde(flatten)]
+    pub finding: crate::surface::weaken::Finding,
+    /// A `Goal-Tests-Weakened` trailer of the goal records it (`goal done --confirm`).
+    pub confirmed: bool,
+    /// It refuses `goal done` without `--confirm`: a `selection-changed`, or a `test-removed`,
+    /// `skip-added` or `assertion-free` in a test a pin runs.
+    pub refuses: bool,
+}
+
+/// The weakening findings of a goal whose base is the commit `base` (None: an unborn branch, the
+/// empty tree) and whose last commit has tree `last`, outside the goal folder; `confirmed` holds
+/// the values of the goal's `Goal-Tests-Weakened` trailers. Also the files that did not parse.
+pub fn goal_findings(
+    repo: &Repo,
+    goal_dir: &Path,
+    base: Option<Oid>,
+    last: Oid,
+    goal: &GoalFile,
+    confirmed: &[String],
+) -> Result<(
+    Vec<WeakenedFinding>,
+    Vec<crate::surface::weaken::Unreadable>,
+)> {
+    let surface = crate::history::surface(repo)?;
+    let base_tree = match base {
+        Some(commit) => repo.tree_without(repo.commit_info(commit)?.tree, goal_dir)?,
+        None => repo.empty_tree()?,
+    };
+    let last_tree = repo.tree_without(last, goal_dir)?;
+    let changes = crate::surface::red::surface_changes(repo, base_tree, last_tree, &surface)?;
+    let found = crate::surface::weaken::findings(&surface, &changes);
+    let pins: Vec<String> = goal
+        .criteria
+        .iter()
+        .filter_map(|c| pin::parse(&c.text).and_then(|p| p.ok()))
+        .map(|p| p.command)
+        .collect();
+    let findings = found
+        .findings
+        .into_iter()
+        .map(|f| WeakenedFinding {
+            confirmed: confirmed.iter().any(|v| v.trim() == f.trailer_value()),
+            refuses: f.kind.refuses()
+                && (f.kind == crate::surface::weaken::FindingKind::SelectionChanged
+                    || pins.iter().any(|p| crate::surface::weaken::pin_runs(p, &f))),
+            finding: f,
+        })
+        .collect();
+    Ok((findings, found.unreadable))
 }
 
 /// The commit of the goal whose tree (without the goal folder) is the record's: the commit

@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 use crate::audit::replay::Replayer;
-use crate::audit::{self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope};
+use crate::audit::{
+    self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope, WeakenedFinding,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::history::MaterialEntry;
@@ -72,6 +74,21 @@ struct AuditView<'a> {
     commits: Vec<&'a CommitCheck>,
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
+    tests_weakened: Vec<WeakenedView<'a>>,
+}
+
+/// A weakening finding with the goal it belongs to (an index into `goals`).
+#[derive(Debug, Serialize)]
+struct WeakenedView<'a> {
+    goal: usize,
+    #[serde(flatten)]
+    finding: &'a WeakenedFinding,
+}
+
+/// A finding that fails the audit: one that refuses `goal done`, in a finished goal, that no
+/// `Goal-Tests-Weakened` trailer records (a completion that went around the gate).
+fn fails(goal: &GoalAudit, f: &WeakenedFinding) -> bool {
+    goal.status == "complete" && f.refuses && !f.confirmed
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
@@ -131,6 +148,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             commits: goals.iter().flat_map(|g| &g.commits).collect(),
             problems: goals.iter().flat_map(|g| &g.problems).collect(),
             material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
+            tests_weakened: goals
+                .iter()
+                .enumerate()
+                .flat_map(|(goal, g)| {
+                    g.tests_weakened
+                        .iter()
+                        .map(move |finding| WeakenedView { goal, finding })
+                })
+                .collect(),
         };
         ctx.emit_json(&view)?;
     } else {
@@ -228,6 +254,7 @@ fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
     goals.iter().all(|g| {
         g.problems.is_empty()
             && g.chain_ok
+            && !g.tests_weakened.iter().any(|f| fails(g, f))
             && g.criteria.iter().all(|c| {
                 !c.flags.iter().any(|f| f == "unproven")
                     && (!args.rerun
@@ -291,6 +318,32 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
                 "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
             ));
         }
+        for f in &g.tests_weakened {
+            let line = format!(
+                "  tests weakened: {}{}",
+                f.finding.trailer_value(),
+                if f.confirmed {
+                    " (recorded with --confirm)"
+                } else if fails(g, f) {
+                    " — not recorded with --confirm: `goal done` refuses this"
+                } else if f.refuses {
+                    " — `goal done` will refuse this without --confirm"
+                } else {
+                    ""
+                }
+            );
+            ctx.say(if fails(g, f) {
+                ctx.red(&line)
+            } else {
+                ctx.yellow(&line)
+            });
+        }
+        for u in &g.tests_unreadable {
+            ctx.say(ctx.yellow(&format!(
+                "  tests not read: {}: {} (its findings are unknown)",
+                u.file, u.reason
+            )));
+        }
         for c in &g.criteria {
             print_criterion(ctx, c);
         }
@@ -302,6 +355,16 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
     };
     let problems: usize = goals.iter().map(|g| g.problems.len()).sum();
     let mut tail = vec![format!("{problems} problem(s) in commits")];
+    let weakened: usize = goals.iter().map(|g| g.tests_weakened.len()).sum();
+    if weakened > 0 {
+        let unrecorded = goals
+            .iter()
+            .map(|g| g.tests_weakened.iter().filter(|f| fails(g, f)).count())
+            .sum::<usize>();
+        tail.push(format!(
+            "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm"
+        ));
+    }
     if args.rerun {
         let count = |state: &str| {
             goals
@@ -398,6 +461,23 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
         None => format!("file={file}"),
     };
     for g in goals {
+        for f in &g.tests_weakened {
+            let kind = if fails(g, f) { "error" } else { "warning" };
+            println!(
+                "::{kind} file={},line={}::{}",
+                f.finding.file,
+                f.finding.line,
+                escape(&format!(
+                    "goal audit: tests weakened: {}{}",
+                    f.finding.trailer_value(),
+                    if f.confirmed {
+                        " (recorded with --confirm)"
+                    } else {
+                        ""
+                    }
+                ))
+            );
+        }
         for p in &g.problems {
             let commit = p.commit.as_deref().map(audit::short_id).unwrap_or_default();
             println!(
