@@ -192,3 +192,36 @@ fn claude_and_goal_run_ask_for_the_test_first_and_inject_stays_exact() {
     assert!(!inject.contains("Test first"), "{inject}");
     assert!(!inject.contains("--guard"), "{inject}");
 }
+
+#[test]
+fn lint_warns_on_stderr_about_a_goal_of_guards_only() {
+    let guard = "Lint is clean (guard: `python3 -m pytest -q tests/test_calc.py`)";
+    let accept = PIN;
+    for (criteria, warned) in [(vec![guard], true), (vec![guard, accept], false)] {
+        let repo = Repo::new();
+        repo.init_goal(&criteria);
+        let out = repo
+            .goal()
+            .args(["criteria", "lint", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{criteria:?}: {}", stderr(&out));
+        let findings = json(&out);
+        // The JSON array is the lint's, with no entry for the warning.
+        assert_eq!(
+            findings.as_array().unwrap().len(),
+            criteria.len(),
+            "{findings}"
+        );
+        assert!(!stdout(&out).contains("guard ("), "{criteria:?}");
+        let err = stderr(&out);
+        assert_eq!(
+            err.contains("every pinned criterion is a guard (criterion 1)"),
+            warned,
+            "{criteria:?}: {err}"
+        );
+        let text = repo.goal().args(["criteria", "lint"]).output().unwrap();
+        assert_eq!(text.status.code(), Some(0));
+        assert_eq!(stderr(&text).contains("is a guard"), warned, "{criteria:?}");
+    }
+}

@@ -317,6 +317,9 @@ fn check_pin(text: &str, retry: &str) -> Result<()> {
 fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {
     let findings = lint::lint_all(&goal.criteria_texts());
     let bad = findings.iter().filter(|f| !f.verifiable).count();
+    if let Some(warning) = lint::all_guards(&goal.criteria_texts()) {
+        ctx.note(warning);
+    }
     if ctx.json {
         ctx.emit_json(&findings)?;
     } else {
