@@ -21,6 +21,14 @@ fn script(passed: u32, failed: u32) -> String {
     )
 }
 
+/// A test script that passes when the file `code` (the goal's work, not a test) exists, and
+/// fails otherwise: red on the code before the goal, green after it.
+fn script_of(code: &str, passed: u32) -> String {
+    format!(
+        "#!/bin/sh\nif [ -f {code} ]; then echo \"{passed} passed, 0 failed\"; else echo \"0 passed, {passed} failed\"; exit 1; fi\n"
+    )
+}
+
 /// The temporary folder `goal` gets (TMPDIR), so a test sees what it leaves behind.
 fn tmp(repo: &Repo) -> PathBuf {
     let dir = repo.home.path().join("tmp");
@@ -49,15 +57,22 @@ fn assert_clean(repo: &Repo) {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// A goal whose two pinned tests exist only after the goal's work, proven and done.
+/// A goal whose two pinned tests exist only after the goal's work, written first and seen
+/// failing (red), then proven (green) and done.
 fn finished_goal() -> Repo {
     let repo = Repo::new();
     repo.init_goal(&[
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage (verify: `sh tests/cli.sh`)",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
-    repo.write("tests/cli.sh", &script(2, 0));
+    repo.write("tests/parser.sh", &script_of("parser.txt", 3));
+    repo.write("tests/cli.sh", &script_of("cli.txt", 2));
+    assert_eq!(
+        repo.goal().arg("verify").output().unwrap().status.code(),
+        Some(1)
+    );
+    repo.write("parser.txt", "parser\n");
+    repo.write("cli.txt", "cli\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
     repo.ok(&["done"]);
@@ -145,8 +160,11 @@ fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     repo.init_goal(&["rows load (verify: `sh tests/load.sh`)"]);
     repo.write(
         "tests/load.sh",
-        "if [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
+        "if [ -f loader.txt ] && [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
     );
+    // Test first: seen failing before the loader exists.
+    assert_eq!(goal(&["verify"]).status.code(), Some(1));
+    repo.write("loader.txt", "loader\n");
     for args in [
         &["verify"][..],
         &["iterate", "-m", "implemented loading"],
@@ -221,8 +239,12 @@ fn a_forged_record_in_a_fresh_clone_is_caught_by_rerun() {
     let repo = Repo::new();
     let text = "rows are parsed (verify: `sh tests/parse.sh`)";
     repo.init_goal(&[text]);
-    // The real test fails: nothing is implemented.
+    // The real test fails: nothing is implemented (a true red run, recorded).
     repo.write("tests/parse.sh", &script(0, 2));
+    assert_eq!(
+        repo.goal().arg("verify").output().unwrap().status.code(),
+        Some(1)
+    );
     let tree = repo.tree_by_goal();
     let ledger = repo.read(EVIDENCE);
     let prev =
@@ -303,31 +325,49 @@ fn a_test_that_passes_on_the_base_is_flagged() {
     repo.write("always.sh", &script(1, 0));
     repo.git(&["add", "always.sh"]);
     repo.git(&["commit", "-q", "-m", "an old check"]);
+    // An unpinned criterion proven by an old check that passed before the goal (the agent's
+    // choice of command), and an acceptance criterion seen red, then green.
     repo.init_goal(&[
-        "the old check still passes (verify: `sh always.sh`)",
+        "the old check still passes",
         "the feature works (verify: `sh tests/feature.sh`)",
     ]);
-    repo.write("tests/feature.sh", &script(4, 0));
-    repo.ok(&["verify"]);
+    repo.write("tests/feature.sh", &script_of("feature.txt", 4));
+    assert_eq!(
+        repo.goal()
+            .args(["verify", "-c", "2"])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(1)
+    );
+    repo.write("feature.txt", "x\n");
+    repo.ok(&["verify", "-c", "1", "--", "sh", "always.sh"]);
+    repo.ok(&["verify", "-c", "2"]);
     repo.ok(&["iterate", "-m", "implemented the feature"]);
     repo.ok(&["done"]);
-    let out = audit(&repo, &["--rerun", "--json"]);
+    let out = audit(&repo, &["--rerun", "--allow-unpinned", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);
     assert_eq!(
         v["criteria"][0]["flags"],
-        serde_json::json!(["passes-on-base"])
+        serde_json::json!(["unpinned", "passes-on-base"])
     );
     assert_eq!(v["criteria"][0]["base"]["exit_code"], 0);
     assert_eq!(v["criteria"][1]["flags"], serde_json::json!([]));
-    assert_ne!(v["criteria"][1]["base"]["exit_code"], 0);
-    let out = audit(&repo, &["--rerun"]);
+    // The acceptance criterion's red run is replayed on the red tree: it fails there.
+    assert_eq!(v["criteria"][1]["red_replay"], "red", "{v}");
+    assert_ne!(v["criteria"][1]["red_replayed"]["exit_code"], 0);
+    let out = audit(&repo, &["--rerun", "--allow-unpinned"]);
     assert!(
         stdout(&out).contains("warning: passes-on-base"),
         "{}",
         stdout(&out)
     );
-    let out = audit(&repo, &["--rerun", "--format", "github"]);
+    let out = audit(
+        &repo,
+        &["--rerun", "--allow-unpinned", "--format", "github"],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(
         stdout(&out).contains(&format!("::warning file={GOAL},line=")),
@@ -335,7 +375,9 @@ fn a_test_that_passes_on_the_base_is_flagged() {
         stdout(&out)
     );
     assert_eq!(
-        audit(&repo, &["--rerun", "--strict"]).status.code(),
+        audit(&repo, &["--rerun", "--allow-unpinned", "--strict"])
+            .status
+            .code(),
         Some(1)
     );
     assert_clean(&repo);
@@ -572,6 +614,10 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
     repo.git(&["add", "check.sh"]);
     repo.git(&["commit", "-q", "-m", "the check"]);
     repo.init_goal(&["the feature exists (verify: `sh check.sh`)"]);
+    assert_eq!(
+        repo.goal().arg("verify").output().unwrap().status.code(),
+        Some(1)
+    );
     repo.write("feature.txt", "x\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "the feature"]);
@@ -588,7 +634,7 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
         .filter_map(|l| l.trim().strip_prefix("(whole output: "))
         .map(|l| l.trim_end_matches(')'))
         .collect();
-    assert_eq!(logs.len(), 2, "the green run and the base run: {err}");
+    assert_eq!(logs.len(), 2, "the green run and the red run: {err}");
     let whole: Vec<String> = logs
         .iter()
         .map(|l| std::fs::read_to_string(l).unwrap())

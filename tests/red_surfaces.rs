@@ -225,3 +225,121 @@ fn lint_warns_on_stderr_about_a_goal_of_guards_only() {
         assert_eq!(stderr(&text).contains("is a guard"), warned, "{criteria:?}");
     }
 }
+
+/// Tick every criterion and mark the goal complete by hand (a completion that went around
+/// `goal done`), committed with `message`.
+fn complete_by_hand(repo: &Repo, message: &str) {
+    let md = repo
+        .goal_md()
+        .replace("- [ ]", "- [x]")
+        .replace("status: in-progress", "status: complete");
+    repo.write(".agents/goal/GOAL.md", &md);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", message]);
+}
+
+fn audit(repo: &Repo, args: &[&str]) -> (i32, serde_json::Value) {
+    let out = repo
+        .goal()
+        .arg("audit")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), json(&out))
+}
+
+#[test]
+fn audit_checks_the_red_witness_of_a_finished_goal() {
+    // Test first: the pin run before the fix (tests as at the end, code as on the base).
+    let repo = calc_goal();
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.ok(&["verify", "-c", "1"]);
+    complete_by_hand(&repo, "done by hand");
+    let (code, v) = audit(&repo, &[]);
+    let c = &v["criteria"][0];
+    assert_eq!(c["kind"], "acceptance", "{v}");
+    assert_eq!(c["red"]["state"], "witnessed", "{v}");
+    assert!(c["red"]["record"].as_str().is_some(), "{v}");
+    assert_eq!(code, 0, "{v}");
+    // --rerun replays the red run too: on the red tree the pin fails, as it should.
+    let (code, v) = audit(&repo, &["--rerun"]);
+    assert_eq!(v["criteria"][0]["red_replay"], "red", "{v}");
+    assert_eq!(v["criteria"][0]["red_replayed"]["exit_code"], 1, "{v}");
+    assert_eq!(code, 0, "{v}");
+
+    // Fixed first and never seen failing: a finished goal with no red witness fails the audit.
+    let repo = calc_goal();
+    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.ok(&["verify", "-c", "1"]);
+    complete_by_hand(&repo, "done by hand");
+    let (code, v) = audit(&repo, &[]);
+    let c = &v["criteria"][0];
+    assert_eq!(c["red"]["state"], "pending", "{v}");
+    assert!(
+        c["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "no-red-witness"),
+        "{v}"
+    );
+    assert_eq!(code, 1, "{v}");
+    let text = repo.goal().arg("audit").output().unwrap();
+    assert!(
+        stdout(&text).contains("no red witness (pending)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
+    let repo = calc_goal();
+    // Deselecting the other tests (selection-changed), then the pin seen failing, then the fix.
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k add\"\n",
+    );
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.ok(&["verify", "-c", "1"]);
+    complete_by_hand(&repo, "done by hand");
+    let (code, v) = audit(&repo, &[]);
+    assert_eq!(v["criteria"][0]["red"]["state"], "witnessed", "{v}");
+    let findings = v["tests_weakened"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{v}");
+    let f = &findings[0];
+    assert_eq!(f["kind"], "selection-changed", "{v}");
+    assert_eq!(f["file"], "pyproject.toml", "{v}");
+    assert_eq!(f["confirmed"], false, "{v}");
+    assert_eq!(f["refuses"], true, "{v}");
+    assert_eq!(code, 1, "{v}");
+    let text = stdout(&repo.goal().arg("audit").output().unwrap());
+    assert!(
+        text.contains("tests weakened: selection-changed pyproject.toml:")
+            && text.contains("not recorded with --confirm"),
+        "{text}"
+    );
+    // The same completion recording the finding (as `goal done --confirm` does) passes.
+    let trailer = format!(
+        "Goal-Tests-Weakened: {} {}:{} {}",
+        f["kind"].as_str().unwrap(),
+        f["file"].as_str().unwrap(),
+        f["line"],
+        f["test"].as_str().unwrap()
+    );
+    repo.git(&[
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        &format!("done by hand\n\n{trailer}"),
+    ]);
+    let (code, v) = audit(&repo, &[]);
+    assert_eq!(v["tests_weakened"][0]["confirmed"], true, "{v}");
+    assert_eq!(code, 0, "{v}");
+}

@@ -313,7 +313,17 @@ pub struct CriterionAudit {
     pub replayed: Option<Outcome>,
     /// The run on the goal's base tree (red before green), when one was made.
     pub base: Option<Outcome>,
-    /// unpinned, open, unproven, passes-on-base.
+    /// acceptance, guard or unpinned.
+    pub kind: &'static str,
+    /// An acceptance criterion's red state on the goal's last state (`witnessed`, `pending`: no
+    /// witness, `passes-on-base`, `inconclusive`) and its record; null for guards, unpinned
+    /// criteria, and goals started on an unborn branch.
+    pub red: Option<crate::surface::judge::Red>,
+    /// What replaying the red run (`--rerun`) came to: red, passes-on-base, inconclusive, or
+    /// cannot run.
+    pub red_replay: Option<String>,
+    pub red_replayed: Option<Outcome>,
+    /// unpinned, open, unproven, passes-on-base, no-red-witness.
     pub flags: Vec<String>,
     /// Why it has no deciding record.
     pub why: Option<String>,
@@ -358,6 +368,9 @@ pub struct GoalAudit {
     pub trees: Vec<(Oid, String)>,
     #[serde(skip)]
     pub base_commit: Option<Oid>,
+    /// The red tree of the goal's last state (base code, tests as at the end), for replaying.
+    #[serde(skip)]
+    pub red_tree: Option<Oid>,
 }
 
 /// The repository's paths and witness, as the audit needs them.
@@ -431,6 +444,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         chain_ok: true,
         trees: Vec::new(),
         base_commit: span.base,
+        red_tree: None,
     };
     let mut last_goal: Option<GoalFile> = None;
     let mut last_goal_tree: Option<Oid> = None;
@@ -671,6 +685,10 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             replay_commit: None,
             replayed: None,
             base: None,
+            kind: pin::kind_name(&c.text),
+            red: None,
+            red_replay: None,
+            red_replayed: None,
             flags: Vec::new(),
             why: None,
             record: None,
@@ -712,6 +730,25 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         }
         out.criteria.push(audit);
     }
+    // Red before green: each acceptance criterion of the last state has a witness (a failing run
+    // of its pin on the red tree of that state); a finished goal without one fails the audit.
+    if let (Some(base), Some(last)) = (span.base.filter(|_| span.has_init), span.commits.last()) {
+        let (red, target) =
+            crate::surface::run::red_target(repo, base, last.tree, &scope.goal_dir)?;
+        out.red_tree = Some(red.tree);
+        let finished = out.status == "complete";
+        for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
+            audit.red = crate::surface::judge::red_state(&ledger, c.number, &c.text, &target);
+            if finished
+                && audit
+                    .red
+                    .as_ref()
+                    .is_some_and(|r| r.state != crate::surface::judge::RedState::Witnessed)
+            {
+                audit.flag("no-red-witness");
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -743,11 +780,14 @@ pub fn goal_findings(
 )> {
     let surface = crate::history::surface(repo)?;
     let base_tree = match base {
-        Some(commit) => repo.tree_without(repo.commit_info(commit)?.tree, goal_dir)?,
+        Some(commit) => repo.commit_info(commit)?.tree,
         None => repo.empty_tree()?,
     };
-    let last_tree = repo.tree_without(last, goal_dir)?;
-    let changes = crate::surface::red::surface_changes(repo, base_tree, last_tree, &surface)?;
+    // (`tree_without` only computes ids: the goal folder is dropped from the changes instead.)
+    let changes: Vec<_> = crate::surface::red::surface_changes(repo, base_tree, last, &surface)?
+        .into_iter()
+        .filter(|c| !Path::new(&c.path).starts_with(goal_dir))
+        .collect();
     let found = crate::surface::weaken::findings(&surface, &changes);
     let pins: Vec<String> = goal
         .criteria

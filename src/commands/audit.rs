@@ -124,6 +124,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         let mut replayer = Replayer::new(ws.root(), &ws.repo.git_dir().join("goal").join("audit"));
         for goal in &mut goals {
             replay_goal(&mut replayer, goal, &args)?;
+            replay_red(&ws, &replayer, goal)?;
         }
     }
     let ok = verdict(&goals, &args);
@@ -228,7 +229,9 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
             }
         }
         // Red before green: a test that passes where the goal started tests nothing it added.
-        if record.is_test() && !record.check && has_init {
+        // This is for unpinned records (an acceptance criterion's red run is replayed on the red
+        // tree instead, in `replay_red`; a guard is meant to pass there).
+        if record.is_test() && !record.check && has_init && c.kind == "unpinned" {
             let result = replayer.run(
                 base,
                 &record.argv,
@@ -248,6 +251,88 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
     Ok(())
 }
 
+/// Replay the red run of each acceptance criterion: its pin on the red tree of the goal's last
+/// state (the base code with the tests as at the end) in a temporary worktree. It must fail:
+/// one that passes is `passes-on-base`, one that runs no test `inconclusive` (both fail the
+/// audit). Only pins run (the criterion's own words), and nothing from a broken chain.
+fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Result<()> {
+    let (Some(base), Some(tree)) = (goal.base_commit, goal.red_tree) else {
+        return Ok(());
+    };
+    if !goal.chain_ok {
+        return Ok(());
+    }
+    for c in &mut goal.criteria {
+        let Some(pin) = pin::parse(&c.text).and_then(|p| p.ok()) else {
+            continue;
+        };
+        if pin.kind != pin::Kind::Acceptance || (c.record.is_none() && c.red.is_none()) {
+            continue;
+        }
+        let junit = c
+            .record
+            .as_ref()
+            .map(|r| r.junit.clone())
+            .unwrap_or_default();
+        eprintln!(
+            "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
+            pin.command,
+            c.number,
+            &base.to_string()[..7]
+        );
+        let options = crate::surface::run::TreeRunOptions {
+            work_root: ws.root(),
+            git_dir: ws.repo.common_dir(),
+            cwd: "",
+            junit: &junit,
+            show: false,
+            to_stderr: true,
+        };
+        let run = match crate::surface::run::run_in_tree(&ws.repo, base, tree, &pin.argv, &options)
+        {
+            Ok(run) => run,
+            Err(e @ Error::Interrupted { .. }) => return Err(e),
+            Err(e) => {
+                c.red_replay = Some("cannot run".into());
+                c.replay_reason.get_or_insert(e.to_string());
+                continue;
+            }
+        };
+        replayer.show_tail(base, &run.output);
+        let outcome = Outcome {
+            exit_code: run.exit_code,
+            tests: run.tests,
+        };
+        c.red_replayed = Some(outcome);
+        let verdict = match &c.record {
+            Some(record) => {
+                let mut seen = record.clone();
+                seen.exit_code = run.exit_code;
+                seen.tests = run.tests;
+                let text = String::from_utf8_lossy(&run.output);
+                let lines: Vec<&str> = text.lines().collect();
+                seen.output_tail = lines[lines.len().saturating_sub(40)..]
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect();
+                crate::surface::judge::red_outcome(&seen, run.path_missing.is_some())
+            }
+            None if run.exit_code != 0 => crate::surface::judge::RedOutcome::Red,
+            None => crate::surface::judge::RedOutcome::PassesOnBase,
+        };
+        let name = match verdict {
+            crate::surface::judge::RedOutcome::Red => "red",
+            crate::surface::judge::RedOutcome::PassesOnBase => "passes-on-base",
+            crate::surface::judge::RedOutcome::Inconclusive => "inconclusive",
+        };
+        c.red_replay = Some(name.into());
+        if name != "red" {
+            c.flag(name);
+        }
+    }
+    Ok(())
+}
+
 /// Everything checks: no problem, every ticked criterion decided by a record, and with --rerun
 /// every record reproduced (and with --strict no test passing on the base).
 fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
@@ -256,7 +341,13 @@ fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
             && g.chain_ok
             && !g.tests_weakened.iter().any(|f| fails(g, f))
             && g.criteria.iter().all(|c| {
-                !c.flags.iter().any(|f| f == "unproven")
+                !c.flags
+                    .iter()
+                    .any(|f| f == "unproven" || f == "no-red-witness")
+                    && !matches!(
+                        c.red_replay.as_deref(),
+                        Some("passes-on-base" | "inconclusive")
+                    )
                     && (!args.rerun
                         || c.record.is_none()
                         || c.replay.as_deref() == Some("reproduced"))
@@ -435,6 +526,49 @@ fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
             "      {}: {}",
             ctx.red(state),
             c.replay_reason.as_deref().unwrap_or("")
+        )),
+        (None, _) => {}
+    }
+    if let Some(red) = &c.red {
+        let line = match (red.state, &red.record) {
+            (crate::surface::judge::RedState::Witnessed, Some(id)) => {
+                ctx.green(&format!("red before green: witnessed by evidence {id}"))
+            }
+            (state, record) => {
+                let line = format!(
+                    "no red witness ({}{}): no run of its pin failed on the code before the goal with the tests as at the end",
+                    state.as_str(),
+                    record
+                        .as_deref()
+                        .map(|r| format!(", evidence {r}"))
+                        .unwrap_or_default()
+                );
+                if c.flags.iter().any(|f| f == "no-red-witness") {
+                    ctx.red(&line)
+                } else {
+                    ctx.yellow(&line)
+                }
+            }
+        };
+        ctx.say(format!("      {line}"));
+    }
+    match (c.red_replay.as_deref(), &c.red_replayed) {
+        (Some("red"), Some(o)) => ctx.say(format!(
+            "      {} ({})",
+            ctx.green("red run replayed: fails on the code before the goal"),
+            o.describe()
+        )),
+        (Some(state), o) => ctx.say(format!(
+            "      {}: {}",
+            ctx.red(&format!("red run replayed: {state}")),
+            match state {
+                "passes-on-base" => format!(
+                    "its tests pass on the code before the goal ({}): they do not test the change",
+                    o.map(|o| o.describe()).unwrap_or_default()
+                ),
+                "inconclusive" => "its tests did not run on the code before the goal".to_string(),
+                _ => c.replay_reason.clone().unwrap_or_default(),
+            }
         )),
         (None, _) => {}
     }
