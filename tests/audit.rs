@@ -519,8 +519,14 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
+    repo.write("tests/parser.sh", &script_of("parser.txt", 3));
     repo.write("tests/cli.sh", &script(2, 0));
+    // Test first: the pinned test seen failing before the parser exists.
+    assert_eq!(
+        repo.goal().arg("verify").output().unwrap().status.code(),
+        Some(1)
+    );
+    repo.write("parser.txt", "parser\n");
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "2", "--", "sh", "tests/cli.sh"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
@@ -545,7 +551,15 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
     let rows = &tables[0];
     assert_eq!(
         rows[0],
-        ["#", "Criterion", "Command", "Tests", "Evidence", "Commit"],
+        [
+            "#",
+            "Criterion",
+            "Command",
+            "Tests",
+            "Red → green",
+            "Evidence",
+            "Commit"
+        ],
         "{markdown}"
     );
     assert_eq!(rows.len(), 3, "{markdown}");
@@ -556,6 +570,10 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
             "the parser rejects bad rows (verify: sh tests/parser.sh)",
             "sh tests/parser.sh",
             "3 passed, 0 failed",
+            &format!(
+                "red {} (0 passed, 3 failed) → green (3 passed, 0 failed)",
+                v["criteria"][0]["red_evidence"].as_str().unwrap()
+            ),
             &evidence(0),
             &commit,
         ]
@@ -567,6 +585,7 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
             "the cli prints usage",
             "sh tests/cli.sh ⚠ unpinned",
             "2 passed, 0 failed",
+            "unpinned: no red run (2 passed, 0 failed)",
             &evidence(1),
             &commit,
         ]

@@ -343,3 +343,31 @@ fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
     assert_eq!(v["tests_weakened"][0]["confirmed"], true, "{v}");
     assert_eq!(code, 0, "{v}");
 }
+
+#[test]
+fn report_and_audit_show_each_trick() {
+    for (what, kind, trick) in tricks() {
+        let repo = calc_goal();
+        trick(&repo);
+        repo.ok(&["iterate", "-m", "tests tidied"]);
+        let v = json(&repo.goal().args(["report", "--json"]).output().unwrap());
+        let found: Vec<&str> = v["tests_weakened"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(found, vec![kind], "{what}: {v}");
+        assert_eq!(v["criteria"][0]["kind"], "acceptance", "{what}");
+        let md = stdout(&repo.goal().args(["report", "--markdown"]).output().unwrap());
+        let section = md.split("### Tests weakened").nth(1).unwrap_or("");
+        assert!(
+            section.lines().nth(2).is_some_and(|l| l.contains(kind)),
+            "{what}: {md}"
+        );
+        assert!(md.contains("| Red → green |"), "{what}: {md}");
+        // Audit lists it (exit 1 only once a finished goal carries it unrecorded).
+        let (_, a) = audit(&repo, &[]);
+        assert_eq!(a["tests_weakened"][0]["kind"], kind, "{what}: {a}");
+    }
+}

@@ -319,6 +319,8 @@ pub struct CriterionAudit {
     /// witness, `passes-on-base`, `inconclusive`) and its record; null for guards, unpinned
     /// criteria, and goals started on an unborn branch.
     pub red: Option<crate::surface::judge::Red>,
+    /// What the red record (witness or last red run) claims.
+    pub red_recorded: Option<Outcome>,
     /// What replaying the red run (`--rerun`) came to: red, passes-on-base, inconclusive, or
     /// cannot run.
     pub red_replay: Option<String>,
@@ -687,6 +689,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             base: None,
             kind: pin::kind_name(&c.text),
             red: None,
+            red_recorded: None,
             red_replay: None,
             red_replayed: None,
             flags: Vec::new(),
@@ -739,6 +742,12 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         let finished = out.status == "complete";
         for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
             audit.red = crate::surface::judge::red_state(&ledger, c.number, &c.text, &target);
+            audit.red_recorded = audit
+                .red
+                .as_ref()
+                .and_then(|r| r.record.as_deref())
+                .and_then(|id| ledger.records.iter().find(|r| r.id == id))
+                .map(Outcome::of);
             if finished
                 && audit
                     .red
