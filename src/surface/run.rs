@@ -38,11 +38,12 @@ pub fn goal_base(repo: &Repo) -> Result<Option<Oid>> {
     }
 }
 
-/// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`,
-/// and what the witness rule compares (`goal_dir` is left out of the compared tree).
+/// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`
+/// (None: a goal started on an unborn branch, whose base tree is empty), and what the witness
+/// rule compares (`goal_dir` is left out of the compared tree).
 pub fn red_target(
     repo: &Repo,
-    base: Oid,
+    base: Option<Oid>,
     work: Oid,
     goal_dir: &Path,
 ) -> Result<(RedTree, RedTarget)> {
@@ -52,10 +53,13 @@ pub fn red_target(
             "fix it with `git config --unset-all goal.tests` and add valid globs",
         )
     })?;
-    let base_tree = repo.commit_info(base)?.tree;
+    let base_tree = match base {
+        Some(b) => repo.commit_info(b)?.tree,
+        None => repo.empty_tree()?,
+    };
     let red = red_tree(repo, base_tree, work, &surface)?;
     let target = RedTarget {
-        base: base.to_string(),
+        base: base.map(|b| b.to_string()).unwrap_or_default(),
         tree: repo.tree_without(red.tree, goal_dir)?.to_string(),
         tests: red.tests.to_string(),
         trusted: red.untrusted.is_empty(),
