@@ -328,53 +328,7 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     Ok(exit)
 }
 
-/// Where a goal's red and base runs stand: its base commit, the commit the temporary worktrees
-/// start from, and the red tree of the working tree as it is now.
-pub struct Place {
-    /// The caller holds the worktree's lock already (`goal done`): appending takes no other.
-    pub locked: bool,
-    pub base: Option<crate::repo::Oid>,
-    pub head: crate::repo::Oid,
-    pub red: crate::surface::red::RedTree,
-    pub target: judge::RedTarget,
-    /// The base tree without the goal folder (a guard's base record is on it).
-    pub base_tree: crate::repo::Oid,
-    /// The base tree as committed (what a base run checks out).
-    pub base_tree_full: crate::repo::Oid,
-}
-
-impl Place {
-    pub fn of(ws: &Workspace) -> Result<Place> {
-        let Some(init) = crate::history::init_commit(&ws.repo)? else {
-            return Err(Error::usage(
-                "no goal commit found on this branch: the red run needs the commit the goal started from",
-                "start the goal with `goal init`",
-            ));
-        };
-        let base = run::goal_base(&ws.repo)?;
-        let work = ws.worktree_tree_full()?;
-        let base_tree_full = match base {
-            Some(b) => ws.repo.commit_info(b)?.tree,
-            None => ws.repo.empty_tree()?,
-        };
-        let (red, target) = run::red_target(&ws.repo, base, work, &ws.goal_dir)?;
-        Ok(Place {
-            locked: false,
-            base,
-            head: init.id,
-            base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
-            base_tree_full,
-            red,
-            target,
-        })
-    }
-
-    /// The base commit's short id, for messages.
-    pub fn base_short(&self) -> String {
-        self.base
-            .map_or("(empty)".to_string(), |b| b.to_string()[..7].to_string())
-    }
-}
+pub use crate::surface::run::Place;
 
 /// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
 /// nothing ran). What it came to.
