@@ -556,6 +556,10 @@ impl Ledger {
         let Some(pin) = pin::argv(text) else {
             return false;
         };
+        // A guard runs as a check without being told (no `--check` in its hints).
+        if pin::kind(text) == Some(pin::Kind::Guard) {
+            return false;
+        }
         self.records
             .iter()
             .rev()

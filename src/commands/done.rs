@@ -6,10 +6,15 @@ use super::{Commit, short};
 use crate::context::{Ctx, now_rfc3339};
 use crate::deslop;
 use crate::error::{Error, Result};
+use crate::evidence::{Ledger, Record};
+use crate::goal_file::GoalFile;
 use crate::goal_file::Status;
 use crate::history;
+use crate::pin::{self, Kind};
 use crate::repo::{DiffStat, Stage};
 use crate::summary::TestCounts;
+use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
+use crate::surface::names::{self, RunTests};
 use crate::trailers::Action;
 use crate::workspace::Workspace;
 
@@ -27,6 +32,11 @@ pub struct Args {
     /// After the summary, print the pull-request report in Markdown (`goal report --markdown`).
     #[arg(long)]
     pub report: bool,
+    /// Accept what weakens the tests (a test removed or skipped, an assertion-free test, a
+    /// changed test selection), each recorded in a `Goal-Tests-Weakened` trailer, or a goal whose
+    /// criteria are all guards (`Goal-Guards-Only: confirmed`).
+    #[arg(long)]
+    pub confirm: bool,
     #[command(flatten)]
     pub commit: super::CommitFlags,
 }
@@ -41,6 +51,10 @@ struct CriterionSummary {
     command: Vec<String>,
     /// Proven by its pinned command (false: by a command chosen at verify time).
     pinned: bool,
+    /// acceptance, guard or unpinned.
+    kind: &'static str,
+    /// The red witness's record id (acceptance criteria), or the guard's base record id.
+    red: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -63,6 +77,8 @@ struct Summary {
     deslop_commands: Vec<DeslopCommand>,
     /// Every criterion removed or materially reworded in the goal's life.
     material_changes: Vec<history::MaterialEntry>,
+    /// What the goal's diff does to its tests (weakening findings).
+    tests_weakened: Vec<Weakened>,
     commits: Vec<String>,
 }
 
@@ -123,6 +139,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 tests: record.tests,
                 command: record.argv.clone(),
                 pinned: crate::pin::argv(&c.text).is_some(),
+                kind: crate::pin::kind_name(&c.text),
+                red: None,
             }),
             Err(why) => {
                 let rerun = proof
@@ -173,6 +191,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             },
         ));
     }
+
+    // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
+    let gate = red_gate(ctx, &ws, &goal, &ledger, &mut proven, args.confirm)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let init = history::init_commit(&ws.repo)?;
@@ -239,6 +260,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         commit.body = material_changes.iter().map(material_line).collect();
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
         commit.evidence.dedup();
+        commit.tests_weakened = gate
+            .weakened
+            .iter()
+            .filter(|w| w.confirmed)
+            .map(Weakened::describe)
+            .collect();
+        commit.guards_only = gate.guards_only;
         pending.push(commit.prepare(&ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
@@ -269,6 +297,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         deslop: findings,
         deslop_commands,
         material_changes,
+        tests_weakened: gate.weakened,
         commits: commits.iter().map(|c| c.to_string()).collect(),
     };
     let report = match args.report {
@@ -288,6 +317,199 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ctx.say(format!("\n{report}"));
     }
     Ok(0)
+}
+
+/// What the red gate let through: the findings (confirmed or shown) and a confirmed guards-only goal.
+struct RedGate {
+    weakened: Vec<Weakened>,
+    guards_only: bool,
+}
+
+fn run_tests(record: &Record) -> RunTests<'_> {
+    RunTests {
+        counts: record.tests,
+        names: record.names.as_ref(),
+    }
+}
+
+/// The rules of red before green over a goal whose criteria are all proven: findings in the goal's
+/// diff over the test surface, a goal of guards only, a red witness for each acceptance criterion
+/// (found, or made by running its red run here), green covering red, each guard holding against
+/// its base run (found, or made here). Fills `proven[].red`; refuses (exit 1) naming each failure.
+fn red_gate(
+    ctx: &Ctx,
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &Ledger,
+    proven: &mut [CriterionSummary],
+    confirm: bool,
+) -> Result<RedGate> {
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let mut place = super::verify::Place::of(ws)?;
+    place.locked = true;
+    // Findings: the goal's diff, base tree → the working tree, over the test surface.
+    let surface = crate::surface::Surface::from_repo(&ws.repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests`",
+        )
+    })?;
+    let changes = crate::surface::red::surface_changes(
+        &ws.repo,
+        place.base_tree_full,
+        ws.worktree_tree_full()?,
+        &surface,
+    )?;
+    let found = crate::surface::weaken::findings(&surface, &changes);
+    for u in &found.unreadable {
+        ctx.note(format!(
+            "warning: {} could not be read for weakened tests: {}",
+            u.file, u.reason
+        ));
+    }
+    let weakened = judge::weakened(&found.findings, &pins, confirm);
+    for w in weakened.iter().filter(|w| !w.refuses) {
+        ctx.note(format!(
+            "goal: the goal changes a test: {} (red before green judges it)",
+            w.describe()
+        ));
+    }
+    let mut refusals: Vec<String> = Vec::new();
+    let mut hint: Option<String> = None;
+    let unconfirmed: Vec<&Weakened> = weakened
+        .iter()
+        .filter(|w| w.refuses && !w.confirmed)
+        .collect();
+    if !unconfirmed.is_empty() {
+        for w in &unconfirmed {
+            refusals.push(format!("the goal weakens its tests: {}", w.describe()));
+        }
+        hint = Some(
+            "restore the tests (the bug stays until a test shows it fixed), or accept each weakening with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)".into(),
+        );
+        return Err(refuse(refusals, hint));
+    }
+    let guards_only = judge::guards_only(&texts);
+    if guards_only && !confirm {
+        return Err(Error::refused(
+            "every criterion of the goal is a guard: guards show nothing broke, not that the change works",
+            "add an acceptance criterion whose test fails before the change: `goal criteria add \"<outcome>\" --verify \"<test command>\"`, or, for a refactoring, confirm with `goal done --confirm`",
+        ));
+    }
+    for c in proven.iter_mut() {
+        let text = &goal.criteria[c.number - 1].text;
+        let Some(Ok(p)) = pin::parse(text) else {
+            continue;
+        };
+        let Some(green) = ledger.find(&c.evidence) else {
+            continue;
+        };
+        let n = c.number;
+        match p.kind {
+            Kind::Acceptance => {
+                let state = judge::red_state(ledger, n, text, &place.target);
+                let (witness, outcome) = match state {
+                    Some(judge::Red {
+                        state: RedState::Witnessed,
+                        record: Some(id),
+                    }) => (ledger.find(&id).cloned(), RedOutcome::Red),
+                    Some(judge::Red {
+                        state: RedState::PassesOnBase,
+                        ..
+                    }) => (None, RedOutcome::PassesOnBase),
+                    Some(judge::Red {
+                        state: RedState::Inconclusive,
+                        ..
+                    }) => (None, RedOutcome::Inconclusive),
+                    _ => {
+                        if !ctx.json {
+                            eprintln!(
+                                "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        super::verify::red_run(ctx, ws, &place, n, text, &p.argv)?
+                    }
+                };
+                if let Some(why) = judge::outcome_message(n, &outcome) {
+                    refusals.push(why);
+                    hint.get_or_insert_with(|| match outcome {
+                        RedOutcome::Inconclusive => format!(
+                            "run its pin before the fix — with the tests written and the code not yet changed, `goal verify -c {n}` failing is a witness; `goal verify --red -c {n}` shows the red run"
+                        ),
+                        _ => format!(
+                            "write a test that fails on the code before the goal and passes now (see it with `goal verify --red -c {n}`)"
+                        ),
+                    });
+                    continue;
+                }
+                let Some(witness) = witness else { continue };
+                if let Err(missing) =
+                    names::green_covers_red(&run_tests(&witness), &run_tests(green))
+                {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "criterion {n}: its passing run does not run the tests that failed on the code before the goal ({}; red {}, green {})",
+                        words.join("; "),
+                        witness.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        format!("run the same tests at the end: `goal verify -c {n}`")
+                    });
+                    continue;
+                }
+                c.red = Some(witness.id.clone());
+            }
+            Kind::Guard => {
+                let base_tree = place.base_tree.to_string();
+                let base = match judge::guard_base(ledger, n, text, &base_tree) {
+                    Some(r) => r.clone(),
+                    None => {
+                        if !ctx.json {
+                            eprintln!(
+                                "criterion {n}: running its guard on the goal's base (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        super::verify::base_run(ctx, ws, &place, n, text, &p.argv)?
+                    }
+                };
+                if let Err(missing) = names::guard_holds(&run_tests(&base), &run_tests(green)) {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "guard {n} runs less than on the goal's base: {} (base {}, now {})",
+                        words.join("; "),
+                        base.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        "bring the lost or skipped tests back, then `goal verify` again".to_string()
+                    });
+                    continue;
+                }
+                c.red = Some(base.id.clone());
+            }
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refuse(refusals, hint));
+    }
+    Ok(RedGate {
+        weakened,
+        guards_only,
+    })
+}
+
+fn refuse(refusals: Vec<String>, hint: Option<String>) -> Error {
+    Error::refused(
+        format!("the goal is not proven done:\n  {}", refusals.join("\n  ")),
+        hint.unwrap_or_else(|| "goal status".into()),
+    )
 }
 
 /// One material change in words: old → new, commit, reason.
@@ -318,10 +540,22 @@ fn print_summary(ctx: &Ctx, s: &Summary) {
                 crate::pin::render(&c.command)
             )
         };
+        let red = match (c.kind, &c.red) {
+            ("acceptance", Some(id)) => format!(", red {id} → green"),
+            ("guard", Some(id)) => format!(", guard, base {id}"),
+            _ => String::new(),
+        };
         ctx.say(format!(
-            "  [x] {}. {} — evidence {} ({tests}){unpinned}",
+            "  [x] {}. {} — evidence {} ({tests}{red}){unpinned}",
             c.number, c.text, c.evidence
         ));
+    }
+    if !s.tests_weakened.is_empty() {
+        ctx.say(format!("  tests weakened: {}", s.tests_weakened.len()));
+        for w in &s.tests_weakened {
+            let note = if w.confirmed { " (confirmed)" } else { "" };
+            ctx.say(format!("    {}{note}", w.describe()));
+        }
     }
     if s.material_changes.is_empty() {
         ctx.say("  material changes: none");

@@ -98,7 +98,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             Some(Err(why)) => {
                 return Err(Error::usage(
                     format!("criterion {}: {why}", i + 1),
-                    "write the pin as (verify: `<test command>`) at the end of the criterion",
+                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
                 ));
             }
             Some(Ok(p)) => {

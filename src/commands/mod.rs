@@ -94,6 +94,10 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
     /// The `goal run` this commit belongs to (`Goal-Run`).
     pub run: Option<String>,
+    /// Confirmed weakening findings (`Goal-Tests-Weakened`, one each).
+    pub tests_weakened: Vec<String>,
+    /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
+    pub guards_only: bool,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -160,6 +164,8 @@ impl<'a> Commit<'a> {
             other: Vec::new(),
             status: None,
             run: None,
+            tests_weakened: Vec::new(),
+            guards_only: false,
         }
     }
 
@@ -196,6 +202,8 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        trailers.tests_weakened = self.tests_weakened;
+        trailers.guards_only = self.guards_only;
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);

@@ -616,6 +616,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                             deslop: Vec::new(),
                             commit: super::CommitFlags::default(),
                             report: false,
+                            // The agent never confirms its own weakened tests.
+                            confirm: false,
                         },
                     )
                 });

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::evidence::{Ledger, Record};
 use crate::pin::{self, Kind};
+use crate::surface::weaken::{Finding, FindingKind, pin_runs};
 
 /// What a red run (the pin on the red tree) came to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -180,6 +181,58 @@ pub fn guard_base<'a>(
             && (r.base_run || r.on_tree(base_tree))
             && r.tree == base_tree
     })
+}
+
+/// One weakening finding as `goal done` shows it (`tests_weakened` of its JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Weakened {
+    pub kind: FindingKind,
+    pub file: String,
+    pub line: usize,
+    pub test: String,
+    /// Whether it refuses `goal done` without `--confirm`.
+    #[serde(skip)]
+    pub refuses: bool,
+    /// Confirmed with `goal done --confirm` (a `Goal-Tests-Weakened` trailer records it).
+    pub confirmed: bool,
+}
+
+impl Weakened {
+    /// `skip-added tests/test_calc.py:7 test_add` (the trailer's value).
+    pub fn describe(&self) -> String {
+        format!("{} {}:{} {}", self.kind, self.file, self.line, self.test)
+    }
+}
+
+/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`
+/// or `assertion-free` in a test one of `pins` runs, or any `selection-changed`.
+pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
+    finding.kind.refuses()
+        && (finding.kind == FindingKind::SelectionChanged
+            || pins.iter().any(|p| pin_runs(p, finding)))
+}
+
+/// The findings of a goal as done judges them (`confirm`: `goal done --confirm`).
+pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Weakened> {
+    findings
+        .iter()
+        .map(|f| {
+            let refuses = refuses_done(f, pins);
+            Weakened {
+                kind: f.kind,
+                file: f.file.clone(),
+                line: f.line,
+                test: f.test.clone(),
+                refuses,
+                confirmed: refuses && confirm,
+            }
+        })
+        .collect()
+}
+
+/// Whether every criterion is a guard (a goal that proves nothing about its change).
+pub fn guards_only(texts: &[&str]) -> bool {
+    !texts.is_empty() && texts.iter().all(|t| pin::kind(t) == Some(Kind::Guard))
 }
 
 #[cfg(test)]

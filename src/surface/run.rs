@@ -38,11 +38,12 @@ pub fn goal_base(repo: &Repo) -> Result<Option<Oid>> {
     }
 }
 
-/// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`,
-/// and what the witness rule compares (`goal_dir` is left out of the compared tree).
+/// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`
+/// (None: a goal started on an unborn branch, whose base tree is empty), and what the witness
+/// rule compares (`goal_dir` is left out of the compared tree).
 pub fn red_target(
     repo: &Repo,
-    base: Oid,
+    base: Option<Oid>,
     work: Oid,
     goal_dir: &Path,
 ) -> Result<(RedTree, RedTarget)> {
@@ -52,10 +53,13 @@ pub fn red_target(
             "fix it with `git config --unset-all goal.tests` and add valid globs",
         )
     })?;
-    let base_tree = repo.commit_info(base)?.tree;
+    let base_tree = match base {
+        Some(b) => repo.commit_info(b)?.tree,
+        None => repo.empty_tree()?,
+    };
     let red = red_tree(repo, base_tree, work, &surface)?;
     let target = RedTarget {
-        base: base.to_string(),
+        base: base.map(|b| b.to_string()).unwrap_or_default(),
         tree: repo.tree_without(red.tree, goal_dir)?.to_string(),
         tests: red.tests.to_string(),
         trusted: red.untrusted.is_empty(),
@@ -67,6 +71,88 @@ pub fn red_target(
 pub fn base_tree(repo: &Repo, base: Oid, goal_dir: &Path) -> Result<Oid> {
     let tree = repo.commit_info(base)?.tree;
     repo.tree_without(tree, goal_dir)
+}
+
+/// Where a goal's red and base runs stand: its base commit, the commit the temporary worktrees
+/// start from, and the red tree of the working tree as it is now.
+pub struct Place {
+    /// The caller holds the worktree's lock already (`goal done`): appending takes no other.
+    pub locked: bool,
+    pub base: Option<Oid>,
+    pub head: Oid,
+    pub red: RedTree,
+    pub target: RedTarget,
+    /// The base tree without the goal folder (a guard's base record is on it).
+    pub base_tree: Oid,
+    /// The base tree as committed (what a base run checks out).
+    pub base_tree_full: Oid,
+}
+
+impl Place {
+    pub fn of(ws: &crate::workspace::Workspace) -> Result<Place> {
+        let Some(init) = crate::history::init_commit(&ws.repo)? else {
+            return Err(Error::usage(
+                "no goal commit found on this branch: the red run needs the commit the goal started from",
+                "start the goal with `goal init`",
+            ));
+        };
+        let base = goal_base(&ws.repo)?;
+        let work = ws.worktree_tree_full()?;
+        let base_tree_full = match base {
+            Some(b) => ws.repo.commit_info(b)?.tree,
+            None => ws.repo.empty_tree()?,
+        };
+        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir)?;
+        Ok(Place {
+            locked: false,
+            base,
+            head: init.id,
+            base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
+            base_tree_full,
+            red,
+            target,
+        })
+    }
+
+    /// The base commit's short id, for messages.
+    pub fn base_short(&self) -> String {
+        self.base
+            .map_or("(empty)".to_string(), |b| b.to_string()[..7].to_string())
+    }
+}
+
+/// The red state of each criterion of `goal` on the working tree as it is now (None for guards
+/// and unpinned criteria); all None when no criterion is an acceptance criterion, so that the
+/// red tree is built only when something needs it.
+pub fn red_states(
+    ws: &crate::workspace::Workspace,
+    goal: &crate::goal_file::GoalFile,
+    ledger: &crate::evidence::Ledger,
+) -> Result<Vec<Option<super::judge::Red>>> {
+    let acceptance = goal
+        .criteria
+        .iter()
+        .any(|c| crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance));
+    if !acceptance || crate::history::init_commit(&ws.repo)?.is_none() {
+        return Ok(goal
+            .criteria
+            .iter()
+            .map(|c| {
+                (crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance)).then_some(
+                    super::judge::Red {
+                        state: super::judge::RedState::Pending,
+                        record: None,
+                    },
+                )
+            })
+            .collect());
+    }
+    let place = Place::of(ws)?;
+    Ok(goal
+        .criteria
+        .iter()
+        .map(|c| super::judge::red_state(ledger, c.number, &c.text, &place.target))
+        .collect())
 }
 
 /// What one run in a temporary worktree gave.
