@@ -389,8 +389,9 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
     repo.write(
         "tests/slow.sh",
-        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\necho '1 passed, 0 failed'\n",
+        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\nif [ -f slow.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
     );
+    repo.write("slow.txt", "done\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);

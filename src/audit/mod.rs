@@ -370,9 +370,10 @@ pub struct GoalAudit {
     pub trees: Vec<(Oid, String)>,
     #[serde(skip)]
     pub base_commit: Option<Oid>,
-    /// The red tree of the goal's last state (base code, tests as at the end), for replaying.
+    /// The commit to make the red worktree at and the red tree of the goal's last state (base
+    /// code, tests as at the end), for replaying.
     #[serde(skip)]
-    pub red_tree: Option<Oid>,
+    pub red_tree: Option<(Oid, Oid)>,
 }
 
 /// The repository's paths and witness, as the audit needs them.
@@ -735,10 +736,12 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     }
     // Red before green: each acceptance criterion of the last state has a witness (a failing run
     // of its pin on the red tree of that state); a finished goal without one fails the audit.
-    if let (Some(base), Some(last)) = (span.base.filter(|_| span.has_init), span.commits.last()) {
+    if let (true, Some(last)) = (span.has_init, span.commits.last()) {
         let (red, target) =
-            crate::surface::run::red_target(repo, base, last.tree, &scope.goal_dir)?;
-        out.red_tree = Some(red.tree);
+            crate::surface::run::red_target(repo, span.base, last.tree, &scope.goal_dir)?;
+        // (A goal started on an unborn branch has no base commit: the red worktree is made at
+        // its last commit, with the red tree checked out.)
+        out.red_tree = Some((span.base.unwrap_or(last.id), red.tree));
         let finished = out.status == "complete";
         for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
             audit.red = crate::surface::judge::red_state(&ledger, c.number, &c.text, &target);

@@ -256,7 +256,7 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
 /// one that passes is `passes-on-base`, one that runs no test `inconclusive` (both fail the
 /// audit). Only pins run (the criterion's own words), and nothing from a broken chain.
 fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Result<()> {
-    let (Some(base), Some(tree)) = (goal.base_commit, goal.red_tree) else {
+    let Some((base, tree)) = goal.red_tree else {
         return Ok(());
     };
     if !goal.chain_ok {
