@@ -812,9 +812,7 @@ pub fn goal_findings(
         .into_iter()
         .map(|f| WeakenedFinding {
             confirmed: confirmed.iter().any(|v| v.trim() == f.trailer_value()),
-            refuses: f.kind.refuses()
-                && (f.kind == crate::surface::weaken::FindingKind::SelectionChanged
-                    || pins.iter().any(|p| crate::surface::weaken::pin_runs(p, &f))),
+            refuses: crate::surface::judge::refuses_done(&f, &pins),
             finding: f,
         })
         .collect();
