@@ -371,3 +371,45 @@ fn report_and_audit_show_each_trick() {
         assert_eq!(a["tests_weakened"][0]["kind"], kind, "{what}: {a}");
     }
 }
+
+#[test]
+fn demo_shows_a_guard_and_test_first_criteria_completing() {
+    let scratch = tempfile::TempDir::new().unwrap();
+    let dir = scratch.path().join("demo");
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .args(["demo", "--dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    for part in [
+        "(guard: `sh lint.sh`)",
+        "(verify: `sh tests/test_greet.sh`)",
+        "(red: both tests fail on the code before the change",
+        "$ goal done",
+        "Goal complete: Ship a greeting script",
+    ] {
+        assert!(text.contains(part), "{part} missing from:\n{text}");
+    }
+    // Test first: done found both red witnesses and ran no red run of its own.
+    let all = format!("{text}{}", stderr(&out));
+    assert!(!all.contains("checking that its tests fail"), "{all}");
+    assert_eq!(all.matches(" → green)").count(), 2, "{all}");
+    // And the finished goal audits clean, red witnesses included.
+    let audit = repo
+        .goal_in(&dir)
+        .args(["audit", "--json"])
+        .output()
+        .unwrap();
+    let v = json(&audit);
+    assert_eq!(audit.status.code(), Some(0), "{v}");
+    let states: Vec<&str> = v["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["red"]["state"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(states, ["witnessed", "witnessed", "-"], "{v}");
+}
