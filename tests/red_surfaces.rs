@@ -413,3 +413,54 @@ fn demo_shows_a_guard_and_test_first_criteria_completing() {
         .collect();
     assert_eq!(states, ["witnessed", "witnessed", "-"], "{v}");
 }
+
+#[test]
+fn log_flags_weakened_tests_in_rust_js_and_go() {
+    // (file, base text, weakened text, kind, test)
+    let cases: &[(&str, &str, &str, &str, &str)] = &[
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[ignore]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "skip-added",
+            "tests::adds",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n\n    #[test]\n    fn keeps() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn keeps() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n}\n",
+            "test-removed",
+            "tests::adds",
+        ),
+        (
+            "test/add.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add');\n\ntest.skip('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+            "skip-added",
+            "adds",
+        ),
+        (
+            "add_test.go",
+            "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"2+2\")\n\t}\n}\n",
+            "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tt.Skip(\"later\")\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"2+2\")\n\t}\n}\n",
+            "skip-added",
+            "TestAdd",
+        ),
+    ];
+    for (file, base, weakened, kind, test) in cases {
+        let repo = Repo::new();
+        repo.write(file, base);
+        repo.git(&["add", "."]);
+        repo.git(&["commit", "-q", "-m", "base"]);
+        repo.init_goal(&["it adds (verify: `make check`)"]);
+        repo.write(file, weakened);
+        repo.git(&["commit", "-q", "-am", "tidy"]);
+        let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+        let last = rows.as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["commit"], repo.head().as_str(), "{file}: {rows}");
+        let f = &last["tests_weakened"][0];
+        assert_eq!(f["kind"], *kind, "{file}: {last}");
+        assert_eq!(f["file"], *file, "{file}");
+        assert_eq!(f["test"], *test, "{file}: {last}");
+    }
+}
