@@ -15,6 +15,7 @@ mod generative;
 mod history;
 mod install;
 mod proof;
+mod red;
 mod red_surfaces;
 mod redteam;
 mod run;
