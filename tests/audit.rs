@@ -21,6 +21,14 @@ fn script(passed: u32, failed: u32) -> String {
     )
 }
 
+/// A test of the goal's work (`src/feature.txt`): it fails on the code before the goal, as a
+/// pinned acceptance test must (red before green), and passes with `passed` tests after it.
+fn feature_script(passed: u32) -> String {
+    format!(
+        "#!/bin/sh\nif [ ! -f src/feature.txt ]; then echo \"0 passed, {passed} failed\"; exit 1; fi\necho \"{passed} passed, 0 failed\"\n"
+    )
+}
+
 /// The temporary folder `goal` gets (TMPDIR), so a test sees what it leaves behind.
 fn tmp(repo: &Repo) -> PathBuf {
     let dir = repo.home.path().join("tmp");
@@ -56,8 +64,9 @@ fn finished_goal() -> Repo {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage (verify: `sh tests/cli.sh`)",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
-    repo.write("tests/cli.sh", &script(2, 0));
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("tests/cli.sh", &feature_script(2));
+    repo.write("src/feature.txt", "the parser and the cli\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
     repo.ok(&["done"]);
@@ -145,8 +154,9 @@ fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     repo.init_goal(&["rows load (verify: `sh tests/load.sh`)"]);
     repo.write(
         "tests/load.sh",
-        "if [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
+        "if [ -f src/feature.txt ] && [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
     );
+    repo.write("src/feature.txt", "loading\n");
     for args in [
         &["verify"][..],
         &["iterate", "-m", "implemented loading"],
@@ -304,10 +314,11 @@ fn a_test_that_passes_on_the_base_is_flagged() {
     repo.git(&["add", "always.sh"]);
     repo.git(&["commit", "-q", "-m", "an old check"]);
     repo.init_goal(&[
-        "the old check still passes (verify: `sh always.sh`)",
+        "the old check still passes (guard: `sh always.sh`)",
         "the feature works (verify: `sh tests/feature.sh`)",
     ]);
-    repo.write("tests/feature.sh", &script(4, 0));
+    repo.write("tests/feature.sh", &feature_script(4));
+    repo.write("src/feature.txt", "the feature\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented the feature"]);
     repo.ok(&["done"]);
@@ -347,8 +358,9 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
     repo.write(
         "tests/slow.sh",
-        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\necho '1 passed, 0 failed'\n",
+        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\nif [ ! -f src/feature.txt ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
     );
+    repo.write("src/feature.txt", "slow\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);
@@ -477,7 +489,8 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("src/feature.txt", "the parser\n");
     repo.write("tests/cli.sh", &script(2, 0));
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "2", "--", "sh", "tests/cli.sh"]);

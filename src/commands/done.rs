@@ -349,6 +349,15 @@ fn red_gate(
         .iter()
         .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
         .collect();
+    let pinned = goal.criteria.iter().any(|c| pin::kind(&c.text).is_some());
+    if history::init_commit(&ws.repo)?.is_none() && !pinned {
+        // A goal with no `goal init` in its history (brought back by hand) and no pin: there is
+        // no base to compare with, and nothing a red run could check.
+        return Ok(RedGate {
+            weakened: Vec::new(),
+            guards_only: false,
+        });
+    }
     let mut place = super::verify::Place::of(ws)?;
     place.locked = true;
     // Findings: the goal's diff, base tree → the working tree, over the test surface.
@@ -374,7 +383,7 @@ fn red_gate(
     let weakened = judge::weakened(&found.findings, &pins, confirm);
     for w in weakened.iter().filter(|w| !w.refuses) {
         ctx.note(format!(
-            "goal: the goal changes a test: {} (red before green judges it)",
+            "the goal changes a test: {} (red before green judges it)",
             w.describe()
         ));
     }
@@ -432,7 +441,7 @@ fn red_gate(
                                 place.base_short()
                             );
                         }
-                        super::verify::red_run(ctx, ws, &place, n, text, &p.argv)?
+                        super::verify::red_run(ctx, ws, &place, n, text, &p.argv, &green.junit)?
                     }
                 };
                 if let Some(why) = judge::outcome_message(n, &outcome) {
@@ -476,7 +485,7 @@ fn red_gate(
                                 place.base_short()
                             );
                         }
-                        super::verify::base_run(ctx, ws, &place, n, text, &p.argv)?
+                        super::verify::base_run(ctx, ws, &place, n, text, &p.argv, &green.junit)?
                     }
                 };
                 if let Err(missing) = names::guard_holds(&run_tests(&base), &run_tests(green)) {

@@ -67,6 +67,8 @@ struct Run {
     criteria: Vec<(usize, String)>,
     /// Accept it without a test summary: `--check`, or a pin last proven as a check.
     check: bool,
+    /// It runs a guard's pin: without a test summary it is a check (a linter), untold.
+    guard: bool,
 }
 
 /// What the command line asks for: one given command, or the pinned ones.
@@ -123,7 +125,8 @@ fn plan(
             dir,
             cwd,
             criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
-            check: args.check || guard,
+            check: args.check,
+            guard,
         }]);
     }
     // No command: the pins, each distinct one once, in criterion order, at the worktree root.
@@ -163,13 +166,13 @@ fn plan(
         }
         // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
         // pin that prints no test summary is a check without --check.
-        let check = args.check
-            || ledger.pin_runs_as_check(n, &text(n))
-            || pin::kind(&text(n)) == Some(pin::Kind::Guard);
+        let check = args.check || ledger.pin_runs_as_check(n, &text(n));
+        let guard = pin::kind(&text(n)) == Some(pin::Kind::Guard);
         match runs.iter_mut().find(|r| r.argv == argv) {
             Some(run) => {
                 run.criteria.push((n, text(n)));
                 run.check |= check;
+                run.guard |= guard;
             }
             None => runs.push(Run {
                 argv,
@@ -177,6 +180,7 @@ fn plan(
                 cwd: String::new(),
                 criteria: vec![(n, text(n))],
                 check,
+                guard,
             }),
         }
     }
@@ -287,13 +291,13 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     refuse_broken_chain(ws)?;
     let place = Place::of(ws)?;
     let (record, exit, message) = if args.red {
-        let (record, outcome) = red_run(ctx, ws, &place, n, &text, &pinned.argv)?;
+        let (record, outcome) = red_run(ctx, ws, &place, n, &text, &pinned.argv, &args.junit)?;
         let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
             format!("criterion {n} fails on the code before the goal, as it should (red)")
         });
         (record, u8::from(outcome != RedOutcome::Red), message)
     } else {
-        let record = base_run(ctx, ws, &place, n, &text, &pinned.argv)?;
+        let record = base_run(ctx, ws, &place, n, &text, &pinned.argv, &args.junit)?;
         let message = if record.passes() {
             format!("guard {n} on the goal's base: recorded")
         } else {
@@ -307,7 +311,7 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     let record = match record {
         Some(r) => r,
         None => {
-            ctx.note(format!("goal: {message}"));
+            ctx.note(format!("{message}"));
             return Ok(exit);
         }
     };
@@ -339,13 +343,11 @@ pub fn red_run(
     n: usize,
     text: &str,
     argv: &[String],
+    junit: &[String],
 ) -> Result<(Option<Record>, RedOutcome)> {
     if !place.target.trusted {
         for u in &place.red.untrusted {
-            ctx.note(format!(
-                "goal: the red tree is not trustworthy: {}",
-                u.reason
-            ));
+            ctx.note(format!("the red tree is not trustworthy: {}", u.reason));
         }
         return Ok((None, RedOutcome::Inconclusive));
     }
@@ -361,7 +363,7 @@ pub fn red_run(
         place.head,
         place.red.tree,
         argv,
-        &options(ctx, ws),
+        &options(ctx, ws, junit),
     )?;
     let missing = result.path_missing.clone();
     let extra = evidence::Extra {
@@ -372,11 +374,21 @@ pub fn red_run(
         }),
         base_run: false,
     };
-    let record = append(ws, place, n, text, argv, &place.target.tree, result, extra)?;
+    let record = append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &place.target.tree,
+        result,
+        extra,
+        junit,
+    )?;
     let outcome = judge::red_outcome(&record, missing.is_some());
     if let Some(path) = missing {
         ctx.note(format!(
-            "goal: `{path}` does not exist on the code before the goal: nothing of it ran"
+            "`{path}` does not exist on the code before the goal: nothing of it ran"
         ));
     }
     Ok((Some(record), outcome))
@@ -390,6 +402,7 @@ pub fn base_run(
     n: usize,
     text: &str,
     argv: &[String],
+    junit: &[String],
 ) -> Result<Record> {
     if !ctx.quiet && !ctx.json {
         eprintln!(
@@ -403,7 +416,7 @@ pub fn base_run(
         place.head,
         place.base_tree_full,
         argv,
-        &options(ctx, ws),
+        &options(ctx, ws, junit),
     )?;
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
@@ -411,15 +424,15 @@ pub fn base_run(
         base_run: true,
     };
     let tree = place.base_tree.to_string();
-    append(ws, place, n, text, argv, &tree, result, extra)
+    append(ws, place, n, text, argv, &tree, result, extra, junit)
 }
 
-fn options<'a>(ctx: &Ctx, ws: &'a Workspace) -> run::TreeRunOptions<'a> {
+fn options<'a>(ctx: &Ctx, ws: &'a Workspace, junit: &'a [String]) -> run::TreeRunOptions<'a> {
     run::TreeRunOptions {
         work_root: ws.root(),
         git_dir: ws.repo.common_dir(),
         cwd: "",
-        junit: &[],
+        junit,
         show: !ctx.quiet && !ctx.json,
         to_stderr: true,
     }
@@ -436,6 +449,7 @@ fn append(
     tree: &str,
     result: run::TreeRun,
     extra: evidence::Extra,
+    junit: &[String],
 ) -> Result<Record> {
     let _lock = if place.locked { None } else { Some(ws.lock()?) };
     let ledger = ws.ledger()?;
@@ -452,7 +466,7 @@ fn append(
             created: Vec::new(),
             changed: Vec::new(),
             tests: result.tests,
-            junit: Vec::new(),
+            junit: junit.to_vec(),
             check: false,
             output: result.output,
         },
@@ -589,7 +603,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
             changed,
             tests,
             junit: args.junit.clone(),
-            check: run.check,
+            check: run.check || (run.guard && tests.is_none()),
             output,
         },
         evidence::Extra {
