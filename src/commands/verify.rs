@@ -311,7 +311,7 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     let record = match record {
         Some(r) => r,
         None => {
-            ctx.note(format!("{message}"));
+            ctx.note(message);
             return Ok(exit);
         }
     };
