@@ -1,9 +1,9 @@
 //! The prompt of one `goal run` turn, from the goal, its proof and what the loop knows. Pure.
 
-use crate::commands::inject;
 use crate::goal_file::GoalFile;
 use crate::proof::{Proof, State};
 use crate::stagnation::STRATEGY_PROMPT;
+use crate::texts as inject;
 
 /// What the loop adds to the goal's own state.
 #[derive(Debug, Default)]
@@ -51,6 +51,12 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
                 ));
             }
             text.push('\n');
+        } else if let Err(unaccepted) = &proof.acceptance {
+            // Proven one by one, yet `goal done` would refuse (a check alone, a broken ledger).
+            text.push_str(&format!(
+                "Every criterion is proven, but `goal done` would refuse: {}.\n\n",
+                unaccepted.reason()
+            ));
         }
     }
     if extra.stagnant {

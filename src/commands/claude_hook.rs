@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{abandon, init, inject};
 use crate::context::Ctx;
 use crate::detect::{self, Granularity, Kind};
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::proof::State;
+use crate::texts as inject;
 use crate::trailers::{Action, GoalTrailers};
 use crate::workspace::{Workspace, write_atomic};
 
@@ -112,16 +112,14 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
     match (d.kind, &active) {
         (Kind::Goal, None) => {
             let text = d.goal.clone().unwrap_or_default();
-            init::run(
-                ctx,
-                init::Args {
+            crate::ops::init::init(
+                &ws,
+                crate::ops::init::Options {
                     goal: Some(text.clone()),
                     criteria: Vec::new(),
-                    criteria_file: None,
                     phases: Vec::new(),
-                    replace: false,
                     abandon_current: false,
-                    commit: Default::default(),
+                    on_active: &|_| crate::ops::init::OnActive::Keep,
                 },
             )?;
             notes.push(format!(
@@ -139,7 +137,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         )),
         (Kind::Abandon, Some(goal)) => {
             let _lock = ws.lock()?;
-            abandon::abandon(ctx, &ws, goal, "abandoned by the user")?;
+            crate::ops::abandon::abandon_locked(&ws, goal.clone(), "abandoned by the user")?;
             return Ok(context(
                 "UserPromptSubmit",
                 format!(
