@@ -57,7 +57,7 @@ pub enum Command {
     #[command(subcommand)]
     Attempt(commands::attempt::Command),
     #[command(subcommand)]
-    Hook(commands::hook::Command),
+    Hook(commands::claude_hook::Command),
     #[command(subcommand)]
     Integrate(commands::integrate::Command),
     Config(commands::config::Args),

@@ -60,12 +60,28 @@ pub enum Error {
     /// A goal path that resolves outside the worktree (through a symlink).
     #[error("{path} resolves outside the worktree ({target})")]
     OutsideWorktree { path: PathBuf, target: PathBuf },
+    /// A criterion number the goal does not have (exit 2).
+    #[error("there is no criterion {number}")]
+    NoSuchCriterion { number: usize, count: usize },
     /// Bad arguments or state given by the user.
     #[error("{message}")]
     Usage { message: String, hint: String },
     /// Refused by a gate, or a negative answer (exit 1).
     #[error("{message}")]
     Refused { message: String, hint: String },
+    /// `goal done` does not accept the goal on its evidence (exit 1): no criteria, a broken
+    /// ledger, criteria not proven, no test run, or evidence the clean-up pass made stale.
+    #[error("{message}")]
+    NotProven { message: String, hint: String },
+    /// The goal is blocked, so it cannot be changed this way (exit 1).
+    #[error("the goal is blocked: {doing}")]
+    Blocked { doing: String, hint: String },
+    /// The goal is marked complete, so it cannot be changed this way (exit 1).
+    #[error("the goal is complete: cannot {what}")]
+    MarkedComplete { what: String },
+    /// goal's own gate refused a commit (exit 1).
+    #[error("{message}")]
+    GateRefused { message: String, hint: String },
     /// The command given to `goal verify` (or a deslop command) could not be started.
     #[error("cannot run `{program}`: {source}")]
     Spawn {
@@ -118,6 +134,13 @@ impl Error {
         }
     }
 
+    pub fn not_proven(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::NotProven {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
     pub fn git(what: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
         let what = what.into();
         move |source| {
@@ -138,11 +161,33 @@ impl Error {
         move |source| Error::Io { what, path, source }
     }
 
+    /// Whether `goal done` answered no on the goal itself (its evidence, its status, the gate):
+    /// the agent can act on it. Anything else (a hook, signing, a lock, I/O) is not its answer.
+    pub fn is_done_refusal(&self) -> bool {
+        matches!(
+            self,
+            Error::NotProven { .. } | Error::Blocked { .. } | Error::GateRefused { .. }
+        )
+    }
+
+    /// Whether the goal is not in progress (gone, blocked, complete), so there is nothing to
+    /// record a retry on.
+    pub fn is_not_in_progress(&self) -> bool {
+        matches!(
+            self,
+            Error::NoGoal { .. } | Error::Blocked { .. } | Error::MarkedComplete { .. }
+        )
+    }
+
     /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::NoGoal { .. }
             | Error::Refused { .. }
+            | Error::NotProven { .. }
+            | Error::Blocked { .. }
+            | Error::MarkedComplete { .. }
+            | Error::GateRefused { .. }
             | Error::Locked { .. }
             | Error::HookRefused { .. }
             | Error::HookSpawn { .. }
@@ -178,7 +223,18 @@ impl Error {
                 "replace the symlink {} with a regular file or folder inside the worktree",
                 path.display()
             ),
-            Error::Usage { hint, .. } | Error::Refused { hint, .. } => {
+            Error::NoSuchCriterion { count: 0, .. } => {
+                "the goal has no criteria yet: add one with `goal criteria add \"<criterion>\"`".into()
+            }
+            Error::NoSuchCriterion { count, .. } => {
+                format!("criteria are numbered 1 to {count}: see `goal status`")
+            }
+            Error::MarkedComplete { .. } => "finish it with `goal done`; if `goal done` refuses (a criterion is not proven), set it back to in-progress with `goal resume`".into(),
+            Error::Usage { hint, .. }
+            | Error::Refused { hint, .. }
+            | Error::NotProven { hint, .. }
+            | Error::Blocked { hint, .. }
+            | Error::GateRefused { hint, .. } => {
                 if hint.is_empty() {
                     return None;
                 }
@@ -200,6 +256,23 @@ impl Error {
     }
 }
 
+/// The one rendering of a diagnostic on stderr: `goal: error: …`, then `hint: …` when there is a
+/// next command to run.
+pub fn diagnostic(message: &str, hint: Option<&str>) -> String {
+    let mut text = format!("goal: error: {message}\n");
+    if let Some(hint) = hint {
+        text.push_str(&format!("hint: {hint}\n"));
+    }
+    text
+}
+
+impl Error {
+    /// This error as the diagnostic `goal` prints for it.
+    pub fn render(&self) -> String {
+        diagnostic(&self.to_string(), self.hint().as_deref())
+    }
+}
+
 /// libgit2 says "failed to create locked file '/repo/.git/index.lock': File exists".
 fn locked_path(message: &str) -> Option<PathBuf> {
     let start = message.find('\'')? + 1;
@@ -211,6 +284,92 @@ fn locked_path(message: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Which errors `goal run` hands back to the agent as `goal done`'s answer, and which mean
+    /// the goal is not in progress for a retry: by variant, never by exit code (all are exit 1).
+    #[test]
+    fn refusals_by_variant() {
+        let blocked = || Error::Blocked {
+            doing: "x".into(),
+            hint: String::new(),
+        };
+        // (error, a done refusal, not in progress, exit code)
+        let cases: Vec<(Error, bool, bool, u8)> = vec![
+            (Error::not_proven("x", ""), true, false, 1),
+            (blocked(), true, true, 1),
+            (
+                Error::GateRefused {
+                    message: "x".into(),
+                    hint: String::new(),
+                },
+                true,
+                false,
+                1,
+            ),
+            (Error::MarkedComplete { what: "x".into() }, false, true, 1),
+            (Error::NoGoal { path: "g".into() }, false, true, 1),
+            (
+                Error::SignFailed {
+                    output: "no key".into(),
+                },
+                false,
+                false,
+                1,
+            ),
+            (
+                Error::HookRefused {
+                    hook: "pre-commit".into(),
+                    path: "h".into(),
+                    status: "exit 1".into(),
+                },
+                false,
+                false,
+                1,
+            ),
+            (
+                Error::Locked {
+                    path: "l".into(),
+                    waited_ms: 1,
+                },
+                false,
+                false,
+                1,
+            ),
+            (Error::refused("x", ""), false, false, 1),
+            (
+                Error::NoSuchCriterion {
+                    number: 3,
+                    count: 2,
+                },
+                false,
+                false,
+                2,
+            ),
+        ];
+        for (e, refusal, not_in_progress, code) in cases {
+            assert_eq!(e.is_done_refusal(), refusal, "{e}");
+            assert_eq!(e.is_not_in_progress(), not_in_progress, "{e}");
+            assert_eq!(e.exit_code(), code, "{e}");
+        }
+    }
+
+    #[test]
+    fn no_such_criterion_says_the_range() {
+        let none = Error::NoSuchCriterion {
+            number: 1,
+            count: 0,
+        };
+        assert_eq!(none.to_string(), "there is no criterion 1");
+        assert!(none.hint().unwrap().contains("goal criteria add"));
+        let some = Error::NoSuchCriterion {
+            number: 5,
+            count: 3,
+        };
+        assert_eq!(
+            some.hint().as_deref(),
+            Some("criteria are numbered 1 to 3: see `goal status`")
+        );
+    }
 
     #[test]
     fn exit_codes() {

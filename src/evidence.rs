@@ -6,7 +6,13 @@ use serde::{Deserialize, Serialize};
 use crate::pin;
 use crate::summary::TestCounts;
 use crate::surface::names::TestNames;
-use crate::workspace::sha256_hex;
+
+/// The SHA-256 of `bytes` in lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// One verification run, one line of evidence.jsonl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,11 +6,10 @@ use std::path::Path;
 use crate::repo::Oid;
 
 use crate::error::{Error, Result};
-use crate::evidence::{self, Ledger};
+use crate::evidence::Ledger;
 use crate::goal_file::{GoalFile, Status};
 use crate::material;
-use crate::repo::{Repo, Staging};
-use crate::workspace::Workspace;
+use crate::repo::Repo;
 
 /// One reason to refuse a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,17 +183,17 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
             }
             Violation::Evidence { message } => {
                 lines.push(format!("evidence.jsonl does not verify: {message}"));
-                hints.push(crate::commands::verify::broken_ledger_hint(
-                    &goal_rel.with_file_name("evidence.jsonl"),
+                hints.push(crate::store::broken_ledger_hint(
+                    &goal_rel.with_file_name(crate::store::EVIDENCE_FILE),
                 ));
             }
         }
     }
     hints.dedup();
-    Error::refused(
-        format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
-        hints.join("\n      "),
-    )
+    Error::GateRefused {
+        message: format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
+        hint: hints.join("\n      "),
+    }
 }
 
 /// Read what a commit stages and evaluate the gate on it.
@@ -232,21 +231,14 @@ pub fn check_tree(
             .and_then(|b| GoalFile::parse_bytes(&b).ok()),
         None => None,
     };
-    let evidence_rel = goal_dir.join("evidence.jsonl");
-    let ledger = match repo.file_in_tree(staged_tree, &evidence_rel)? {
-        Some(bytes) => evidence::Ledger::parse(&bytes)
-            .map(|l| {
-                l.with_witness(crate::workspace::read_witness(
-                    &repo.common_dir().join("goal-witness"),
-                ))
-            })
-            .map_err(|(line, message)| Error::Parse {
-                path: evidence_rel.clone(),
-                line,
-                message,
-            })?,
-        None => Ledger::default(),
-    };
+    let evidence_rel = goal_dir.join(crate::store::EVIDENCE_FILE);
+    let ledger = crate::store::ledger(
+        repo.file_in_tree(staged_tree, &evidence_rel)?.as_deref(),
+        &evidence_rel,
+        Some(crate::store::read_witness(&crate::store::witness_path(
+            repo,
+        ))),
+    )?;
     let tree = repo.tree_without(staged_tree, goal_dir)?.to_string();
     let input = GateInput {
         head_goal: head_goal.as_ref(),
@@ -261,18 +253,6 @@ pub fn check_tree(
     } else {
         Err(refusal(&violations, goal_rel))
     }
-}
-
-/// The gate for `goal`'s own commits.
-pub fn check_commit(ws: &Workspace, staged: &Staging, message: &str) -> Result<()> {
-    check_tree(
-        &ws.repo,
-        &ws.goal_dir,
-        &ws.goal_rel,
-        staged.tree,
-        staged.parent_tree,
-        Some(message),
-    )
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::evidence::Ledger;
 use crate::goal_file::GoalFile;
 use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
@@ -504,10 +503,7 @@ impl<'a> Walker<'a> {
             hand_made: Vec::new(),
             had_goal: false,
             unmarked: Vec::new(),
-            witness: {
-                let path = repo.common_dir().join("goal-witness");
-                path.exists().then(|| crate::workspace::read_witness(&path))
-            },
+            witness: crate::store::witness_if_any(repo),
             restored: std::collections::HashSet::new(),
         }
     }
@@ -811,11 +807,9 @@ impl<'a> Walker<'a> {
         if !newly.is_empty() {
             let ledger = self
                 .repo
-                .file_in_tree(info.tree, &self.goal_dir.join("evidence.jsonl"))?
-                .and_then(|b| Ledger::parse(&b).ok())
-                .map(|l| match &self.witness {
-                    Some(w) => l.with_witness(w.clone()),
-                    None => l,
+                .file_in_tree(info.tree, &self.goal_dir.join(crate::store::EVIDENCE_FILE))?
+                .and_then(|b| {
+                    crate::store::ledger(Some(&b), Path::new(""), self.witness.clone()).ok()
                 })
                 .unwrap_or_default();
             let tree = self

@@ -1,41 +1,79 @@
 //! `goal`: keep a coding agent on one goal until the goal is proven done.
 
+// The layers, top down (an arrow only points down): lib and cli → commands (arguments in, text
+// or JSON out) → runner (goal run's edge) → ops (one function per operation) → door (the one way
+// a goal commit is made) → workspace, store (paths, lock, loading the goal files) → repo (the
+// only git user); the rules below them are pure.
+
+/// Questions on the terminal with a timed default (never the agent's prompt).
+pub mod ask;
 /// Audit and replay: what a reviewer can check of a goal from git alone.
 pub mod audit;
+/// Commands goal runs (verify's command, clean-up checks, notify), each in its own process group.
 pub mod child;
-/// The Claude Code hooks in one table: `goal integrate claude` and the plugin's hooks.json.
+/// The Claude Code hooks: one table for `goal integrate claude` and the plugin's hooks file.
 pub mod claude_hooks;
+/// The command line: global options and the command list.
 pub mod cli;
+/// One module per command: arguments to options, an operation, the report rendered.
 pub mod commands;
+/// Settings: git config keys under `goal.`, with the seeds' values as defaults.
 pub mod config;
+/// What every command gets: the global options, where to print, and the clock.
 pub mod context;
+/// The deslop scan of `goal done`: slop the goal's diff added. Pure.
 pub mod deslop;
+/// Goal-setting detection in a user message: triggers, anti-triggers, abandon phrases. Pure.
 pub mod detect;
+/// The commit door: gate, the user's hooks, signing, the journal; the one way a goal commit is made.
+pub mod door;
+/// One error type, its exit code and the hint that says what to run next.
 pub mod error;
+/// Evidence records: their hash chain, whether they pass, whether they prove a criterion. Pure.
 pub mod evidence;
+/// Fault injection for the crash-consistency tests.
 pub mod fault;
+/// The commit gate: what the hooks and goal's own commits refuse. Pure rules over a staged tree.
 pub mod gate;
+/// The GOAL.md model: a lossless line-based document, parsed and edited in place. Pure.
 pub mod goal_file;
+/// Reading goals back from git history: goal commits, stagnation points, log rows.
 pub mod history;
 /// JUnit XML reports: counting their test cases, reading those a run wrote.
 pub mod junit;
+/// The verifiability red line: a criterion must name something observable. Pure.
 pub mod lint;
+/// Whether a change of criteria is material (a lowered bar) or safe. Pure.
 pub mod material;
+/// One function per operation (init, iterate, done, block, resume, abandon, restore, retries).
+pub mod ops;
+/// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 pub mod pin;
-pub mod prompt;
+/// One truth for "proven" and for "would `goal done` accept". Pure.
 pub mod proof;
+/// The only git user (git2 and the git CLI): open, snapshot trees, commit, walk history.
 pub mod repo;
+/// Backoff and the retry guard: pure rules over raw attempts.
 pub mod retry;
 /// `goal run`: the agent loop as a state machine, agent presets, the agent process, the display.
 pub mod runner;
-/// The path of this binary, for the hook shims that call it back.
+/// The path of the running `goal` binary, for the hook shims it installs.
 pub mod self_path;
+/// Stagnation (S1, S2, S3), auto-recoveries and escalation. Pure.
 pub mod stagnation;
+/// The goal folder's file names, the witness file, and the one ledger loader.
+pub mod store;
+/// Recognising test-runner summary lines in a command's output. Pure.
 pub mod summary;
 /// The test surface: test files and items, the red tree, weakening findings, runner test names.
 pub mod surface;
+/// The texts agents read of the goal's state (injection, continuation, save-progress). Pure.
+pub mod texts;
+/// The `Goal-*` trailers of goal commits: writing them and reading them back.
 pub mod trailers;
+/// The user's git hooks, run on goal's own commits as `git commit` would.
 pub mod user_hooks;
+/// The goal's home in one worktree: paths, the lock, atomic writes, loading GOAL.md and the ledger.
 pub mod workspace;
 
 use std::path::PathBuf;
@@ -131,13 +169,10 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         quiet: cli.quiet,
         color: context::color_wanted(),
     };
-    commands::run(&ctx, cli.command)
+    commands::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command)
 }
 
 /// `goal: error: …` and `hint: …` on stderr.
 pub fn report(error: &Error) {
-    eprintln!("goal: error: {error}");
-    if let Some(hint) = error.hint() {
-        eprintln!("hint: {hint}");
-    }
+    eprint!("{}", error.render());
 }

@@ -1,3 +1,5 @@
+//! The `goal` binary: everything happens in the library (`goal::main`).
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

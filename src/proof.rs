@@ -133,11 +133,48 @@ fn relative(from: &str, to: &str) -> Option<String> {
     Some(out.join("/"))
 }
 
+/// Why `goal done` would not accept a goal on the evidence (its status aside).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unaccepted {
+    /// The goal has no criteria: nothing proves it done.
+    NoCriteria,
+    /// evidence.jsonl's chain does not verify (the reason).
+    BrokenChain(String),
+    /// These criteria are not proven on the tree.
+    Unproven(Vec<usize>),
+    /// Every criterion is proven, but only by checks: no passing test ran on the tree.
+    NoPassingTest,
+}
+
+impl Unaccepted {
+    /// Why, in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Unaccepted::NoCriteria => "the goal has no criteria: nothing proves it done".into(),
+            Unaccepted::BrokenChain(why) => format!("evidence.jsonl does not verify: {why}"),
+            Unaccepted::Unproven(numbers) => format!(
+                "criteria not proven: {}",
+                numbers
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Unaccepted::NoPassingTest => {
+                "no passing test evidence on this tree: a check alone cannot complete a goal".into()
+            }
+        }
+    }
+}
+
 /// Every criterion of a goal, judged on one tree.
 #[derive(Debug, Clone, Serialize)]
 pub struct Proof {
     pub criteria: Vec<CriterionProof>,
     pub proven: usize,
+    /// What `goal done` would decide on this evidence: the one answer every surface gives.
+    #[serde(skip)]
+    pub acceptance: Result<(), Unaccepted>,
 }
 
 impl Proof {
@@ -149,9 +186,10 @@ impl Proof {
         self
     }
 
-    /// Every criterion proven (and there is at least one): `goal done` would agree.
+    /// `goal done` would accept the goal (when its status allows): at least one criterion, every
+    /// one proven, the ledger's chain verifies, and a passing test ran on the tree.
     pub fn complete(&self) -> bool {
-        !self.criteria.is_empty() && self.proven == self.criteria.len()
+        self.acceptance.is_ok()
     }
 
     pub fn get(&self, number: usize) -> Option<&CriterionProof> {
@@ -248,7 +286,36 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
         })
         .collect();
     let proven = criteria.iter().filter(|c| c.state == State::Proven).count();
-    Proof { criteria, proven }
+    let acceptance = acceptance(ledger, tree, &criteria);
+    Proof {
+        criteria,
+        proven,
+        acceptance,
+    }
+}
+
+/// The one rule for "would `goal done` accept": criteria, each proven, the chain, a test.
+fn acceptance(
+    ledger: &Ledger,
+    tree: Option<&str>,
+    criteria: &[CriterionProof],
+) -> Result<(), Unaccepted> {
+    if criteria.is_empty() {
+        return Err(Unaccepted::NoCriteria);
+    }
+    ledger.verify_chain().map_err(Unaccepted::BrokenChain)?;
+    let unproven: Vec<usize> = criteria
+        .iter()
+        .filter(|c| c.state != State::Proven)
+        .map(|c| c.number)
+        .collect();
+    if !unproven.is_empty() {
+        return Err(Unaccepted::Unproven(unproven));
+    }
+    match tree {
+        Some(tree) if ledger.has_passing_test(tree) => Ok(()),
+        _ => Err(Unaccepted::NoPassingTest),
+    }
 }
 
 #[cfg(test)]

@@ -21,11 +21,11 @@ fn script(passed: u32, failed: u32) -> String {
     )
 }
 
-/// A test script that passes when the file `code` (the goal's work, not a test) exists, and
-/// fails otherwise: red on the code before the goal, green after it.
-fn script_of(code: &str, passed: u32) -> String {
+/// A test of the goal's work (`src/feature.txt`): it fails on the code before the goal, as a
+/// pinned acceptance test must (red before green), and passes with `passed` tests after it.
+fn feature_script(passed: u32) -> String {
     format!(
-        "#!/bin/sh\nif [ -f {code} ]; then echo \"{passed} passed, 0 failed\"; else echo \"0 passed, {passed} failed\"; exit 1; fi\n"
+        "#!/bin/sh\nif [ ! -f src/feature.txt ]; then echo \"0 passed, {passed} failed\"; exit 1; fi\necho \"{passed} passed, 0 failed\"\n"
     )
 }
 
@@ -57,22 +57,16 @@ fn assert_clean(repo: &Repo) {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// A goal whose two pinned tests exist only after the goal's work, written first and seen
-/// failing (red), then proven (green) and done.
+/// A goal whose two pinned tests exist only after the goal's work, proven and done.
 fn finished_goal() -> Repo {
     let repo = Repo::new();
     repo.init_goal(&[
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage (verify: `sh tests/cli.sh`)",
     ]);
-    repo.write("tests/parser.sh", &script_of("parser.txt", 3));
-    repo.write("tests/cli.sh", &script_of("cli.txt", 2));
-    assert_eq!(
-        repo.goal().arg("verify").output().unwrap().status.code(),
-        Some(1)
-    );
-    repo.write("parser.txt", "parser\n");
-    repo.write("cli.txt", "cli\n");
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("tests/cli.sh", &feature_script(2));
+    repo.write("src/feature.txt", "the parser and the cli\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
     repo.ok(&["done"]);
@@ -160,11 +154,9 @@ fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     repo.init_goal(&["rows load (verify: `sh tests/load.sh`)"]);
     repo.write(
         "tests/load.sh",
-        "if [ -f loader.txt ] && [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
+        "if [ -f src/feature.txt ] && [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
     );
-    // Test first: seen failing before the loader exists.
-    assert_eq!(goal(&["verify"]).status.code(), Some(1));
-    repo.write("loader.txt", "loader\n");
+    repo.write("src/feature.txt", "loading\n");
     for args in [
         &["verify"][..],
         &["iterate", "-m", "implemented loading"],
@@ -239,7 +231,7 @@ fn a_forged_record_in_a_fresh_clone_is_caught_by_rerun() {
     let repo = Repo::new();
     let text = "rows are parsed (verify: `sh tests/parse.sh`)";
     repo.init_goal(&[text]);
-    // The real test fails: nothing is implemented (a true red run, recorded).
+    // The real test fails: nothing is implemented (a true red run, recorded: the red witness).
     repo.write("tests/parse.sh", &script(0, 2));
     assert_eq!(
         repo.goal().arg("verify").output().unwrap().status.code(),
@@ -326,22 +318,13 @@ fn a_test_that_passes_on_the_base_is_flagged() {
     repo.git(&["add", "always.sh"]);
     repo.git(&["commit", "-q", "-m", "an old check"]);
     // An unpinned criterion proven by an old check that passed before the goal (the agent's
-    // choice of command), and an acceptance criterion seen red, then green.
+    // choice of command), and an acceptance criterion (done checks it red before green).
     repo.init_goal(&[
         "the old check still passes",
         "the feature works (verify: `sh tests/feature.sh`)",
     ]);
-    repo.write("tests/feature.sh", &script_of("feature.txt", 4));
-    assert_eq!(
-        repo.goal()
-            .args(["verify", "-c", "2"])
-            .output()
-            .unwrap()
-            .status
-            .code(),
-        Some(1)
-    );
-    repo.write("feature.txt", "x\n");
+    repo.write("tests/feature.sh", &feature_script(4));
+    repo.write("src/feature.txt", "the feature\n");
     repo.ok(&["verify", "-c", "1", "--", "sh", "always.sh"]);
     repo.ok(&["verify", "-c", "2"]);
     repo.ok(&["iterate", "-m", "implemented the feature"]);
@@ -356,6 +339,7 @@ fn a_test_that_passes_on_the_base_is_flagged() {
     assert_eq!(v["criteria"][0]["base"]["exit_code"], 0);
     assert_eq!(v["criteria"][1]["flags"], serde_json::json!([]));
     // The acceptance criterion's red run is replayed on the red tree: it fails there.
+    assert_eq!(v["criteria"][1]["red"]["state"], "witnessed", "{v}");
     assert_eq!(v["criteria"][1]["red_replay"], "red", "{v}");
     assert_ne!(v["criteria"][1]["red_replayed"]["exit_code"], 0);
     let out = audit(&repo, &["--rerun", "--allow-unpinned"]);
@@ -389,9 +373,9 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
     repo.write(
         "tests/slow.sh",
-        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\nif [ -f slow.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
+        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\nif [ ! -f src/feature.txt ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
     );
-    repo.write("slow.txt", "done\n");
+    repo.write("src/feature.txt", "slow\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);
@@ -520,14 +504,9 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage",
     ]);
-    repo.write("tests/parser.sh", &script_of("parser.txt", 3));
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("src/feature.txt", "the parser\n");
     repo.write("tests/cli.sh", &script(2, 0));
-    // Test first: the pinned test seen failing before the parser exists.
-    assert_eq!(
-        repo.goal().arg("verify").output().unwrap().status.code(),
-        Some(1)
-    );
-    repo.write("parser.txt", "parser\n");
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "2", "--", "sh", "tests/cli.sh"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
@@ -634,10 +613,6 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
     repo.git(&["add", "check.sh"]);
     repo.git(&["commit", "-q", "-m", "the check"]);
     repo.init_goal(&["the feature exists (verify: `sh check.sh`)"]);
-    assert_eq!(
-        repo.goal().arg("verify").output().unwrap().status.code(),
-        Some(1)
-    );
     repo.write("feature.txt", "x\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "the feature"]);

@@ -5,9 +5,14 @@
 
 mod support;
 
+mod agent_cli;
+mod agent_codex;
+mod agent_gemini;
 mod agents;
 mod audit;
+mod baseline;
 mod commit_policy;
+mod complete;
 mod core;
 mod evidence;
 mod faults;

@@ -630,10 +630,18 @@ fn crate_repo(criterion: &str) -> Repo {
 fn rust_inline_tests_red_green_and_weakening() {
     let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
     let target = repo.home.path().join("target");
+    // The hermetic HOME hides the toolchain: name it as this test's own cargo found it.
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
+    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
+    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
     let cargo = |args: &[&str]| {
         repo.goal()
             .args(args)
             .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTUP_HOME", &rustup)
+            .env("CARGO_HOME", &cargo_home)
+            .env("RUSTUP_TOOLCHAIN", &toolchain)
             .output()
             .unwrap()
     };

@@ -14,6 +14,7 @@ fn calc_goal() -> Repo {
     repo.write("calc.py", CALC);
     repo.write("tests/test_calc.py", TEST);
     repo.write("pyproject.toml", "[project]\nname = \"calc\"\n");
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "calc"]);
     repo.init_goal(&[PIN]);

@@ -12,7 +12,7 @@ const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authe
 
 /// A repository whose goal has one criterion pinned to `sh test.sh`, which passes once
 /// hello.txt exists.
-fn project() -> Repo {
+pub(crate) fn project() -> Repo {
     let repo = Repo::new();
     repo.write(
         "test.sh",
@@ -30,7 +30,7 @@ fn project() -> Repo {
 }
 
 /// The agent script's folder (outside the worktree): call counter, prompts, pids.
-fn state(repo: &Repo) -> PathBuf {
+pub(crate) fn state(repo: &Repo) -> PathBuf {
     repo.home.path().to_path_buf()
 }
 
@@ -64,14 +64,14 @@ fn run(repo: &Repo, script: &str, flags: &[&str]) -> Output {
         .unwrap()
 }
 
-fn events(out: &Output) -> Vec<serde_json::Value> {
+pub(crate) fn events(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
         .collect()
 }
 
-fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a serde_json::Value> {
+pub(crate) fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a serde_json::Value> {
     events.iter().filter(|e| e["event"] == name).collect()
 }
 
@@ -85,11 +85,11 @@ fn prompt(repo: &Repo, n: u32) -> String {
     std::fs::read_to_string(state(repo).join(format!("prompt-{n}"))).unwrap()
 }
 
-fn code(out: &Output) -> i32 {
+pub(crate) fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
-fn explain(out: &Output) -> String {
+pub(crate) fn explain(out: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         out.status.code(),
@@ -620,6 +620,10 @@ fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
         "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
     );
     assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+    // Its usage report (the result's `usage` and `total_cost_usd`).
+    let usage = crate::agent_cli::turn_usage(&repo, "claude", 2);
+    assert!(usage.tokens().is_some_and(|t| t > 0), "{usage:?}");
+    assert!(usage.cost_usd.is_some(), "{usage:?}");
 }
 
 #[test]
@@ -771,4 +775,94 @@ fn max_time_running_out_is_named_as_the_budget_that_ended_the_turn() {
     let text = serde_json::to_string(&ev).unwrap();
     assert!(!text.contains("turn timeout"), "{text}");
     assert!(text.contains("--max-time ran out during a turn"), "{text}");
+}
+
+/// The agent proves everything and records its own iteration; only the completion commit is
+/// then refused — by `refuse` (a git config or hook set up after the iteration is in).
+fn refused_at_done(repo: &Repo) -> Output {
+    let script = agent(
+        repo,
+        "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\ngoal iterate -m 'wrote hello.txt' >/dev/null 2>&1\necho done",
+    );
+    run(repo, &script, &["--max-iterations", "3"])
+}
+
+#[test]
+fn a_signing_failure_stops_the_run_with_its_message_and_the_goal_stays_in_progress() {
+    let repo = project();
+    // gpg.program fails on the completion commit only (its payload names the action).
+    let gpg = state(&repo).join("gpg.sh");
+    std::fs::write(
+        &gpg,
+        "#!/bin/sh\nif grep -q 'Goal-Action: complete'; then echo 'gpg: signing failed: No secret key' >&2; exit 2; fi\necho '[GNUPG:] SIG_CREATED '>&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&gpg, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // The agent's own iteration is made unsigned; only goal run's `goal done` signs.
+    let script = agent(
+        &repo,
+        &format!(
+            "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\ngoal iterate -m 'wrote hello.txt' >/dev/null 2>&1\ngit config commit.gpgSign true\ngit config gpg.program '{}'\necho done",
+            gpg.display()
+        ),
+    );
+    let out = run(&repo, &script, &["--max-iterations", "3"]);
+    assert_eq!(code(&out), 1, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1, "no second turn after a signing failure");
+    assert!(
+        stderr(&out).contains("signing the commit failed"),
+        "{}",
+        explain(&out)
+    );
+    assert!(
+        named(&events(&out), "done_refused").is_empty(),
+        "a signing failure is not `goal done` refusing: {}",
+        explain(&out)
+    );
+    assert!(
+        repo.goal_md().contains("status: in-progress"),
+        "{}",
+        repo.goal_md()
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("iterate")
+    );
+}
+
+#[test]
+fn a_refusing_user_hook_stops_the_run_with_its_message_and_the_goal_stays_in_progress() {
+    let repo = project();
+    // A pre-commit hook that refuses the completion commit (its staged GOAL.md says complete).
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nif git show :.agents/goal/GOAL.md 2>/dev/null | grep -q '^status: complete'; then echo 'pre-commit: no completing on Fridays' >&2; exit 1; fi\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = refused_at_done(&repo);
+    assert_eq!(code(&out), 1, "{}", explain(&out));
+    assert_eq!(calls(&repo), 1, "no second turn after a refusing hook");
+    let err = stderr(&out);
+    assert!(
+        err.contains("no completing on Fridays"),
+        "{}",
+        explain(&out)
+    );
+    assert!(err.contains("pre-commit hook"), "{}", explain(&out));
+    assert!(
+        named(&events(&out), "done_refused").is_empty(),
+        "a refusing hook is not `goal done` refusing: {}",
+        explain(&out)
+    );
+    assert!(
+        repo.goal_md().contains("status: in-progress"),
+        "{}",
+        repo.goal_md()
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("iterate")
+    );
 }

@@ -16,7 +16,10 @@ pub struct Repo {
     pub home: TempDir,
 }
 
-/// The environment every child process gets: no user or system git config, fixed dates.
+/// The environment every child process gets, built from nothing (as jj's `TestEnvironment`
+/// does): `PATH` (with goal's binary first) and a temporary `HOME`, no user or system git config,
+/// fixed dates and clock, no colour. Nothing of the calling environment leaks in — not what git
+/// exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, …), nor a user's own GOAL_FILE.
 fn hermetic(cmd: &mut std::process::Command, home: &Path) {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_goal"))
         .parent()
@@ -25,16 +28,8 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin_dir];
     paths.extend(std::env::split_paths(&path));
-    // Whatever git exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_*, GIT_EDITOR…),
-    // or goal to the user's hooks it runs (GOAL_GATED_TREE), or a user's own GOAL_FILE, must not
-    // reach the test repositories.
-    for (key, _) in std::env::vars_os() {
-        let key_text = key.to_string_lossy();
-        if key_text.starts_with("GIT_") || key_text.starts_with("GOAL_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("PATH", std::env::join_paths(paths).unwrap())
+    cmd.env_clear()
+        .env("PATH", std::env::join_paths(paths).unwrap())
         .env("HOME", home)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -522,7 +517,8 @@ pub fn claude_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     assert!(
-        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none(),
+        std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none()
+            && std::env::var_os("GOAL_REQUIRE_AGENT_CLIS").is_none(),
         "Claude Code is not installed: cd tests/claude && npm ci"
     );
     eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");

@@ -20,7 +20,7 @@ use crate::pin;
 use crate::repo::{CommitInfo, Oid, Repo};
 use crate::summary::TestCounts;
 use crate::trailers::{Action, GoalTrailers};
-use crate::workspace::{Workspace, read_witness};
+use crate::workspace::Workspace;
 
 /// The commits of one goal, oldest first, along first parents: from its `init` to its `done`
 /// (or `abandon`), or to the tip of the range.
@@ -388,28 +388,29 @@ pub struct Scope<'a> {
 
 impl<'a> Scope<'a> {
     pub fn of(ws: &'a Workspace) -> Scope<'a> {
-        let path = ws.witness_path();
         Scope {
             repo: &ws.repo,
             goal_dir: ws.goal_dir.clone(),
             goal_rel: ws.goal_rel.clone(),
             evidence_rel: ws.evidence_rel(),
-            witness: path.exists().then(|| read_witness(&path)),
+            witness: crate::store::witness_if_any(&ws.repo),
         }
     }
 
     fn ledger_at(&self, tree: Oid) -> Result<std::result::Result<Ledger, String>> {
         Ok(match self.repo.file_in_tree(tree, &self.evidence_rel)? {
             None => Ok(Ledger::default()),
-            Some(bytes) => match Ledger::parse(&bytes) {
-                Ok(l) => Ok(match &self.witness {
-                    Some(w) => l.with_witness(w.clone()),
-                    None => l,
-                }),
-                Err((line, message)) => {
-                    Err(format!("{}:{line}: {message}", self.evidence_rel.display()))
+            Some(bytes) => {
+                match crate::store::ledger(Some(&bytes), &self.evidence_rel, self.witness.clone()) {
+                    Ok(l) => Ok(l),
+                    Err(Error::Parse {
+                        path,
+                        line,
+                        message,
+                    }) => Err(format!("{}:{line}: {message}", path.display())),
+                    Err(e) => return Err(e),
                 }
-            },
+            }
         })
     }
 

@@ -210,7 +210,7 @@ impl Replayer {
         let log = self.log_dir.join(format!(
             "{}-{}.log",
             &commit.to_string()[..10],
-            crate::workspace::sha256_hex(output)
+            crate::evidence::sha256_hex(output)
                 .get(..8)
                 .unwrap_or_default()
         ));

@@ -3,11 +3,10 @@
 use crate::repo::Oid;
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::goal_file::GoalFile;
-use crate::trailers::Action;
 use crate::workspace::Workspace;
 
 /// Give up the active goal: delete its files in one commit (Goal-Status: abandoned).
@@ -21,41 +20,24 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
-    let _lock = ws.lock()?;
-    let goal = ws.goal()?;
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     let reason = args
         .reason
         .unwrap_or_else(|| "abandoned by the user".into());
-    let oid = abandon(ctx, &ws, &goal, &reason)?;
+    let done = crate::ops::abandon::abandon(&ws, &reason)?;
+    say_abandoned(ctx, &done.goal, &done.reason, done.commit);
     if ctx.json {
         ctx.emit_json(&json!({
             "abandoned": true,
-            "goal": goal.goal,
-            "iterations": goal.iteration,
-            "passing": goal.passing_count(),
-            "total": goal.criteria.len(),
-            "reason": reason,
-            "commit": oid.to_string(),
+            "goal": done.goal.goal,
+            "iterations": done.goal.iteration,
+            "passing": done.goal.passing_count(),
+            "total": done.goal.criteria.len(),
+            "reason": done.reason,
+            "commit": done.commit.to_string(),
         }))?;
     }
     Ok(0)
-}
-
-/// Commit the deletion of the goal files and print a short summary.
-pub fn abandon(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, reason: &str) -> Result<Oid> {
-    let oid = abandon_commit(ws, goal, reason).make(ws, None, goal)?;
-    say_abandoned(ctx, goal, reason, oid);
-    Ok(oid)
-}
-
-/// The commit that deletes the goal files (Goal-Status: abandoned).
-pub fn abandon_commit(ws: &Workspace, goal: &GoalFile, reason: &str) -> Commit<'static> {
-    let mut commit = Commit::new(Action::Abandon, format!("abandon \"{}\"", goal.goal));
-    commit.body = vec![format!("Reason: {reason}")];
-    commit.status = Some("abandoned");
-    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
-    commit
 }
 
 /// The short summary of an abandoned goal.

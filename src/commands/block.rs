@@ -2,11 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, short};
-use crate::context::{Ctx, now_rfc3339};
-use crate::error::{Error, Result};
-use crate::goal_file::Status;
-use crate::trailers::Action;
+use super::short;
+use crate::context::Ctx;
+use crate::error::Result;
 use crate::workspace::Workspace;
 
 /// Set status blocked and write the reason under `## Blocked` (commit). `goal resume` undoes it.
@@ -20,29 +18,10 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
-    ws.repo.ensure_idle()?;
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
+    let crate::ops::block::Changed { goal, commit: oid } =
+        crate::ops::block::block(&ws, &args.reason)?;
     let reason = args.reason.trim();
-    if reason.is_empty() {
-        return Err(Error::usage(
-            "the reason is empty",
-            "goal block --reason \"<what blocks it>\"",
-        ));
-    }
-    let _lock = ws.lock()?;
-    let mut goal = ws.goal()?;
-    if goal.status == Status::Complete {
-        return Err(Error::refused(
-            "the goal is complete: nothing to block",
-            "finish it with `goal done`",
-        ));
-    }
-    goal.set_blocked(reason);
-    goal.set_status(Status::Blocked);
-    goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(Action::Block, format!("block: {reason}"));
-    commit.body = vec![format!("Reason: {reason}")];
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
     if ctx.json {
         ctx.emit_json(
             &json!({"status": goal.status, "blocked": goal.blocked, "commit": oid.to_string()}),

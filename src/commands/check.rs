@@ -33,7 +33,7 @@ pub fn run_check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     if let Err(reason) = ledger.verify_chain() {
         return Err(Error::refused(
             format!("evidence.jsonl does not verify: {reason}"),
-            super::verify::broken_ledger_hint(&ws.evidence_rel()),
+            crate::store::broken_ledger_hint(&ws.evidence_rel()),
         ));
     }
     let tree = ws.worktree_tree()?.to_string();

@@ -1,8 +1,5 @@
 //! `goal completions` and `goal man`: shell completion scripts and the manual page, from clap.
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 
@@ -24,15 +21,15 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {}
 
-pub fn run(_ctx: &Ctx, args: Args) -> Result<u8> {
-    let mut command = Cli::command();
+/// `command`: goal's whole command line, as clap describes it.
+pub fn run(_ctx: &Ctx, args: Args, mut command: clap::Command) -> Result<u8> {
     clap_complete::generate(args.shell, &mut command, "goal", &mut std::io::stdout());
     Ok(0)
 }
 
-pub fn run_man(_ctx: &Ctx, _args: ManArgs) -> Result<u8> {
+pub fn run_man(_ctx: &Ctx, _args: ManArgs, command: clap::Command) -> Result<u8> {
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(command)
         .render(&mut page)
         .map_err(Error::io("cannot render", "the manual page"))?;
     use std::io::Write;

@@ -2,8 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, criterion_number, short};
+use super::{criterion_number, short};
 use crate::context::Ctx;
+use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, one_line};
 use crate::lint;
@@ -83,7 +84,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         | Command::Pin { commit, .. } => commit.clone(),
         Command::Lint => super::CommitFlags::default(),
     };
-    let ws = Workspace::open(ctx)?.with(&flags);
+    let ws = Workspace::open(ctx)?.with_no_verify(flags.no_verify);
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }

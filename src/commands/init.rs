@@ -4,14 +4,13 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{Commit, short};
-use crate::context::{Ctx, now_rfc3339};
+use super::short;
+use crate::ask;
+use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::goal_file::{GoalFile, one_line};
+use crate::goal_file::GoalFile;
 use crate::lint;
-use crate::prompt;
-use crate::repo::Stage;
-use crate::trailers::Action;
+use crate::ops::{self, init::Initialized, init::OnActive};
 use crate::workspace::Workspace;
 
 /// Start a goal: create .agents/goal/GOAL.md (status in-progress, iteration 0) and commit it.
@@ -69,14 +68,9 @@ fn criteria_from(text: &str) -> Vec<String> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     ws.repo.ensure_idle()?;
-    let mut criteria: Vec<String> = args
-        .criteria
-        .iter()
-        .map(|c| one_line(c))
-        .filter(|c| !c.is_empty())
-        .collect();
+    let mut criteria = args.criteria.clone();
     if let Some(file) = &args.criteria_file {
         let text = if file.as_os_str() == "-" {
             std::io::read_to_string(std::io::stdin()).map_err(Error::io("cannot read", "stdin"))?
@@ -91,55 +85,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         };
         criteria.extend(criteria_from(&text));
     }
-    // A pin must parse and must run a real test: refused before anything is written.
-    for (i, c) in criteria.iter().enumerate() {
-        match crate::pin::parse(c) {
-            None => {}
-            Some(Err(why)) => {
-                return Err(Error::usage(
-                    format!("criterion {}: {why}", i + 1),
-                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
-                ));
-            }
-            Some(Ok(p)) => {
-                if let Err(why) = crate::pin::check_pinnable(&p.argv) {
-                    return Err(Error::refused(
-                        format!(
-                            "criterion {}: `{}` cannot be pinned: {why}",
-                            i + 1,
-                            p.command
-                        ),
-                        "pin the test command that proves the criterion",
-                    ));
-                }
-            }
-        }
-    }
-    let goal_text = args.goal.as_deref().map(one_line).unwrap_or_default();
-    if args.goal.is_some() && goal_text.is_empty() {
-        return Err(Error::usage(
-            "the goal text is empty",
-            "goal init \"<what done looks like>\" -c \"<criterion>\"",
-        ));
-    }
-    let phases: Vec<String> = args
-        .phases
-        .iter()
-        .map(|p| one_line(p))
-        .filter(|p| !p.is_empty())
-        .collect();
-    let _lock = ws.lock()?;
-
-    let mut replaced = None;
-    if let Some(active) = ws.read_goal()? {
-        // Whether a person picked the choice at the question (a timeout is nobody's answer).
-        let mut answered = false;
-        let choice = if args.abandon_current {
-            2
-        } else if args.replace {
-            1
+    // Whether a person picked the choice at the question (a timeout is nobody's answer).
+    let answered = std::cell::Cell::new(false);
+    let ask = |active: &GoalFile| {
+        if args.replace {
+            OnActive::Replace
         } else if ctx.interactive() {
-            let answer = prompt::choose_answered(
+            let answer = ask::choose_answered(
                 &format!("goal: a goal is already active: \"{}\"", active.goal),
                 &[
                     "continue the current goal",
@@ -147,74 +99,64 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                     "abandon the current goal",
                 ],
                 0,
-                prompt::timeout(),
+                ask::timeout(),
             );
-            answered = answer.is_some();
-            answer.unwrap_or(0)
+            answered.set(answer.is_some());
+            match answer.unwrap_or(0) {
+                0 => OnActive::Keep,
+                1 => OnActive::Replace,
+                _ => OnActive::Abandon,
+            }
         } else {
-            0
-        };
-        match choice {
-            0 => {
-                if ctx.json {
-                    ctx.emit_json(&json!({"created": false, "active": active.goal, "status": active.status, "iteration": active.iteration}))?;
-                } else {
-                    ctx.say(format!("Active goal: {}", active.goal));
-                    ctx.say(format!(
-                        "Progress: {}/{} criteria passed, iteration {} ({})",
-                        active.passing_count(),
-                        active.criteria.len(),
-                        active.iteration,
-                        active.status
-                    ));
-                }
-                // Continuing is what the person chose: no refusal (without an answer, §3's rule).
-                if answered {
-                    return Ok(0);
-                }
-                return Err(Error::refused(
-                    "a goal is already active; continuing it",
-                    "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
+            OnActive::Keep
+        }
+    };
+    let made = ops::init::init(
+        &ws,
+        ops::init::Options {
+            goal: args.goal.clone(),
+            criteria,
+            phases: args.phases.clone(),
+            abandon_current: args.abandon_current,
+            on_active: &ask,
+        },
+    )?;
+    let (goal, oid) = match made {
+        Initialized::Kept(active) => {
+            if ctx.json {
+                ctx.emit_json(&json!({"created": false, "active": active.goal, "status": active.status, "iteration": active.iteration}))?;
+            } else {
+                ctx.say(format!("Active goal: {}", active.goal));
+                ctx.say(format!(
+                    "Progress: {}/{} criteria passed, iteration {} ({})",
+                    active.passing_count(),
+                    active.criteria.len(),
+                    active.iteration,
+                    active.status
                 ));
             }
-            1 => {
-                // Made with the new goal's commit, after both passed the user's hooks.
-                let reason = "replaced by a new goal";
-                let commit = super::abandon::abandon_commit(&ws, &active, reason);
-                replaced = Some((commit.prepare(&ws, None, &active)?, active, reason));
-            }
-            _ => {
-                super::abandon::abandon(ctx, &ws, &active, "abandoned by the user")?;
+            // Continuing is what the person chose: no refusal (without an answer, the rule stays).
+            if answered.get() {
                 return Ok(0);
             }
+            return Err(Error::refused(
+                "a goal is already active; continuing it",
+                "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
+            ));
         }
-    } else if args.abandon_current {
-        return Err(Error::NoGoal {
-            path: ws.goal_rel.clone(),
-        });
-    }
-    if goal_text.is_empty() {
-        return Err(Error::usage(
-            "the goal text is missing",
-            "goal init \"<goal>\" -c \"<criterion>\"",
-        ));
-    }
-
-    let goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
-    let mut commit = Commit::new(Action::Init, format!("init \"{goal_text}\""));
-    commit.stage = Stage::GoalOnly;
-    // Evidence and retry state of an earlier goal belong to no goal now.
-    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
-    let oid = match replaced {
-        None => commit.make(&ws, Some(&goal), &goal)?,
-        Some((abandon, active, reason)) => {
-            let pending = vec![abandon, commit.prepare(&ws, Some(&goal), &goal)?];
-            let made = ws.commit_all(pending)?;
-            let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
-                return Err(Error::usage("no commit was made", "run `goal init` again"));
-            };
-            super::abandon::say_abandoned(ctx, &active, reason, first);
-            last
+        Initialized::Abandoned(a) => {
+            super::abandon::say_abandoned(ctx, &a.goal, &a.reason, a.commit);
+            return Ok(0);
+        }
+        Initialized::Created {
+            goal,
+            commit,
+            replaced,
+        } => {
+            if let Some(a) = replaced {
+                super::abandon::say_abandoned(ctx, &a.goal, &a.reason, a.commit);
+            }
+            (*goal, commit)
         }
     };
 

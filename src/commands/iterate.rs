@@ -2,15 +2,10 @@
 
 use serde_json::json;
 
-use super::{Commit, require_in_progress, short};
-use crate::context::{Ctx, now_rfc3339};
-use crate::error::{Error, Result};
-use crate::goal_file::GoalFile;
-use crate::history;
-use crate::proof::{self, Proof, State};
-use crate::repo::Stage;
-use crate::stagnation::{STRATEGY_PROMPT, Verdict};
-use crate::trailers::Action;
+use super::short;
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::stagnation::STRATEGY_PROMPT;
 use crate::workspace::Workspace;
 
 /// Record iteration N+1: append it to the Progress Log (one bullet per -m), commit the goal files
@@ -33,73 +28,25 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
-    ws.repo.ensure_idle()?;
-    let messages: Vec<String> = args
-        .messages
-        .iter()
-        .map(|m| m.trim().to_string())
-        .filter(|m| !m.is_empty())
-        .collect();
-    if messages.is_empty() {
-        return Err(Error::usage(
-            "every -m is empty",
-            "goal iterate -m \"<what you did and verified>\"",
-        ));
-    }
-    let _lock = ws.lock()?;
-    let mut goal = ws.goal()?;
-    require_in_progress(&goal, "record an iteration")?;
-    let number = goal.iteration + 1;
-    goal.append_iteration(number, &messages);
-    goal.set_iteration(number);
-    goal.set_updated(&now_rfc3339());
-
-    let stage = if args.goal_only {
-        Stage::GoalOnly
-    } else {
-        Stage::All
-    };
-    let mut commit = Commit::new(
-        Action::Iterate,
-        format!("iteration {number}: {}", messages[0]),
-    );
-    commit.stage = stage;
-    commit.run = args.run_id.clone().filter(|r| !r.trim().is_empty());
-    commit.body = messages.iter().map(|m| format!("- {m}")).collect();
-    // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
-    // the committed file and the working file), never a reason to refuse the iteration.
-    let proof = committed_proof(&ws, &goal, stage)?;
-    let mut unticked = Vec::new();
-    for p in proof
-        .criteria
-        .iter()
-        .filter(|p| p.ticked && p.state != State::Proven)
-    {
-        goal.set_passed(p.number, false);
-        unticked.push(p.clone());
-    }
-    for p in proof
-        .criteria
-        .iter()
-        .filter(|p| p.ticked && p.state == State::Proven)
-    {
-        if let Some(id) = &p.evidence
-            && !commit.evidence.contains(id)
-        {
-            commit.evidence.push(id.clone());
-        }
-    }
-    commit.new_retry_episode(&ws);
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
-
-    let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
-    let escalated = if verdict.escalate {
-        Some(escalate(ctx, &ws, &mut goal, &verdict)?)
-    } else {
-        None
-    };
-
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
+    let done = crate::ops::iterate::iterate(
+        &ws,
+        crate::ops::iterate::Options {
+            messages: args.messages,
+            goal_only: args.goal_only,
+            run_id: args.run_id,
+            quiet: ctx.quiet,
+        },
+    )?;
+    let crate::ops::iterate::Iterated {
+        number,
+        commit: oid,
+        goal,
+        proof,
+        unticked,
+        verdict,
+        escalated,
+    } = done;
     if ctx.json {
         ctx.emit_json(&json!({
             "iteration": number,
@@ -162,64 +109,4 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         return Ok(1);
     }
     Ok(0)
-}
-
-/// Every criterion judged on the code this iteration commits (the working tree, or HEAD's code
-/// with `--goal-only`).
-fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proof> {
-    let ledger = ws.ledger()?;
-    if ledger.records.is_empty() {
-        return Ok(proof::judge(goal, &ledger, None).seen_from(&ws.here));
-    }
-    let tree = match stage {
-        Stage::All => Some(ws.worktree_tree()?),
-        Stage::GoalOnly => match ws.repo.head_tree()? {
-            Some(t) => Some(ws.repo.tree_without(t, &ws.goal_dir)?),
-            None => None,
-        },
-    }
-    .map(|t| t.to_string());
-    Ok(proof::judge(goal, &ledger, tree.as_deref()).seen_from(&ws.here))
-}
-
-/// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.
-fn escalate(ctx: &Ctx, ws: &Workspace, goal: &mut GoalFile, verdict: &Verdict) -> Result<String> {
-    let message = format!(
-        "Stagnation: no progress over {} iterations after {} auto-recoveries ({}); a person should look at the approach",
-        ws.config.stagnation_window,
-        verdict.recoveries,
-        crate::stagnation::explain(&verdict.signals, ws.config.stagnation_window)
-    );
-    let subject = format!(
-        "escalate: blocked by stagnation at iteration {}",
-        goal.iteration
-    );
-    super::escalate(ctx, ws, goal, subject, &message, Vec::new())?;
-    Ok(message)
-}
-
-/// Run `goal.notify` with the message as its one argument (never through a shell's parsing of it).
-pub fn notify(ctx: &Ctx, ws: &Workspace, message: &str) {
-    let Some(command) = &ws.config.notify else {
-        return;
-    };
-    let status = crate::child::status(
-        std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("{command} \"$1\""))
-            .arg("goal-notify")
-            .arg(message)
-            .current_dir(ws.root())
-            .stdin(std::process::Stdio::null()),
-    );
-    match status {
-        Ok(s) if s.success() => {}
-        Ok(s) => ctx.note(format!(
-            "warning: notify command `{command}` exited {}",
-            s.code().unwrap_or(-1)
-        )),
-        Err(e) => ctx.note(format!(
-            "warning: cannot run notify command `{command}`: {e}"
-        )),
-    }
 }

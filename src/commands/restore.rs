@@ -2,12 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, short};
+use super::short;
 use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::goal_file::GoalFile;
-use crate::repo::CommitInfo;
-use crate::trailers::{Action, GoalTrailers};
+use crate::error::Result;
 use crate::workspace::Workspace;
 
 /// Bring back the last abandoned goal of this branch: its GOAL.md, evidence and retry state as
@@ -17,64 +14,13 @@ use crate::workspace::Workspace;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-/// The abandon commit to undo and the commit before it (its first parent), if any.
-fn last_abandoned(ws: &Workspace) -> Result<Option<(CommitInfo, CommitInfo)>> {
-    let mut walk = ws.repo.first_parent_walk()?;
-    while let Some(info) = walk.next() {
-        let info = info?;
-        match GoalTrailers::read(&info).and_then(|t| t.action) {
-            // The last abandoned goal is back already (and may have been finished since).
-            Some(Action::Restore) => return Ok(None),
-            Some(Action::Abandon) => {
-                return match walk.next() {
-                    Some(parent) => Ok(Some((info, parent?))),
-                    None => Ok(None),
-                };
-            }
-            _ => {}
-        }
-    }
-    Ok(None)
-}
-
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
-    ws.repo.ensure_idle()?;
-    let _lock = ws.lock()?;
-    if let Some(active) = ws.read_goal()? {
-        return Err(Error::refused(
-            format!("a goal is active: \"{}\"", active.goal),
-            "finish it with `goal done` or give it up with `goal abandon`, then run `goal restore`",
-        ));
-    }
-    let nothing = || {
-        Error::refused(
-            "no abandoned goal to restore on this branch",
-            "start a goal with `goal init \"<goal>\" -c \"<criterion>\"`",
-        )
-    };
-    let Some((abandoned, before)) = last_abandoned(&ws)? else {
-        return Err(nothing());
-    };
-    let Some(bytes) = ws.repo.file_in_tree(before.tree, &ws.goal_rel)? else {
-        return Err(nothing());
-    };
-    let goal = GoalFile::parse_bytes(&bytes).map_err(|e| Error::Parse {
-        path: ws.goal_rel.clone(),
-        line: e.line,
-        message: e.message,
-    })?;
-    let mut other = Vec::new();
-    for rel in [ws.evidence_rel(), ws.retry_rel()] {
-        other.push((rel.clone(), ws.repo.file_in_tree(before.tree, &rel)?));
-    }
-    let mut commit = Commit::new(Action::Restore, format!("restore \"{}\"", goal.goal));
-    commit.body = vec![format!(
-        "Restores the goal abandoned in {}.",
-        short(abandoned.id)
-    )];
-    commit.other = other;
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
+    let crate::ops::restore::Restored {
+        goal,
+        abandoned_in,
+        commit: oid,
+    } = crate::ops::restore::restore(&ws)?;
     if ctx.json {
         ctx.emit_json(&json!({
             "restored": true,
@@ -83,7 +29,7 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             "iteration": goal.iteration,
             "passing": goal.passing_count(),
             "total": goal.criteria.len(),
-            "abandoned_in": abandoned.id.to_string(),
+            "abandoned_in": abandoned_in.to_string(),
             "commit": oid.to_string(),
         }))?;
         return Ok(0);
@@ -95,7 +41,7 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         goal.criteria.len(),
         goal.iteration,
         goal.status,
-        short(abandoned.id)
+        short(abandoned_in)
     ));
     ctx.say(format!(
         "  committed {}; see where it stands with `goal status`",

@@ -2,11 +2,9 @@
 
 use serde_json::json;
 
-use super::{Commit, short};
-use crate::context::{Ctx, now_rfc3339};
-use crate::error::{Error, Result};
-use crate::goal_file::Status;
-use crate::trailers::Action;
+use super::short;
+use crate::context::Ctx;
+use crate::error::Result;
 use crate::workspace::Workspace;
 
 /// Set a blocked goal back to in-progress and remove its Blocked section (commit). A goal
@@ -18,26 +16,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
-    ws.repo.ensure_idle()?;
-    let _lock = ws.lock()?;
-    let mut goal = ws.goal()?;
-    if goal.status == Status::InProgress {
-        return Err(Error::refused(
-            format!(
-                "the goal is {}, not blocked: nothing to resume",
-                goal.status
-            ),
-            "see `goal status`",
-        ));
-    }
-    goal.clear_blocked();
-    goal.set_status(Status::InProgress);
-    goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(Action::Resume, "resume");
-    // A resumed goal starts a fresh retry episode.
-    commit.new_retry_episode(&ws);
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
+    let crate::ops::block::Changed { goal, commit: oid } = crate::ops::block::resume(&ws)?;
     if ctx.json {
         ctx.emit_json(&json!({"status": goal.status, "commit": oid.to_string()}))?;
     } else {

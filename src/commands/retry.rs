@@ -3,13 +3,9 @@
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
-use serde::Serialize;
-
-use super::require_in_progress;
 use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::retry::{Attempt, Backoff, Outcome};
-use crate::workspace::{Workspace, write_atomic};
+use crate::error::Result;
+use crate::workspace::Workspace;
 
 /// Record one failed attempt of the current iteration (a `failure` in the retry episode) and
 /// print the backoff delay: min(30·2^(n-1), 300) s, 10 retries per iteration. The retry after
@@ -29,66 +25,19 @@ pub struct Args {
     pub commit: super::CommitFlags,
 }
 
-#[derive(Debug, Serialize)]
-struct RetryOut {
-    retry: u32,
-    delay_s: u64,
-    cumulative_s: u64,
-    remaining: u32,
-    blocked: bool,
-}
-
 pub const ALTERNATIVE_PROMPT: &str = "Retries exhausted. The current approach keeps failing. Try an alternative approach:\n- Different tool or library\n- Refactor before retry\n- Split the failing criterion into sub-steps";
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?.with(&args.commit);
-    if args
-        .strategy
-        .as_deref()
-        .is_some_and(|s| s.trim().is_empty())
-    {
-        return Err(Error::InvalidInput {
-            message: "--strategy is blank".into(),
-        });
-    }
-    let lock = ws.lock()?;
-    let mut goal = ws.goal()?;
-    require_in_progress(&goal, "record a retry")?;
-    let backoff = Backoff {
-        initial: ws.config.backoff_initial,
-        factor: ws.config.backoff_factor,
-        max: ws.config.backoff_max,
-        max_retries: ws.config.max_retries,
-    };
-    let mut state = ws.retry_state();
-    let n = state.failures() + 1;
-    state.attempts.push(Attempt {
-        outcome: Outcome::Failure,
-        strategy_id: args.strategy.clone(),
-    });
-    if n > backoff.max_retries {
-        let reason = args
-            .reason
-            .as_deref()
-            .map(|r| format!(" (last failure: {r})"))
-            .unwrap_or_default();
-        let message = format!(
-            "Retries exhausted: {} retries in iteration {} failed{reason}; try an alternative approach",
-            backoff.max_retries, goal.iteration
-        );
-        let subject = format!(
-            "escalate: retries exhausted in iteration {}",
-            goal.iteration
-        );
-        let retry_file = vec![(ws.retry_rel(), Some(state.render().into_bytes()))];
-        super::escalate(ctx, &ws, &mut goal, subject, &message, retry_file)?;
-        let out = RetryOut {
-            retry: n,
-            delay_s: 0,
-            cumulative_s: backoff.cumulative(backoff.max_retries),
-            remaining: 0,
-            blocked: true,
-        };
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
+    let out = crate::ops::retry::record_failure(
+        &ws,
+        crate::ops::retry::Options {
+            strategy: args.strategy.clone(),
+            reason: args.reason.clone(),
+            quiet: ctx.quiet,
+        },
+    )?;
+    if out.blocked {
         if ctx.json {
             ctx.emit_json(&out)?;
         } else {
@@ -96,15 +45,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }
         return Ok(1);
     }
-    write_atomic(&ws.abs(&ws.retry_rel()), state.render().as_bytes())?;
-    drop(lock);
-    let out = RetryOut {
-        retry: n,
-        delay_s: backoff.delay(n),
-        cumulative_s: backoff.cumulative(n),
-        remaining: backoff.max_retries - n,
-        blocked: false,
-    };
+    let n = out.retry;
+    let max_retries = ws.config.max_retries;
     if ctx.json {
         ctx.emit_json(&out)?;
     } else {
@@ -115,7 +57,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             .unwrap_or_default();
         ctx.say(format!(
             "Retry {n}/{}: wait {}s before trying again (cumulative {:.1} min, {} left){reason}",
-            backoff.max_retries,
+            max_retries,
             out.delay_s,
             out.cumulative_s as f64 / 60.0,
             out.remaining

@@ -10,7 +10,9 @@ use serde_json::json;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
+use crate::ops;
 use crate::runner::agent::{self, INTERRUPTS, Turn};
+use crate::runner::clock::{self, Clock, ms, time_scale};
 use crate::runner::display::Display;
 use crate::runner::machine::{
     Action, Event, GoalState, Limits, Machine, Outcome, TurnEnd, WaitKind, human_ms,
@@ -44,7 +46,8 @@ pub struct Args {
         requires = "goal"
     )]
     pub criteria: Vec<String>,
-    /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor).
+    /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor;
+    /// cursor is unverified: never run against its real CLI).
     #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
     pub agent: Option<String>,
     /// An argument appended to the preset's command line (repeatable): a model, a profile…
@@ -59,14 +62,14 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iterations: Option<u64>,
     /// Stop (exit 3) after this much wall time, waits included: 90, 90s, 5m, 2h.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", value_parser = clock::parse_duration)]
     pub max_time: Option<Duration>,
     /// Kill the agent (its whole process group) when it prints nothing for this long; the turn is
     /// retried.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "15m")]
+    #[arg(long, value_name = "DUR", value_parser = clock::parse_duration, default_value = "15m")]
     pub idle_timeout: Duration,
     /// Kill the agent when one turn takes longer than this; the turn is retried.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "60m")]
+    #[arg(long, value_name = "DUR", value_parser = clock::parse_duration, default_value = "60m")]
     pub turn_timeout: Duration,
     /// Run on a detached HEAD anyway (the run's commits are then on no branch).
     #[arg(long)]
@@ -79,79 +82,6 @@ pub struct Args {
 
 /// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
 const MAX_ENV_PROMPT: usize = 100 * 1024;
-
-/// `90`, `90s`, `5m`, `2h` (and `300ms`, `0.5s` for tests).
-pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let t = text.trim();
-    let (number, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(i) => (&t[..i], t[i..].trim()),
-        None => (t, "s"),
-    };
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration: use 90, 90s, 5m or 2h"))?;
-    let seconds = match unit {
-        "ms" => n / 1000.0,
-        "s" | "sec" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("`{text}`: unknown unit `{unit}` (use s, m or h)")),
-    };
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!(
-            "`{text}` is not a positive duration: use 90, 90s, 5m or 2h"
-        ));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// GOAL_TIME_SCALE: a factor on every wait (0 makes tests instant).
-fn time_scale() -> f64 {
-    std::env::var("GOAL_TIME_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
-        .unwrap_or(1.0)
-}
-
-/// The run's clock: wall time, where a scaled wait counts its nominal length (so budgets and
-/// usage-limit resets behave the same under GOAL_TIME_SCALE).
-struct Clock {
-    epoch_ms: u64,
-    started: Instant,
-    skew_ms: u64,
-}
-
-impl Clock {
-    fn new() -> Clock {
-        let epoch_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        Clock {
-            epoch_ms,
-            started: Instant::now(),
-            skew_ms: 0,
-        }
-    }
-
-    fn now_ms(&self) -> u64 {
-        let elapsed = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.epoch_ms
-            .saturating_add(elapsed)
-            .saturating_add(self.skew_ms)
-    }
-}
-
-fn quiet(ctx: &Ctx) -> Ctx {
-    Ctx {
-        cwd: ctx.cwd.clone(),
-        file: ctx.file.clone(),
-        json: false,
-        quiet: true,
-        color: false,
-    }
-}
 
 /// The goal's state, as the loop needs it.
 fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
@@ -205,7 +135,7 @@ fn run_id() -> String {
 }
 
 /// Start the goal of `goal run "<goal>"`, or check that it is the active one.
-fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
+fn start_goal(ws: &Workspace, args: &Args) -> Result<()> {
     let Some(text) = args.goal.as_deref() else {
         if ws.read_goal()?.is_none() {
             return Err(Error::refused(
@@ -240,16 +170,14 @@ fn start_goal(ctx: &Ctx, ws: &Workspace, args: &Args) -> Result<()> {
             "continue it with `goal run` (no goal text), or replace it first with `goal init --replace \"<goal>\"`",
         ));
     }
-    super::init::run(
-        &quiet(ctx),
-        super::init::Args {
+    ops::init::init(
+        ws,
+        ops::init::Options {
             goal: Some(text.to_string()),
             criteria: args.criteria.clone(),
-            criteria_file: None,
             phases: Vec::new(),
-            replace: false,
             abandon_current: false,
-            commit: super::CommitFlags::default(),
+            on_active: &|_| ops::init::OnActive::Keep,
         },
     )?;
     Ok(())
@@ -264,6 +192,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
         ));
     }
+    let verified = args
+        .agent
+        .as_deref()
+        .and_then(presets::preset)
+        .and_then(|p| p.verified);
     let (argv, place, patterns, agent_name) = match (&args.agent, args.command.is_empty()) {
         (Some(name), true) => {
             let Some(preset) = presets::preset(name) else {
@@ -297,7 +230,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             ));
         }
     };
-    start_goal(ctx, &ws, &args)?;
+    start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
 
     let run_id = run_id();
@@ -319,428 +252,505 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         idle_timeout_ms: Some(ms(args.idle_timeout)),
     };
     let mut machine = Machine::new(limits, patterns);
-    let mut clock = Clock::new();
-    let mut seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
+    let clock = Clock::new();
+    let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
     let scale = time_scale();
     let (state, summary) = goal_state(&ws)?;
     display.event(
         "start",
-        json!({"run": run_id, "agent": agent_name, "log_dir": run_dir.display().to_string()}),
+        json!({"run": run_id, "agent": agent_name, "verified": verified.is_some(), "verified_version": verified, "log_dir": run_dir.display().to_string()}),
         &format!(
-            "run {run_id} with {agent_name} ({summary}); turn logs in {}",
+            "run {run_id} with {agent_name}{} ({summary}); turn logs in {}",
+            if verified.is_none() && args.agent.is_some() { " (unverified)" } else { "" },
             run_dir.display()
         ),
     );
-    let mut pending = machine.handle(Event::Start {
+    let pending = machine.handle(Event::Start {
         now_ms: clock.now_ms(),
         state,
         retries: ws.retry_state().failures(),
     });
-    let mut summary = summary;
 
-    while !pending.is_empty() {
-        let action = pending.remove(0);
-        let next: Option<Event> = match action {
-            Action::StartTurn {
-                turn,
-                iteration_attempt,
-                timeout_ms,
-            } => {
-                let goal = ws.goal()?;
-                let iteration_before = goal.iteration;
-                let proof = ws.proof(&goal)?;
-                let prompt = turn_prompt(
-                    &goal,
-                    &proof,
-                    &Extra {
-                        stagnant: machine.stagnant,
-                        refusal: machine.refusal.as_deref(),
-                        last_failure: machine.last_failure.as_deref(),
-                        language: ws.config.prompt_language(&goal.goal),
-                    },
-                );
-                let argv: Vec<String> = argv
-                    .iter()
-                    .map(|a| {
-                        if a == "{prompt}" {
-                            prompt.clone()
-                        } else {
-                            a.clone()
-                        }
-                    })
-                    .collect();
-                let log = run_dir.join(format!("turn-{turn}.log"));
-                let iteration = goal.iteration + 1;
-                display.event(
-                    "turn_start",
-                    json!({"turn": turn, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
-                    &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
-                );
-                display.status(&format!("turn {turn} · {summary} · agent working"));
-                // The prompt is also a file beside the turn's log; the environment holds it only
-                // while it fits (the kernel refuses a variable over 128 KiB).
-                let prompt_file = run_dir.join(format!("turn-{turn}.prompt"));
-                let _ = std::fs::write(&prompt_file, &prompt);
-                let mut env = vec![
-                    ("GOAL_RUN".to_string(), "1".to_string()),
-                    ("GOAL_ITERATION".to_string(), iteration.to_string()),
-                    ("GOAL_RUN_ID".to_string(), run_id.clone()),
-                    (
-                        "GOAL_PROMPT_FILE".to_string(),
-                        prompt_file.display().to_string(),
-                    ),
-                ];
-                if prompt.len() < MAX_ENV_PROMPT {
-                    env.push(("GOAL_PROMPT".to_string(), prompt.clone()));
+    let mut edge = Edge {
+        ctx,
+        ws: &ws,
+        args: &args,
+        argv,
+        place,
+        run_id,
+        run_dir,
+        display,
+        machine,
+        clock,
+        seen_interrupts,
+        scale,
+        summary,
+        pending,
+    };
+    edge.drive()
+}
+
+/// `goal run`'s edge: the process, the clock, git and the terminal around the pure machine.
+struct Edge<'a> {
+    ctx: &'a Ctx,
+    ws: &'a Workspace,
+    args: &'a Args,
+    /// The agent's command line (`{prompt}` stands for the prompt).
+    argv: Vec<String>,
+    place: Option<PromptPlace>,
+    run_id: String,
+    run_dir: std::path::PathBuf,
+    display: Display,
+    machine: Machine,
+    clock: Clock,
+    /// Ctrl-Cs already handed to the machine.
+    seen_interrupts: usize,
+    scale: f64,
+    /// The goal's state in a few words, for the status line.
+    summary: String,
+    /// The machine's actions still to carry out.
+    pending: Vec<Action>,
+}
+
+impl Edge<'_> {
+    /// Carry out the machine's actions, feeding it what happened, until it stops the run.
+    fn drive(&mut self) -> Result<u8> {
+        while !self.pending.is_empty() {
+            let action = self.pending.remove(0);
+            let next = match action {
+                Action::StartTurn {
+                    turn,
+                    iteration_attempt,
+                    timeout_ms,
+                } => self.start_turn(turn, iteration_attempt, timeout_ms)?,
+                Action::Record { turn, iterate } => self.record(turn, iterate)?,
+                Action::RecordRetry {
+                    retry,
+                    max,
+                    delay_s,
+                    reason,
+                } => self.record_retry(retry, max, delay_s, reason)?,
+                Action::BlockRetries { reason } => {
+                    record_failure(self.ws, &reason)?;
+                    None
                 }
-                let turn_timeout = timeout_ms.map(Duration::from_millis);
-                let spec = Turn {
-                    argv: &argv,
-                    // A preset that takes the prompt as an argument gets an empty stdin: some
-                    // (gemini, pi) would read it as more input.
-                    stdin: (place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
-                    cwd: ws.root(),
-                    env,
-                    log: log.clone(),
-                    idle_timeout: Some(args.idle_timeout),
-                    turn_timeout,
-                };
-                let mut follow = Vec::new();
-                let ended = agent::run_turn(&spec, || {
-                    let now = INTERRUPTS.load(Ordering::SeqCst);
-                    let mut kill = false;
-                    while seen_interrupts < now {
-                        seen_interrupts += 1;
-                        let actions = machine.handle(Event::Interrupt {
-                            now_ms: clock.now_ms(),
-                        });
-                        if actions.contains(&Action::KillAgent) {
-                            kill = true;
-                        } else {
-                            display.event(
-                                "interrupt",
-                                json!({"turn": turn}),
-                                "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
-                            );
-                        }
-                        follow.extend(actions.into_iter().filter(|a| *a != Action::KillAgent));
-                    }
-                    display.status(&format!("turn {turn} · {summary} · agent working"));
-                    kill
-                });
-                let committed = ws
-                    .read_goal()
-                    .ok()
-                    .flatten()
-                    .is_none_or(|g| g.iteration > iteration_before);
-                let (code, verdict) = match &ended.end {
-                    TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
-                    TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
-                    // Which budget ended it: the turn's own timeout, or the run's --max-time.
-                    TurnEnd::TurnTimeout if machine.max_time_passed(clock.now_ms()) => {
-                        (None, "--max-time ran out: killed".to_string())
-                    }
-                    TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
-                    TurnEnd::Killed => (None, "killed".to_string()),
-                    TurnEnd::NotStarted(why) => (None, why.clone()),
-                };
-                display.event(
-                    "turn_end",
-                    json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "log": log.display().to_string()}),
-                    &format!("turn {turn} ended: {verdict}"),
-                );
-                display.status(&format!("turn {turn} · {summary} · turn ended: {verdict}"));
-                pending.extend(follow);
-                Some(Event::TurnEnded {
-                    now_ms: clock.now_ms(),
-                    end: ended.end,
-                    output: ended.output,
-                    committed,
-                })
+                Action::Wait {
+                    ms: wait_ms,
+                    delay_s,
+                    kind,
+                    reason,
+                } => self.wait(wait_ms, delay_s, kind, reason)?,
+                Action::CallDone => self.call_done()?,
+                Action::KillAgent => None,
+                Action::Stop { outcome, reason } => return self.stop(outcome, reason),
+            };
+            if let Some(event) = next {
+                // A Ctrl-C that came while recording or while `goal done` ran counts before the
+                // next step, so no new turn starts after it.
+                let now = INTERRUPTS.load(Ordering::SeqCst);
+                while self.seen_interrupts < now {
+                    self.seen_interrupts += 1;
+                    self.pending.extend(self.machine.handle(Event::Interrupt {
+                        now_ms: self.clock.now_ms(),
+                    }));
+                }
+                self.pending.extend(self.machine.handle(event));
             }
-            Action::Record { turn, iterate } => {
-                let mut recorded = None;
-                let mut new_files: Vec<String> = Vec::new();
-                if let Some(message) = iterate
-                    && ws
-                        .read_goal()?
-                        .is_some_and(|g| g.status == Status::InProgress)
-                {
-                    let before = ws.repo.head_id()?;
-                    super::iterate::run(
-                        &quiet(ctx),
-                        super::iterate::Args {
-                            messages: vec![message.clone()],
-                            goal_only: false,
-                            commit: super::CommitFlags::default(),
-                            run_id: Some(run_id.clone()),
-                        },
-                    )?;
-                    recorded = Some(message);
-                    // The files this iteration brought into git, said where people look.
-                    for info in ws.repo.first_parent_walk()? {
-                        let info = info?;
-                        if Some(info.id) == before {
-                            break;
-                        }
-                        new_files.extend(
-                            ws.repo
-                                .added_paths(info.id, &ws.goal_dir)
-                                .unwrap_or_default(),
+        }
+        Ok(2)
+    }
+}
+
+impl Edge<'_> {
+    /// Run one turn of the agent: its prompt, its process, its end.
+    fn start_turn(
+        &mut self,
+        turn: u64,
+        iteration_attempt: u32,
+        timeout_ms: Option<u64>,
+    ) -> Result<Option<Event>> {
+        let next: Option<Event> = {
+            let goal = self.ws.goal()?;
+            let iteration_before = goal.iteration;
+            let proof = self.ws.proof(&goal)?;
+            let prompt = turn_prompt(
+                &goal,
+                &proof,
+                &Extra {
+                    stagnant: self.machine.stagnant,
+                    refusal: self.machine.refusal.as_deref(),
+                    last_failure: self.machine.last_failure.as_deref(),
+                    language: self.ws.config.prompt_language(&goal.goal),
+                },
+            );
+            let argv: Vec<String> = self
+                .argv
+                .iter()
+                .map(|a| {
+                    if a == "{prompt}" {
+                        prompt.clone()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            let log = self.run_dir.join(format!("turn-{turn}.log"));
+            let iteration = goal.iteration + 1;
+            self.display.event(
+                "turn_start",
+                json!({"turn": turn, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
+                &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
+            );
+            self.display.status(&format!(
+                "turn {turn} · {summary} · agent working",
+                summary = self.summary
+            ));
+            // The prompt is also a file beside the turn's log; the environment holds it only
+            // while it fits (the kernel refuses a variable over 128 KiB).
+            let prompt_file = self.run_dir.join(format!("turn-{turn}.prompt"));
+            let _ = std::fs::write(&prompt_file, &prompt);
+            let mut env = vec![
+                ("GOAL_RUN".to_string(), "1".to_string()),
+                ("GOAL_ITERATION".to_string(), iteration.to_string()),
+                ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
+                (
+                    "GOAL_PROMPT_FILE".to_string(),
+                    prompt_file.display().to_string(),
+                ),
+            ];
+            if prompt.len() < MAX_ENV_PROMPT {
+                env.push(("GOAL_PROMPT".to_string(), prompt.clone()));
+            }
+            let turn_timeout = timeout_ms.map(Duration::from_millis);
+            let spec = Turn {
+                argv: &argv,
+                // A preset that takes the prompt as an argument gets an empty stdin: some
+                // (gemini, pi) would read it as more input.
+                stdin: (self.place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
+                cwd: self.ws.root(),
+                env,
+                log: log.clone(),
+                idle_timeout: Some(self.args.idle_timeout),
+                turn_timeout,
+            };
+            let mut follow = Vec::new();
+            let ended = agent::run_turn(&spec, || {
+                let now = INTERRUPTS.load(Ordering::SeqCst);
+                let mut kill = false;
+                while self.seen_interrupts < now {
+                    self.seen_interrupts += 1;
+                    let actions = self.machine.handle(Event::Interrupt {
+                        now_ms: self.clock.now_ms(),
+                    });
+                    if actions.contains(&Action::KillAgent) {
+                        kill = true;
+                    } else {
+                        self.display.event(
+                            "interrupt",
+                            json!({"turn": turn}),
+                            "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
                         );
                     }
+                    follow.extend(actions.into_iter().filter(|a| *a != Action::KillAgent));
                 }
-                let (state, now_summary) = goal_state(&ws)?;
-                summary = now_summary;
-                // The status line says what the event line below says, not the last turn's.
-                display.status(&format!("turn {turn} · {summary} · iteration recorded"));
-                let (iteration, stagnant) = match ws.read_goal()? {
-                    Some(g) => (
-                        Some(g.iteration),
-                        matches!(state, GoalState::InProgress { stagnant: true, .. }),
-                    ),
-                    None => (None, false),
-                };
-                display.event(
-                    "iterate",
-                    json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": summary, "stagnant": stagnant, "new_files": new_files}),
-                    &format!(
-                        "iteration recorded by {}: {summary}{}{}",
-                        if recorded.is_some() {
-                            "goal run"
-                        } else {
-                            "the agent"
-                        },
-                        if new_files.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                " · new files committed: {}",
-                                super::verify::name_paths(&new_files)
-                            )
-                        },
-                        if stagnant {
-                            " · stagnant: the next prompt asks for a new strategy"
-                        } else {
-                            ""
-                        }
-                    ),
-                );
-                Some(Event::Recorded {
-                    now_ms: clock.now_ms(),
-                    state,
-                })
-            }
-            Action::RecordRetry {
-                retry,
-                max,
-                delay_s,
-                reason,
-            } => {
-                record_failure(ctx, &reason)?;
-                display.event(
-                    "retry",
-                    json!({"retry": retry, "max": max, "delay_s": delay_s, "reason": reason}),
-                    &format!("retry {retry}/{max} in {delay_s}s — {reason}"),
-                );
-                None
-            }
-            Action::BlockRetries { reason } => {
-                record_failure(ctx, &reason)?;
-                None
-            }
-            Action::Wait {
-                ms: wait_ms,
-                delay_s,
-                kind,
-                reason,
-            } => {
-                if kind == WaitKind::UsageLimit {
-                    display.event(
-                        "wait",
-                        json!({"delay_s": delay_s, "kind": "usage_limit", "reason": reason}),
-                        &format!(
-                            "usage limit: waiting {} for its reset — {reason}",
-                            human_ms(delay_s * 1000)
-                        ),
-                    );
+                self.display.status(&format!(
+                    "turn {turn} · {summary} · agent working",
+                    summary = self.summary
+                ));
+                kill
+            });
+            let committed = self
+                .ws
+                .read_goal()
+                .ok()
+                .flatten()
+                .is_none_or(|g| g.iteration > iteration_before);
+            let (code, verdict) = match &ended.end {
+                TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
+                TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
+                // Which budget ended it: the turn's own timeout, or the run's --max-time.
+                TurnEnd::TurnTimeout if self.machine.max_time_passed(self.clock.now_ms()) => {
+                    (None, "--max-time ran out: killed".to_string())
                 }
-                let real = Duration::from_secs_f64(wait_ms as f64 / 1000.0 * scale);
-                let started = Instant::now();
-                let mut stop = Vec::new();
-                while started.elapsed() < real {
-                    std::thread::sleep(
-                        Duration::from_millis(50).min(real - started.elapsed().min(real)),
-                    );
-                    let left = real.saturating_sub(started.elapsed());
-                    let nominal_left = if scale > 0.0 {
-                        left.as_secs_f64() / scale
+                TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
+                TurnEnd::Killed => (None, "killed".to_string()),
+                TurnEnd::NotStarted(why) => (None, why.clone()),
+            };
+            self.display.event(
+                "turn_end",
+                json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "log": log.display().to_string()}),
+                &format!("turn {turn} ended: {verdict}"),
+            );
+            self.display.status(&format!(
+                "turn {turn} · {} · turn ended: {verdict}",
+                self.summary
+            ));
+            self.pending.extend(follow);
+            Some(Event::TurnEnded {
+                now_ms: self.clock.now_ms(),
+                end: ended.end,
+                output: ended.output,
+                committed,
+            })
+        };
+        Ok(next)
+    }
+
+    /// Record the turn as an iteration (when the agent did not), and read the goal's state again.
+    fn record(&mut self, turn: u64, iterate: Option<String>) -> Result<Option<Event>> {
+        let next: Option<Event> = {
+            let mut recorded = None;
+            let mut new_files: Vec<String> = Vec::new();
+            if let Some(message) = iterate
+                && self
+                    .ws
+                    .read_goal()?
+                    .is_some_and(|g| g.status == Status::InProgress)
+            {
+                let iterated = ops::iterate::iterate(
+                    self.ws,
+                    ops::iterate::Options {
+                        messages: vec![message.clone()],
+                        goal_only: false,
+                        run_id: Some(self.run_id.clone()),
+                        quiet: true,
+                    },
+                )?;
+                recorded = Some(message);
+                // The files this iteration brought into git, said where people look (an
+                // escalation commit after it brings none).
+                new_files = self
+                    .ws
+                    .repo
+                    .added_paths(iterated.commit, &self.ws.goal_dir)
+                    .unwrap_or_default();
+            }
+            let (state, now_summary) = goal_state(self.ws)?;
+            self.summary = now_summary;
+            // The status line says what the event line below says, not the last turn's.
+            self.display.status(&format!(
+                "turn {turn} · {} · iteration recorded",
+                self.summary
+            ));
+            let (iteration, stagnant) = match self.ws.read_goal()? {
+                Some(g) => (
+                    Some(g.iteration),
+                    matches!(state, GoalState::InProgress { stagnant: true, .. }),
+                ),
+                None => (None, false),
+            };
+            self.display.event(
+                "iterate",
+                json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": self.summary, "stagnant": stagnant, "new_files": new_files}),
+                &format!(
+                    "iteration recorded by {}: {summary}{}{}",
+                    if recorded.is_some() {
+                        "goal run"
                     } else {
-                        0.0
-                    };
-                    display.status(&format!(
-                        "{summary} · {} in {:.0}s",
-                        if kind == WaitKind::UsageLimit {
-                            "usage limit resets"
-                        } else {
-                            "retry"
-                        },
-                        nominal_left.ceil()
-                    ));
-                    let now = INTERRUPTS.load(Ordering::SeqCst);
-                    if seen_interrupts < now {
-                        seen_interrupts = now;
-                        stop = machine.handle(Event::Interrupt {
-                            now_ms: clock.now_ms(),
-                        });
-                        break;
-                    }
-                }
-                if !stop.is_empty() {
-                    pending.extend(stop);
-                    None
-                } else {
-                    let waited = u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
-                    clock.skew_ms += wait_ms.saturating_sub(waited);
-                    Some(Event::TimerFired {
-                        now_ms: clock.now_ms(),
-                    })
-                }
-            }
-            Action::CallDone => {
-                let done_ctx = if ctx.json { quiet(ctx) } else { clone_ctx(ctx) };
-                let answer = display.suspend(|| {
-                    super::done::run(
-                        &done_ctx,
-                        super::done::Args {
-                            deslop: Vec::new(),
-                            commit: super::CommitFlags::default(),
-                            report: false,
-                            // The agent never confirms its own weakened tests.
-                            confirm: false,
-                        },
-                    )
-                });
-                let refusal = match answer {
-                    Ok(_) => None,
-                    Err(e) if e.exit_code() == 1 => Some(match e.hint() {
-                        Some(hint) => format!("{e}\nhint: {hint}"),
-                        None => e.to_string(),
-                    }),
-                    Err(e) => return Err(e),
-                };
-                if let Some(r) = &refusal {
-                    display.event(
-                        "done_refused",
-                        json!({"refusal": r}),
-                        &format!(
-                            "`goal done` refused: {}",
-                            r.lines().next().unwrap_or_default()
-                        ),
-                    );
-                }
-                Some(Event::DoneAnswered {
-                    now_ms: clock.now_ms(),
-                    refusal,
-                })
-            }
-            Action::KillAgent => None,
-            Action::Stop { outcome, reason } => {
-                display.finish();
-                let event = match outcome {
-                    Outcome::Complete => "done",
-                    Outcome::Blocked => "blocked",
-                    Outcome::Budget => "budget",
-                    Outcome::Interrupted => "interrupted",
-                    Outcome::HardFailure => "error",
-                };
-                display.event(
-                    event,
-                    json!({"code": outcome.code(), "reason": reason, "iterations": machine.iterations(), "run": run_id}),
+                        "the agent"
+                    },
+                    if new_files.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " · new files committed: {}",
+                            super::verify::name_paths(&new_files)
+                        )
+                    },
+                    if stagnant {
+                        " · stagnant: the next prompt asks for a new strategy"
+                    } else {
+                        ""
+                    }, summary = self.summary),
+            );
+            Some(Event::Recorded {
+                now_ms: self.clock.now_ms(),
+                state,
+            })
+        };
+        Ok(next)
+    }
+
+    /// Count a failed turn in the retry guard and say when the next try comes.
+    fn record_retry(
+        &mut self,
+        retry: u32,
+        max: u32,
+        delay_s: u64,
+        reason: String,
+    ) -> Result<Option<Event>> {
+        let next: Option<Event> = {
+            record_failure(self.ws, &reason)?;
+            self.display.event(
+                "retry",
+                json!({"retry": retry, "max": max, "delay_s": delay_s, "reason": reason}),
+                &format!("retry {retry}/{max} in {delay_s}s — {reason}"),
+            );
+            None
+        };
+        Ok(next)
+    }
+
+    /// Wait out a backoff or a usage limit (scaled by GOAL_TIME_SCALE), stopped by Ctrl-C.
+    fn wait(
+        &mut self,
+        wait_ms: u64,
+        delay_s: u64,
+        kind: WaitKind,
+        reason: String,
+    ) -> Result<Option<Event>> {
+        let next: Option<Event> = {
+            if kind == WaitKind::UsageLimit {
+                self.display.event(
+                    "wait",
+                    json!({"delay_s": delay_s, "kind": "usage_limit", "reason": reason}),
                     &format!(
-                        "{reason} (exit {}; {} iteration(s) this run; `goal log` shows run {run_id})",
-                        outcome.code(),
-                        machine.iterations()
+                        "usage limit: waiting {} for its reset — {reason}",
+                        human_ms(delay_s * 1000)
                     ),
                 );
-                if outcome == Outcome::HardFailure && !ctx.json {
-                    eprintln!("goal: error: {reason}");
-                    eprintln!(
-                        "hint: fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
-                    );
+            }
+            let real = Duration::from_secs_f64(wait_ms as f64 / 1000.0 * self.scale);
+            let started = Instant::now();
+            let mut stop = Vec::new();
+            while started.elapsed() < real {
+                std::thread::sleep(
+                    Duration::from_millis(50).min(real - started.elapsed().min(real)),
+                );
+                let left = real.saturating_sub(started.elapsed());
+                let nominal_left = if self.scale > 0.0 {
+                    left.as_secs_f64() / self.scale
+                } else {
+                    0.0
+                };
+                self.display.status(&format!(
+                    "{summary} · {} in {:.0}s",
+                    if kind == WaitKind::UsageLimit {
+                        "usage limit resets"
+                    } else {
+                        "retry"
+                    },
+                    nominal_left.ceil(),
+                    summary = self.summary
+                ));
+                let now = INTERRUPTS.load(Ordering::SeqCst);
+                if self.seen_interrupts < now {
+                    self.seen_interrupts = now;
+                    stop = self.machine.handle(Event::Interrupt {
+                        now_ms: self.clock.now_ms(),
+                    });
+                    break;
                 }
-                return Ok(outcome.code());
+            }
+            if !stop.is_empty() {
+                self.pending.extend(stop);
+                None
+            } else {
+                let waited = u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
+                self.clock.skew_ms += wait_ms.saturating_sub(waited);
+                Some(Event::TimerFired {
+                    now_ms: self.clock.now_ms(),
+                })
             }
         };
-        if let Some(event) = next {
-            // A Ctrl-C that came while recording or while `goal done` ran counts before the
-            // next step, so no new turn starts after it.
-            let now = INTERRUPTS.load(Ordering::SeqCst);
-            while seen_interrupts < now {
-                seen_interrupts += 1;
-                pending.extend(machine.handle(Event::Interrupt {
-                    now_ms: clock.now_ms(),
-                }));
+        Ok(next)
+    }
+
+    /// Ask `goal done`: None when it completed the goal, else its refusal for the next prompt.
+    fn call_done(&mut self) -> Result<Option<Event>> {
+        let next: Option<Event> = {
+            let answer: Result<()> = self.display.suspend(|| {
+                let done = ops::done::done(
+                    self.ws,
+                    ops::done::Options {
+                        deslop: Vec::new(),
+                        quiet: self.ctx.json || self.ctx.quiet,
+                        // The agent never confirms its own weakened tests.
+                        confirm: false,
+                    },
+                )?;
+                super::done::render(self.ctx, self.ws, &done);
+                Ok(())
+            });
+            // `goal done` answering no is for the agent to act on; a hook, signing, a lock
+            // or I/O failing stops the run, the goal as it was.
+            let refusal = match answer {
+                Ok(()) => None,
+                Err(e) if e.is_done_refusal() => Some(match e.hint() {
+                    Some(hint) => format!("{e}\nhint: {hint}"),
+                    None => e.to_string(),
+                }),
+                Err(e) => {
+                    self.display.finish();
+                    return Err(e);
+                }
+            };
+            if let Some(r) = &refusal {
+                self.display.event(
+                    "done_refused",
+                    json!({"refusal": r}),
+                    &format!(
+                        "`goal done` refused: {}",
+                        r.lines().next().unwrap_or_default()
+                    ),
+                );
             }
-            pending.extend(machine.handle(event));
+            Some(Event::DoneAnswered {
+                now_ms: self.clock.now_ms(),
+                refusal,
+            })
+        };
+        Ok(next)
+    }
+
+    /// The run's last word: the stop event, a hard failure's diagnostic, the exit code.
+    fn stop(&mut self, outcome: Outcome, reason: String) -> Result<u8> {
+        self.display.finish();
+        let event = match outcome {
+            Outcome::Complete => "done",
+            Outcome::Blocked => "blocked",
+            Outcome::Budget => "budget",
+            Outcome::Interrupted => "interrupted",
+            Outcome::HardFailure => "error",
+        };
+        self.display.event(
+            event,
+            json!({"code": outcome.code(), "reason": reason, "iterations": self.machine.iterations(), "run": self.run_id}),
+            &format!(
+                "{reason} (exit {}; {} iteration(s) this run; `goal log` shows run {run_id})",
+                outcome.code(),
+                self.machine.iterations(), run_id = self.run_id),
+        );
+        if outcome == Outcome::HardFailure && !self.ctx.json {
+            eprint!(
+                "{}",
+                crate::error::diagnostic(
+                    &reason,
+                    Some(
+                        "fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
+                    ),
+                )
+            );
         }
+        Ok(outcome.code())
     }
-    Ok(2)
-}
-
-fn clone_ctx(ctx: &Ctx) -> Ctx {
-    Ctx {
-        cwd: ctx.cwd.clone(),
-        file: ctx.file.clone(),
-        json: ctx.json,
-        quiet: ctx.quiet,
-        color: ctx.color,
-    }
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Record one failed attempt as `goal retry` does (retry.json; after the last one, the goal is
 /// blocked in an escalation commit).
-fn record_failure(ctx: &Ctx, reason: &str) -> Result<()> {
-    let answer = super::retry::run(
-        &quiet(ctx),
-        super::retry::Args {
-            sleep: false,
+fn record_failure(ws: &Workspace, reason: &str) -> Result<()> {
+    let answer = ops::retry::record_failure(
+        ws,
+        ops::retry::Options {
             strategy: None,
             reason: Some(reason.to_string()),
-            commit: super::CommitFlags::default(),
+            quiet: true,
         },
     );
     match answer {
         Ok(_) => Ok(()),
         // The goal is no longer in progress (the agent blocked it): nothing to count.
-        Err(e) if e.exit_code() == 1 => Ok(()),
+        Err(e) if e.is_not_in_progress() => Ok(()),
         Err(e) => Err(e),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        let cases = [
-            ("90", Some(90_000)),
-            ("90s", Some(90_000)),
-            ("5m", Some(300_000)),
-            ("2h", Some(7_200_000)),
-            ("300ms", Some(300)),
-            ("0.5s", Some(500)),
-            ("5x", None),
-            ("", None),
-            ("-1", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(parse_duration(text).ok().map(ms), want, "{text}");
-        }
     }
 }

@@ -188,7 +188,7 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         );
         eprintln!(
             "hint: {}",
-            super::verify::broken_ledger_hint(&ws.evidence_rel())
+            crate::store::broken_ledger_hint(&ws.evidence_rel())
         );
     }
     if ctx.json {

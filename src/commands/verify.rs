@@ -14,7 +14,7 @@ use crate::pin;
 use crate::summary;
 use crate::surface::judge::{self, RedOutcome};
 use crate::surface::run;
-use crate::workspace::{Workspace, write_atomic};
+use crate::workspace::Workspace;
 
 /// Run a test command (argv, no shell) in the current directory, stream its output, and append
 /// an evidence record bound to the working tree's git tree. Each -c criterion is ticked when the
@@ -67,6 +67,8 @@ struct Run {
     criteria: Vec<(usize, String)>,
     /// Accept it without a test summary: `--check`, or a pin last proven as a check.
     check: bool,
+    /// It runs a guard's pin: without a test summary it is a check (a linter), untold.
+    guard: bool,
 }
 
 /// What the command line asks for: one given command, or the pinned ones.
@@ -123,7 +125,8 @@ fn plan(
             dir,
             cwd,
             criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
-            check: args.check || guard,
+            check: args.check,
+            guard,
         }]);
     }
     // No command: the pins, each distinct one once, in criterion order, at the worktree root.
@@ -163,13 +166,13 @@ fn plan(
         }
         // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
         // pin that prints no test summary is a check without --check.
-        let check = args.check
-            || ledger.pin_runs_as_check(n, &text(n))
-            || pin::kind(&text(n)) == Some(pin::Kind::Guard);
+        let check = args.check || ledger.pin_runs_as_check(n, &text(n));
+        let guard = pin::kind(&text(n)) == Some(pin::Kind::Guard);
         match runs.iter_mut().find(|r| r.argv == argv) {
             Some(run) => {
                 run.criteria.push((n, text(n)));
                 run.check |= check;
+                run.guard |= guard;
             }
             None => runs.push(Run {
                 argv,
@@ -177,6 +180,7 @@ fn plan(
                 cwd: String::new(),
                 criteria: vec![(n, text(n))],
                 check,
+                guard,
             }),
         }
     }
@@ -287,13 +291,29 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     refuse_broken_chain(ws)?;
     let place = Place::of(ws)?;
     let (record, exit, message) = if args.red {
-        let (record, outcome) = red_run(ctx, ws, &place, n, &text, &pinned.argv)?;
+        let (record, outcome) = run::red_run(
+            ctx.quiet || ctx.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
         let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
             format!("criterion {n} fails on the code before the goal, as it should (red)")
         });
         (record, u8::from(outcome != RedOutcome::Red), message)
     } else {
-        let record = base_run(ctx, ws, &place, n, &text, &pinned.argv)?;
+        let record = run::base_run(
+            ctx.quiet || ctx.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
         let message = if record.passes() {
             format!("guard {n} on the goal's base: recorded")
         } else {
@@ -307,7 +327,7 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     let record = match record {
         Some(r) => r,
         None => {
-            ctx.note(format!("goal: {message}"));
+            ctx.note(message);
             return Ok(exit);
         }
     };
@@ -330,152 +350,6 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
 
 pub use crate::surface::run::Place;
 
-/// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
-/// nothing ran). What it came to.
-pub fn red_run(
-    ctx: &Ctx,
-    ws: &Workspace,
-    place: &Place,
-    n: usize,
-    text: &str,
-    argv: &[String],
-) -> Result<(Option<Record>, RedOutcome)> {
-    if !place.target.trusted {
-        for u in &place.red.untrusted {
-            ctx.note(format!(
-                "goal: the red tree is not trustworthy: {}",
-                u.reason
-            ));
-        }
-        return Ok((None, RedOutcome::Inconclusive));
-    }
-    if !ctx.quiet && !ctx.json {
-        eprintln!(
-            "goal: running `{}` on the code before the goal (base {}) with the tests as now",
-            pin::render(argv),
-            place.base_short()
-        );
-    }
-    let result = run::run_in_tree(
-        &ws.repo,
-        place.head,
-        place.red.tree,
-        argv,
-        &options(ctx, ws),
-    )?;
-    let missing = result.path_missing.clone();
-    let extra = evidence::Extra {
-        names: Some(result.names.clone()),
-        red: Some(evidence::Red {
-            base: place.target.base.clone(),
-            tests: place.target.tests.clone(),
-        }),
-        base_run: false,
-    };
-    let record = append(ws, place, n, text, argv, &place.target.tree, result, extra)?;
-    let outcome = judge::red_outcome(&record, missing.is_some());
-    if let Some(path) = missing {
-        ctx.note(format!(
-            "goal: `{path}` does not exist on the code before the goal: nothing of it ran"
-        ));
-    }
-    Ok((Some(record), outcome))
-}
-
-/// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).
-pub fn base_run(
-    ctx: &Ctx,
-    ws: &Workspace,
-    place: &Place,
-    n: usize,
-    text: &str,
-    argv: &[String],
-) -> Result<Record> {
-    if !ctx.quiet && !ctx.json {
-        eprintln!(
-            "goal: running `{}` on the goal's base (base {})",
-            pin::render(argv),
-            place.base_short()
-        );
-    }
-    let result = run::run_in_tree(
-        &ws.repo,
-        place.head,
-        place.base_tree_full,
-        argv,
-        &options(ctx, ws),
-    )?;
-    let extra = evidence::Extra {
-        names: Some(result.names.clone()),
-        red: None,
-        base_run: true,
-    };
-    let tree = place.base_tree.to_string();
-    append(ws, place, n, text, argv, &tree, result, extra)
-}
-
-fn options<'a>(ctx: &Ctx, ws: &'a Workspace) -> run::TreeRunOptions<'a> {
-    run::TreeRunOptions {
-        work_root: ws.root(),
-        git_dir: ws.repo.common_dir(),
-        cwd: "",
-        junit: &[],
-        show: !ctx.quiet && !ctx.json,
-        to_stderr: true,
-    }
-}
-
-/// Seal a run made elsewhere as a record of criterion `n` on `tree`, witness it and append it.
-#[allow(clippy::too_many_arguments)]
-fn append(
-    ws: &Workspace,
-    place: &Place,
-    n: usize,
-    text: &str,
-    argv: &[String],
-    tree: &str,
-    result: run::TreeRun,
-    extra: evidence::Extra,
-) -> Result<Record> {
-    let _lock = if place.locked { None } else { Some(ws.lock()?) };
-    let ledger = ws.ledger()?;
-    let (record, line) = evidence::seal_with(
-        NewRecord {
-            criteria: vec![(n, text.to_string())],
-            argv: argv.to_vec(),
-            cwd: String::new(),
-            exit_code: result.exit_code,
-            started: now_rfc3339(),
-            duration_ms: result.duration_ms,
-            tree: tree.to_string(),
-            tree_after: None,
-            created: Vec::new(),
-            changed: Vec::new(),
-            tests: result.tests,
-            junit: Vec::new(),
-            check: false,
-            output: result.output,
-        },
-        extra,
-        &ledger.head_hash(),
-    );
-    append_line(ws, &record, &line)?;
-    Ok(record)
-}
-
-/// Witness a sealed record, then append its line to evidence.jsonl.
-fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
-    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
-    ws.witness(record)?;
-    let evidence_path = ws.abs(&ws.evidence_rel());
-    let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
-    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-        bytes.push(b'\n');
-    }
-    bytes.extend_from_slice(line.as_bytes());
-    write_atomic(&evidence_path, &bytes)
-}
-
 fn tests_words(record: &Record) -> String {
     match record.tests {
         Some(t) => format!(
@@ -496,22 +370,13 @@ fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
                 "{} does not verify ({reason}): nothing more is appended to a broken chain",
                 rel.display()
             ),
-            broken_ledger_hint(&rel),
+            crate::store::broken_ledger_hint(&rel),
         ));
     }
     Ok(())
 }
 
 /// The way out of a broken ledger that loses nothing.
-pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
-    let aside = rel.with_file_name("evidence.broken.jsonl");
-    format!(
-        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
-        rel = rel.display(),
-        aside = aside.display()
-    )
-}
-
 /// Run one command and record its evidence; returns the record and the exit code to report.
 fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Record, u8)> {
     let before_full = ws.worktree_tree_full()?;
@@ -589,7 +454,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
             changed,
             tests,
             junit: args.junit.clone(),
-            check: run.check,
+            check: run.check || (run.guard && tests.is_none()),
             output,
         },
         evidence::Extra {
@@ -598,7 +463,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
         },
         &ledger.head_hash(),
     );
-    append_line(ws, &record, &line)?;
+    run::append_line(ws, &record, &line)?;
 
     let mut goal = ws.goal()?;
     for (n, text) in &run.criteria {

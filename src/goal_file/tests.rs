@@ -1,3 +1,5 @@
+//! Tests of the GOAL.md model: parsing, rendering, editing in place.
+
 use super::*;
 
 /// The example of seeds/goal-driven-loop-design.md §2, as written there.

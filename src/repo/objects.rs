@@ -2,7 +2,8 @@
 
 use git2::{FileMode, ObjectType, TreeWalkMode, TreeWalkResult};
 
-use super::{MODE_GITLINK, Oid, Repo};
+use super::snapshot::MODE_GITLINK;
+use super::{Oid, Repo};
 use crate::error::{Error, Result};
 
 /// One file of a tree: its path from the root (`/`-separated), blob id and git file mode.

@@ -175,6 +175,8 @@ pub struct Machine {
     turn: u64,
     iterations: u64,
     retries: u32,
+    /// Usage-limit waits in a row with no reset time (each one longer: [`limit_step`]).
+    limit_waits: u32,
     interrupts: u32,
     /// The last verdict after an iteration was stagnant (the next prompt asks for a new strategy).
     pub stagnant: bool,
@@ -194,6 +196,7 @@ impl Machine {
             turn: 0,
             iterations: 0,
             retries: 0,
+            limit_waits: 0,
             interrupts: 0,
             stagnant: false,
             refusal: None,
@@ -394,6 +397,7 @@ impl Machine {
             Verdict::Ok => {
                 // The iteration it makes starts a new retry count (as `goal iterate` does).
                 self.retries = 0;
+                self.limit_waits = 0;
                 self.iterations += 1;
                 self.last_failure = None;
                 self.phase = Phase::Recording;
@@ -418,30 +422,39 @@ impl Machine {
                 resets_at_ms: Some(at),
                 why,
             } if at > now_ms => {
-                let until = match self.deadline() {
-                    Some(d) if d <= now_ms => {
-                        return self.stop(
-                            Outcome::Budget,
-                            format!("{why}; --max-time ran out before it resets"),
-                        );
-                    }
-                    Some(d) => at.min(d),
-                    None => at,
-                };
-                self.phase = Phase::Waiting;
-                self.last_failure = Some(why.clone());
-                vec![Action::Wait {
-                    ms: until - now_ms,
-                    delay_s: (at - now_ms).div_ceil(1000),
-                    kind: WaitKind::UsageLimit,
-                    reason: why,
-                }]
+                self.limit_waits = 0;
+                self.wait_for_limit(now_ms, at - now_ms, why)
             }
             Verdict::UsageLimit { why, .. } => {
-                self.failure(now_ms, format!("{why} (no reset time given)"))
+                // No reset time (or one already past): wait in growing steps, no retry spent.
+                self.limit_waits += 1;
+                let step = limit_step(self.limit_waits);
+                self.wait_for_limit(now_ms, step, format!("{why} (no reset time given)"))
             }
             Verdict::Failed(why) => self.failure(now_ms, why),
         }
+    }
+
+    /// Wait `ms` for a usage limit to reset (cut short by --max-time), without spending a retry.
+    fn wait_for_limit(&mut self, now_ms: u64, ms: u64, why: String) -> Vec<Action> {
+        let until = match self.deadline() {
+            Some(d) if d <= now_ms => {
+                return self.stop(
+                    Outcome::Budget,
+                    format!("{why}; --max-time ran out before it resets"),
+                );
+            }
+            Some(d) => (now_ms + ms).min(d),
+            None => now_ms + ms,
+        };
+        self.phase = Phase::Waiting;
+        self.last_failure = Some(why.clone());
+        vec![Action::Wait {
+            ms: until - now_ms,
+            delay_s: ms.div_ceil(1000),
+            kind: WaitKind::UsageLimit,
+            reason: why,
+        }]
     }
 
     fn failure(&mut self, now_ms: u64, why: String) -> Vec<Action> {
@@ -484,6 +497,15 @@ impl Machine {
             },
         ]
     }
+}
+
+/// The wait after the `n`-th usage limit in a row that named no reset time: 30 min, then 60,
+/// doubling, capped at 2 h.
+pub fn limit_step(n: u32) -> u64 {
+    const STEP: u64 = 30 * 60_000;
+    const CAP: u64 = 2 * 60 * 60_000;
+    STEP.saturating_mul(1u64 << n.saturating_sub(1).min(8))
+        .min(CAP)
 }
 
 fn clip(text: &str, max: usize) -> String {
@@ -728,21 +750,62 @@ mod tests {
     }
 
     #[test]
-    fn a_usage_limit_with_no_reset_time_is_a_retry() {
+    fn a_usage_limit_with_no_reset_time_waits_in_growing_steps_without_a_retry() {
         let mut d = Drive::new(limits());
-        let mut first = true;
-        d.run(
-            |_, _| {
-                if std::mem::take(&mut first) {
-                    exited(1, "usage limit reached")
-                } else {
-                    exited(0, "ok")
-                }
+        let (outcome, _) = d.run(
+            |turn, _| match turn {
+                1..=4 => exited(
+                    1,
+                    "TerminalQuotaError: You have exhausted your daily quota on this model.",
+                ),
+                5 => exited(0, "ok"),
+                6 => exited(1, "usage limit reached"),
+                _ => exited(0, "ok"),
             },
-            |_| GoalState::Blocked,
+            |n| if n >= 2 { GoalState::Blocked } else { open() },
             |_| None,
         );
-        assert_eq!(d.waits(), [(30, WaitKind::Retry)]);
+        assert_eq!(outcome, Outcome::Blocked);
+        let limit = WaitKind::UsageLimit;
+        // 30 min, 60, 120, capped at 2 h; a good turn starts the steps again.
+        assert_eq!(
+            d.waits(),
+            [
+                (1800, limit),
+                (3600, limit),
+                (7200, limit),
+                (7200, limit),
+                (1800, limit)
+            ]
+        );
+        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!(
+            (1..=6).map(limit_step).collect::<Vec<_>>(),
+            [
+                1_800_000, 3_600_000, 7_200_000, 7_200_000, 7_200_000, 7_200_000
+            ]
+        );
+        assert_eq!(limit_step(u32::MAX), 7_200_000);
+    }
+
+    #[test]
+    fn growing_usage_limit_waits_end_with_max_time() {
+        let mut d = Drive::new(Limits {
+            max_time_ms: Some(2 * 3_600_000),
+            ..limits()
+        });
+        let (outcome, reason) = d.run(
+            |_, _| exited(1, "usage limit reached"),
+            |_| open(),
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert!(reason.contains("--max-time"), "{reason}");
+        let limit = WaitKind::UsageLimit;
+        // The third step (2 h, nominal) is cut short where --max-time ends.
+        assert_eq!(d.waits(), [(1800, limit), (3600, limit), (7200, limit)]);
+        assert_eq!(d.now, T0 + 2 * 3_600_000);
+        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
     }
 
     #[test]

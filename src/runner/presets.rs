@@ -5,8 +5,7 @@
 //! Most agent CLIs exit 1 for every failure, so the output decides. Sources are named per row;
 //! where a fact comes from users' reports rather than a run of the real CLI, the row says so.
 
-use regex::Regex;
-use std::sync::OnceLock;
+use super::usage::{self, Reports, Usage};
 
 /// Where a preset's command line takes the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,10 +48,20 @@ pub struct Preset {
     pub failed_on_success: &'static [&'static str],
     /// What the preset sets so the agent can act headless, and how sure we are of each fact.
     pub doc: &'static str,
+    /// The CLI version this preset was run against, for real, in the tests (None: unverified).
+    pub verified: Option<&'static str>,
+    /// What the CLI reports about each turn's usage, and the reader of it.
+    pub reports: Reports,
+    pub usage: fn(&str) -> Usage,
 }
 
+const NO_USAGE: Reports = Reports {
+    tokens: false,
+    cost: false,
+};
+
 /// Network failures any CLI may print.
-const NETWORK: &[&str] = &[
+pub(super) const NETWORK: &[&str] = &[
     r"\bECONNRESET\b",
     r"\bETIMEDOUT\b",
     r"\bECONNREFUSED\b",
@@ -94,7 +103,7 @@ pub const PRESETS: &[Preset] = &[
         usage_limit: &[
             r#""type"\s*:\s*"rate_limit_event".*"status"\s*:\s*"rejected""#,
             r"usage limit reached",
-            r"You've hit your (usage )?limit",
+            r"You['’]ve hit your (usage )?limit",
             r"out of extra usage",
         ],
         transient: &[
@@ -106,7 +115,13 @@ pub const PRESETS: &[Preset] = &[
             r"API Error: (Connection error|Request timed out)",
         ],
         failed_on_success: &[r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#],
-        doc: "Claude Code headless: `claude -p` reads the prompt from stdin; `--output-format stream-json --verbose` prints one JSON event a line: `{\"type\":\"system\",\"subtype\":\"api_retry\"}` while it retries by itself, a `rate_limit_event` whose `rate_limit_info.status` is `rejected` with `resetsAt` (Unix seconds) at a usage limit, and a final `{\"type\":\"result\",\"is_error\":…}`; it exits 1 for every failure (529 overloaded → `API Error: 529 overloaded_error`, 429 → `API Error: Request rejected (429) · rate_limit_error`, 401 → `Failed to authenticate. API Error: 401 authentication_error`; checked with the real CLI 2.1.x against a local stand-in API). Tools: headless Claude Code may use no tool that is not allowed, and as root it refuses `--dangerously-skip-permissions` and `--permission-mode bypassPermissions`, so the preset allows `Bash,Edit,MultiEdit,Write,Read,Glob,Grep,LS,TodoWrite` with `--allowedTools` (works as root). Add `--agent-arg --model --agent-arg <model>` for a model.",
+        doc: "Claude Code headless: `claude -p` reads the prompt from stdin; `--output-format stream-json --verbose` prints one JSON event a line: `{\"type\":\"system\",\"subtype\":\"api_retry\"}` while it retries by itself, a `rate_limit_event` whose `rate_limit_info.status` is `rejected` with `resetsAt` (Unix seconds) at a usage limit, and a final `{\"type\":\"result\",\"is_error\":…}`; it exits 1 for every failure (529 overloaded → `API Error: 529 overloaded_error`, 429 → `API Error: Request rejected (429) · rate_limit_error`, 401 → `Failed to authenticate. API Error: 401 authentication_error`; checked with the real CLI 2.1.x against a local stand-in API). Tools: headless Claude Code may use no tool that is not allowed, and as root it refuses `--dangerously-skip-permissions` and `--permission-mode bypassPermissions`, so the preset allows `Bash,Edit,MultiEdit,Write,Read,Glob,Grep,LS,TodoWrite` with `--allowedTools` (works as root). Add `--agent-arg --model --agent-arg <model>` for a model. Usage: the final `result` event's `total_cost_usd` and `usage` (`input_tokens`, which leaves out the cache reads and writes it reports apart, and `output_tokens`).",
+        verified: Some("2.1.197"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        usage: usage::claude,
     },
     Preset {
         name: "codex",
@@ -130,52 +145,85 @@ pub const PRESETS: &[Preset] = &[
             r"Missing (OpenAI )?API key",
         ],
         usage_limit: &[
-            r"You've hit your usage limit",
+            // codex 0.169.0 writes a typographic apostrophe (U+2019): `You’ve hit your usage limit.`
+            r"You['’]ve hit your usage limit",
             r"usage_limit_(reached|exceeded)",
             r"usageLimitExceeded",
         ],
+        // The specific texts first, so that the retry's reason names the error.
         transient: &[
-            r#""type"\s*:\s*"turn\.failed""#,
             r"stream disconnected",
             r"error sending request",
             r"\b5\d\d (Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b",
             r"server_?overloaded|serverOverloaded",
             r"429 Too Many Requests|rate limit",
+            r"Selected model is at capacity",
+            r"We['’]re currently experiencing high demand",
+            r"unexpected status 5\d\d",
+            r#""type"\s*:\s*"turn\.failed""#,
         ],
         failed_on_success: &[r#""type"\s*:\s*"turn\.failed""#],
-        doc: "Codex CLI: `codex exec --json <prompt>` prints JSON events a line (`thread.started`, `turn.started`, `item.completed`, `turn.completed`; a failure is `turn.failed` and/or `error`, whose only detail is a message string — codex issue #22570). `--dangerously-bypass-approvals-and-sandbox` lets it run `goal` (which writes under `.git/`) with no approval prompt; `--full-auto` keeps a workspace-write sandbox, which may refuse writes to `.git` (uncertain, version-dependent: check `codex exec --help`). Message texts (usage limit \"You've hit your usage limit … try again in …\", 401) are from users' reports, not a run of the real CLI.",
+        doc: "Codex CLI 0.169.0 (npm `@openai/codex`), run for real against a local stand-in for the Responses API: `codex exec --json <prompt>` prints JSON events a line (`thread.started`, `item.completed`, `turn.completed` with `usage`; a failure is an `error` event then `turn.failed`, on stdout, exit 1). `--dangerously-bypass-approvals-and-sandbox` lets it run `goal` (which writes under `.git/`) with no approval prompt; its commands run in a login shell (`bash -lc`) by default, so `goal` must be on the PATH the shell profile sets. The key is `CODEX_API_KEY` or `codex login --with-api-key` (`OPENAI_API_KEY` sends no key); the base URL is `openai_base_url` in `$CODEX_HOME/config.toml` (`OPENAI_BASE_URL` is ignored). It retries by itself first (a 401 about 13 s, a 500 about 31 s, with `Reconnecting… N/5` error events that are not failures). 401 → `unexpected status 401 Unauthorized: …` (auth, stop); a usage limit → `You’ve hit your usage limit. … try again at 10:32 AM.` (a local clock time with no zone, or `Dec 2nd, 2026 9:28 AM`: waited out); 429 → `exceeded retry limit, last status: 429 Too Many Requests`, 503 → `Selected model is at capacity.`, 500 → `We’re currently experiencing high demand…` (retried). Usage: tokens from `turn.completed` (input less `cached_input_tokens`, plus output); no cost.",
+        verified: Some("0.169.0"),
+        reports: Reports {
+            tokens: true,
+            cost: false,
+        },
+        usage: usage::codex,
     },
     Preset {
         name: "gemini",
         argv: &[
             "gemini",
+            "--skip-trust",
+            "--yolo",
             "--output-format",
             "json",
-            "--yolo",
             "-p",
             "{prompt}",
         ],
         prompt: PromptPlace::Arg,
         output: Output::Json,
         ok_exits: &[53],
-        hard_exits: &[42],
+        // 41 no key or a bad auth method, 42 bad input, 52 configuration, 55 an untrusted folder;
+        // an API error exits with its HTTP status mod 256: 144 (400: a bad key, a bad request),
+        // 145 (401), 147 (403), 148 (404: an unknown model).
+        hard_exits: &[41, 42, 52, 55, 144, 145, 147, 148],
         auth: &[
             r"API key not valid",
             r"UNAUTHENTICATED",
             r"PERMISSION_DENIED",
             r"GEMINI_API_KEY.*(not (set|found))",
+            r"you must specify the GEMINI_API_KEY",
+            r"Invalid auth method selected",
+            r"not running in a trusted directory",
             r"(Please )?set an Auth method",
+            // Without --yolo headless gemini has no shell tool and exits 0 having run nothing.
+            r#"Tool "run_shell_command" not found"#,
         ],
-        usage_limit: &[r"Quota exceeded.*(retry|reset)", r"usage limit.*reset"],
+        usage_limit: &[
+            r"TerminalQuotaError",
+            r"exhausted your daily quota",
+            r"exceeded your current quota",
+            r"Quota exceeded.*(retry|reset)",
+            r"usage limit.*reset",
+        ],
         transient: &[
             r"RESOURCE_EXHAUSTED",
             r"\b429\b",
             r"\bUNAVAILABLE\b",
             r"\b50[0-4]\b",
             r"model is overloaded",
+            r"Max attempts reached",
         ],
-        failed_on_success: &[],
-        doc: "Gemini CLI: `gemini -p <prompt> --output-format json` answers once with one JSON object (`response`, `stats`, `error` when it failed); exit codes 0 success, 1 general or API failure, 42 bad input (stops `goal run` at once), 53 turn limit exceeded (the turn ended; recorded as an iteration) — geminicli.com/docs/cli/headless. `--yolo` approves every tool call, which it needs to run `goal` headless (in non-interactive mode a call that would ask is denied). Error texts (`RESOURCE_EXHAUSTED`, `API key not valid`) are Google API errors from users' reports, not a run of the real CLI.",
+        failed_on_success: &[r#"Tool "run_shell_command" not found"#],
+        doc: "Gemini CLI 0.61.0 (npm `@google/gemini-cli`), run for real against a local stand-in for the Gemini API: `gemini --skip-trust --yolo --output-format json -p <prompt>` answers once with one JSON object on stdout (`response`, `stats`); warnings and errors go to stderr, an error as a JSON object after its warning lines. Headless it refuses an untrusted folder (exit 55) unless `--skip-trust`, and without `--yolo` its shell tool is missing. Exit codes: 0 success; 53 turn limit (the turn ended); 41 no key or bad auth, 42 bad input, 52 configuration, 55 untrusted folder (stop at once); an API error exits with its HTTP status mod 256: 144 (400 `API key not valid`), 145 (401), 147 (403), 148 (404) stop at once; 173 (429) and 247 (503 `The model is overloaded`) are read from the text: `TerminalQuotaError: … Please retry in 3600s.` and `You have exhausted your daily quota on this model.` are usage limits (waited out; the daily one names no reset, so the wait grows), anything else is retried. The key is `GEMINI_API_KEY` with `security.auth.selectedType: \"gemini-api-key\"` in settings.json; `general.maxAttempts` there bounds its own retries (10 by default: about 222 s on a persistent 503). Usage: tokens from `stats.models.*.tokens` (`input`, the prompt less its cached part, plus `candidates` and `thoughts`); no cost.",
+        verified: Some("0.61.0"),
+        reports: Reports {
+            tokens: true,
+            cost: false,
+        },
+        usage: usage::gemini,
     },
     Preset {
         name: "pi",
@@ -202,7 +250,13 @@ pub const PRESETS: &[Preset] = &[
             r"\b5\d\d\b",
         ],
         failed_on_success: &[],
-        doc: "Pi (@mariozechner/pi-coding-agent 0.73.1): `pi --mode json -p <prompt>` answers once and prints one JSON event a line; it retries transient provider errors by itself (`auto_retry_start` / `auto_retry_end`, 3 tries: 2 s, 4 s, 8 s) and exits 1 when the final reply errored — `auto_retry_end` with `success: false` is when its own retries are spent. A provider wait longer than `retry.provider.maxRetryDelayMs` fails at once with the reset in words (\"quota will reset after 5h\"): a usage limit. Pi asks no permission for its tools (read, bash, edit, write), so nothing needs allowing. Read in the 0.73.1 package; the test suite runs the real CLI offline.",
+        doc: "Pi (@mariozechner/pi-coding-agent 0.73.1): `pi --mode json -p <prompt>` answers once and prints one JSON event a line; it retries transient provider errors by itself (`auto_retry_start` / `auto_retry_end`, 3 tries: 2 s, 4 s, 8 s) and exits 1 when the final reply errored — `auto_retry_end` with `success: false` is when its own retries are spent. A provider wait longer than `retry.provider.maxRetryDelayMs` fails at once with the reset in words (\"quota will reset after 5h\"): a usage limit. Pi asks no permission for its tools (read, bash, edit, write), so nothing needs allowing. Read in the 0.73.1 package; the test suite runs the real CLI offline. Usage: each assistant `message_end` event's `usage` (`input`, which leaves out `cacheRead`, `output`, `cost.total`).",
+        verified: Some("0.73.1"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        usage: usage::pi,
     },
     Preset {
         name: "opencode",
@@ -220,6 +274,9 @@ pub const PRESETS: &[Preset] = &[
         transient: &[r"APIError", r"rate.?limit", r"overloaded", r"\b5\d\d\b"],
         failed_on_success: &[r#""type"\s*:\s*"error""#],
         doc: "opencode: `opencode run <prompt> --format json` prints JSON events a line. Tools follow the `permission` config of opencode.json; recent versions have `opencode run --auto` to approve what would ask (add it with `--agent-arg --auto`; older versions do not know the flag, so the preset leaves it out). Whether opencode exits non-zero on a provider error is uncertain (users report exit 0 with an `error` event), so an `error` event marks the turn failed. Sources: opencode.ai docs (cli, permissions); error texts from users' reports, not a run of the real CLI.",
+        verified: None,
+        reports: NO_USAGE,
+        usage: usage::none,
     },
     Preset {
         name: "aider",
@@ -251,6 +308,9 @@ pub const PRESETS: &[Preset] = &[
         ],
         failed_on_success: &[],
         doc: "aider: `aider --message <prompt>` runs one instruction and exits; `--yes-always` answers yes to every question (edits, running the shell commands it proposes, so it can run `goal verify`); `--no-pretty --no-stream` keep the output plain. aider commits its own edits by default (goal's iteration then commits the goal files). Errors come from litellm exception names (`litellm.RateLimitError`, `AuthenticationError`); whether aider exits non-zero after an API error is uncertain, from aider.chat docs and users' reports.",
+        verified: None,
+        reports: NO_USAGE,
+        usage: usage::none,
     },
     Preset {
         name: "cursor",
@@ -275,7 +335,10 @@ pub const PRESETS: &[Preset] = &[
         usage_limit: &[r"usage limit.*reset", r"You've hit your (usage )?limit"],
         transient: &[r"rate.?limit", r"overloaded", r"\b5\d\d\b"],
         failed_on_success: &[r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#],
-        doc: "Cursor CLI: `cursor-agent -p <prompt> --output-format stream-json` prints JSON events a line (`system`, `assistant`, `tool_call`, a final `result` with `is_error`). `--force` allows commands unless a rule denies them, which it needs to run `goal` headless. Authentication is `cursor-agent login` or `CURSOR_API_KEY`. Error texts are from users' reports and cursor.com/docs/cli, not a run of the real CLI (uncertain).",
+        doc: "Cursor CLI: `cursor-agent -p <prompt> --output-format stream-json` prints JSON events a line (`system`, `assistant`, `tool_call`, a final `result` with `is_error`). `--force` allows commands unless a rule denies them, which it needs to run `goal` headless. Authentication is `cursor-agent login` or `CURSOR_API_KEY`. Error texts are from users' reports and cursor.com/docs/cli, not a run of the real CLI (uncertain). Unverified: the Cursor CLI is not published to a package registry, so this preset was never run against it in the tests; its usage reports are not read.",
+        verified: None,
+        reports: NO_USAGE,
+        usage: usage::none,
     },
 ];
 
@@ -289,318 +352,9 @@ pub fn names() -> Vec<&'static str> {
     PRESETS.iter().map(|p| p.name).collect()
 }
 
-/// What a turn's exit code and output say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// The turn ended normally.
-    Ok,
-    /// A failed turn: retried with backoff. The text says why.
-    Failed(String),
-    /// A usage limit; `resets_at_ms`: when it resets (Unix ms), if the output says.
-    UsageLimit {
-        resets_at_ms: Option<u64>,
-        why: String,
-    },
-    /// Auth or configuration failure: stop at once.
-    Hard(String),
-}
-
-/// The compiled patterns of one preset, or of all of them (a custom command).
-pub struct Patterns {
-    ok_exits: Vec<i32>,
-    hard_exits: Vec<i32>,
-    auth: Vec<Regex>,
-    usage_limit: Vec<Regex>,
-    transient: Vec<Regex>,
-    failed_on_success: Vec<Regex>,
-}
-
-fn compile(sources: &[&str]) -> Vec<Regex> {
-    sources
-        .iter()
-        .filter_map(|s| Regex::new(&format!("(?i){s}")).ok())
-        .collect()
-}
-
-impl Patterns {
-    pub fn of(preset: &Preset) -> Patterns {
-        let mut transient = preset.transient.to_vec();
-        transient.extend_from_slice(NETWORK);
-        Patterns {
-            ok_exits: preset.ok_exits.to_vec(),
-            hard_exits: preset.hard_exits.to_vec(),
-            auth: compile(preset.auth),
-            usage_limit: compile(preset.usage_limit),
-            transient: compile(&transient),
-            failed_on_success: compile(preset.failed_on_success),
-        }
-    }
-
-    /// Every preset's patterns (for a `-- CMD` agent); exit codes keep their usual meaning.
-    pub fn all() -> Patterns {
-        let gather = |f: fn(&Preset) -> &'static [&'static str]| -> Vec<&'static str> {
-            PRESETS.iter().flat_map(f).copied().collect()
-        };
-        let mut transient = gather(|p| p.transient);
-        transient.extend_from_slice(NETWORK);
-        Patterns {
-            ok_exits: Vec::new(),
-            hard_exits: Vec::new(),
-            auth: compile(&gather(|p| p.auth)),
-            usage_limit: compile(&gather(|p| p.usage_limit)),
-            transient: compile(&transient),
-            failed_on_success: compile(&gather(|p| p.failed_on_success)),
-        }
-    }
-
-    /// Judge a turn by its exit code and output. `now_ms`: Unix ms, for "resets in 5h".
-    pub fn classify(&self, exit_code: i32, output: &str, now_ms: u64) -> Verdict {
-        let tail = tail_lines(output, 200);
-        let found = |set: &[Regex]| set.iter().find_map(|r| r.find(tail).map(|m| m.as_str()));
-        if exit_code == 0 || self.ok_exits.contains(&exit_code) {
-            return match found(&self.failed_on_success) {
-                None => Verdict::Ok,
-                Some(_) => self.failure(exit_code, tail, now_ms, found(&self.transient)),
-            };
-        }
-        if self.hard_exits.contains(&exit_code) {
-            return Verdict::Hard(format!(
-                "the agent exited {exit_code} (bad input or configuration)"
-            ));
-        }
-        self.failure(exit_code, tail, now_ms, found(&self.transient))
-    }
-
-    fn failure(&self, exit_code: i32, tail: &str, now_ms: u64, transient: Option<&str>) -> Verdict {
-        let found = |set: &[Regex]| set.iter().find_map(|r| r.find(tail).map(|m| m.as_str()));
-        if let Some(m) = found(&self.auth) {
-            return Verdict::Hard(format!("auth or configuration failure: {}", clip(m)));
-        }
-        if let Some(m) = found(&self.usage_limit) {
-            return Verdict::UsageLimit {
-                resets_at_ms: reset_time(tail, now_ms),
-                why: format!("usage limit: {}", clip(m)),
-            };
-        }
-        Verdict::Failed(match transient {
-            Some(m) => format!("transient error (exit {exit_code}): {}", clip(m)),
-            None => format!("the agent exited {exit_code}"),
-        })
-    }
-}
-
-fn clip(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(120) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
-/// The last `n` lines of `text`.
-fn tail_lines(text: &str, n: usize) -> &str {
-    let bytes = text.as_bytes();
-    let mut seen = 0;
-    for (i, b) in bytes.iter().enumerate().rev() {
-        if *b == b'\n' && i + 1 < bytes.len() {
-            seen += 1;
-            if seen == n {
-                return &text[i + 1..];
-            }
-        }
-    }
-    text
-}
-
-/// A regex compiled once; None only if the source (a constant here) does not compile.
-fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
-    cell.get_or_init(|| Regex::new(source).ok()).as_ref()
-}
-
-/// When a usage limit resets, as Unix ms, from what the agent printed: Claude's
-/// `rate_limit_event` `resetsAt` (Unix seconds), the older `usage limit reached|<unix seconds>`,
-/// an RFC 3339 time after "reset(s) at", or a duration after "reset(s) in/after", "try again in"
-/// or "retry in" (`5h`, `2 hours 30 minutes`, `44.5s`).
-pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
-    static RESETS_AT: OnceLock<Option<Regex>> = OnceLock::new();
-    static PIPE: OnceLock<Option<Regex>> = OnceLock::new();
-    static ISO: OnceLock<Option<Regex>> = OnceLock::new();
-    static IN: OnceLock<Option<Regex>> = OnceLock::new();
-    let seconds_to_ms = |s: &str| s.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
-    // The last rejected rate_limit_event wins.
-    let mut found = None;
-    for line in output.lines().filter(|l| l.contains("rate_limit_event")) {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
-            let info = &value["rate_limit_info"];
-            if info["status"] == "rejected"
-                && let Some(at) = info["resetsAt"].as_u64()
-            {
-                found = Some(at.saturating_mul(1000));
-            }
-        }
-    }
-    if found.is_some() {
-        return found;
-    }
-    let resets_at = regex(&RESETS_AT, r#"(?i)"resetsAt"\s*:\s*(\d{9,})"#)?;
-    if let Some(c) = resets_at.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let pipe = regex(&PIPE, r"(?i)usage limit reached\|(\d{9,})")?;
-    if let Some(c) = pipe.captures_iter(output).last() {
-        return seconds_to_ms(&c[1]);
-    }
-    let iso = regex(
-        &ISO,
-        r"(?i)resets?\s+at\s+(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:\d\d))",
-    )?;
-    if let Some(c) = iso.captures_iter(output).last()
-        && let Ok(t) = chrono::DateTime::parse_from_rfc3339(&c[1])
-    {
-        return u64::try_from(t.timestamp_millis()).ok();
-    }
-    if let Some(at) = clock_reset(output, now_ms) {
-        return Some(at);
-    }
-    let within = regex(
-        &IN,
-        r"(?i)(?:resets?\s+(?:in|after)|try again in|retry in|retry after)\s+((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,and]*)+)",
-    )?;
-    if let Some(c) = within.captures_iter(output).last() {
-        return duration_ms(&c[1]).map(|d| now_ms.saturating_add(d));
-    }
-    None
-}
-
-/// A reset given as a wall-clock time in a named zone — `resets 7pm (UTC)`, `will reset at 3pm
-/// (Europe/London)`, `resets 14:30 (Asia/Shanghai)` — as the next such moment after `now_ms`.
-fn clock_reset(output: &str, now_ms: u64) -> Option<u64> {
-    static CLOCK: OnceLock<Option<Regex>> = OnceLock::new();
-    let clock = regex(
-        &CLOCK,
-        r"(?i)resets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*\(([A-Za-z_+\-/0-9]+)\)",
-    )?;
-    let c = clock.captures_iter(output).last()?;
-    let mut hour: i8 = c[1].parse().ok()?;
-    let minute: i8 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
-    match c.get(3).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-        Some("pm") if hour < 12 => hour += 12,
-        Some("am") if hour == 12 => hour = 0,
-        _ => {}
-    }
-    if hour > 23 || minute > 59 {
-        return None;
-    }
-    // The zone's rules come from the system's time zone database.
-    let tz = jiff::tz::TimeZone::get(&c[4]).ok()?;
-    let now = jiff::Timestamp::from_millisecond(i64::try_from(now_ms).ok()?)
-        .ok()?
-        .to_zoned_datetime(tz.clone());
-    let today = now.date();
-    let mut at = today
-        .at(hour, minute, 0, 0)
-        .to_zoned_datetime(tz.clone())
-        .ok()?;
-    if at.timestamp() <= now.timestamp() {
-        at = today
-            .tomorrow()
-            .ok()?
-            .at(hour, minute, 0, 0)
-            .to_zoned_datetime(tz)
-            .ok()?;
-    }
-    u64::try_from(at.timestamp().as_millisecond()).ok()
-}
-
-/// `2 hours 30 minutes`, `5h`, `44.5s`, `1d 2h` → ms.
-fn duration_ms(text: &str) -> Option<u64> {
-    static PART: OnceLock<Option<Regex>> = OnceLock::new();
-    let part = regex(
-        &PART,
-        r"(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b",
-    )?;
-    let mut total = 0.0;
-    let mut any = false;
-    for c in part.captures_iter(text) {
-        let n: f64 = c[1].parse().ok()?;
-        let unit = c[2].to_ascii_lowercase();
-        let seconds = match unit.chars().next() {
-            Some('d') => 86_400.0,
-            Some('h') => 3_600.0,
-            Some('m') => 60.0,
-            _ => 1.0,
-        };
-        total += n * seconds;
-        any = true;
-    }
-    any.then(|| (total * 1000.0).ceil() as u64)
-}
-
-/// The agent's last message, from its output in any preset's format: the `result` of a final
-/// result event (Claude, Cursor), Codex's last `agent_message`, Gemini's `response`, Pi's last
-/// assistant text, opencode's last text part; else the last non-empty line.
-pub fn last_message(output: &str) -> Option<String> {
-    let mut last = None;
-    let mut last_plain = None;
-    for line in output.lines() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line.starts_with('{')
-            && let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
-        {
-            if let Some(text) = message_of(&v) {
-                last = Some(text);
-            }
-            continue;
-        }
-        last_plain = Some(line.to_string());
-    }
-    if last.is_none() && output.trim_start().starts_with('{') {
-        // One JSON document over several lines (Gemini's --output-format json).
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(output.trim()) {
-            last = message_of(&v);
-        }
-    }
-    last.or(last_plain)
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-}
-
-fn message_of(v: &serde_json::Value) -> Option<String> {
-    let s = |x: &serde_json::Value| {
-        x.as_str()
-            .map(str::to_string)
-            .filter(|t| !t.trim().is_empty())
-    };
-    let text_blocks = |content: &serde_json::Value| -> Option<String> {
-        let text: Vec<&str> = content
-            .as_array()?
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect();
-        (!text.is_empty()).then(|| text.join("\n"))
-    };
-    match v["type"].as_str() {
-        Some("result") => s(&v["result"]),
-        Some("assistant") => text_blocks(&v["message"]["content"]),
-        Some("item.completed") if v["item"]["type"] == "agent_message" => s(&v["item"]["text"]),
-        Some("message_end") | Some("turn_end") if v["message"]["role"] == "assistant" => {
-            text_blocks(&v["message"]["content"])
-        }
-        Some("agent_end") => v["messages"]
-            .as_array()?
-            .iter()
-            .rev()
-            .find(|m| m["role"] == "assistant")
-            .and_then(|m| text_blocks(&m["content"])),
-        Some("text") => s(&v["part"]["text"]),
-        None => s(&v["response"]),
-        _ => None,
-    }
-}
+pub use super::classify::{Patterns, Verdict, last_message, reset_time};
+#[cfg(test)]
+use regex::Regex;
 
 #[cfg(test)]
 mod tests {
@@ -716,24 +470,87 @@ mod tests {
             ),
             ("pi", 1, "No API key found for provider anthropic", "hard"),
             ("pi", 0, r#"{"type":"agent_end","messages":[]}"#, "ok"),
-            // Codex exec --json (users' reports).
+            // codex 0.169.0 exec --json, seen with the real CLI against a stand-in API.
+            (
+                "codex",
+                1,
+                r#"{"type":"error","message":"unexpected status 401 Unauthorized: Incorrect API key provided: sk-offl****test. You can find your API key at https://platform.openai.com/account/api-keys., url: http://127.0.0.1:4242/v1/responses"}
+{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: Incorrect API key provided: sk-offl****test. You can find your API key at https://platform.openai.com/account/api-keys., url: http://127.0.0.1:4242/v1/responses"}}"#,
+                "hard",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: You didn't provide an API key. You need to provide your API key in an Authorization header"}}"#,
+                "hard",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"error","message":"You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 10:32 AM."}
+{"type":"turn.failed","error":{"message":"You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 10:32 AM."}}"#,
+                "usage-limit",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"You’ve hit your usage limit. Try again at Dec 2nd, 2026 9:28 AM."}}"#,
+                "usage-limit",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"You've hit your usage limit. Upgrade to Pro or try again in 2 hours 5 minutes."}}"#,
+                "usage-limit",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"error","message":"exceeded retry limit, last status: 429 Too Many Requests"}
+{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 429 Too Many Requests"}}"#,
+                "failed",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"Selected model is at capacity. Please try a different model."}}"#,
+                "failed",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"error","message":"Reconnecting... 5/5 (We’re currently experiencing high demand, which may cause temporary errors.)"}
+{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}"#,
+                "failed",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"unexpected status 502 Bad Gateway: Bad gateway, url: http://127.0.0.1:4242/v1/responses"}}"#,
+                "failed",
+            ),
+            (
+                "codex",
+                1,
+                r#"{"type":"turn.failed","error":{"message":"unexpected status 529 <unknown status code>: overloaded, url: http://127.0.0.1:4242/v1/responses"}}"#,
+                "failed",
+            ),
             (
                 "codex",
                 1,
                 r#"{"type":"turn.failed","error":{"message":"stream disconnected before completion"}}"#,
                 "failed",
             ),
+            // A good turn carries error events (the WebSocket fallback, reconnects): not failures.
             (
                 "codex",
-                1,
-                r#"{"type":"error","message":"You've hit your usage limit. Upgrade to Pro or try again in 2 hours 5 minutes."}"#,
-                "usage-limit",
-            ),
-            (
-                "codex",
-                1,
-                r#"{"type":"error","message":"unexpected status 401 Unauthorized: Missing bearer"}"#,
-                "hard",
+                0,
+                r#"{"type":"error","message":"Reconnecting... 2/5 (unexpected status 404 Not Found: Unknown error, url: ws://127.0.0.1:4242/v1/responses)"}
+{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Falling back from WebSockets to HTTPS transport. unexpected status 426 Upgrade Required"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Wrote hello.txt; goal verify passed."}}
+{"type":"turn.completed","usage":{"input_tokens":2400,"cached_input_tokens":400,"output_tokens":60}}
+Reading additional input from stdin..."#,
+                "ok",
             ),
             (
                 "codex",
@@ -741,20 +558,94 @@ mod tests {
                 r#"{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 429 Too Many Requests"}}"#,
                 "failed",
             ),
-            // Gemini CLI (docs: exit 1 API failure, 42 bad input, 53 turn limit).
+            // gemini 0.61.0, seen with the real CLI against a stand-in API: exit codes are the HTTP
+            // status mod 256, errors are on stderr after warning lines, stdout is empty.
+            (
+                "gemini",
+                55,
+                "Gemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment variable, or trust this directory in interactive mode.",
+                "hard",
+            ),
+            (
+                "gemini",
+                41,
+                "When using Gemini API, you must specify the GEMINI_API_KEY environment variable.",
+                "hard",
+            ),
+            ("gemini", 41, "Invalid auth method selected.", "hard"),
+            ("gemini", 52, "Error in settings.json", "hard"),
+            (
+                "gemini",
+                144,
+                r#"YOLO mode is enabled. All tool calls will be automatically approved.
+Error when talking to Gemini API Full report available at: /tmp/gemini-client-error.json _ApiError: {"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}
+{
+  "session_id": "s",
+  "error": {"type": "Error", "message": "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\",\"status\":\"INVALID_ARGUMENT\"}}", "code": 400}
+}"#,
+                "hard",
+            ),
+            (
+                "gemini",
+                145,
+                r#"_ApiError: {"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"#,
+                "hard",
+            ),
+            (
+                "gemini",
+                147,
+                r#"_ApiError: {"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#,
+                "hard",
+            ),
+            (
+                "gemini",
+                1,
+                r#"_ApiError: {"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#,
+                "hard",
+            ),
+            (
+                "gemini",
+                247,
+                r#"Attempt 1 failed with status 503. Retrying with backoff... _ApiError: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}
+Attempt 10 failed: The model is overloaded. Please try again later.. Max attempts reached
+{
+  "session_id": "s",
+  "error": {"type": "Error", "message": "The model is overloaded. Please try again later.", "code": 503}
+}"#,
+                "failed",
+            ),
+            (
+                "gemini",
+                173,
+                r#"Attempt 10 failed: Resource has been exhausted (e.g. check quota).. Max attempts reached
+{"error":{"type":"Error","message":"Resource has been exhausted (e.g. check quota).","code":429}}"#,
+                "failed",
+            ),
+            (
+                "gemini",
+                173,
+                "Error when talking to Gemini API Full report available at: /tmp/x.json TerminalQuotaError: You exceeded your current quota, please check your plan and billing details. Please retry in 3600s.\nSuggested retry after 3600s.",
+                "usage-limit",
+            ),
+            (
+                "gemini",
+                173,
+                "TerminalQuotaError: You have exhausted your daily quota on this model.",
+                "usage-limit-no-reset",
+            ),
             (
                 "gemini",
                 1,
                 r#"{"error":{"type":"ApiError","message":"[API Error: RESOURCE_EXHAUSTED 429]"}}"#,
                 "failed",
             ),
+            ("gemini", 42, "Error: unknown argument", "hard"),
             (
                 "gemini",
-                1,
-                r#"{"error":{"message":"API key not valid. Please pass a valid API key."}}"#,
+                0,
+                "Error executing tool run_shell_command: Tool \"run_shell_command\" not found in registry.\n{\n  \"response\": \"I cannot run commands.\"\n}",
                 "hard",
             ),
-            ("gemini", 42, "Error: unknown argument", "hard"),
             (
                 "gemini",
                 53,
@@ -763,9 +654,9 @@ mod tests {
             ),
             (
                 "gemini",
-                1,
-                "Quota exceeded for quota metric. Please retry in 44.5s.",
-                "usage-limit",
+                0,
+                "Warning: 256-color support not detected.\nYOLO mode is enabled. All tool calls will be automatically approved.\n{\n  \"session_id\": \"s\",\n  \"response\": \"Wrote hello.txt; goal verify passed.\"\n}",
+                "ok",
             ),
             // opencode, aider, cursor (users' reports).
             (
@@ -844,56 +735,6 @@ mod tests {
     }
 
     #[test]
-    fn reset_times() {
-        let cases: &[(&str, Option<u64>)] = &[
-            (
-                r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1800003600}}"#,
-                Some(1_800_003_600_000),
-            ),
-            (
-                "Claude AI usage limit reached|1800000042",
-                Some(1_800_000_042_000),
-            ),
-            ("quota will reset after 5h", Some(NOW + 5 * 3_600_000)),
-            ("try again in 2 hours 5 minutes.", Some(NOW + 7_500_000)),
-            ("Please retry in 44.5s.", Some(NOW + 44_500)),
-            ("resets at 2027-01-15T09:00:00Z", Some(1_800_003_600_000)),
-            ("usage limit reached", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(reset_time(text, NOW), *want, "{text}");
-        }
-    }
-
-    #[test]
-    fn wall_clock_resets_in_a_named_zone() {
-        // 2026-12-01T10:00:00Z
-        let now = 1_796_119_200_000u64;
-        let h = 3_600_000u64;
-        let cases: &[(&str, Option<u64>)] = &[
-            (
-                "You've hit your limit · resets 7pm (UTC)",
-                Some(now + 9 * h),
-            ),
-            (
-                "Claude usage limit reached. Your limit will reset at 3pm (Europe/London).",
-                Some(now + 5 * h),
-            ),
-            ("resets 9am (UTC)", Some(now + 23 * h)),
-            ("resets 12am (UTC)", Some(now + 14 * h)),
-            (
-                "resets 14:30 (Asia/Shanghai)",
-                Some(now + 20 * h + 30 * 60_000),
-            ),
-            ("resets 7pm (Not/AZone)", None),
-            ("resets 25pm (UTC)", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(reset_time(text, now), *want, "{text}");
-        }
-    }
-
-    #[test]
     fn last_messages() {
         let cases: &[(&str, Option<&str>)] = &[
             (
@@ -912,11 +753,64 @@ mod tests {
                 r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"pi reply"}]}}"#,
                 Some("pi reply"),
             ),
+            (
+                "Warning: 256-color support not detected.\nYOLO mode is enabled. All tool calls will be automatically approved.\n{\n  \"session_id\": \"s\",\n  \"response\": \"Wrote hello.txt\",\n  \"stats\": {\"models\": {}}\n}\n",
+                Some("Wrote hello.txt"),
+            ),
+            ("{\n  \"session_id\": \"s\",\n  \"stats\": {}\n}\n", None),
             ("working...\nall done\n\n", Some("all done")),
             ("", None),
         ];
         for (output, want) in cases {
             assert_eq!(last_message(output).as_deref(), *want, "{output}");
+        }
+    }
+
+    #[test]
+    fn verified_versions_are_the_ones_the_tests_install() {
+        // (preset, the test package.json that pins its CLI, the npm package)
+        let pinned = [
+            (
+                "claude",
+                include_str!("../../tests/claude/package.json"),
+                "@anthropic-ai/claude-code",
+            ),
+            (
+                "codex",
+                include_str!("../../tests/codex/package.json"),
+                "@openai/codex",
+            ),
+            (
+                "gemini",
+                include_str!("../../tests/gemini/package.json"),
+                "@google/gemini-cli",
+            ),
+            (
+                "pi",
+                include_str!("../../integrations/pi/package.json"),
+                "@mariozechner/pi-coding-agent",
+            ),
+        ];
+        for (name, manifest, package) in pinned {
+            let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();
+            let version = ["devDependencies", "dependencies"]
+                .iter()
+                .find_map(|k| manifest[k][package].as_str())
+                .unwrap_or_else(|| panic!("{name}: {package} is not pinned"));
+            let version = version.trim_start_matches(['^', '~']);
+            assert_eq!(preset(name).unwrap().verified, Some(version), "{name}");
+        }
+        let cursor = preset("cursor").unwrap();
+        assert_eq!(cursor.verified, None);
+        assert!(cursor.doc.contains("Unverified"));
+        for p in PRESETS {
+            if p.reports.cost || p.reports.tokens {
+                assert!(
+                    p.verified.is_some(),
+                    "{}: usage read from an unverified CLI",
+                    p.name
+                );
+            }
         }
     }
 

@@ -1,13 +1,9 @@
 //! The prompt of one `goal run` turn, from the goal, its proof and what the loop knows. Pure.
 
-use crate::commands::inject;
 use crate::goal_file::GoalFile;
 use crate::proof::{Proof, State};
 use crate::stagnation::STRATEGY_PROMPT;
-
-/// How a criterion is proven, test first, as the agents are told it (the Claude adapter's request
-/// for criteria and `goal run`'s prompt; `goal inject`'s text does not carry it).
-pub const TEST_FIRST: &str = "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass. A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard \"<command>\"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.";
+use crate::texts as inject;
 
 /// What the loop adds to the goal's own state.
 #[derive(Debug, Default)]
@@ -55,9 +51,15 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
                 ));
             }
             text.push('\n');
+        } else if let Err(unaccepted) = &proof.acceptance {
+            // Proven one by one, yet `goal done` would refuse (a check alone, a broken ledger).
+            text.push_str(&format!(
+                "Every criterion is proven, but `goal done` would refuse: {}.\n\n",
+                unaccepted.reason()
+            ));
         }
     }
-    text.push_str(TEST_FIRST);
+    text.push_str(crate::texts::TEST_FIRST);
     text.push_str("\n\n");
     if extra.stagnant {
         text.push_str(STRATEGY_PROMPT);

@@ -11,13 +11,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::Surface;
+use super::judge::RedOutcome;
 use super::judge::RedTarget;
 use super::names::{self, TestNames};
 use super::red::{RedTree, red_tree};
 use crate::child;
+use crate::context::now_rfc3339;
 use crate::error::{Error, Result};
+use crate::evidence::{self, NewRecord, Record};
+use crate::pin;
 use crate::repo::{Oid, Repo};
 use crate::summary::{self, TestCounts};
+use crate::workspace::{Workspace, write_atomic};
 
 /// Dependency folders of the working tree a red run sees (linked when the tree lacks them).
 pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv", "vendor"];
@@ -153,6 +158,166 @@ pub fn red_states(
         .iter()
         .map(|c| super::judge::red_state(ledger, c.number, &c.text, &place.target))
         .collect())
+}
+
+/// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
+/// nothing ran). What it came to.
+pub fn red_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<(Option<Record>, RedOutcome)> {
+    if !place.target.trusted {
+        for u in &place.red.untrusted {
+            crate::ops::note(
+                quiet,
+                format!("the red tree is not trustworthy: {}", u.reason),
+            );
+        }
+        return Ok((None, RedOutcome::Inconclusive));
+    }
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the code before the goal (base {}) with the tests as now",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.red.tree,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let missing = result.path_missing.clone();
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: Some(evidence::Red {
+            base: place.target.base.clone(),
+            tests: place.target.tests.clone(),
+        }),
+        base_run: false,
+    };
+    let record = append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &place.target.tree,
+        result,
+        extra,
+        junit,
+    )?;
+    let outcome = super::judge::red_outcome(&record, missing.is_some());
+    if let Some(path) = missing {
+        crate::ops::note(
+            quiet,
+            format!("`{path}` does not exist on the code before the goal: nothing of it ran"),
+        );
+    }
+    Ok((Some(record), outcome))
+}
+
+/// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).
+pub fn base_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<Record> {
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the goal's base (base {})",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.base_tree_full,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: None,
+        base_run: true,
+    };
+    let tree = place.base_tree.to_string();
+    append(ws, place, n, text, argv, &tree, result, extra, junit)
+}
+
+fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
+    TreeRunOptions {
+        work_root: ws.root(),
+        git_dir: ws.repo.common_dir(),
+        cwd: "",
+        junit,
+        show: !quiet,
+        to_stderr: true,
+    }
+}
+
+/// Seal a run made elsewhere as a record of criterion `n` on `tree`, witness it and append it.
+#[allow(clippy::too_many_arguments)]
+fn append(
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    tree: &str,
+    result: TreeRun,
+    extra: evidence::Extra,
+    junit: &[String],
+) -> Result<Record> {
+    let _lock = if place.locked { None } else { Some(ws.lock()?) };
+    let ledger = ws.ledger()?;
+    let (record, line) = evidence::seal_with(
+        NewRecord {
+            criteria: vec![(n, text.to_string())],
+            argv: argv.to_vec(),
+            cwd: String::new(),
+            exit_code: result.exit_code,
+            started: now_rfc3339(),
+            duration_ms: result.duration_ms,
+            tree: tree.to_string(),
+            tree_after: None,
+            created: Vec::new(),
+            changed: Vec::new(),
+            tests: result.tests,
+            junit: junit.to_vec(),
+            check: false,
+            output: result.output,
+        },
+        extra,
+        &ledger.head_hash(),
+    );
+    append_line(ws, &record, &line)?;
+    Ok(record)
+}
+
+/// Witness a sealed record, then append its line to evidence.jsonl.
+pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
+    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
+    ws.witness(record)?;
+    let evidence_path = ws.abs(&ws.evidence_rel());
+    let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(line.as_bytes());
+    write_atomic(&evidence_path, &bytes)
 }
 
 /// What one run in a temporary worktree gave.

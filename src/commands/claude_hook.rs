@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{abandon, init, inject};
 use crate::context::Ctx;
 use crate::detect::{self, Granularity, Kind};
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::proof::State;
+use crate::texts as inject;
 use crate::trailers::{Action, GoalTrailers};
 use crate::workspace::{Workspace, write_atomic};
 
@@ -112,21 +112,19 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
     match (d.kind, &active) {
         (Kind::Goal, None) => {
             let text = d.goal.clone().unwrap_or_default();
-            init::run(
-                ctx,
-                init::Args {
+            crate::ops::init::init(
+                &ws,
+                crate::ops::init::Options {
                     goal: Some(text.clone()),
                     criteria: Vec::new(),
-                    criteria_file: None,
                     phases: Vec::new(),
-                    replace: false,
                     abandon_current: false,
-                    commit: Default::default(),
+                    on_active: &|_| crate::ops::init::OnActive::Keep,
                 },
             )?;
             notes.push(format!(
                 "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output), pinned to the test that proves it — with `goal criteria add \"<outcome>\" --verify \"<test command>\"`. {}",
-                crate::runner::prompt::TEST_FIRST
+                crate::texts::TEST_FIRST
             ));
             if d.granularity == Granularity::Coarse {
                 notes.push(
@@ -140,7 +138,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         )),
         (Kind::Abandon, Some(goal)) => {
             let _lock = ws.lock()?;
-            abandon::abandon(ctx, &ws, goal, "abandoned by the user")?;
+            crate::ops::abandon::abandon_locked(&ws, goal.clone(), "abandoned by the user")?;
             return Ok(context(
                 "UserPromptSubmit",
                 format!(
@@ -233,7 +231,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
     let next = if goal.criteria.is_empty() {
         format!(
             "Write the acceptance criteria first, each pinned to the test that proves it: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`. {}",
-            crate::runner::prompt::TEST_FIRST
+            crate::texts::TEST_FIRST
         )
     } else if proof.complete() {
         "Every criterion is proven on the current code: run `goal done` to finish.".to_string()

@@ -1,0 +1,550 @@
+//! Complete the goal: `goal done`'s gate (the proof's one answer), the deslop pass, the two
+//! commits, and the summary.
+
+use serde::Serialize;
+
+use crate::context::now_rfc3339;
+use crate::deslop;
+use crate::door::Commit;
+use crate::error::{Error, Result};
+use crate::evidence::{Ledger, Record};
+use crate::goal_file::{GoalFile, Status};
+use crate::history;
+use crate::pin::{self, Kind};
+use crate::proof::{Proof, Unaccepted};
+use crate::repo::{DiffStat, Oid, Stage};
+use crate::summary::TestCounts;
+use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
+use crate::surface::names::{self, RunTests};
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+pub struct Options {
+    /// Clean-up check commands (empty: git config goal.deslop).
+    pub deslop: Vec<String>,
+    /// No warnings on stderr.
+    pub quiet: bool,
+    /// Accept weakened tests (each recorded in a `Goal-Tests-Weakened` trailer) and a goal of
+    /// guards only (`Goal-Guards-Only: confirmed`).
+    pub confirm: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CriterionSummary {
+    pub number: usize,
+    pub text: String,
+    pub evidence: String,
+    pub tests: Option<TestCounts>,
+    /// The command whose run proves it.
+    pub command: Vec<String>,
+    /// Proven by its pinned command (false: by a command chosen at verify time).
+    pub pinned: bool,
+    /// acceptance, guard or unpinned.
+    pub kind: &'static str,
+    /// The red witness's record id (acceptance criteria), or the guard's base record id.
+    pub red: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeslopCommand {
+    pub command: String,
+    pub exit_code: i32,
+    pub passed: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub goal: String,
+    pub iterations: u64,
+    pub criteria: Vec<CriterionSummary>,
+    pub files_changed: usize,
+    pub insertions: usize,
+    pub deletions: usize,
+    pub elapsed_s: i64,
+    pub deslop: Vec<deslop::Finding>,
+    pub deslop_commands: Vec<DeslopCommand>,
+    /// Every criterion removed or materially reworded in the goal's life.
+    pub material_changes: Vec<history::MaterialEntry>,
+    /// What the goal's diff does to its tests (weakening findings).
+    pub tests_weakened: Vec<Weakened>,
+    pub commits: Vec<String>,
+}
+
+/// The goal completed: the summary and the two commits (complete, done).
+pub struct Done {
+    pub summary: Summary,
+    pub commits: Vec<Oid>,
+}
+
+/// The seeds' red flag that a missing proof would be.
+fn red_flag(why: &str) -> &'static str {
+    if why.contains("no tests ran")
+        || why.contains("no evidence")
+        || why.contains("no test summary")
+    {
+        "\"tests don't run but code looks fine\""
+    } else if why.contains("stale") {
+        "\"all criteria basically met, close enough\" (the evidence is for older code)"
+    } else if why.contains("failed") || why.contains("exited") {
+        "\"close enough\" (the last run failed)"
+    } else {
+        "\"close enough\""
+    }
+}
+
+/// `goal done`'s refusal of a goal its proof does not accept, with every reason and the next
+/// command.
+fn refusal(
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &Ledger,
+    tree_text: &str,
+    proof: &Proof,
+    unaccepted: &Unaccepted,
+) -> Error {
+    let mut missing = Vec::new();
+    match unaccepted {
+        Unaccepted::NoCriteria => {
+            return Error::not_proven(
+                "the goal has no criteria: nothing proves it done",
+                "add criteria with `goal criteria add \"<observable outcome>\"`",
+            );
+        }
+        Unaccepted::BrokenChain(reason) => {
+            return Error::not_proven(
+                format!("evidence.jsonl does not verify: {reason}"),
+                crate::store::broken_ledger_hint(&ws.evidence_rel()),
+            );
+        }
+        Unaccepted::Unproven(_) => {
+            for c in &goal.criteria {
+                if let Err(why) = ledger.proof(c.number, &c.text, tree_text) {
+                    let rerun = proof
+                        .get(c.number)
+                        .and_then(|p| p.rerun_line())
+                        .filter(|l| !why.contains(l.as_str()))
+                        .map(|l| format!("; run `{l}`"))
+                        .unwrap_or_default();
+                    // A reason that names its red flag already is not given a second one.
+                    let flag = if why.contains("red flag") {
+                        String::new()
+                    } else {
+                        format!(" — red flag {}", red_flag(&why))
+                    };
+                    missing.push(format!(
+                        "criterion {} \"{}\": {why}{flag}{rerun}",
+                        c.number, c.text
+                    ));
+                }
+            }
+        }
+        Unaccepted::NoPassingTest => missing.push(
+            "no passing test evidence on this tree: a check alone cannot complete a goal — red flag \"tests don't run but code looks fine\""
+                .into(),
+        ),
+    }
+    let numbers: Vec<usize> = match unaccepted {
+        Unaccepted::Unproven(numbers) => numbers.clone(),
+        _ => Vec::new(),
+    };
+    Error::not_proven(
+        format!("the goal is not proven done:\n  {}", missing.join("\n  ")),
+        match numbers.first() {
+            Some(&n) => format!(
+                "{} (criteria still to prove: {})",
+                proof
+                    .get(n)
+                    .and_then(|p| p.rerun_line())
+                    .unwrap_or_else(|| format!("goal verify -c {n} -- <test command>")),
+                numbers
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "goal verify -c <N> -- <test command>".to_string(),
+        },
+    )
+}
+
+pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    if goal.status == Status::Blocked {
+        return Err(Error::Blocked {
+            doing: "it cannot be completed until it is resumed".into(),
+            hint: "see the Blocked section with `goal status`, then `goal resume`".into(),
+        });
+    }
+    let ledger = ws.ledger()?;
+    let tree = ws.worktree_tree()?;
+    let tree_text = tree.to_string();
+    let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text)).seen_from(&ws.here);
+    let mut proven = match &proof.acceptance {
+        Ok(()) => goal
+            .criteria
+            .iter()
+            .filter_map(|c| {
+                let record = ledger.proof(c.number, &c.text, &tree_text).ok()?;
+                Some(CriterionSummary {
+                    number: c.number,
+                    text: c.text.clone(),
+                    evidence: record.id.clone(),
+                    tests: record.tests,
+                    command: record.argv.clone(),
+                    pinned: crate::pin::argv(&c.text).is_some(),
+                    kind: crate::pin::kind_name(&c.text),
+                    red: None,
+                })
+            })
+            .collect::<Vec<_>>(),
+        Err(unaccepted) => return Err(refusal(ws, &goal, &ledger, &tree_text, &proof, unaccepted)),
+    };
+
+    // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
+    let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
+
+    // Deslop: run the commands, scan what the goal added. Findings never block.
+    let init = history::init_commit(&ws.repo)?;
+    let base = init.as_ref().map(|c| c.tree);
+    let commands = if options.deslop.is_empty() {
+        ws.config.deslop.clone()
+    } else {
+        options.deslop.clone()
+    };
+    let mut deslop_commands = Vec::new();
+    for command in &commands {
+        let argv = vec!["sh".to_string(), "-c".to_string(), command.clone()];
+        let exit_code = match crate::child::run_teed(&argv, ws.root(), true) {
+            Ok((code, _)) => code,
+            Err(e @ Error::Interrupted { .. }) => return Err(e),
+            Err(e) => {
+                super::note(
+                    options.quiet,
+                    format!("warning: deslop command `{command}` could not run: {e}"),
+                );
+                127
+            }
+        };
+        if exit_code != 0 {
+            super::note(
+                options.quiet,
+                format!(
+                    "warning: deslop command `{command}` exited {exit_code} (noted, not blocking)"
+                ),
+            );
+        }
+        deslop_commands.push(DeslopCommand {
+            command: command.clone(),
+            exit_code,
+            passed: exit_code == 0,
+        });
+    }
+    // The deslop commands may have changed files (formatters): the gate below re-checks the tree.
+    let final_tree = ws.worktree_tree()?;
+    if final_tree != tree {
+        return Err(Error::not_proven(
+            "the deslop commands changed the working tree, so the evidence no longer matches it",
+            "verify the criteria again on the cleaned-up code, then run `goal done`",
+        ));
+    }
+    // Diffs need real trees: the goal folder is left out by path.
+    let full = ws.worktree_tree_full()?;
+    let findings = deslop::scan(&ws.repo.added_lines(base, full, &ws.goal_dir)?);
+    let stat = match base {
+        Some(b) => ws.repo.diff_stat(Some(b), full, &ws.goal_dir)?,
+        None => DiffStat::default(),
+    };
+
+    let material_changes =
+        history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;
+
+    // Commit 1: status complete, every criterion ticked, with the work it proves.
+    // Both commits pass the user's hooks before either is made.
+    let mut pending = Vec::new();
+    if goal.status != Status::Complete {
+        for n in 1..=goal.criteria.len() {
+            goal.set_passed(n, true);
+        }
+        goal.set_status(Status::Complete);
+        goal.set_updated(&now_rfc3339());
+        let mut commit = Commit::new(Action::Complete, format!("complete \"{}\"", goal.goal));
+        commit.stage = Stage::All;
+        commit.body = material_changes.iter().map(material_line).collect();
+        commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
+        commit.evidence.dedup();
+        commit.tests_weakened = gate
+            .weakened
+            .iter()
+            .filter(|w| w.confirmed)
+            .map(Weakened::describe)
+            .collect();
+        commit.guards_only = gate.guards_only;
+        pending.push(commit.prepare(ws, Some(&goal), &goal)?);
+    }
+    // Commit 2: the goal files go; the history keeps them.
+    let mut commit = Commit::new(Action::Done, format!("done \"{}\"", goal.goal));
+    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
+    commit.status = Some("complete");
+    pending.push(commit.prepare(ws, None, &goal)?);
+    let commits = ws.commit_all(pending)?;
+
+    let started = init.as_ref().map(|c| c.time).or_else(|| {
+        goal.created
+            .as_deref()
+            .and_then(|c| chrono::DateTime::parse_from_rfc3339(c).ok())
+            .map(|d| d.timestamp())
+    });
+    let now = chrono::DateTime::parse_from_rfc3339(&now_rfc3339())
+        .map(|d| d.timestamp())
+        .unwrap_or_default();
+    let summary = Summary {
+        goal: goal.goal.clone(),
+        iterations: goal.iteration,
+        criteria: proven,
+        files_changed: stat.files_changed,
+        insertions: stat.insertions,
+        deletions: stat.deletions,
+        elapsed_s: started.map_or(0, |s| (now - s).max(0)),
+        deslop: findings,
+        deslop_commands,
+        material_changes,
+        tests_weakened: gate.weakened,
+        commits: commits.iter().map(|c| c.to_string()).collect(),
+    };
+    Ok(Done { summary, commits })
+}
+
+/// What the red gate let through: the findings (confirmed or shown) and a confirmed guards-only goal.
+struct RedGate {
+    weakened: Vec<Weakened>,
+    guards_only: bool,
+}
+
+fn run_tests(record: &Record) -> RunTests<'_> {
+    RunTests {
+        counts: record.tests,
+        names: record.names.as_ref(),
+    }
+}
+
+/// The rules of red before green over a goal whose criteria are all proven: findings in the goal's
+/// diff over the test surface, a goal of guards only, a red witness for each acceptance criterion
+/// (found, or made by running its red run here), green covering red, each guard holding against
+/// its base run (found, or made here). Fills `proven[].red`; refuses (exit 1) naming each failure.
+fn red_gate(
+    options: &Options,
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &Ledger,
+    proven: &mut [CriterionSummary],
+) -> Result<RedGate> {
+    let (quiet, confirm) = (options.quiet, options.confirm);
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let pinned = goal.criteria.iter().any(|c| pin::kind(&c.text).is_some());
+    if history::init_commit(&ws.repo)?.is_none() && !pinned {
+        // A goal with no `goal init` in its history (brought back by hand) and no pin: there is
+        // no base to compare with, and nothing a red run could check.
+        return Ok(RedGate {
+            weakened: Vec::new(),
+            guards_only: false,
+        });
+    }
+    let mut place = crate::surface::run::Place::of(ws)?;
+    place.locked = true;
+    // Findings: the goal's diff, base tree → the working tree, over the test surface.
+    let surface = crate::surface::Surface::from_repo(&ws.repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests`",
+        )
+    })?;
+    let changes = crate::surface::red::surface_changes(
+        &ws.repo,
+        place.base_tree_full,
+        ws.worktree_tree_full()?,
+        &surface,
+    )?;
+    let found = crate::surface::weaken::findings(&surface, &changes);
+    for u in &found.unreadable {
+        super::note(
+            quiet,
+            format!(
+                "warning: {} could not be read for weakened tests: {}",
+                u.file, u.reason
+            ),
+        );
+    }
+    let weakened = judge::weakened(&found.findings, &pins, confirm);
+    for w in weakened.iter().filter(|w| !w.refuses) {
+        super::note(
+            quiet,
+            format!(
+                "the goal changes a test: {} (red before green judges it)",
+                w.describe()
+            ),
+        );
+    }
+    let mut refusals: Vec<String> = Vec::new();
+    let mut hint: Option<String> = None;
+    let unconfirmed: Vec<&Weakened> = weakened
+        .iter()
+        .filter(|w| w.refuses && !w.confirmed)
+        .collect();
+    if !unconfirmed.is_empty() {
+        for w in &unconfirmed {
+            refusals.push(format!("the goal weakens its tests: {}", w.describe()));
+        }
+        hint = Some(
+            "restore the tests (the bug stays until a test shows it fixed), or accept each weakening with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)".into(),
+        );
+        return Err(refuse(refusals, hint));
+    }
+    let guards_only = judge::guards_only(&texts);
+    if guards_only && !confirm {
+        return Err(Error::not_proven(
+            "every criterion of the goal is a guard: guards show nothing broke, not that the change works",
+            "add an acceptance criterion whose test fails before the change: `goal criteria add \"<outcome>\" --verify \"<test command>\"`, or, for a refactoring, confirm with `goal done --confirm`",
+        ));
+    }
+    for c in proven.iter_mut() {
+        let text = &goal.criteria[c.number - 1].text;
+        let Some(Ok(p)) = pin::parse(text) else {
+            continue;
+        };
+        let Some(green) = ledger.find(&c.evidence) else {
+            continue;
+        };
+        let n = c.number;
+        match p.kind {
+            Kind::Acceptance => {
+                let state = judge::red_state(ledger, n, text, &place.target);
+                let (witness, outcome) = match state {
+                    Some(judge::Red {
+                        state: RedState::Witnessed,
+                        record: Some(id),
+                    }) => (ledger.find(&id).cloned(), RedOutcome::Red),
+                    Some(judge::Red {
+                        state: RedState::PassesOnBase,
+                        ..
+                    }) => (None, RedOutcome::PassesOnBase),
+                    Some(judge::Red {
+                        state: RedState::Inconclusive,
+                        ..
+                    }) => (None, RedOutcome::Inconclusive),
+                    _ => {
+                        if !quiet {
+                            eprintln!(
+                                "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        crate::surface::run::red_run(
+                            quiet,
+                            ws,
+                            &place,
+                            n,
+                            text,
+                            &p.argv,
+                            &green.junit,
+                        )?
+                    }
+                };
+                if let Some(why) = judge::outcome_message(n, &outcome) {
+                    refusals.push(why);
+                    hint.get_or_insert_with(|| match outcome {
+                        RedOutcome::Inconclusive => format!(
+                            "run its pin before the fix — with the tests written and the code not yet changed, `goal verify -c {n}` failing is a witness; `goal verify --red -c {n}` shows the red run"
+                        ),
+                        _ => format!(
+                            "write a test that fails on the code before the goal and passes now (see it with `goal verify --red -c {n}`)"
+                        ),
+                    });
+                    continue;
+                }
+                let Some(witness) = witness else { continue };
+                if let Err(missing) =
+                    names::green_covers_red(&run_tests(&witness), &run_tests(green))
+                {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "criterion {n}: its passing run does not run the tests that failed on the code before the goal ({}; red {}, green {})",
+                        words.join("; "),
+                        witness.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        format!("run the same tests at the end: `goal verify -c {n}`")
+                    });
+                    continue;
+                }
+                c.red = Some(witness.id.clone());
+            }
+            Kind::Guard => {
+                let base_tree = place.base_tree.to_string();
+                let base = match judge::guard_base(ledger, n, text, &base_tree) {
+                    Some(r) => r.clone(),
+                    None => {
+                        if !quiet {
+                            eprintln!(
+                                "criterion {n}: running its guard on the goal's base (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        crate::surface::run::base_run(
+                            quiet,
+                            ws,
+                            &place,
+                            n,
+                            text,
+                            &p.argv,
+                            &green.junit,
+                        )?
+                    }
+                };
+                if let Err(missing) = names::guard_holds(&run_tests(&base), &run_tests(green)) {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "guard {n} runs less than on the goal's base: {} (base {}, now {})",
+                        words.join("; "),
+                        base.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        "bring the lost or skipped tests back, then `goal verify` again".to_string()
+                    });
+                    continue;
+                }
+                c.red = Some(base.id.clone());
+            }
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refuse(refusals, hint));
+    }
+    Ok(RedGate {
+        weakened,
+        guards_only,
+    })
+}
+
+fn refuse(refusals: Vec<String>, hint: Option<String>) -> Error {
+    Error::not_proven(
+        format!("the goal is not proven done:\n  {}", refusals.join("\n  ")),
+        hint.unwrap_or_else(|| "goal status".into()),
+    )
+}
+
+/// One material change in words: old → new, commit, reason.
+pub fn material_line(m: &history::MaterialEntry) -> String {
+    format!(
+        "material change in {}: {}",
+        &m.commit[..10.min(m.commit.len())],
+        m.describe()
+    )
+}

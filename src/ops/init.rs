@@ -1,0 +1,157 @@
+//! Start a goal: GOAL.md created and committed; an active goal kept, replaced or abandoned as
+//! the caller decides.
+
+use crate::context::now_rfc3339;
+use crate::door::Commit;
+use crate::error::{Error, Result};
+use crate::goal_file::{GoalFile, one_line};
+use crate::repo::{Oid, Stage};
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+use super::abandon::{Abandoned, abandon_commit, abandon_locked};
+
+/// What to do with a goal that is already active.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnActive {
+    /// Keep it: nothing is written.
+    Keep,
+    /// Abandon it in its own commit, made with the new goal's.
+    Replace,
+    /// Abandon it and create none.
+    Abandon,
+}
+
+pub struct Options<'a> {
+    /// The goal text (None: only `abandon_current`).
+    pub goal: Option<String>,
+    pub criteria: Vec<String>,
+    pub phases: Vec<String>,
+    /// Abandon the active goal and create none; there must be one.
+    pub abandon_current: bool,
+    /// Asked, the lock held, when a goal is already active.
+    pub on_active: &'a dyn Fn(&GoalFile) -> OnActive,
+}
+
+pub enum Initialized {
+    /// The new goal, its commit, and the goal it replaced.
+    Created {
+        goal: Box<GoalFile>,
+        commit: Oid,
+        replaced: Option<Box<Abandoned>>,
+    },
+    /// A goal was already active and is kept.
+    Kept(Box<GoalFile>),
+    /// The active goal was abandoned; none was created.
+    Abandoned(Box<Abandoned>),
+}
+
+pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
+    ws.repo.ensure_idle()?;
+    let criteria: Vec<String> = options
+        .criteria
+        .iter()
+        .map(|c| one_line(c))
+        .filter(|c| !c.is_empty())
+        .collect();
+    // A pin must parse and must run a real test: refused before anything is written.
+    for (i, c) in criteria.iter().enumerate() {
+        match crate::pin::parse(c) {
+            None => {}
+            Some(Err(why)) => {
+                return Err(Error::usage(
+                    format!("criterion {}: {why}", i + 1),
+                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
+                ));
+            }
+            Some(Ok(p)) => {
+                if let Err(why) = crate::pin::check_pinnable(&p.argv) {
+                    return Err(Error::refused(
+                        format!(
+                            "criterion {}: `{}` cannot be pinned: {why}",
+                            i + 1,
+                            p.command
+                        ),
+                        "pin the test command that proves the criterion",
+                    ));
+                }
+            }
+        }
+    }
+    let goal_text = options.goal.as_deref().map(one_line).unwrap_or_default();
+    if options.goal.is_some() && goal_text.is_empty() {
+        return Err(Error::usage(
+            "the goal text is empty",
+            "goal init \"<what done looks like>\" -c \"<criterion>\"",
+        ));
+    }
+    let phases: Vec<String> = options
+        .phases
+        .iter()
+        .map(|p| one_line(p))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let _lock = ws.lock()?;
+
+    let mut replaced = None;
+    if let Some(active) = ws.read_goal()? {
+        let choice = if options.abandon_current {
+            OnActive::Abandon
+        } else {
+            (options.on_active)(&active)
+        };
+        match choice {
+            OnActive::Keep => return Ok(Initialized::Kept(Box::new(active))),
+            OnActive::Replace => {
+                // Made with the new goal's commit, after both passed the user's hooks.
+                let reason = "replaced by a new goal";
+                let commit = abandon_commit(ws, &active, reason);
+                replaced = Some((commit.prepare(ws, None, &active)?, active, reason));
+            }
+            OnActive::Abandon => {
+                return Ok(Initialized::Abandoned(Box::new(abandon_locked(
+                    ws,
+                    active,
+                    "abandoned by the user",
+                )?)));
+            }
+        }
+    } else if options.abandon_current {
+        return Err(Error::NoGoal {
+            path: ws.goal_rel.clone(),
+        });
+    }
+    if goal_text.is_empty() {
+        return Err(Error::usage(
+            "the goal text is missing",
+            "goal init \"<goal>\" -c \"<criterion>\"",
+        ));
+    }
+
+    let goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
+    let mut commit = Commit::new(Action::Init, format!("init \"{goal_text}\""));
+    commit.stage = Stage::GoalOnly;
+    // Evidence and retry state of an earlier goal belong to no goal now.
+    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
+    let (oid, replaced) = match replaced {
+        None => (commit.make(ws, Some(&goal), &goal)?, None),
+        Some((abandon, active, reason)) => {
+            let pending = vec![abandon, commit.prepare(ws, Some(&goal), &goal)?];
+            let made = ws.commit_all(pending)?;
+            let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
+                return Err(Error::usage("no commit was made", "run `goal init` again"));
+            };
+            let abandoned = Abandoned {
+                goal: active,
+                reason: reason.to_string(),
+                commit: first,
+            };
+            (last, Some(Box::new(abandoned)))
+        }
+    };
+    Ok(Initialized::Created {
+        goal: Box::new(goal),
+        commit: oid,
+        replaced,
+    })
+}

@@ -1,0 +1,150 @@
+//! Record an iteration: the Progress Log entry, the commit of the work, stagnation judged, and
+//! the escalation when it has gone on too long.
+
+use crate::context::now_rfc3339;
+use crate::door::Commit;
+use crate::error::{Error, Result};
+use crate::goal_file::GoalFile;
+use crate::history;
+use crate::proof::{self, CriterionProof, Proof, State};
+use crate::repo::{Oid, Stage};
+use crate::stagnation::Verdict;
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+pub struct Options {
+    /// What was done or found: one bullet each (blank ones dropped).
+    pub messages: Vec<String>,
+    /// Commit the goal files only.
+    pub goal_only: bool,
+    /// The `goal run` this iteration belongs to.
+    pub run_id: Option<String>,
+    /// No warnings on stderr.
+    pub quiet: bool,
+}
+
+/// What an iteration recorded.
+pub struct Iterated {
+    pub number: u64,
+    pub commit: Oid,
+    /// The goal as committed (blocked when stagnation escalated).
+    pub goal: GoalFile,
+    /// Every criterion judged on the committed code.
+    pub proof: Proof,
+    /// Ticks taken back: not proven on the committed code.
+    pub unticked: Vec<CriterionProof>,
+    pub verdict: Verdict,
+    /// The escalation's message, when stagnation blocked the goal.
+    pub escalated: Option<String>,
+}
+
+pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
+    ws.repo.ensure_idle()?;
+    let messages: Vec<String> = options
+        .messages
+        .iter()
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    if messages.is_empty() {
+        return Err(Error::usage(
+            "every -m is empty",
+            "goal iterate -m \"<what you did and verified>\"",
+        ));
+    }
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    super::require_in_progress(&goal, "record an iteration")?;
+    let number = goal.iteration + 1;
+    goal.append_iteration(number, &messages);
+    goal.set_iteration(number);
+    goal.set_updated(&now_rfc3339());
+
+    let stage = if options.goal_only {
+        Stage::GoalOnly
+    } else {
+        Stage::All
+    };
+    let mut commit = Commit::new(
+        Action::Iterate,
+        format!("iteration {number}: {}", messages[0]),
+    );
+    commit.stage = stage;
+    commit.run = options.run_id.clone().filter(|r| !r.trim().is_empty());
+    commit.body = messages.iter().map(|m| format!("- {m}")).collect();
+    // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
+    // the committed file and the working file), never a reason to refuse the iteration.
+    let proof = committed_proof(ws, &goal, stage)?;
+    let mut unticked = Vec::new();
+    for p in proof
+        .criteria
+        .iter()
+        .filter(|p| p.ticked && p.state != State::Proven)
+    {
+        goal.set_passed(p.number, false);
+        unticked.push(p.clone());
+    }
+    for p in proof
+        .criteria
+        .iter()
+        .filter(|p| p.ticked && p.state == State::Proven)
+    {
+        if let Some(id) = &p.evidence
+            && !commit.evidence.contains(id)
+        {
+            commit.evidence.push(id.clone());
+        }
+    }
+    commit.new_retry_episode(ws);
+    let oid = commit.make(ws, Some(&goal), &goal)?;
+
+    let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
+    let escalated = if verdict.escalate {
+        Some(escalate(ws, &mut goal, &verdict, options.quiet)?)
+    } else {
+        None
+    };
+    Ok(Iterated {
+        number,
+        commit: oid,
+        goal,
+        proof,
+        unticked,
+        verdict,
+        escalated,
+    })
+}
+
+/// Every criterion judged on the code this iteration commits (the working tree, or HEAD's code
+/// with `--goal-only`).
+fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proof> {
+    let ledger = ws.ledger()?;
+    if ledger.records.is_empty() {
+        return Ok(proof::judge(goal, &ledger, None).seen_from(&ws.here));
+    }
+    let tree = match stage {
+        Stage::All => Some(ws.worktree_tree()?),
+        Stage::GoalOnly => match ws.repo.head_tree()? {
+            Some(t) => Some(ws.repo.tree_without(t, &ws.goal_dir)?),
+            None => None,
+        },
+    }
+    .map(|t| t.to_string());
+    Ok(proof::judge(goal, &ledger, tree.as_deref()).seen_from(&ws.here))
+}
+
+/// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.
+fn escalate(ws: &Workspace, goal: &mut GoalFile, verdict: &Verdict, quiet: bool) -> Result<String> {
+    let message = format!(
+        "Stagnation: no progress over {} iterations after {} auto-recoveries ({}); a person should look at the approach",
+        ws.config.stagnation_window,
+        verdict.recoveries,
+        crate::stagnation::explain(&verdict.signals, ws.config.stagnation_window)
+    );
+    let subject = format!(
+        "escalate: blocked by stagnation at iteration {}",
+        goal.iteration
+    );
+    super::escalate(ws, goal, subject, &message, Vec::new(), quiet)?;
+    Ok(message)
+}

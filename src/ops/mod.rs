@@ -1,0 +1,109 @@
+//! One function per operation, `fn(&Workspace, Options) -> Result<Report>`: what a command does,
+//! without its flags or its printing. Commands turn arguments into options and render the report;
+//! `goal run` and the Claude hook call these on the workspace they hold.
+
+pub mod abandon;
+pub mod block;
+pub mod done;
+pub mod init;
+pub mod iterate;
+pub mod restore;
+pub mod retry;
+
+use std::path::PathBuf;
+
+use crate::context::now_rfc3339;
+use crate::door::Commit;
+use crate::error::{Error, Result};
+use crate::goal_file::{GoalFile, Status};
+use crate::repo::Oid;
+use crate::trailers::Action;
+use crate::workspace::Workspace;
+
+/// The short form of a commit id for people.
+pub fn short(oid: Oid) -> String {
+    oid.to_string()[..10].to_string()
+}
+
+/// A line for the user on stderr, prefixed `goal:` (not when `quiet`).
+pub fn note(quiet: bool, text: impl AsRef<str>) {
+    if !quiet {
+        eprintln!("goal: {}", text.as_ref());
+    }
+}
+
+/// Refuse to change a goal whose status does not allow it.
+pub fn require_in_progress(goal: &GoalFile, what: &str) -> Result<()> {
+    match goal.status {
+        Status::InProgress => Ok(()),
+        Status::Blocked => Err(Error::Blocked {
+            doing: format!("cannot {what}"),
+            hint: "see the Blocked section with `goal status`, then run `goal resume`".into(),
+        }),
+        Status::Complete => Err(Error::MarkedComplete {
+            what: what.to_string(),
+        }),
+    }
+}
+
+/// Block the goal for a reason `goal` found itself (stagnation, retries exhausted): a Blocked
+/// entry, an escalation commit (with `other` files), a line on stderr, and the notify command.
+pub fn escalate(
+    ws: &Workspace,
+    goal: &mut GoalFile,
+    subject: String,
+    message: &str,
+    other: Vec<(PathBuf, Option<Vec<u8>>)>,
+    quiet: bool,
+) -> Result<Oid> {
+    goal.set_blocked(message);
+    goal.set_status(Status::Blocked);
+    goal.set_updated(&now_rfc3339());
+    let mut commit = Commit::new(Action::Escalate, subject);
+    commit.body = vec![message.to_string()];
+    commit.other = other;
+    let oid = commit.make(ws, Some(goal), goal)?;
+    eprintln!(
+        "goal: escalated: the goal \"{}\" is blocked — {message}",
+        goal.goal
+    );
+    eprintln!(
+        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`"
+    );
+    notify(
+        ws,
+        &format!("goal blocked: {} — {message}", goal.goal),
+        quiet,
+    );
+    Ok(oid)
+}
+
+/// Run `goal.notify` with the message as its one argument (never through a shell's parsing of it).
+pub fn notify(ws: &Workspace, message: &str, quiet: bool) {
+    let Some(command) = &ws.config.notify else {
+        return;
+    };
+    let status = crate::child::status(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{command} \"$1\""))
+            .arg("goal-notify")
+            .arg(message)
+            .current_dir(ws.root())
+            .stdin(std::process::Stdio::null()),
+    );
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => note(
+            quiet,
+            format!(
+                "warning: notify command `{command}` exited {}",
+                s.code().unwrap_or(-1)
+            ),
+        ),
+        Err(e) => note(
+            quiet,
+            format!("warning: cannot run notify command `{command}`: {e}"),
+        ),
+    }
+}

@@ -1,0 +1,95 @@
+//! The goal folder's files by name, the witness file, and the one ledger loader (from the working
+//! tree or from a tree's bytes): below every rule that reads them.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::evidence::{Ledger, WitnessEntry};
+use crate::repo::Repo;
+
+/// The evidence ledger, beside GOAL.md.
+pub const EVIDENCE_FILE: &str = "evidence.jsonl";
+/// The retry guard's raw state, beside GOAL.md.
+pub const RETRY_FILE: &str = "retry.json";
+/// The witness of every record `goal verify` wrote, in the repository's common git dir.
+pub const WITNESS_FILE: &str = "goal-witness";
+/// A committing command's redo log, in the worktree's git dir.
+pub const JOURNAL_FILE: &str = "goal-journal.json";
+
+/// The witness file of `repo` (shared by its worktrees).
+pub fn witness_path(repo: &Repo) -> PathBuf {
+    repo.common_dir().join(WITNESS_FILE)
+}
+
+/// The record hashes in a witness file (none when it does not exist). A line is a JSON entry,
+/// or a bare hash (written by earlier versions).
+pub fn read_witness(path: &Path) -> HashSet<String> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    if l.starts_with('{') {
+                        serde_json::from_str::<WitnessEntry>(l)
+                            .map(|e| e.hash)
+                            .unwrap_or_default()
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .filter(|h| !h.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The witness's full entries, in the order they were written (bare-hash lines are skipped).
+pub fn read_witness_entries(path: &Path) -> Vec<WitnessEntry> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with('{'))
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The one ledger loader: evidence.jsonl's bytes (None: no file, an empty ledger) parsed, and
+/// each record checked against `witness` when there is one. `rel` names the file in a parse error.
+pub fn ledger(
+    bytes: Option<&[u8]>,
+    rel: &Path,
+    witness: Option<HashSet<String>>,
+) -> Result<Ledger> {
+    let Some(bytes) = bytes else {
+        return Ok(Ledger::default());
+    };
+    let ledger = Ledger::parse(bytes).map_err(|(line, message)| Error::Parse {
+        path: rel.to_path_buf(),
+        line,
+        message,
+    })?;
+    Ok(match witness {
+        Some(w) => ledger.with_witness(w),
+        None => ledger,
+    })
+}
+
+/// The witness of `repo` when it has one (a clone where `goal verify` never ran has none).
+pub fn witness_if_any(repo: &Repo) -> Option<HashSet<String>> {
+    let path = witness_path(repo);
+    path.exists().then(|| read_witness(&path))
+}
+
+/// What to do about an evidence.jsonl that does not verify.
+pub fn broken_ledger_hint(rel: &Path) -> String {
+    let aside = rel.with_file_name("evidence.broken.jsonl");
+    format!(
+        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
+        rel = rel.display(),
+        aside = aside.display()
+    )
+}
