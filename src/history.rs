@@ -217,6 +217,9 @@ pub struct Row {
     /// Weakening findings this row's commits made to the test surface (each commit against its
     /// parent), whoever made them.
     pub tests_weakened: Vec<WeakenedEntry>,
+    /// The findings this row's commit records as accepted (`Goal-Tests-Weakened` trailers of a
+    /// completion made with `goal done --confirm`): `<kind> <file>:<line> <test>`.
+    pub tests_weakened_confirmed: Vec<String>,
 }
 
 /// A weakening finding, with the commit whose diff made it.
@@ -630,6 +633,7 @@ impl<'a> Walker<'a> {
                 material: Vec::new(),
                 run: trailers.run.clone(),
                 tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
             };
             if signals.stagnant {
                 row.flag("stagnant");
@@ -671,6 +675,7 @@ impl<'a> Walker<'a> {
                 material: Vec::new(),
                 run: trailers.run.clone(),
                 tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
             });
         }
         if let Some(row) = self
@@ -686,6 +691,12 @@ impl<'a> Walker<'a> {
             }
             if trailers.hooks_skipped {
                 row.flag("hooks-skipped");
+            }
+            // `goal done --confirm` accepted weakened tests: its completion says which.
+            if !trailers.tests_weakened.is_empty() {
+                row.flag("tests-weakened");
+                row.tests_weakened_confirmed
+                    .extend(trailers.tests_weakened.iter().cloned());
             }
             // The goal's last row shows how it ended: complete, with every criterion.
             if action == Some(Action::Complete) {
@@ -739,6 +750,7 @@ impl<'a> Walker<'a> {
             material: Vec::new(),
             run: None,
             tests_weakened: Vec::new(),
+            tests_weakened_confirmed: Vec::new(),
         };
         if goal_changed {
             let recorded = info.trailer("Goal-Material-Change").map(str::to_string);

@@ -465,3 +465,60 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
         assert_eq!(f["test"], *test, "{file}: {last}");
     }
 }
+
+#[test]
+fn done_confirm_is_flagged_on_every_surface() {
+    let repo = calc_goal();
+    // The fix, and a test the pin runs deleted (test_mul): done refuses it without --confirm.
+    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write(
+        "tests/test_calc.py",
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "fixed add, dropped test_mul"]);
+    let made = repo.head();
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("test-removed"), "{}", stderr(&out));
+    repo.ok(&["done", "--confirm"]);
+    let trailer = repo
+        .trailer("HEAD~1", "Goal-Tests-Weakened")
+        .expect("the complete commit records the finding");
+    assert!(
+        trailer.starts_with("test-removed tests/test_calc.py:"),
+        "{trailer}"
+    );
+    assert!(trailer.ends_with(" test_mul"), "{trailer}");
+    // log: the commit that made it, and the completion that accepted it.
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = rows.as_array().unwrap();
+    let by = |c: &str| rows.iter().find(|r| r["commit"] == c).unwrap();
+    assert_eq!(by(&made)["tests_weakened"][0]["kind"], "test-removed");
+    let complete = rows.last().unwrap();
+    assert_eq!(
+        complete["tests_weakened_confirmed"][0],
+        trailer.as_str(),
+        "{complete}"
+    );
+    assert!(
+        complete["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "tests-weakened"),
+        "{complete}"
+    );
+    // audit: listed, recorded, and the goal audits clean (its red witness is done's own red run).
+    let (code, v) = audit(&repo, &[]);
+    assert_eq!(v["tests_weakened"][0]["confirmed"], true, "{v}");
+    assert_eq!(v["criteria"][0]["red"]["state"], "witnessed", "{v}");
+    assert_eq!(code, 0, "{v}");
+    // report: the finding, recorded.
+    let text = stdout(&repo.goal().arg("report").output().unwrap());
+    assert!(
+        text.contains("tests weakened: `tests/test_calc.py:")
+            && text.contains("(recorded with --confirm)"),
+        "{text}"
+    );
+}

@@ -644,6 +644,16 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
             if let Some(message) = message {
                 println!("::error {}::{}", at(line), escape(&message));
             }
+            if c.flags.iter().any(|f| f == "no-red-witness") {
+                println!(
+                    "::error {}::{}",
+                    at(line),
+                    escape(&format!(
+                        "criterion {}: no red witness — no run of its pin failed on the code before the goal with the tests as at the end",
+                        c.number
+                    ))
+                );
+            }
             if c.flags.iter().any(|f| f == "passes-on-base") {
                 let kind = if args.strict { "error" } else { "warning" };
                 println!(

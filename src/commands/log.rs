@@ -134,6 +134,10 @@ impl<W: Write> Sink for TextSink<'_, W> {
             );
             writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
         }
+        for value in &r.tests_weakened_confirmed {
+            let line = format!("      tests weakened, recorded with --confirm: {value}");
+            writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
+        }
         Ok(())
     }
 
