@@ -8,6 +8,12 @@ const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    re
 const TEST: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const PIN: &str = "add(2, 2) returns 4 (verify: `python3 -m pytest -q tests/test_calc.py`)";
 
+/// `calc.py` with `add` fixed (a different length from the bug's, so that Python's bytecode
+/// cache, keyed by mtime and size, cannot serve the old code within the same second).
+fn fixed() -> String {
+    CALC.replace("return a - b", "return (a + b)")
+}
+
 /// The issue's small Python package with the bug (`add` returns `a - b`) and a goal to fix it.
 fn calc_goal() -> Repo {
     let repo = Repo::new();
@@ -148,7 +154,7 @@ fn log_flags_each_trick_on_the_commit_that_made_it() {
 #[test]
 fn log_does_not_flag_an_honest_fix_or_a_new_real_test() {
     let repo = calc_goal();
-    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write("calc.py", &fixed());
     repo.write(
         "tests/test_calc.py",
         &format!("{TEST}\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"),
@@ -256,7 +262,7 @@ fn audit_checks_the_red_witness_of_a_finished_goal() {
     let repo = calc_goal();
     let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
-    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write("calc.py", &fixed());
     repo.ok(&["verify", "-c", "1"]);
     complete_by_hand(&repo, "done by hand");
     let (code, v) = audit(&repo, &[]);
@@ -273,7 +279,7 @@ fn audit_checks_the_red_witness_of_a_finished_goal() {
 
     // Fixed first and never seen failing: a finished goal with no red witness fails the audit.
     let repo = calc_goal();
-    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write("calc.py", &fixed());
     repo.ok(&["verify", "-c", "1"]);
     complete_by_hand(&repo, "done by hand");
     let (code, v) = audit(&repo, &[]);
@@ -306,7 +312,7 @@ fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
     );
     let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
-    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write("calc.py", &fixed());
     repo.ok(&["verify", "-c", "1"]);
     complete_by_hand(&repo, "done by hand");
     let (code, v) = audit(&repo, &[]);
@@ -470,7 +476,7 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
 fn done_confirm_is_flagged_on_every_surface() {
     let repo = calc_goal();
     // The fix, and a test the pin runs deleted (test_mul): done refuses it without --confirm.
-    repo.write("calc.py", &CALC.replace("a - b", "a + b"));
+    repo.write("calc.py", &fixed());
     repo.write(
         "tests/test_calc.py",
         "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
