@@ -258,11 +258,30 @@ pub fn commit_findings(
     from: Option<Oid>,
     to: Oid,
     goal_dir: &Path,
+    cases: &mut Cases,
 ) -> Result<Vec<Finding>> {
     let mut changes = Vec::new();
+    let mut out = Vec::new();
     for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
         let role = surface.classify(&path);
         if !role.is_surface() {
+            continue;
+        }
+        // A test file in a language parsed here: its tests are read once per blob (the next
+        // commit that changes it has this version as its base).
+        if matches!(
+            role,
+            crate::surface::Role::Test | crate::surface::Role::RustSource
+        ) && !path.ends_with("conftest.py")
+            && let Some(language) = weaken::Language::of(&path)
+        {
+            let (base, last) = (
+                cases.of(repo, old, language)?,
+                cases.of(repo, new, language)?,
+            );
+            if let (Some(base), Some(last)) = (base, last) {
+                weaken::compare(&path, &base, &last, &mut out);
+            }
             continue;
         }
         let read = |id: Option<Oid>| -> Result<Option<String>> {
@@ -281,10 +300,46 @@ pub fn commit_findings(
         }
         changes.push(FileChange { path, base, last });
     }
-    if changes.is_empty() {
-        return Ok(Vec::new());
+    if !changes.is_empty() {
+        out.extend(weaken::findings(surface, &changes).findings);
     }
-    Ok(weaken::findings(surface, &changes).findings)
+    out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
+    out.dedup();
+    Ok(out)
+}
+
+/// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is
+/// parsed once as one commit's result and the next one's base. Kept small: cleared when full.
+#[derive(Default)]
+pub struct Cases(std::collections::HashMap<Oid, Option<std::rc::Rc<Vec<weaken::TestCase>>>>);
+
+impl Cases {
+    /// The test cases of blob `id` (None: the file is absent, an empty list); None when the blob
+    /// does not parse (its findings are unknown) or may hold no test (a Rust file without one).
+    fn of(
+        &mut self,
+        repo: &Repo,
+        id: Option<Oid>,
+        language: weaken::Language,
+    ) -> Result<Option<std::rc::Rc<Vec<weaken::TestCase>>>> {
+        let Some(id) = id else {
+            return Ok(Some(Default::default()));
+        };
+        if let Some(found) = self.0.get(&id) {
+            return Ok(found.clone());
+        }
+        let text = String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned();
+        let parsed = if language == weaken::Language::Rust && !may_hold_tests(&text) {
+            Some(Default::default())
+        } else {
+            language.tests(&text).ok().map(std::rc::Rc::new)
+        };
+        if self.0.len() >= 256 {
+            self.0.clear();
+        }
+        self.0.insert(id, parsed.clone());
+        Ok(parsed)
+    }
 }
 
 /// A material change of a criterion, as `goal log` and `goal done` list it.
@@ -477,6 +532,8 @@ struct Walker<'a> {
     restored: std::collections::HashSet<Oid>,
     /// The test surface, for the weakening findings of each commit of a goal.
     surface: Surface,
+    /// Test cases of the test files' recent versions.
+    cases: Cases,
 }
 
 impl<'a> Walker<'a> {
@@ -489,6 +546,7 @@ impl<'a> Walker<'a> {
     ) -> Self {
         Walker {
             surface,
+            cases: Cases::default(),
             repo,
             goal_dir,
             goal_rel,
@@ -539,6 +597,7 @@ impl<'a> Walker<'a> {
                 parent_tree,
                 info.tree,
                 self.goal_dir,
+                &mut self.cases,
             )?
         } else {
             Vec::new()
