@@ -358,19 +358,7 @@ fn red_gate(
     let mut place = crate::surface::run::Place::of(ws)?;
     place.locked = true;
     // Findings: the goal's diff, base tree → the working tree, over the test surface.
-    let surface = crate::surface::Surface::from_repo(&ws.repo).map_err(|e| {
-        Error::usage(
-            e.to_string(),
-            "fix it with `git config --unset-all goal.tests`",
-        )
-    })?;
-    let changes = crate::surface::red::surface_changes(
-        &ws.repo,
-        place.base_tree_full,
-        ws.worktree_tree_full()?,
-        &surface,
-    )?;
-    let found = crate::surface::weaken::findings(&surface, &changes);
+    let found = crate::surface::run::findings(ws, &place)?;
     for u in &found.unreadable {
         super::note(
             quiet,
