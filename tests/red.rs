@@ -386,7 +386,9 @@ fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
     assert!(out.status.success(), "{}", stderr(&out));
     let summary = json(&out);
     assert_eq!(summary["criteria"][1]["kind"], "guard");
-    assert_eq!(summary["criteria"][2]["red"], base["id"]);
+    assert_eq!(summary["criteria"][2]["base"], base["id"]);
+    assert_eq!(summary["criteria"][2]["red"], serde_json::Value::Null);
+    assert!(summary["criteria"][0]["red"].is_string());
 }
 
 #[test]

@@ -41,8 +41,11 @@ pub struct CriterionSummary {
     pub pinned: bool,
     /// acceptance, guard or unpinned.
     pub kind: &'static str,
-    /// The red witness's record id (acceptance criteria), or the guard's base record id.
+    /// The red witness's record id (acceptance criteria; null for guards and unpinned ones).
     pub red: Option<String>,
+    /// A guard's base record id (its pin's run on the goal's base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -196,6 +199,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
                     pinned: crate::pin::argv(&c.text).is_some(),
                     kind: crate::pin::kind_name(&c.text),
                     red: None,
+                    base: None,
                 })
             })
             .collect::<Vec<_>>(),
@@ -508,7 +512,7 @@ fn red_gate(
                     });
                     continue;
                 }
-                c.red = Some(base.id.clone());
+                c.base = Some(base.id.clone());
             }
         }
     }
