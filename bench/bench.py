@@ -17,6 +17,7 @@ realistic goal of 300 iterations, one of 10, and working trees of 50,000 and 100
   statusNk   goal status (evidence on the tree) vs git status, N files               bar ≤ 1.5
   hook       the pre-commit hook on a commit touching no goal file                   bar < 20 ms
   run        goal run's own overhead per turn (all but the agent; bench/run_overhead.py) bar ≤ 50 ms
+  fleet      goal fleet over 200 branches (beside git for-each-ref)                  bar ≤ 100 ms
   red-*      goal verify --red (the pin on the red tree, in a temporary worktree) vs the same
              pin run in place (goal verify), on a crate with a few dependencies (serde,
              serde_json, memchr: cargo test) and on a pytest package; the first red run of a
@@ -230,6 +231,34 @@ def red_rows(rows, goal, root, runs):
         rows.append((f"red-{kind}", f"goal verify --red / in place, {what}", r / p, f"{r*1000:.0f} / {p*1000:.0f} ms", "—", True))
 
 
+def build_fleet(path, branches=200, files=200):
+    """A repo whose `branches` branches each hold a goal at its own iteration (one goal commit
+    on top of a shared base), for `goal fleet`."""
+    os.makedirs(path)
+    run(["git", "init", "-q", "-b", "main"], path)
+    out = []
+    raw = b"# base\n"
+    out.append(b"blob\nmark :1\ndata %d\n%s\n" % (len(raw), raw))
+    base = "".join(f"M 100644 :1 src/file{i}.rs\n" for i in range(files))
+    out.append(f"commit refs/heads/main\nmark :2\ncommitter bench <bench@example.invalid> 1780000000 +0000\ndata 5\nbase\n{base}\n".encode())
+    trailers = "Goal-Iteration: {n}\nGoal-Status: in-progress\nGoal-Passing: 0/3\nGoal-Action: iterate\nGoal-Verdict: progress\n"
+    for b in range(branches):
+        n = b % 40 + 1
+        log = goal_md(0)
+        for k in range(1, n + 1):
+            log += [f"### Iteration {k}", f"- worked on step {k}"]
+        text = ("\n".join(log).replace("iteration: 0", f"iteration: {n}", 1) + "\n").encode()
+        message = (f"goal: iteration {n}: worked on step {n}\n\n" + trailers.format(n=n)).encode()
+        out.append(b"blob\nmark :%d\ndata %d\n%s\n" % (3 + b, len(text), text))
+        out.append(
+            f"commit refs/heads/agent-{b}\ncommitter bench <bench@example.invalid> {1780000001 + b} +0000\ndata {len(message)}\n".encode()
+            + message
+            + f"\nfrom :2\nM 100644 :{3 + b} .agents/goal/GOAL.md\n\n".encode()
+        )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, env=ENV, input=b"".join(out), check=True)
+    run(["git", "checkout", "-q", "-f", "main"], path)
+
+
 def build_files(path, files):
     """A working tree of `files` files with a small goal, its index refreshed as a user's is (a
     fresh checkout leaves every entry racily clean, which git fixes on its next `git status`)."""
@@ -338,6 +367,12 @@ def main():
     turn = statistics.median(run_overhead.once(goal, 20) for _ in range(max(3, args.runs // 2))) * 1000
     rows.append(("run", "goal run's own overhead per turn (20 turns)", turn, "ms", "≤ 50", turn <= 50))
 
+    # `goal fleet` reads refs and each tip: 200 branches, beside `git for-each-ref` reading them.
+    fleet_repo = os.path.join(root, "fleet")
+    build_fleet(fleet_repo)
+    g, s = median_pair([goal, "fleet", "--json"], ["git", "for-each-ref"], fleet_repo, args.runs * 2)
+    rows.append(("fleet", f"goal fleet, 200 branches (git for-each-ref {s*1000:.1f} ms)", g * 1000, "ms", "≤ 100", g * 1000 <= 100))
+
     red_rows(rows, goal, root, args.runs)
     return report(rows, root, started)
 
@@ -345,7 +380,7 @@ def main():
 def report(rows, root, started):
     print(f"\n{'bar':<9} {'what':<50} {'ratio':>7}  {'times':<22} {'target':<7} ok")
     for key, what, ratio, times, target, ok in rows:
-        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "red-1st") else f"{ratio:.1f}"
+        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "fleet", "red-1st") else f"{ratio:.1f}"
         print(f"{key:<9} {what:<50} {value:>7}  {times:<22} {target:<7} {'yes' if ok else 'NO'}")
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
     shutil.rmtree(root, ignore_errors=True)

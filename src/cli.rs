@@ -48,6 +48,10 @@ pub enum Command {
     Restore(commands::restore::Args),
     Log(commands::log::Args),
     Audit(commands::audit::Args),
+    Recheck(commands::recheck::Args),
+    Fleet(commands::fleet::Args),
+    #[command(hide = true)]
+    MergeDriver(commands::merge_driver::Args),
     Report(commands::report::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),

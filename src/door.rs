@@ -37,6 +37,8 @@ pub struct Commit<'a> {
     pub tests_weakened: Vec<String>,
     /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
+    /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
+    pub verdict: Option<&'static str>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -103,6 +105,7 @@ impl<'a> Commit<'a> {
             run: None,
             tests_weakened: Vec::new(),
             guards_only: false,
+            verdict: None,
         }
     }
 
@@ -141,6 +144,7 @@ impl<'a> Commit<'a> {
         trailers.run = self.run;
         trailers.tests_weakened = self.tests_weakened;
         trailers.guards_only = self.guards_only;
+        trailers.verdict = self.verdict.map(str::to_string);
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);

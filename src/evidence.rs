@@ -236,6 +236,34 @@ impl Record {
     }
 }
 
+/// The line that joins two branches' ledgers after a merge: `{"kind": "merge", "parents":
+/// [<ours' last hash>, <theirs' last hash>], "prev": <theirs' last hash>, "id", "hash"}`. It
+/// follows theirs' records, which follow ours' (each side's own records byte for byte), and
+/// proves nothing itself.
+pub fn merge_line(ours_head: &str, theirs_head: &str) -> String {
+    // The same key order as the line that is read back, so that the hash is the one a reader
+    // computes.
+    let mut line = serde_json::Map::new();
+    line.insert("id".into(), "".into());
+    line.insert("kind".into(), "merge".into());
+    line.insert(
+        "parents".into(),
+        serde_json::json!([ours_head, theirs_head]),
+    );
+    line.insert("prev".into(), theirs_head.into());
+    line.insert("hash".into(), "".into());
+    let hash = content_hash(&line);
+    line.insert("id".into(), hash[..12].into());
+    line.insert("hash".into(), hash.into());
+    serde_json::Value::Object(line).to_string()
+}
+
+/// The hash of a line: the `hash` of a record or of a merge line.
+pub fn line_hash(line: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    value.get("hash")?.as_str().map(str::to_string)
+}
+
 /// The hash of a record's JSON object without its `id` and `hash` keys.
 fn content_hash(object: &serde_json::Map<String, serde_json::Value>) -> String {
     let mut content = object.clone();
@@ -314,6 +342,10 @@ pub struct Ledger {
     removed: Vec<WitnessEntry>,
     /// Each witnessed hash's position in the witness (the order runs happened in this clone).
     order: std::collections::HashMap<String, usize>,
+    /// The hash of the last line (a record or a merge line): what a new record chains to.
+    head: String,
+    /// A merge line that does not verify.
+    merge_problem: Option<String>,
 }
 
 impl Ledger {
@@ -333,6 +365,11 @@ impl Ledger {
         })?;
         let mut ledger = Ledger::default();
         let mut prev = String::new();
+        // Every hash seen so far ("" is where a chain starts): where a branch's records fork.
+        let mut seen: std::collections::HashSet<String> = std::iter::once(String::new()).collect();
+        // Records that start the other side of a merge: (index, the tip they fork beside),
+        // waiting for the merge line that joins them.
+        let mut forks: Vec<(usize, String)> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -342,6 +379,43 @@ impl Ledger {
             let serde_json::Value::Object(object) = &value else {
                 return Err((i + 1, "expected a JSON object".into()));
             };
+            if object.get("kind").and_then(|k| k.as_str()) == Some("merge") {
+                let hash = content_hash(object);
+                let field = |k: &str| object.get(k).and_then(|v| v.as_str()).unwrap_or("");
+                let parents: Vec<&str> = object
+                    .get("parents")
+                    .and_then(|p| p.as_array())
+                    .map(|p| p.iter().filter_map(|v| v.as_str()).collect())
+                    .unwrap_or_default();
+                let joined = match parents.as_slice() {
+                    [ours, theirs]
+                        if field("hash") == hash
+                            && hash.starts_with(field("id"))
+                            && field("id").len() >= 8
+                            && field("prev") == prev
+                            && *theirs == prev =>
+                    {
+                        forks.iter().rposition(|(_, tip)| tip == ours)
+                    }
+                    _ => None,
+                };
+                match joined {
+                    Some(at) => {
+                        let (index, _) = forks.remove(at);
+                        ledger.broken[index] = None;
+                    }
+                    None => {
+                        ledger.merge_problem.get_or_insert(format!(
+                            "the merge line {} (line {}) does not join the two sides before it",
+                            field("id"),
+                            i + 1
+                        ));
+                    }
+                }
+                prev = hash;
+                seen.insert(prev.clone());
+                continue;
+            }
             let record: Record = serde_json::from_value(value.clone())
                 .map_err(|e| (i + 1, format!("not an evidence record: {e}")))?;
             let hash = content_hash(object);
@@ -351,6 +425,14 @@ impl Ledger {
             {
                 Some(format!(
                     "record {} (line {}) was changed after it was written",
+                    record.id,
+                    i + 1
+                ))
+            } else if record.prev != prev && seen.contains(&record.prev) {
+                // The first record of the other side of a merge: fine once a merge line joins it.
+                forks.push((ledger.records.len(), prev.clone()));
+                Some(format!(
+                    "record {} (line {}) does not follow the record before it, and no merge line joins it",
                     record.id,
                     i + 1
                 ))
@@ -364,9 +446,11 @@ impl Ledger {
                 None
             };
             prev = record.hash.clone();
+            seen.insert(prev.clone());
             ledger.broken.push(broken);
             ledger.records.push(record);
         }
+        ledger.head = prev;
         Ok(ledger)
     }
 
@@ -420,15 +504,18 @@ impl Ledger {
 
     /// The hash a new record must chain to.
     pub fn head_hash(&self) -> String {
-        self.records
-            .last()
-            .map(|r| r.hash.clone())
-            .unwrap_or_default()
+        self.head.clone()
     }
 
     /// The first broken link of the chain, if any.
     pub fn verify_chain(&self) -> Result<(), String> {
-        match self.broken.iter().flatten().next() {
+        match self
+            .broken
+            .iter()
+            .flatten()
+            .next()
+            .or(self.merge_problem.as_ref())
+        {
             Some(reason) => Err(reason.clone()),
             None => Ok(()),
         }

@@ -47,6 +47,18 @@ pub fn stagnation(
     goal: &GoalFile,
     config: &Config,
 ) -> Result<Verdict> {
+    stagnation_with(repo, goal_dir, goal, config, None)
+}
+
+/// The verdict [`stagnation`] will give once `pending` (the iteration about to be committed) is
+/// in history: what `goal iterate` records in its commit's `Goal-Verdict` trailer.
+pub fn stagnation_with(
+    repo: &Repo,
+    goal_dir: &Path,
+    goal: &GoalFile,
+    config: &Config,
+    pending: Option<Point>,
+) -> Result<Verdict> {
     let needed = log_window(config);
     let mut commits = Vec::new();
     let mut restored = false;
@@ -80,7 +92,17 @@ pub fn stagnation(
         }
     }
     commits.reverse();
-    let points = points(repo, goal_dir, &commits, goal, config)?;
+    let mut points = points(repo, goal_dir, &commits, goal, config)?;
+    if let Some(p) = pending {
+        points.retain(|q| q.iteration < p.iteration);
+        if points
+            .last()
+            .is_some_and(|q| q.iteration + 1 != p.iteration)
+        {
+            points.clear();
+        }
+        points.push(p);
+    }
     let boundary = commits
         .iter()
         .filter(|c| c.action() == Some(Action::Escalate))

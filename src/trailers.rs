@@ -71,6 +71,9 @@ pub struct GoalTrailers {
     pub tests_weakened: Vec<String>,
     /// A goal whose criteria are all guards, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
+    /// The stagnation verdict an iteration commit records (`Goal-Verdict: progress|stagnant|
+    /// escalated`): a cache for `goal fleet`, never read back by the verdict itself.
+    pub verdict: Option<String>,
 }
 
 impl GoalTrailers {
@@ -88,6 +91,7 @@ impl GoalTrailers {
             hooks_skipped: false,
             tests_weakened: Vec::new(),
             guards_only: false,
+            verdict: None,
         }
     }
 
@@ -131,6 +135,7 @@ impl GoalTrailers {
             guards_only: commit
                 .trailer("Goal-Guards-Only")
                 .is_some_and(|g| g.trim() == "confirmed"),
+            verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
         })
     }
 
@@ -163,6 +168,9 @@ impl GoalTrailers {
         }
         if let Some(run) = &self.run {
             text.push_str(&format!("Goal-Run: {}\n", one_line(run)));
+        }
+        if let Some(verdict) = &self.verdict {
+            text.push_str(&format!("Goal-Verdict: {}\n", one_line(verdict)));
         }
         if self.hooks_skipped {
             text.push_str("Goal-Hooks: skipped\n");
@@ -199,6 +207,7 @@ mod tests {
                 "test-removed src/lib.rs:40 tests::adds".into(),
             ],
             guards_only: true,
+            verdict: Some("stagnant".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {

@@ -3,11 +3,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod stand_in;
 mod support;
 
+mod agent_aider;
 mod agent_cli;
 mod agent_codex;
 mod agent_gemini;
+mod agent_opencode;
 mod agents;
 mod audit;
 mod baseline;
@@ -16,6 +19,7 @@ mod complete;
 mod core;
 mod evidence;
 mod faults;
+mod fleet;
 mod generative;
 mod history;
 mod install;

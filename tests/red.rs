@@ -146,6 +146,15 @@ fn trick_skip_marker_is_refused() {
         ),
     );
     repo.ok(&["verify", "-c", "1"]);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert!(
+        status["next"]
+            .as_str()
+            .unwrap()
+            .contains("skip-added tests/test_calc.py:"),
+        "status agrees with done: {}",
+        status["next"]
+    );
     done_refused(
         &repo,
         &[
@@ -377,7 +386,9 @@ fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
     assert!(out.status.success(), "{}", stderr(&out));
     let summary = json(&out);
     assert_eq!(summary["criteria"][1]["kind"], "guard");
-    assert_eq!(summary["criteria"][2]["red"], base["id"]);
+    assert_eq!(summary["criteria"][2]["base"], base["id"]);
+    assert_eq!(summary["criteria"][2]["red"], serde_json::Value::Null);
+    assert!(summary["criteria"][0]["red"].is_string());
 }
 
 #[test]
@@ -385,6 +396,16 @@ fn a_goal_of_guards_only_needs_confirm_and_says_so_in_a_trailer() {
     let repo = calc("mul still works (guard: `pytest -q -p no:cacheprovider tests/test_calc.py`)");
     repo.write("calc/extra.py", "X = 1\n");
     repo.ok(&["verify"]);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["kind"], "guard");
+    assert!(
+        status["next"]
+            .as_str()
+            .unwrap()
+            .contains("every criterion is a guard"),
+        "status agrees with done: {}",
+        status["next"]
+    );
     repo.refused(
         &["done"],
         1,
@@ -717,4 +738,61 @@ fn node_test_runner_red_then_green() {
     let out = repo.goal().args(["done"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("checking that its tests fail"));
+}
+
+#[test]
+fn a_guard_pin_on_an_unpinned_criterion_and_a_kind_switch_are_material() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.refused(
+        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
+        1,
+        &[
+            "adds the guard pin `pytest -q`",
+            "goal criteria pin 1 --guard --confirm",
+        ],
+    );
+    // A verify pin raises the bar: no confirmation.
+    repo.ok(&["criteria", "pin", "1", "--", "pytest", "-q"]);
+    assert!(
+        repo.goal_md()
+            .contains("add(2, 2) returns 4 (verify: `pytest -q`)")
+    );
+    repo.refused(
+        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
+        1,
+        &["turns the acceptance pin `pytest -q` into a guard pin `pytest -q`"],
+    );
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--guard",
+        "--confirm",
+        "--",
+        "pytest",
+        "-q",
+    ]);
+    assert!(
+        repo.goal_md()
+            .contains("add(2, 2) returns 4 (guard: `pytest -q`)")
+    );
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Goal-Material-Change: "), "{message}");
+    // The other writer: `criteria add --guard` (init -c takes the pin in the text).
+    repo.ok(&[
+        "criteria",
+        "add",
+        "lint is clean",
+        "--guard",
+        "ruff check .",
+    ]);
+    assert!(
+        repo.goal_md()
+            .contains("lint is clean (guard: `ruff check .`)")
+    );
+    repo.refused(
+        &["criteria", "add", "x", "--guard", "a", "--verify", "b"],
+        2,
+        &["--guard"],
+    );
 }

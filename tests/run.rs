@@ -5,29 +5,11 @@
 use std::path::PathBuf;
 use std::process::Output;
 
+pub(crate) use crate::stand_in::project;
 use crate::support::{FakeApi, Repo, claude_dir, stderr};
 
 const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
 const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
-
-/// A repository whose goal has one criterion pinned to `sh test.sh`, which passes once
-/// hello.txt exists.
-pub(crate) fn project() -> Repo {
-    let repo = Repo::new();
-    repo.write(
-        "test.sh",
-        "#!/bin/sh\nif [ -f hello.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
-    );
-    repo.git(&["add", "test.sh"]);
-    repo.git(&["commit", "-q", "-m", "test"]);
-    repo.ok(&[
-        "init",
-        "Say hello",
-        "-c",
-        "hello.txt exists and the test passes (verify: `sh test.sh`)",
-    ]);
-    repo
-}
 
 /// The agent script's folder (outside the worktree): call counter, prompts, pids.
 pub(crate) fn state(repo: &Repo) -> PathBuf {

@@ -582,7 +582,7 @@ fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
 }
 
 /// A workflow command's message: `%`, CR and LF escaped as GitHub reads them.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")

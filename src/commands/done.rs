@@ -87,9 +87,9 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
                 crate::pin::render(&c.command)
             )
         };
-        let red = match (c.kind, &c.red) {
-            ("acceptance", Some(id)) => format!(", red {id} → green"),
-            ("guard", Some(id)) => format!(", guard, base {id}"),
+        let red = match (&c.red, &c.base) {
+            (Some(id), _) => format!(", red {id} → green"),
+            (None, Some(id)) => format!(", guard, base {id}"),
             _ => String::new(),
         };
         ctx.say(format!(

@@ -88,8 +88,27 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     let repo = Repo::discover(&ctx.cwd)?;
     let dir = repo.hooks_dir();
     match command {
-        Command::Install { force } => install(ctx, &dir, force),
-        Command::Uninstall => uninstall(ctx, &dir),
+        Command::Install { force } => {
+            let code = install(ctx, &dir, force)?;
+            let goal = crate::self_path::current_goal().map_or_else(
+                || "goal".to_string(),
+                |p| crate::self_path::shell_quoted(&p),
+            );
+            let (goal_dir, _) = goal_paths(ctx, &repo);
+            let at = crate::merge_driver::install::register(repo.common_dir(), &goal_dir, &goal)?;
+            ctx.note(format!(
+                "registered the merge driver for the goal files (merge.goal in .git/config, {})",
+                at.display()
+            ));
+            Ok(code)
+        }
+        Command::Uninstall => {
+            let code = uninstall(ctx, &dir)?;
+            if crate::merge_driver::install::unregister(repo.common_dir())? {
+                ctx.note("removed the merge driver for the goal files");
+            }
+            Ok(code)
+        }
         Command::Status => status(ctx, &repo, &dir),
         Command::Run { .. } => unreachable!("handled above"),
     }

@@ -12,12 +12,15 @@ pub mod criteria;
 pub mod demo;
 pub mod detect;
 pub mod done;
+pub mod fleet;
 pub mod hooks;
 pub mod init;
 pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod merge_driver;
+pub mod recheck;
 pub mod report;
 pub mod restore;
 pub mod resume;
@@ -54,6 +57,9 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Restore(args) => restore::run(ctx, args),
         Command::Log(args) => log::run(ctx, args),
         Command::Audit(args) => audit::run(ctx, args),
+        Command::Recheck(args) => recheck::run(ctx, args),
+        Command::Fleet(args) => fleet::run(ctx, args),
+        Command::MergeDriver(args) => merge_driver::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),

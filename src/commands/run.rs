@@ -65,7 +65,7 @@ pub struct Args {
     #[arg(long, value_name = "DUR", value_parser = clock::parse_duration)]
     pub max_time: Option<Duration>,
     /// Kill the agent (its whole process group) when it prints nothing for this long; the turn is
-    /// retried.
+    /// retried (an agent whose last line shows it asleep on an API's retry-after: a usage limit).
     #[arg(long, value_name = "DUR", value_parser = clock::parse_duration, default_value = "15m")]
     pub idle_timeout: Duration,
     /// Kill the agent when one turn takes longer than this; the turn is retried.
@@ -232,11 +232,24 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     };
     start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
+    if let Some(preset) = args.agent.as_deref().and_then(presets::preset) {
+        let common = ws.repo.common_dir().to_path_buf();
+        crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
+            Error::io("cannot write the repository's info/exclude", common),
+        )?;
+    }
 
     let run_id = run_id();
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
     std::fs::create_dir_all(&run_dir)
         .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
+    // Held (an OS lock) until the run ends, so `goal fleet` sees this run.
+    let _marker = crate::fleet::RunMarker::hold(
+        ws.repo.git_dir(),
+        &agent_name,
+        &run_id,
+        &crate::context::now_rfc3339(),
+    );
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
     let limits = Limits {

@@ -118,7 +118,13 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         proven: proof.proven,
         total: goal.criteria.len(),
         criteria,
-        next: next_step(goal, &proof),
+        next: match (proof.complete(), goal.status) {
+            (true, Status::InProgress | Status::Complete) => {
+                crate::surface::run::done_would_refuse(ws, goal)?
+                    .unwrap_or_else(|| next_step(goal, &proof))
+            }
+            _ => next_step(goal, &proof),
+        },
         ledger: LedgerView {
             verifies: problem.is_none(),
             problem,

@@ -197,6 +197,21 @@ impl GoalFile {
 
     /// Append `### Iteration N` with one bullet per line of work to the Progress Log.
     pub fn append_iteration(&mut self, number: u64, bullets: &[String]) {
+        self.append_entry_with(number, |nl| bullets.iter().map(|b| bullet(b, nl)).collect());
+    }
+
+    /// Append `### Iteration N` with `body` (an entry's text as written, e.g. another branch's)
+    /// to the Progress Log.
+    pub fn append_entry(&mut self, number: u64, body: &str) {
+        self.append_entry_with(number, |nl| {
+            body.trim_matches('\n')
+                .lines()
+                .map(|l| format!("{}{nl}", l.trim_end_matches('\r')))
+                .collect()
+        });
+    }
+
+    fn append_entry_with(&mut self, number: u64, body: impl FnOnce(&str) -> Vec<String>) {
         let mut lines = self.owned_lines();
         ensure_trailing_newline(&mut lines);
         let nl = eol(&lines);
@@ -221,9 +236,7 @@ impl GoalFile {
             }
         };
         let mut block = vec![format!("### Iteration {number}{nl}")];
-        for b in bullets {
-            block.push(bullet(b, nl));
-        }
+        block.extend(body(nl));
         // Keep a blank line between the entry and a section that follows directly.
         if at < lines.len() && heading_level(&lines[at]).is_some_and(|l| l <= 2) {
             block.push(nl.to_string());

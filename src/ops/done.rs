@@ -41,8 +41,11 @@ pub struct CriterionSummary {
     pub pinned: bool,
     /// acceptance, guard or unpinned.
     pub kind: &'static str,
-    /// The red witness's record id (acceptance criteria), or the guard's base record id.
+    /// The red witness's record id (acceptance criteria; null for guards and unpinned ones).
     pub red: Option<String>,
+    /// A guard's base record id (its pin's run on the goal's base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -196,6 +199,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
                     pinned: crate::pin::argv(&c.text).is_some(),
                     kind: crate::pin::kind_name(&c.text),
                     red: None,
+                    base: None,
                 })
             })
             .collect::<Vec<_>>(),
@@ -358,19 +362,7 @@ fn red_gate(
     let mut place = crate::surface::run::Place::of(ws)?;
     place.locked = true;
     // Findings: the goal's diff, base tree → the working tree, over the test surface.
-    let surface = crate::surface::Surface::from_repo(&ws.repo).map_err(|e| {
-        Error::usage(
-            e.to_string(),
-            "fix it with `git config --unset-all goal.tests`",
-        )
-    })?;
-    let changes = crate::surface::red::surface_changes(
-        &ws.repo,
-        place.base_tree_full,
-        ws.worktree_tree_full()?,
-        &surface,
-    )?;
-    let found = crate::surface::weaken::findings(&surface, &changes);
+    let found = crate::surface::run::findings(ws, &place)?;
     for u in &found.unreadable {
         super::note(
             quiet,
@@ -520,7 +512,7 @@ fn red_gate(
                     });
                     continue;
                 }
-                c.red = Some(base.id.clone());
+                c.base = Some(base.id.clone());
             }
         }
     }

@@ -74,7 +74,8 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
     // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
     // the committed file and the working file), never a reason to refuse the iteration.
-    let proof = committed_proof(ws, &goal, stage)?;
+    let tree = committed_tree(ws, stage)?;
+    let proof = committed_proof(ws, &goal, tree)?;
     let mut unticked = Vec::new();
     for p in proof
         .criteria
@@ -96,6 +97,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
         }
     }
     commit.new_retry_episode(ws);
+    commit.verdict = Some(verdict_before_commit(ws, &goal, number, tree)?);
     let oid = commit.make(ws, Some(&goal), &goal)?;
 
     let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
@@ -115,22 +117,56 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     })
 }
 
-/// Every criterion judged on the code this iteration commits (the working tree, or HEAD's code
-/// with `--goal-only`).
-fn committed_proof(ws: &Workspace, goal: &GoalFile, stage: Stage) -> Result<Proof> {
-    let ledger = ws.ledger()?;
-    if ledger.records.is_empty() {
-        return Ok(proof::judge(goal, &ledger, None).seen_from(&ws.here));
-    }
-    let tree = match stage {
+/// The code this iteration commits, without the goal folder: the working tree, or HEAD's code
+/// with `--goal-only`.
+fn committed_tree(ws: &Workspace, stage: Stage) -> Result<Option<Oid>> {
+    Ok(match stage {
         Stage::All => Some(ws.worktree_tree()?),
         Stage::GoalOnly => match ws.repo.head_tree()? {
             Some(t) => Some(ws.repo.tree_without(t, &ws.goal_dir)?),
             None => None,
         },
+    })
+}
+
+/// Every criterion judged on the code this iteration commits.
+fn committed_proof(ws: &Workspace, goal: &GoalFile, tree: Option<Oid>) -> Result<Proof> {
+    let ledger = ws.ledger()?;
+    if ledger.records.is_empty() {
+        return Ok(proof::judge(goal, &ledger, None).seen_from(&ws.here));
     }
-    .map(|t| t.to_string());
+    let tree = tree.map(|t| t.to_string());
     Ok(proof::judge(goal, &ledger, tree.as_deref()).seen_from(&ws.here))
+}
+
+/// The verdict this iteration will get once committed, for its `Goal-Verdict` trailer:
+/// `progress`, `stagnant` or `escalated`.
+fn verdict_before_commit(
+    ws: &Workspace,
+    goal: &GoalFile,
+    number: u64,
+    tree: Option<Oid>,
+) -> Result<&'static str> {
+    let Some(tree) = tree else {
+        return Ok("progress");
+    };
+    let pending = crate::stagnation::Point {
+        iteration: number,
+        passing: goal.passing_count(),
+        progress_words: goal.log_entry(number).is_some_and(|e| {
+            crate::stagnation::has_keyword(goal.entry_text(&e), &ws.config.progress_keywords)
+        }),
+        tree: tree.to_string(),
+    };
+    let verdict =
+        history::stagnation_with(&ws.repo, &ws.goal_dir, goal, &ws.config, Some(pending))?;
+    Ok(if verdict.escalate {
+        "escalated"
+    } else if verdict.signals.stagnant {
+        "stagnant"
+    } else {
+        "progress"
+    })
 }
 
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.

@@ -34,6 +34,11 @@ impl Repo {
         }))
     }
 
+    /// A commit and its first parent (None for a root commit).
+    pub fn commit_and_parent(&self, oid: Oid) -> Result<(CommitInfo, Option<Oid>)> {
+        self.read_commit(oid)
+    }
+
     pub fn commit_info(&self, oid: Oid) -> Result<CommitInfo> {
         self.read_commit(oid).map(|(info, _)| info)
     }

@@ -82,6 +82,9 @@ pub fn run_turn(turn: &Turn, mut on_tick: impl FnMut() -> bool) -> Ended {
     command
         .args(&turn.argv[1..])
         .current_dir(turn.cwd)
+        // Some agents (opencode) take their folder from PWD, not the working directory: started
+        // from a subfolder, or from a tool that does not update PWD, they would work there.
+        .env("PWD", turn.cwd)
         .stdin(if turn.stdin.is_some() {
             Stdio::piped()
         } else {

@@ -2,9 +2,11 @@
 //! command) over its exit code and output, to a verdict (ok, failed, usage limit with its reset
 //! time, hard failure); and the agent's last message. Pure.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 
-use super::presets::{NETWORK, PRESETS, Preset};
+use super::presets::{NETWORK, NOTE_LEVEL, PRESETS, Preset};
 use super::usage;
 
 /// What a turn's exit code and output say.
@@ -31,6 +33,9 @@ pub struct Patterns {
     usage_limit: Vec<Regex>,
     transient: Vec<Regex>,
     failed_on_success: Vec<Regex>,
+    recovered: Vec<Regex>,
+    wraps: bool,
+    in_turn_wait: Vec<Regex>,
 }
 
 fn compile(sources: &[&str]) -> Vec<Regex> {
@@ -51,6 +56,9 @@ impl Patterns {
             usage_limit: compile(preset.usage_limit),
             transient: compile(&transient),
             failed_on_success: compile(preset.failed_on_success),
+            recovered: compile(preset.recovered),
+            wraps: preset.wraps,
+            in_turn_wait: compile(preset.in_turn_wait),
         }
     }
 
@@ -68,26 +76,81 @@ impl Patterns {
             usage_limit: compile(&gather(|p| p.usage_limit)),
             transient: compile(&transient),
             failed_on_success: compile(&gather(|p| p.failed_on_success)),
+            recovered: Vec::new(),
+            wraps: false,
+            in_turn_wait: compile(&gather(|p| p.in_turn_wait)),
         }
     }
 
     /// Judge a turn by its exit code and output. `now_ms`: Unix ms, for "resets in 5h".
     pub fn classify(&self, exit_code: i32, output: &str, now_ms: u64) -> Verdict {
         let tail = tail_lines(output, 200);
-        let found = |set: &[Regex]| set.iter().find_map(|r| r.find(tail).map(|m| m.as_str()));
+        let joined;
+        let tail = if self.wraps {
+            joined = unwrap_lines(tail);
+            joined.as_str()
+        } else {
+            tail
+        };
+        let found = |set: &[Regex], text: &str| {
+            set.iter()
+                .find_map(|r| r.find(text).map(|m| m.as_str().to_string()))
+        };
         if exit_code == 0 || self.ok_exits.contains(&exit_code) {
-            return match found(&self.failed_on_success) {
+            // What the CLI printed after it last went on from a failure of its own.
+            let after = self
+                .recovered
+                .iter()
+                .filter_map(|r| r.find_iter(tail).last().map(|m| m.end()))
+                .max()
+                .map_or(tail, |end| &tail[end..]);
+            return match found(&self.failed_on_success, after) {
                 None => Verdict::Ok,
-                Some(_) => self.failure(exit_code, tail, now_ms, found(&self.transient)),
+                Some(_) => self.failure(
+                    exit_code,
+                    after,
+                    now_ms,
+                    found(&self.transient, after).as_deref(),
+                ),
             };
         }
         if self.hard_exits.contains(&exit_code) {
-            let what = found(&self.auth).map_or(String::new(), |m| format!(": {}", clip(m)));
+            let what = found(&self.auth, tail).map_or(String::new(), |m| format!(": {}", clip(&m)));
             return Verdict::Hard(format!(
                 "the agent exited {exit_code} (bad input or configuration){what}"
             ));
         }
-        self.failure(exit_code, tail, now_ms, found(&self.transient))
+        self.failure(
+            exit_code,
+            tail,
+            now_ms,
+            found(&self.transient, tail).as_deref(),
+        )
+    }
+
+    /// What an idle timeout means: a CLI that printed it would sleep inside the turn (opencode
+    /// waiting out a `retry-after`) is waiting for a limit to lift — a usage limit, with its reset
+    /// time when the output names one — not a failed try. None: an idle timeout like any other.
+    pub fn idle(&self, output: &str, now_ms: u64) -> Option<Verdict> {
+        // The last line that is not a log line of no weight (opencode's INFO lines of its own
+        // start-up tasks may come after the error).
+        let last = output
+            .lines()
+            .rev()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .find(|l| !(l.starts_with("timestamp=") && NOTE_LEVEL.iter().any(|n| l.contains(n))))?;
+        if !self.in_turn_wait.iter().any(|r| r.is_match(last)) {
+            return None;
+        }
+        let tail = tail_lines(output, 200);
+        Some(Verdict::UsageLimit {
+            resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
+            why: format!(
+                "usage limit: the agent went quiet waiting inside its turn after an API error ({})",
+                clip(last)
+            ),
+        })
     }
 
     fn failure(&self, exit_code: i32, tail: &str, now_ms: u64, transient: Option<&str>) -> Verdict {
@@ -97,7 +160,7 @@ impl Patterns {
         }
         if let Some(m) = found(&self.usage_limit) {
             return Verdict::UsageLimit {
-                resets_at_ms: reset_time(tail, now_ms),
+                resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
                 why: format!("usage limit: {}", clip(m)),
             };
         }
@@ -114,6 +177,48 @@ fn clip(text: &str) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
     }
+}
+
+/// Lines a CLI wrapped at 80 columns joined again: a line that ends in a space after a word
+/// (where the wrapper broke it) goes on in the next line.
+pub fn unwrap_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let next_goes_on = lines
+            .peek()
+            .is_some_and(|n| n.chars().next().is_some_and(|c| !c.is_whitespace()));
+        if body.ends_with(' ')
+            && body.trim_end().len() + 1 == body.len()
+            && !body.trim().is_empty()
+            && next_goes_on
+        {
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Anthropic's spend-limit day, as opencode prints it: `You will regain access on 2026-12-02 at
+/// 00:00 UTC.` → that moment (Unix ms). Only this form; every other is [`reset_time`]'s.
+pub fn regain_access(text: &str) -> Option<u64> {
+    static REGAIN: OnceLock<Option<Regex>> = OnceLock::new();
+    let regain = regex(
+        &REGAIN,
+        r"(?i)regain access on (\d{4}-\d\d-\d\d) at (\d\d:\d\d) (UTC|[A-Za-z_]+/[A-Za-z_]+)",
+    )?;
+    let c = regain.captures_iter(text).last()?;
+    let at: jiff::civil::DateTime = format!("{}T{}", &c[1], &c[2]).parse().ok()?;
+    let zone = jiff::tz::TimeZone::get(&c[3]).ok()?;
+    let ms = at
+        .to_zoned_datetime(zone)
+        .ok()?
+        .timestamp()
+        .as_millisecond();
+    u64::try_from(ms).ok()
 }
 
 /// The last `n` lines of `text`.
@@ -133,19 +238,79 @@ fn tail_lines(text: &str, n: usize) -> &str {
 
 pub use super::reset::reset_time;
 
+/// A regex compiled once; None only if the source (a constant here) does not compile.
+fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
+    cell.get_or_init(|| Regex::new(source).ok()).as_ref()
+}
+
+/// A log line of a CLI's own (`timestamp=… level=…`, opencode's `--print-logs`): not what the
+/// agent said.
+fn is_log_line(line: &str) -> bool {
+    line.starts_with("timestamp=") && line.contains(" level=")
+}
+
 /// The agent's last message, from its output in any preset's format: the `result` of a final
 /// result event (Claude, Cursor), Codex's last `agent_message`, Gemini's `response`, Pi's last
 /// assistant text, opencode's last text part; else the last non-empty line.
 pub fn last_message(output: &str) -> Option<String> {
     // JSON events a line, or one document over several lines after warning lines (Gemini).
     let (values, last_plain) = usage::scan(output);
+    // The last plain line, or, when that is a log line of the CLI's own, the last before it
+    // that is neither JSON nor a log line.
+    let last_plain = match last_plain {
+        Some(line) if !is_log_line(line.trim()) => Some(line.to_string()),
+        None => None,
+        Some(_) => output
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('{') && !is_log_line(l))
+            .map(str::to_string),
+    };
     values
         .iter()
         .rev()
         .find_map(message_of)
-        .or(last_plain.map(str::to_string))
+        .or_else(|| aider_reply(output))
+        .or(last_plain)
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
+}
+
+/// aider's last answer: the lines before its last `Tokens: … sent, … received.` line, back to the
+/// line of its own before them (its banner, an applied edit, a test-fix question, a retry).
+fn aider_reply(output: &str) -> Option<String> {
+    const OWN: &[&str] = &[
+        "Tokens: ",
+        "Applied edit to ",
+        "Repo-map: ",
+        "Git repo: ",
+        "Model: ",
+        "Aider v",
+        "Attempt to fix",
+        "Added ",
+        "Retrying in ",
+    ];
+    let lines: Vec<&str> = output.lines().collect();
+    let tokens = lines.iter().rposition(|l| {
+        l.starts_with("Tokens: ") && l.contains(" sent, ") && l.contains(" received.")
+    })?;
+    let start = lines[..tokens]
+        .iter()
+        .rposition(|l| OWN.iter().any(|o| l.starts_with(o)))
+        .map_or(0, |i| i + 1);
+    // A file the prompt names, which aider offers to add to the chat, is printed first.
+    let start = start
+        + lines[start..tokens]
+            .iter()
+            .take_while(|l| {
+                let l = l.trim();
+                l.is_empty() || (l.contains('/') && !l.contains(char::is_whitespace))
+            })
+            .count();
+    let reply = lines[start..tokens].join("\n");
+    let reply = reply.trim();
+    (!reply.is_empty()).then(|| reply.to_string())
 }
 
 fn message_of(v: &serde_json::Value) -> Option<String> {

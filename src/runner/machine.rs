@@ -372,10 +372,13 @@ impl Machine {
         let verdict = match end {
             TurnEnd::NotStarted(why) => Verdict::Hard(why),
             TurnEnd::Exited(code) => self.patterns.classify(code, output, now_ms),
-            TurnEnd::IdleTimeout => Verdict::Failed(format!(
-                "the agent printed nothing for {} (idle timeout): its process group was killed",
-                human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
-            )),
+            // A CLI that went quiet sleeping inside its turn on a limit is not a failed try.
+            TurnEnd::IdleTimeout => self.patterns.idle(output, now_ms).unwrap_or_else(|| {
+                Verdict::Failed(format!(
+                    "the agent printed nothing for {} (idle timeout): its process group was killed",
+                    human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
+                ))
+            }),
             TurnEnd::TurnTimeout => {
                 if self.max_time_passed(now_ms) {
                     return self.stop(
@@ -851,6 +854,22 @@ mod tests {
                 "retry 30",
             ),
             ((TurnEnd::IdleTimeout, ""), "retry 30"),
+            // opencode 1.18.33 sleeping inside its turn on a retry-after: a usage limit.
+            (
+                (
+                    TurnEnd::IdleTimeout,
+                    r#"timestamp=2027-01-15T08:00:00.000Z level=ERROR run=1 message="stream error" providerID=anthropic error.error="AI_APICallError: You have reached your specified API usage limits. You will regain access on 2027-01-16 at 00:00 UTC.""#,
+                ),
+                "wait 57599",
+            ),
+            // …but not once it went on and printed more.
+            (
+                (
+                    TurnEnd::IdleTimeout,
+                    "timestamp=2027-01-15T08:00:00.000Z level=ERROR run=1 message=\"stream error\" error.error=\"AI_APICallError: Overloaded\"\n{\"type\":\"step_start\"}",
+                ),
+                "retry 30",
+            ),
             ((TurnEnd::TurnTimeout, ""), "retry 30"),
             ((TurnEnd::Exited(1), AUTH), "stop 2"),
             (

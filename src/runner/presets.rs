@@ -53,12 +53,28 @@ pub struct Preset {
     /// What the CLI reports about each turn's usage, and the reader of it.
     pub reports: Reports,
     pub usage: fn(&str) -> Usage,
+    /// A line that shows the CLI went on after a failure it printed (aider's `Tokens:` line
+    /// after a call it retried by itself): in a turn that exited 0, failures are looked for only
+    /// after the last one.
+    pub recovered: &'static [&'static str],
+    /// The CLI wraps its messages at 80 columns (aider, even with `--no-pretty`): wrapped lines
+    /// are joined before matching.
+    pub wraps: bool,
+    /// The last line the CLI prints before it sleeps inside the turn (opencode waiting out a
+    /// `retry-after`): an idle timeout after it is a usage limit, not a failed try.
+    pub in_turn_wait: &'static [&'static str],
+    /// Files the CLI writes for itself in the worktree (gitignore patterns), kept out of the
+    /// commits `goal run` makes through `.git/info/exclude`.
+    pub own_files: &'static [&'static str],
 }
 
 const NO_USAGE: Reports = Reports {
     tokens: false,
     cost: false,
 };
+
+/// The levels of log lines (`timestamp=… level=INFO …`) that say nothing of a failure.
+pub(super) const NOTE_LEVEL: &[&str] = &[" level=INFO ", " level=DEBUG ", " level=WARN "];
 
 /// Network failures any CLI may print.
 pub(super) const NETWORK: &[&str] = &[
@@ -122,6 +138,10 @@ pub const PRESETS: &[Preset] = &[
             cost: true,
         },
         usage: usage::claude,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
     },
     Preset {
         name: "codex",
@@ -170,6 +190,10 @@ pub const PRESETS: &[Preset] = &[
             cost: false,
         },
         usage: usage::codex,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
     },
     Preset {
         name: "gemini",
@@ -224,6 +248,10 @@ pub const PRESETS: &[Preset] = &[
             cost: false,
         },
         usage: usage::gemini,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
     },
     Preset {
         name: "pi",
@@ -257,26 +285,59 @@ pub const PRESETS: &[Preset] = &[
             cost: true,
         },
         usage: usage::pi,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
     },
     Preset {
         name: "opencode",
-        argv: &["opencode", "run", "--format", "json", "{prompt}"],
+        argv: &[
+            "opencode",
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            "INFO",
+            "{prompt}",
+        ],
         prompt: PromptPlace::Arg,
         output: Output::JsonLines,
         ok_exits: &[],
         hard_exits: &[],
+        // On the `statusCode` field, never on bare digits: the same event carries the response
+        // headers (content-length and the like).
         auth: &[
             r"ProviderAuthError",
-            r"API key (is )?(missing|invalid)",
-            r"\b401\b",
+            r#""statusCode"\s*:\s*(401|403)\b"#,
+            r"API key is missing",
         ],
-        usage_limit: &[r"usage limit.*reset", r"quota.*reset"],
-        transient: &[r"APIError", r"rate.?limit", r"overloaded", r"\b5\d\d\b"],
+        usage_limit: &[
+            r"reached your specified API usage limits",
+            r"regain access on",
+            r"usage limit.*reset",
+            r"quota.*reset",
+        ],
+        transient: &[
+            r#""statusCode"\s*:\s*(408|409|429|5\d\d)\b"#,
+            r#""isRetryable"\s*:\s*true"#,
+            r#""name"\s*:\s*"APIError""#,
+            r"rate.?limit",
+            r"overloaded",
+        ],
         failed_on_success: &[r#""type"\s*:\s*"error""#],
-        doc: "opencode: `opencode run <prompt> --format json` prints JSON events a line. Tools follow the `permission` config of opencode.json; recent versions have `opencode run --auto` to approve what would ask (add it with `--agent-arg --auto`; older versions do not know the flag, so the preset leaves it out). Whether opencode exits non-zero on a provider error is uncertain (users report exit 0 with an `error` event), so an `error` event marks the turn failed. Sources: opencode.ai docs (cli, permissions); error texts from users' reports, not a run of the real CLI.",
-        verified: None,
-        reports: NO_USAGE,
-        usage: usage::none,
+        doc: "opencode 1.18.33 (npm `opencode-ai`, checked with the real CLI against a local stand-in API): `opencode run --format json <prompt>` prints JSON events a line (`step_start`, `tool_use`, `text`, `step_finish` with `tokens` and `cost`); `--print-logs --log-level INFO` adds its log lines on stderr (about 40 a turn): so it is not silent while it starts, and a silent wait shows. Every API error exits 1 with one `{\"type\":\"error\",\"error\":{\"name\":\"APIError\",\"data\":{\"message\":…,\"statusCode\":…,\"isRetryable\":…,\"responseHeaders\":…}}}` line, read on its `statusCode`: 401 `invalid x-api-key` and 403 stop at once, as does `ProviderAuthError` (no key); 429/5xx/529 `Overloaded` are transient (opencode itself first makes 6 calls, with backoff 2–30 s or the server's `retry-after-ms`); the spend limit (400 `You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.`) waits until that day. opencode waits out any `retry-after` inside the turn, silently and with no setting to bound it: its last line is then a `message=\"stream error\"` log line, and the idle timeout that follows is taken for a usage limit with no reset time, not a failed try. Permissions: its `bash`, `edit` and `write` tools run without asking inside the worktree; a path outside it asks, and headless `opencode run` auto-rejects the request (`permission requested: external_directory (…); auto-rejecting`) and ends the turn with exit 0 — add `--agent-arg --auto` to allow it. Point it at a model with `--agent-arg --model --agent-arg provider/model` or `model` in opencode.json.",
+        verified: Some("1.18.33"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        in_turn_wait: &[r#"level=ERROR .*message="stream error""#],
+        recovered: &[],
+        wraps: false,
+        own_files: &[],
+        usage: usage::opencode,
     },
     Preset {
         name: "aider",
@@ -285,9 +346,17 @@ pub const PRESETS: &[Preset] = &[
             "--message",
             "{prompt}",
             "--yes-always",
+            "--test-cmd",
+            "goal verify",
+            "--auto-test",
+            "--no-auto-commits",
+            "--no-dirty-commits",
+            "--no-gitignore",
             "--no-pretty",
             "--no-stream",
             "--no-check-update",
+            "--no-show-release-notes",
+            "--no-analytics",
         ],
         prompt: PromptPlace::Arg,
         output: Output::Text,
@@ -295,22 +364,41 @@ pub const PRESETS: &[Preset] = &[
         hard_exits: &[],
         auth: &[
             r"AuthenticationError",
+            r"not able to authenticate you",
             r"API key.*(missing|not set|invalid)",
         ],
-        usage_limit: &[r"usage limit.*reset", r"quota.*reset"],
+        usage_limit: &[
+            r"usage limit.*reset",
+            r"quota will reset",
+            r"quota.*reset",
+            r"exceeded your current quota",
+        ],
         transient: &[
             r"RateLimitError",
             r"APIConnectionError",
+            r"litellm\.APIError",
             r"InternalServerError",
             r"ServiceUnavailableError",
+            r"BadGatewayError",
             r"overloaded",
             r"Timeout",
         ],
-        failed_on_success: &[],
-        doc: "aider: `aider --message <prompt>` runs one instruction and exits; `--yes-always` answers yes to every question (edits, running the shell commands it proposes, so it can run `goal verify`); `--no-pretty --no-stream` keep the output plain. aider commits its own edits by default (goal's iteration then commits the goal files). Errors come from litellm exception names (`litellm.RateLimitError`, `AuthenticationError`); whether aider exits non-zero after an API error is uncertain, from aider.chat docs and users' reports.",
-        verified: None,
-        reports: NO_USAGE,
-        usage: usage::none,
+        // aider exits 0 after every error: a litellm error after its last model answer.
+        failed_on_success: &[
+            r"(?m)^litellm\.[A-Za-z]*Error:",
+            r"not able to authenticate you",
+        ],
+        doc: "aider 0.86.2 (PyPI `aider-chat`, checked with the real CLI against a local stand-in API): `aider --message <prompt>` runs one instruction and exits. `--yes-always` does not let it run shell commands (it answers no to \"Run shell command?\"), so it verifies through `--test-cmd \"goal verify\" --auto-test`: after each edit it runs `goal verify` and feeds a failure back to the model. `--no-auto-commits --no-dirty-commits` leave the commits to `goal run` (each turn's work is in its iteration commit), `--no-gitignore` keeps it from editing .gitignore, and `.aider*` (its chat and input history, its tag cache) goes to `.git/info/exclude` so none of it is committed. It exits 0 after every error, printed on stdout and wrapped at 80 columns even with `--no-pretty` (joined before matching): `litellm.AuthenticationError` (401) stops at once; `litellm.RateLimitError: … You have hit your usage limit. Your quota will reset in 2 hours.` waits that long; `litellm.APIError: … Overloaded`, `ServiceUnavailableError` and other litellm errors are transient — after its own retries (0.25 s doubling past 60 s, about 90 s in all, which no setting changes). Use `--agent-arg --model --agent-arg <model>` and the provider's key (OPENAI_API_KEY, OPENAI_API_BASE …).",
+        verified: Some("0.86.2"),
+        reports: Reports {
+            tokens: true,
+            cost: true,
+        },
+        recovered: &[r"(?m)^Tokens: .* sent, .* received\."],
+        wraps: true,
+        own_files: &["/.aider*"],
+        in_turn_wait: &[],
+        usage: usage::aider,
     },
     Preset {
         name: "cursor",
@@ -339,6 +427,10 @@ pub const PRESETS: &[Preset] = &[
         verified: None,
         reports: NO_USAGE,
         usage: usage::none,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
     },
 ];
 
@@ -358,6 +450,7 @@ use regex::Regex;
 
 #[cfg(test)]
 mod tests {
+    use super::super::classify::{regain_access, unwrap_lines};
     use super::*;
 
     const NOW: u64 = 1_800_000_000_000;
@@ -369,6 +462,17 @@ mod tests {
         };
         patterns.classify(exit, output, NOW)
     }
+
+    /// opencode's one error line (real 1.18.33 shape), for a message, status and content-length.
+    fn oc_error(message: &str, status: u16, retryable: bool, length: &str) -> String {
+        format!(
+            r#"{{"type":"error","timestamp":1796115811881,"sessionID":"ses_1","error":{{"name":"APIError","data":{{"message":"{message}","statusCode":{status},"isRetryable":{retryable},"responseHeaders":{{"content-length":"{length}","content-type":"application/json","date":"Tue, 01 Dec 2026 09:03:31 GMT"}},"responseBody":"{{}}","metadata":{{"url":"http://127.0.0.1:36233/v1/messages"}}}}}}}}"#
+        )
+    }
+
+    /// aider 0.86.2's stdout after a 401 and after a usage limit (it exits 0 after both).
+    const AIDER_401: &str = "Aider v0.86.2\nModel: openai/fake-model with whole edit format\nGit repo: .git with 2 files\nRepo-map: using 1024 tokens, auto refresh\n\nlitellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect \nAPI key provided: sk-offl****test. You can find your API key at \nhttps://platform.openai.com/account/api-keys.\nThe API provider is not able to authenticate you. Check your API key.\n\nhttps://platform.openai.com/account/api-keys\n\n";
+    const AIDER_QUOTA: &str = "Repo-map: using 1024 tokens, auto refresh\n\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\nRetrying in 0.2 seconds...\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\n\n";
 
     fn kind(v: &Verdict) -> &'static str {
         match v {
@@ -658,7 +762,55 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
                 "Warning: 256-color support not detected.\nYOLO mode is enabled. All tool calls will be automatically approved.\n{\n  \"session_id\": \"s\",\n  \"response\": \"Wrote hello.txt; goal verify passed.\"\n}",
                 "ok",
             ),
-            // opencode, aider, cursor (users' reports).
+            // opencode, aider: the real CLIs (1.18.33, 0.86.2) against local stand-in APIs,
+            // texts as AGENTS-NOTES.md records them.
+            (
+                "opencode",
+                1,
+                &oc_error("invalid x-api-key", 401, false, "92"),
+                "hard",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error(
+                    "Your API key does not have permission to use the specified resource.",
+                    403,
+                    false,
+                    "139",
+                ),
+                "hard",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error("Overloaded", 529, true, "81"),
+                "failed",
+            ),
+            (
+                "opencode",
+                1,
+                &oc_error(
+                    "You have reached your specified API usage limits. You will regain access on 2027-01-16 at 00:00 UTC.",
+                    400,
+                    false,
+                    "176",
+                ),
+                "usage-limit",
+            ),
+            // Numbers in the headers are not a status: a 400 whose content-length is 401.
+            (
+                "opencode",
+                1,
+                &oc_error("prompt is too long", 400, false, "401"),
+                "failed",
+            ),
+            (
+                "opencode",
+                1,
+                r#"{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"Anthropic API key is missing. Pass it using the 'apiKey' parameter or the ANTHROPIC_API_KEY environment variable."}}}"#,
+                "hard",
+            ),
             (
                 "opencode",
                 0,
@@ -667,15 +819,36 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
             ),
             (
                 "opencode",
-                1,
-                r#"{"type":"error","error":{"name":"ProviderAuthError"}}"#,
-                "hard",
+                0,
+                "{\"type\":\"step_start\",\"part\":{\"type\":\"step-start\"}}\n! permission requested: external_directory (/etc/*); auto-rejecting\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"I could not read /etc.\"}}",
+                "ok",
+            ),
+            ("aider", 0, AIDER_401, "hard"),
+            ("aider", 0, AIDER_QUOTA, "usage-limit"),
+            (
+                "aider",
+                0,
+                "Repo-map: using 1024 tokens, auto refresh\n\nlitellm.APIError: APIError: OpenAIException - Overloaded\nRetrying in 0.2 seconds...\nlitellm.APIError: APIError: OpenAIException - Overloaded\n\n",
+                "failed",
             ),
             (
                 "aider",
-                1,
-                "litellm.RateLimitError: AnthropicException - rate limited",
+                0,
+                "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - \nService Unavailable\nThe API provider's servers are down or overloaded.\n",
                 "failed",
+            ),
+            // A call aider retried by itself and then got answered: a good turn.
+            (
+                "aider",
+                0,
+                "litellm.APIError: APIError: OpenAIException - Overloaded\nRetrying in 0.2 seconds...\nI will create hello.txt.\n\nhello.txt\n```\nhello\n```\n\nTokens: 200 sent, 40 received.\n\nhello.txt\nApplied edit to hello.txt\n1 passed, 0 failed\n",
+                "ok",
+            ),
+            (
+                "aider",
+                0,
+                "Aider v0.86.2\nModel: openai/fake-model with whole edit format\n\nI will create hello.txt.\n\nTokens: 200 sent, 40 received.\nApplied edit to hello.txt\n",
+                "ok",
             ),
             (
                 "aider",
@@ -735,6 +908,101 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
     }
 
     #[test]
+    fn wrapped_lines_are_joined() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\n",
+                "OpenAIException - You have hit your usage limit. Your quota will reset in 2 hours.\n",
+            ),
+            ("one\ntwo \n\nthree", "one\ntwo \n\nthree"),
+            ("a \r\nb", "a b"),
+            ("x \ny \nz\n", "x y z\n"),
+            ("indent \n  next", "indent \n  next"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(unwrap_lines(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_spend_limit_day() {
+        let cases: &[(&str, Option<u64>)] = &[
+            (
+                "You have reached your specified API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.",
+                Some(1_796_169_600_000),
+            ),
+            (
+                "You will regain access on 2026-12-02 at 09:30 Europe/Paris.",
+                Some(1_796_169_600_000 + 8 * 3_600_000 + 30 * 60_000),
+            ),
+            ("You will regain access soon.", None),
+            ("regain access on 2026-13-02 at 00:00 UTC", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(regain_access(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_idle_timeout_inside_a_wait() {
+        let opencode = Patterns::of(preset("opencode").unwrap());
+        let stream_error = r#"timestamp=2026-12-01T08:58:36.178Z level=ERROR run=6976ea82 message="stream error" providerID=fake modelID=claude-fake session.id=ses_1 small=false agent=build mode=primary error.error="AI_APICallError: Number of requests has exceeded your rate limit.""#;
+        let cases: Vec<(String, &str)> = vec![
+            // Seen with the real opencode 1.18.33: a 429 with `retry-after: 86400`, then silence.
+            (
+                format!("{{\"type\":\"step_start\"}}\n{stream_error}\n"),
+                "usage-limit-no-reset",
+            ),
+            (
+                stream_error.replace(
+                    "exceeded your rate limit.",
+                    "exceeded your rate limit. You will regain access on 2027-01-16 at 00:00 UTC.",
+                ),
+                "usage-limit",
+            ),
+            // Its start-up tasks may log after the error.
+            (
+                format!(
+                    "{stream_error}\ntimestamp=2026-12-01T08:58:36.300Z level=INFO run=6976ea82 message=\"project copy refresh done\" projectID=global\n"
+                ),
+                "usage-limit-no-reset",
+            ),
+            // It went on after the error: quiet for another reason.
+            (
+                format!("{stream_error}\n{{\"type\":\"step_start\"}}"),
+                "none",
+            ),
+            ("{\"type\":\"text\"}".into(), "none"),
+            (String::new(), "none"),
+        ];
+        for (output, want) in cases {
+            let got = opencode.idle(&output, NOW);
+            assert_eq!(got.as_ref().map_or("none", kind), want, "{output}");
+        }
+        // Another preset's idle timeout is an idle timeout.
+        let claude = Patterns::of(preset("claude").unwrap());
+        assert_eq!(claude.idle(stream_error, NOW), None);
+    }
+
+    #[test]
+    fn verified_presets_name_their_version_and_usage() {
+        for (name, version) in [("opencode", "1.18.33"), ("aider", "0.86.2")] {
+            let p = preset(name).unwrap();
+            assert_eq!(p.verified, Some(version), "{name}");
+            assert!(p.doc.contains(version), "{name}");
+            assert_eq!(
+                p.reports,
+                Reports {
+                    tokens: true,
+                    cost: true
+                },
+                "{name}"
+            );
+        }
+        assert_eq!(preset("aider").unwrap().own_files, &["/.aider*"]);
+    }
+
+    #[test]
     fn last_messages() {
         let cases: &[(&str, Option<&str>)] = &[
             (
@@ -759,6 +1027,19 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
             ),
             ("{\n  \"session_id\": \"s\",\n  \"stats\": {}\n}\n", None),
             ("working...\nall done\n\n", Some("all done")),
+            (
+                "timestamp=2026-12-01T10:07:06.558Z level=INFO run=d01eaa67 message=\"disposing instance\"\n",
+                None,
+            ),
+            // aider 0.86.2: its answer before the `Tokens:` line, not the test's output after it.
+            (
+                "Aider v0.86.2\nRepo-map: using 1024 tokens, auto refresh\n\n\n.agents/goal/GOAL.md\nI will create hello.txt.\n\nhello.txt\n```\nhello\n```\n\nTokens: 200 sent, 40 received.\n\nhello.txt\nApplied edit to hello.txt\n1 passed, 0 failed\n",
+                Some("I will create hello.txt.\n\nhello.txt\n```\nhello\n```"),
+            ),
+            (
+                "Tokens: 200 sent, 40 received.\nApplied edit to hello.txt\n0 passed, 1 failed\nAttempt to fix test errors? (Y)es/(N)o [Yes]: y\nFixed the test.\nTokens: 300 sent, 10 received.\n",
+                Some("Fixed the test."),
+            ),
             ("", None),
         ];
         for (output, want) in cases {

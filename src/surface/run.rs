@@ -320,6 +320,58 @@ pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
     write_atomic(&evidence_path, &bytes)
 }
 
+/// The weakening findings of the goal's diff (base tree → the working tree) over the test surface.
+pub fn findings(ws: &Workspace, place: &Place) -> Result<super::weaken::Findings> {
+    let surface = Surface::from_repo(&ws.repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests`",
+        )
+    })?;
+    let changes = super::red::surface_changes(
+        &ws.repo,
+        place.base_tree_full,
+        ws.worktree_tree_full()?,
+        &surface,
+    )?;
+    Ok(super::weaken::findings(&surface, &changes))
+}
+
+/// Why `goal done` (without `--confirm`) would refuse a goal whose criteria are all proven, for
+/// status's next step: a goal of guards only, or a finding that refuses. None when it would not
+/// (or when the goal has no history to compare with).
+pub fn done_would_refuse(
+    ws: &Workspace,
+    goal: &crate::goal_file::GoalFile,
+) -> Result<Option<String>> {
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    if super::judge::guards_only(&texts) {
+        return Ok(Some(
+            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
+        ));
+    }
+    if crate::history::init_commit(&ws.repo)?.is_none() {
+        return Ok(None);
+    }
+    let place = Place::of(ws)?;
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let found = findings(ws, &place)?;
+    let refusing: Vec<String> = super::judge::weakened(&found.findings, &pins, false)
+        .iter()
+        .filter(|w| w.refuses)
+        .map(|w| w.describe())
+        .collect();
+    Ok((!refusing.is_empty()).then(|| {
+        format!(
+            "the goal weakens its tests ({}): restore them, or accept each with `goal done --confirm`",
+            refusing.join("; ")
+        )
+    }))
+}
+
 /// What one run in a temporary worktree gave.
 #[derive(Debug, Clone)]
 pub struct TreeRun {

@@ -1,0 +1,119 @@
+//! `goal fleet`: every goal in flight, in every worktree and on every branch.
+
+use std::path::Path;
+
+use crate::context::{Ctx, now_rfc3339};
+use crate::error::Result;
+use crate::fleet::{self, Row, age_text};
+use crate::workspace::Workspace;
+
+/// Every goal in flight: one row per worktree (the main one included; its working GOAL.md, so
+/// progress not yet committed shows) and per local branch not checked out in one (its tip's
+/// trailers and GOAL.md; a finished goal shows as its last state). With --remote, the
+/// remote-tracking branches too, as last fetched (no network).
+///
+/// Each row: where, goal, status, iteration, proven/total, age of the last goal commit, flags
+/// (stagnant, escalated, blocked, hand-made: a tip committed without goal) and the active
+/// `goal run` (agent, run id, since). Reads refs and tips only: no history walk.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Also list remote-tracking branches (as last fetched).
+    #[arg(long)]
+    pub remote: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let ws = Workspace::open_history(ctx)?;
+    let now = chrono::DateTime::parse_from_rfc3339(&now_rfc3339())
+        .map(|t| t.timestamp())
+        .unwrap_or_default();
+    let proven_in = |path: &Path, goal: &crate::goal_file::GoalFile| {
+        let here = Ctx {
+            cwd: path.to_path_buf(),
+            file: ctx.file.clone(),
+            json: ctx.json,
+            quiet: true,
+            color: false,
+        };
+        let ws = Workspace::open(&here).ok()?;
+        ws.proof(goal).ok().map(|p| p.proven)
+    };
+    let run_in = |path: &Path| {
+        let repo = crate::repo::Repo::discover(path).ok()?;
+        fleet::active_run(repo.git_dir())
+    };
+    let rows = fleet::rows(
+        &ws.repo,
+        &ws.goal_rel,
+        args.remote,
+        now,
+        &proven_in,
+        &run_in,
+    )?;
+    if ctx.json {
+        ctx.emit_json(&serde_json::json!({ "goals": rows }))?;
+    } else {
+        print_table(ctx, &rows);
+    }
+    Ok(0)
+}
+
+fn print_table(ctx: &Ctx, rows: &[Row]) {
+    let mut table: Vec<[String; 8]> = vec![
+        [
+            "WHERE", "GOAL", "STATUS", "ITER", "PROVEN", "AGE", "FLAGS", "RUN",
+        ]
+        .map(String::from),
+    ];
+    for r in rows {
+        let mut goal = r.goal.clone().unwrap_or_else(|| "-".into());
+        if goal.chars().count() > 40 {
+            goal = goal.chars().take(39).collect::<String>() + "…";
+        }
+        let place = match (&r.kind, &r.branch) {
+            (fleet::Kind::Worktree, Some(b)) => format!("{} [{b}]", r.place),
+            _ => r.place.clone(),
+        };
+        table.push([
+            place,
+            goal,
+            r.status.clone(),
+            r.iteration.map_or("-".into(), |i| i.to_string()),
+            match (r.proven, r.total) {
+                (Some(p), Some(t)) => format!("{p}/{t}"),
+                (None, Some(t)) => format!("?/{t}"),
+                _ => "-".into(),
+            },
+            r.age_s.map_or("-".into(), age_text),
+            if r.flags.is_empty() {
+                "-".into()
+            } else {
+                r.flags.join(",")
+            },
+            r.run.as_ref().map_or("-".into(), |run| {
+                format!("{} {} since {}", run.agent, run.id, run.since)
+            }),
+        ]);
+    }
+    let widths: Vec<usize> = (0..8)
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (n, r) in table.iter().enumerate() {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let pad = widths[i] - cell.chars().count();
+                format!("{cell}{}", " ".repeat(pad))
+            })
+            .collect();
+        let line = line.join("  ").trim_end().to_string();
+        ctx.say(if n == 0 { ctx.bold(&line) } else { line });
+    }
+}

@@ -1,0 +1,178 @@
+//! The real aider CLI (PyPI `aider-chat`, pinned in tests/aider/requirements.txt; .ci/run installs
+//! it into a cached venv, `$GOAL_TEST_CACHE` or ~/.cache/goal-tests, `aider-<version>`) driven by
+//! `goal run --agent aider`, offline, against tests/aider/fake_api.py (OpenAI's chat completions)
+//! with `--model openai/fake-model` and OPENAI_API_BASE.
+//!
+//! aider 0.86.2 retries a failed call by itself for about 90 s, and no setting changes that, so
+//! the tests lower its `RETRY_TIMEOUT` through tests/aider/fast_retries/sitecustomize.py on
+//! PYTHONPATH: one retry, then the failure reaches `goal run`.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use crate::stand_in::{
+    StandIn, assert_completed, cli_dir, code, events, explain, installed, named, path_with, project,
+};
+use crate::support::Repo;
+
+/// The venv's folder for the pinned version (`aider-chat==X` in requirements.txt).
+fn venv() -> PathBuf {
+    let pinned = std::fs::read_to_string(cli_dir("aider").join("requirements.txt")).unwrap();
+    let version = pinned
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("aider-chat=="))
+        .unwrap()
+        .to_string();
+    let cache = std::env::var_os("GOAL_TEST_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/goal-tests")
+        });
+    cache.join(format!("aider-{version}"))
+}
+
+fn aider() -> Option<PathBuf> {
+    installed(
+        "aider",
+        &venv().join("bin/aider"),
+        "bash .ci/run installs it, or: python3 -m venv <that folder> && <that folder>/bin/pip install -r tests/aider/requirements.txt",
+    )
+}
+
+fn run(repo: &Repo, bin: &std::path::Path, api: &StandIn) -> Output {
+    // A non-empty price list, so aider fetches none; with prices for the model, so it reports
+    // a cost.
+    let caches = repo.home.path().join(".aider/caches");
+    std::fs::create_dir_all(&caches).unwrap();
+    std::fs::write(
+        caches.join("model_prices_and_context_window.json"),
+        r#"{"openai/fake-model": {"max_input_tokens": 128000, "max_output_tokens": 4096, "input_cost_per_token": 0.000003, "output_cost_per_token": 0.000015, "litellm_provider": "openai", "mode": "chat"}}"#,
+    )
+    .unwrap();
+    repo.goal()
+        .env("PATH", path_with(&[bin.parent().unwrap()]))
+        .env("GOAL_TIME_SCALE", "0")
+        .env(
+            "OPENAI_API_BASE",
+            format!("http://127.0.0.1:{}/v1", api.port),
+        )
+        .env("OPENAI_API_KEY", "sk-offline-test")
+        .env("PYTHONPATH", cli_dir("aider").join("fast_retries"))
+        .env("GOAL_TEST_AIDER_RETRY_TIMEOUT", "0.3")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args([
+            "run",
+            "--json",
+            "--agent",
+            "aider",
+            "--agent-arg",
+            "--model",
+            "--agent-arg",
+            "openai/fake-model",
+            "--turn-timeout",
+            "300s",
+        ])
+        .timeout(std::time::Duration::from_secs(400))
+        .output()
+        .unwrap()
+}
+
+fn stand_in(repo: &Repo, plan: &str) -> StandIn {
+    StandIn::start(repo, &cli_dir("aider").join("fake_api.py"), plan, &[])
+}
+
+#[test]
+fn aider_edits_goal_verify_runs_as_its_test_command_and_the_run_completes() {
+    let Some(bin) = aider() else { return };
+    let repo = project();
+    let api = stand_in(&repo, "work");
+    let out = run(&repo, &bin, &api);
+    // The iteration is goal run's (aider commits nothing) and its summary is aider's answer.
+    assert_completed(&repo, &out, "turn 1: I will create hello.txt.");
+    assert_eq!(api.turns(), 1);
+    let ev = events(&out);
+    assert_eq!(
+        repo.git(&["log", "--format=%s", "HEAD~3"]).trim(),
+        "goal: init \"Say hello\"\ntest\ninitial",
+        "no commit of aider's own"
+    );
+    // aider's own files are in the worktree, excluded, and in no commit; .gitignore untouched.
+    assert!(repo.exists(".aider.chat.history.md"));
+    let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).unwrap();
+    assert!(exclude.lines().any(|l| l == "/.aider*"), "{exclude}");
+    let tracked = repo.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(!tracked.contains(".aider"), "{tracked}");
+    assert!(!repo.exists(".gitignore"));
+    assert_eq!(repo.git(&["status", "--porcelain"]).trim(), "");
+    // What aider reported of the turn: one call, 200 in / 40 out, $0.0012.
+    let log =
+        std::fs::read_to_string(named(&ev, "turn_start")[0]["log"].as_str().unwrap()).unwrap();
+    let usage = goal::runner::usage::aider(&log);
+    assert_eq!(usage.input_tokens, Some(200));
+    assert_eq!(usage.output_tokens, Some(40));
+    assert_eq!(usage.cost_usd, Some(0.0012));
+}
+
+#[test]
+fn aider_overloaded_exits_0_and_goal_run_retries_it() {
+    let Some(bin) = aider() else { return };
+    let repo = project();
+    let api = stand_in(&repo, "overload,work");
+    let out = run(&repo, &bin, &api);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let ev = events(&out);
+    assert_eq!(
+        named(&ev, "turn_end")[0]["exit_code"],
+        0,
+        "{}",
+        explain(&out)
+    );
+    let retries = named(&ev, "retry");
+    assert_eq!(retries.len(), 1, "{}", explain(&out));
+    assert_eq!(retries[0]["delay_s"], 30);
+    assert!(
+        retries[0]["reason"].as_str().unwrap().contains("APIError"),
+        "{:?}",
+        retries[0]
+    );
+    assert_eq!(api.turns(), 2);
+    assert_eq!(named(&ev, "done").len(), 1);
+}
+
+#[test]
+fn aider_usage_limit_is_waited_out_without_a_retry() {
+    let Some(bin) = aider() else { return };
+    let repo = project();
+    let api = stand_in(&repo, "quota,work");
+    let out = run(&repo, &bin, &api);
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let ev = events(&out);
+    assert!(named(&ev, "retry").is_empty(), "{}", explain(&out));
+    let waits = named(&ev, "wait");
+    assert_eq!(waits.len(), 1, "{}", explain(&out));
+    assert_eq!(waits[0]["kind"], "usage_limit");
+    // "Your quota will reset in 2 hours", read across aider's line wrap.
+    assert_eq!(waits[0]["delay_s"], 7200, "{:?}", waits[0]);
+    assert_eq!(api.turns(), 2);
+    assert_eq!(named(&ev, "done").len(), 1);
+}
+
+#[test]
+fn aider_with_a_bad_key_exits_0_and_goal_run_stops_with_exit_2() {
+    let Some(bin) = aider() else { return };
+    let repo = project();
+    let head = repo.head();
+    let api = stand_in(&repo, "401");
+    let out = run(&repo, &bin, &api);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    let ev = events(&out);
+    assert_eq!(
+        named(&ev, "turn_end")[0]["exit_code"],
+        0,
+        "{}",
+        explain(&out)
+    );
+    assert!(named(&ev, "retry").is_empty(), "{}", explain(&out));
+    assert_eq!(api.requests().len(), 1, "aider does not retry a 401");
+    assert_eq!(repo.head(), head, "no iteration recorded");
+}
