@@ -18,6 +18,12 @@ realistic goal of 300 iterations, one of 10, and working trees of 50,000 and 100
   hook       the pre-commit hook on a commit touching no goal file                   bar < 20 ms
   run        goal run's own overhead per turn (all but the agent; bench/run_overhead.py) bar ≤ 50 ms
   fleet      goal fleet over 200 branches (beside git for-each-ref)                  bar ≤ 100 ms
+  red-*      goal verify --red (the pin on the red tree, in a temporary worktree) vs the same
+             pin run in place (goal verify), on a crate with a few dependencies (serde,
+             serde_json, memchr: cargo test) and on a pytest package; the first red run of a
+             crate is shown apart (it seeds the red runs' target folder)       no bar: a cost
+
+--only red|log300 runs just those rows (the red rows need cargo and pytest on PATH).
 
 Each figure is the median of K runs (default 5), alternating the two commands.
 Timings on shared machines are noisy: read the ratios, not the milliseconds.
@@ -144,6 +150,87 @@ def ratio_row(rows, key, what, g, s, bar, unit="ms"):
     rows.append((key, what, g / s, f"{g*1000:.{digits}f} / {s*1000:.{digits}f} {unit}", f"≤ {bar}", g / s <= bar))
 
 
+CRATE_TOML = """[package]
+name = "calc"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+memchr = "2"
+"""
+
+CRATE_BASE = """#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+pub struct Pair { pub a: i64, pub b: i64 }
+
+pub fn add(p: &Pair) -> i64 { p.a + p.b }
+
+pub fn parse(text: &str) -> Pair { serde_json::from_str(text).unwrap() }
+
+pub fn has_comma(text: &str) -> bool { memchr::memchr(b',', text.as_bytes()).is_some() }
+"""
+
+CRATE_WORK = CRATE_BASE + "\npub fn mul(p: &Pair) -> i64 { p.a * p.b }\n"
+
+CRATE_TEST = """#[test]
+fn mul_of_a_parsed_pair() {
+    let p = calc::parse(r#"{"a": 2, "b": 3}"#);
+    assert_eq!(calc::mul(&p), 6);
+}
+"""
+
+CALC_BASE = "def add(a, b):\n    return a - b\n"
+CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n"
+
+
+def write(path, name, text):
+    full = os.path.join(path, name)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        f.write(text)
+
+
+def build_red(path, goal, kind):
+    """A goal at work, its test written and the fix made (uncommitted): `crate` (mul() added, its
+    test in tests/mul.rs; the red tree fails to build) or `pytest` (add() fixed)."""
+    os.makedirs(path)
+    run(["git", "init", "-q", "-b", "main"], path)
+    write(path, ".gitignore", "target/\n__pycache__/\n.pytest_cache/\n")
+    if kind == "crate":
+        write(path, "Cargo.toml", CRATE_TOML)
+        write(path, "src/lib.rs", CRATE_BASE)
+        run(["cargo", "generate-lockfile", "-q"], path)
+        criterion = "mul of a parsed pair is 6 (verify: `cargo test -q --test mul`)"
+    else:
+        write(path, "calc.py", CALC_BASE)
+        write(path, "tests/test_calc.py", CALC_TEST)
+        criterion = "add(2, 2) returns 4 (verify: `python3 -m pytest -q tests/test_calc.py`)"
+    run(["git", "add", "-A"], path)
+    run(["git", "commit", "-q", "-m", "base"], path)
+    run([goal, "init", "Red run bench", "-c", criterion], path)
+    if kind == "crate":
+        write(path, "src/lib.rs", CRATE_WORK)
+        write(path, "tests/mul.rs", CRATE_TEST)
+    else:
+        write(path, "calc.py", CALC_BASE.replace("a - b", "a + b"))
+    # Warm: the dependencies built (or the bytecode written) in place, as in a working session.
+    run([goal, "verify", "-c", "1"], path)
+
+
+def red_rows(rows, goal, root, runs):
+    for kind, what in (("crate", "a crate with 3 deps, cargo test"), ("pytest", "a pytest package")):
+        path = os.path.join(root, f"red-{kind}")
+        build_red(path, goal, kind)
+        place = [goal, "verify", "-c", "1"]
+        red = [goal, "verify", "-c", "1", "--red"]
+        if kind == "crate":
+            first = timed(red, path)
+            rows.append(("red-1st", f"first goal verify --red, {what}", first * 1000, "ms", "—", True))
+        r, p = median_pair(red, place, path, runs)
+        rows.append((f"red-{kind}", f"goal verify --red / in place, {what}", r / p, f"{r*1000:.0f} / {p*1000:.0f} ms", "—", True))
+
+
 def build_fleet(path, branches=200, files=200):
     """A repo whose `branches` branches each hold a goal at its own iteration (one goal commit
     on top of a shared base), for `goal fleet`."""
@@ -186,11 +273,23 @@ def main():
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, nargs="*", default=[50_000, 100_000], help="working-tree sizes for verify/iterate/status")
+    parser.add_argument("--only", choices=["red", "log300"], help="run only these rows")
     args = parser.parse_args()
     goal = os.path.abspath(args.goal)
     if not os.path.exists(goal):
         sys.exit(f"no goal binary at {goal}: run `cargo build --release` or pass --goal")
     root = tempfile.mkdtemp(prefix="goal-bench-")
+    if args.only:
+        started = time.perf_counter()
+        rows = []
+        if args.only == "red":
+            red_rows(rows, goal, root, args.runs)
+        else:
+            real = os.path.join(root, "real")
+            build_history(real, 300)
+            g, s = median_pair([goal, "log", "--json"], ["git", "log", "--numstat"], real, args.runs * 2)
+            ratio_row(rows, "log-300", "goal log --json / git log --numstat, 300 iterations", g, s, 1)
+        return report(rows, root, started)
     n = args.iterations
     big, small = os.path.join(root, "big"), os.path.join(root, "small")
     real, trimmed = os.path.join(root, "real"), os.path.join(root, "trimmed")
@@ -274,9 +373,14 @@ def main():
     g, s = median_pair([goal, "fleet", "--json"], ["git", "for-each-ref"], fleet_repo, args.runs * 2)
     rows.append(("fleet", f"goal fleet, 200 branches (git for-each-ref {s*1000:.1f} ms)", g * 1000, "ms", "≤ 100", g * 1000 <= 100))
 
+    red_rows(rows, goal, root, args.runs)
+    return report(rows, root, started)
+
+
+def report(rows, root, started):
     print(f"\n{'bar':<9} {'what':<50} {'ratio':>7}  {'times':<22} {'target':<7} ok")
     for key, what, ratio, times, target, ok in rows:
-        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "fleet") else f"{ratio:.1f}"
+        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "fleet", "red-1st") else f"{ratio:.1f}"
         print(f"{key:<9} {what:<50} {value:>7}  {times:<22} {target:<7} {'yes' if ok else 'NO'}")
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
     shutil.rmtree(root, ignore_errors=True)

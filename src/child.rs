@@ -345,15 +345,45 @@ enum Tee {
 /// combined output). SIGINT/SIGTERM stop it and its whole process group: then
 /// `Error::Interrupted`, and the caller records nothing.
 pub fn run_teed(argv: &[String], cwd: &Path, to_stderr: bool) -> Result<(i32, Vec<u8>)> {
-    run_child(argv, cwd, if to_stderr { Tee::Stderr } else { Tee::Stdout })
+    run_child(
+        argv,
+        cwd,
+        if to_stderr { Tee::Stderr } else { Tee::Stdout },
+        &[],
+    )
 }
 
 /// As [`run_teed`], showing nothing: the caller says what of the output matters.
 pub fn run_captured(argv: &[String], cwd: &Path) -> Result<(i32, Vec<u8>)> {
-    run_child(argv, cwd, Tee::Nowhere)
+    run_child(argv, cwd, Tee::Nowhere, &[])
 }
 
-fn run_child(argv: &[String], cwd: &Path, tee: Tee) -> Result<(i32, Vec<u8>)> {
+/// As [`run_teed`], with variables added to the child's environment.
+pub fn run_teed_env(
+    argv: &[String],
+    cwd: &Path,
+    to_stderr: bool,
+    env: &[(String, String)],
+) -> Result<(i32, Vec<u8>)> {
+    let tee = if to_stderr { Tee::Stderr } else { Tee::Stdout };
+    run_child(argv, cwd, tee, env)
+}
+
+/// As [`run_captured`], with variables added to the child's environment.
+pub fn run_captured_env(
+    argv: &[String],
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Result<(i32, Vec<u8>)> {
+    run_child(argv, cwd, Tee::Nowhere, env)
+}
+
+fn run_child(
+    argv: &[String],
+    cwd: &Path,
+    tee: Tee,
+    env: &[(String, String)],
+) -> Result<(i32, Vec<u8>)> {
     let Some(program) = argv.first() else {
         return Err(Error::usage(
             "no command to run",
@@ -363,6 +393,7 @@ fn run_child(argv: &[String], cwd: &Path, tee: Tee) -> Result<(i32, Vec<u8>)> {
     let run = ChildRun::start();
     let mut child = Command::new(program)
         .args(&argv[1..])
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

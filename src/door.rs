@@ -33,6 +33,10 @@ pub struct Commit<'a> {
     pub status: Option<&'a str>,
     /// The `goal run` this commit belongs to (`Goal-Run`).
     pub run: Option<String>,
+    /// Confirmed weakening findings (`Goal-Tests-Weakened`, one each).
+    pub tests_weakened: Vec<String>,
+    /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
+    pub guards_only: bool,
     /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
     pub verdict: Option<&'static str>,
 }
@@ -99,6 +103,8 @@ impl<'a> Commit<'a> {
             other: Vec::new(),
             status: None,
             run: None,
+            tests_weakened: Vec::new(),
+            guards_only: false,
             verdict: None,
         }
     }
@@ -136,6 +142,8 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        trailers.tests_weakened = self.tests_weakened;
+        trailers.guards_only = self.guards_only;
         trailers.verdict = self.verdict.map(str::to_string);
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;

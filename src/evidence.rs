@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pin;
 use crate::summary::TestCounts;
+use crate::surface::names::TestNames;
 
 /// The SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -15,16 +16,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// One verification run, one line of evidence.jsonl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Wire", into = "Wire")]
 pub struct Record {
     /// The first 12 hex digits of `hash`.
     pub id: String,
     pub criteria: Vec<usize>,
     /// The criteria's texts when the run was recorded: evidence for a reworded criterion is void.
-    #[serde(default)]
     pub criteria_text: Vec<String>,
     pub argv: Vec<String>,
     /// Where the command ran, relative to the worktree root ("" for the root).
-    #[serde(default)]
     pub cwd: String,
     pub exit_code: i32,
     pub started: String,
@@ -33,26 +33,144 @@ pub struct Record {
     pub tree: String,
     /// The tree after the run when the run only added files (build outputs, caches, lock files):
     /// the evidence holds for it too.
-    #[serde(default)]
     pub tree_after: Option<String>,
     /// Paths the run created (untracked before it), and paths it modified or deleted.
-    #[serde(default)]
     pub created: Vec<String>,
-    #[serde(default)]
     pub changed: Vec<String>,
     pub tests: Option<TestCounts>,
+    /// The tests the run named, with their outcomes (`tests.names` in the file; capped).
+    pub names: Option<TestNames>,
     /// The `--junit` report patterns the run was read with (a replay reads them again).
-    #[serde(default)]
     pub junit: Vec<String>,
     /// Recorded with `goal verify --check`: accepted without a test summary.
-    #[serde(default)]
     pub check: bool,
+    /// A red run (`goal verify --red`, or `goal done`'s own): where it ran.
+    pub red: Option<Red>,
+    /// A guard's base record (`goal verify --base`): the pin run on the goal's base tree.
+    pub base_run: bool,
     pub output_sha256: String,
     pub output_tail: Vec<String>,
     /// `hash` of the record before this one ("" for the first).
     pub prev: String,
     /// sha256 of this record's other fields (compact JSON, in file order), `id` and `hash` left out.
     pub hash: String,
+}
+
+/// Where a red run ran: the goal's base commit, and the tree of the test surface laid over it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Red {
+    pub base: String,
+    pub tests: String,
+}
+
+/// A record's `tests` object in the file: the counts, and the names when the runner printed them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct WireTests {
+    #[serde(flatten)]
+    counts: TestCounts,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    names: Option<TestNames>,
+}
+
+/// A record as one line of evidence.jsonl (fields in file order). Records older than the red run
+/// have no `red`, `base_run` or `tests.names`: they are left out when absent, so old lines keep
+/// their hashes.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    id: String,
+    criteria: Vec<usize>,
+    #[serde(default)]
+    criteria_text: Vec<String>,
+    argv: Vec<String>,
+    #[serde(default)]
+    cwd: String,
+    exit_code: i32,
+    started: String,
+    duration_ms: u64,
+    tree: String,
+    #[serde(default)]
+    tree_after: Option<String>,
+    #[serde(default)]
+    created: Vec<String>,
+    #[serde(default)]
+    changed: Vec<String>,
+    tests: Option<WireTests>,
+    #[serde(default)]
+    junit: Vec<String>,
+    #[serde(default)]
+    check: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    red: Option<Red>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    base_run: bool,
+    output_sha256: String,
+    output_tail: Vec<String>,
+    prev: String,
+    hash: String,
+}
+
+impl From<Wire> for Record {
+    fn from(w: Wire) -> Record {
+        let (tests, names) = match w.tests {
+            Some(t) => (Some(t.counts), t.names),
+            None => (None, None),
+        };
+        Record {
+            id: w.id,
+            criteria: w.criteria,
+            criteria_text: w.criteria_text,
+            argv: w.argv,
+            cwd: w.cwd,
+            exit_code: w.exit_code,
+            started: w.started,
+            duration_ms: w.duration_ms,
+            tree: w.tree,
+            tree_after: w.tree_after,
+            created: w.created,
+            changed: w.changed,
+            tests,
+            names,
+            junit: w.junit,
+            check: w.check,
+            red: w.red,
+            base_run: w.base_run,
+            output_sha256: w.output_sha256,
+            output_tail: w.output_tail,
+            prev: w.prev,
+            hash: w.hash,
+        }
+    }
+}
+
+impl From<Record> for Wire {
+    fn from(r: Record) -> Wire {
+        Wire {
+            id: r.id,
+            criteria: r.criteria,
+            criteria_text: r.criteria_text,
+            argv: r.argv,
+            cwd: r.cwd,
+            exit_code: r.exit_code,
+            started: r.started,
+            duration_ms: r.duration_ms,
+            tree: r.tree,
+            tree_after: r.tree_after,
+            created: r.created,
+            changed: r.changed,
+            tests: r.tests.map(|counts| WireTests {
+                counts,
+                names: r.names,
+            }),
+            junit: r.junit,
+            check: r.check,
+            red: r.red,
+            base_run: r.base_run,
+            output_sha256: r.output_sha256,
+            output_tail: r.output_tail,
+            prev: r.prev,
+            hash: r.hash,
+        }
+    }
 }
 
 /// Lines of output kept in a record.
@@ -71,6 +189,11 @@ impl Record {
 
     pub fn is_test(&self) -> bool {
         self.tests.is_some()
+    }
+
+    /// A run on the working code (not a red run, not a guard's base run).
+    pub fn on_working_code(&self) -> bool {
+        self.red.is_none() && !self.base_run
     }
 
     /// Whether the record names criterion `number` with the same requirement (its text without
@@ -369,6 +492,16 @@ impl Ledger {
             .is_none_or(|w| w.contains(&record.hash))
     }
 
+    /// Whether `record` counts at all: witnessed in this clone and its hash verifies.
+    pub fn counts(&self, record: &Record) -> bool {
+        self.witnessed(record) && !self.is_broken(&record.id)
+    }
+
+    /// Whether `record` names criterion `number` with the same requirement as `text`.
+    pub fn names_criterion(&self, record: &Record, number: usize, text: &str) -> bool {
+        record.names(number, text)
+    }
+
     /// The hash a new record must chain to.
     pub fn head_hash(&self) -> String {
         self.head.clone()
@@ -403,10 +536,13 @@ impl Ledger {
     /// record naming it on that tree decides; a pinned criterion counts only its pin's runs.
     pub fn judge(&self, number: usize, text: &str, tree: &str) -> Judgement<'_> {
         let pin = pin::argv(text);
+        // A guard's pin that prints no test summary (a linter) is check evidence without --check.
+        let guard = pin::kind(text) == Some(pin::Kind::Guard);
+        // Red runs and a guard's base runs are on other trees: they never prove the criterion.
         let naming: Vec<&Record> = self
             .records
             .iter()
-            .filter(|r| r.names(number, text))
+            .filter(|r| r.names(number, text) && r.on_working_code())
             .collect();
         // A pin runs at the worktree root: the same command run elsewhere is another command.
         let (pinned, other): (Vec<&Record>, Vec<&Record>) = naming.iter().partition(|r| {
@@ -442,7 +578,7 @@ impl Ledger {
                     ),
                 );
             }
-            return if latest.proves() {
+            return if latest.proves() || (guard && latest.passes()) {
                 Judgement::Proven(latest)
             } else {
                 Judgement::Failing(latest, latest.failure_reason())
@@ -467,7 +603,7 @@ impl Ledger {
                 .rev()
                 .filter(|r| self.witnessed(r) && !self.is_broken(&r.id))
         };
-        if let Some(passing) = witnessed().find(|r| r.proves()) {
+        if let Some(passing) = witnessed().find(|r| r.proves() || (guard && r.passes())) {
             return Judgement::Stale(passing);
         }
         if let (Some(pin), Some(wrong)) = (&pin, other.iter().rev().find(|r| r.on_tree(tree))) {
@@ -513,10 +649,16 @@ impl Ledger {
         let Some(pin) = pin::argv(text) else {
             return false;
         };
+        // A guard runs as a check without being told (no `--check` in its hints).
+        if pin::kind(text) == Some(pin::Kind::Guard) {
+            return false;
+        }
         self.records
             .iter()
             .rev()
-            .filter(|r| r.names(number, text) && r.argv == pin && r.cwd.is_empty())
+            .filter(|r| {
+                r.names(number, text) && r.argv == pin && r.cwd.is_empty() && r.on_working_code()
+            })
             .find(|r| r.passes() && self.witnessed(r) && !self.is_broken(&r.id))
             .is_some_and(|r| r.check)
     }
@@ -525,6 +667,7 @@ impl Ledger {
     pub fn has_passing_test(&self, tree: &str) -> bool {
         self.records.iter().any(|r| {
             r.on_tree(tree)
+                && r.on_working_code()
                 && r.is_test()
                 && r.passes()
                 && !self.is_broken(&r.id)
@@ -577,8 +720,21 @@ pub struct NewRecord {
     pub output: Vec<u8>,
 }
 
+/// What a red run, a guard's base run or a runner naming its tests adds to a new record.
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    pub names: Option<TestNames>,
+    pub red: Option<Red>,
+    pub base_run: bool,
+}
+
 /// Chain a new record after `prev`: returns the record and its JSON line (with newline).
 pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
+    seal_with(new, Extra::default(), prev)
+}
+
+/// [`seal`] with the fields of a red run, a base run or test names.
+pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
     let text = String::from_utf8_lossy(&new.output);
     let lines: Vec<&str> = text.lines().collect();
     let tail: Vec<String> = lines[lines.len().saturating_sub(TAIL_LINES)..]
@@ -599,8 +755,13 @@ pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
         created: new.created,
         changed: new.changed,
         tests: new.tests,
+        names: extra
+            .names
+            .filter(|n| new.tests.is_some() && !n.names.is_empty()),
         junit: new.junit,
         check: new.check,
+        red: extra.red,
+        base_run: extra.base_run,
         output_sha256: sha256_hex(&new.output),
         output_tail: tail,
         prev: prev.to_string(),
@@ -733,6 +894,45 @@ mod tests {
                 ),
             }
         }
+    }
+
+    #[test]
+    fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
+        use crate::surface::names::{Outcome, TestName};
+        // A line written before the red run existed: no red, base_run or tests.names.
+        let (old, old_line) = seal(run(&[1], 0, Some((3, 0)), "T", false), "");
+        assert!(!old_line.contains("\"red\""), "{old_line}");
+        assert!(!old_line.contains("base_run"), "{old_line}");
+        assert!(!old_line.contains("names"), "{old_line}");
+        let parsed = Ledger::parse(old_line.as_bytes()).unwrap();
+        assert!(parsed.verify_chain().is_ok());
+        assert_eq!(parsed.records[0], old);
+        let names = TestNames {
+            names: vec![TestName {
+                name: "tests/test_calc.py::test_add".into(),
+                outcome: Outcome::Failed,
+            }],
+            truncated: false,
+        };
+        let extra = Extra {
+            names: Some(names.clone()),
+            red: Some(Red {
+                base: "b".repeat(40),
+                tests: "a".repeat(40),
+            }),
+            base_run: true,
+        };
+        let (new, line) = seal_with(run(&[1], 1, Some((0, 1)), "R", false), extra, &old.hash);
+        assert!(
+            line.contains("\"tests\":{\"passed\":0,\"failed\":1,\"ignored\":0,\"names\":{\"names\":[{\"name\":\"tests/test_calc.py::test_add\",\"outcome\":\"failed\"}]}}"),
+            "{line}"
+        );
+        assert!(line.contains("\"base_run\":true"), "{line}");
+        let both = Ledger::parse(format!("{old_line}{line}").as_bytes()).unwrap();
+        assert!(both.verify_chain().is_ok());
+        assert_eq!(both.records[1], new);
+        assert_eq!(both.records[1].names, Some(names));
+        assert!(!both.records[1].on_working_code());
     }
 
     #[test]

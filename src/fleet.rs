@@ -465,6 +465,8 @@ mod tests {
             material_change: None,
             run: None,
             hooks_skipped: false,
+            tests_weakened: Vec::new(),
+            guards_only: false,
             verdict: Some("stagnant".into()),
         };
         assert_eq!(flags(Some(&t), "in-progress", true), vec!["stagnant"]);

@@ -12,6 +12,8 @@ use crate::goal_file::GoalFile;
 use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
 use crate::stagnation::{self, Point, Signals, Verdict};
+use crate::surface::Surface;
+use crate::surface::weaken::{self, FileChange, Finding};
 use crate::trailers::{Action, GoalTrailers};
 
 /// A commit that carries `Goal-*` trailers.
@@ -184,6 +186,19 @@ struct Change {
     material: Vec<MaterialEntry>,
 }
 
+/// Put a commit's findings on a row, flagged `tests-weakened`.
+fn weakened(row: &mut Row, commit: &str, findings: Vec<Finding>) {
+    if findings.is_empty() {
+        return;
+    }
+    row.flag("tests-weakened");
+    row.tests_weakened
+        .extend(findings.into_iter().map(|finding| WeakenedEntry {
+            commit: commit.to_string(),
+            finding,
+        }));
+}
+
 impl Change {
     fn apply(self, row: &mut Row) {
         if self.unverified {
@@ -221,6 +236,132 @@ pub struct Row {
     pub material: Vec<MaterialEntry>,
     /// The `goal run` that made this iteration (its `Goal-Run` trailer), if one did.
     pub run: Option<String>,
+    /// Weakening findings this row's commits made to the test surface (each commit against its
+    /// parent), whoever made them.
+    pub tests_weakened: Vec<WeakenedEntry>,
+    /// The findings this row's commit records as accepted (`Goal-Tests-Weakened` trailers of a
+    /// completion made with `goal done --confirm`): `<kind> <file>:<line> <test>`.
+    pub tests_weakened_confirmed: Vec<String>,
+}
+
+/// A weakening finding, with the commit whose diff made it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeakenedEntry {
+    pub commit: String,
+    #[serde(flatten)]
+    pub finding: Finding,
+}
+
+/// The test surface as the repository's git config sets it (`goal.tests`, `goal.testsOnly`);
+/// a glob that does not parse is a usage error naming it.
+pub fn surface(repo: &Repo) -> Result<Surface> {
+    Surface::from_repo(repo).map_err(|e| crate::error::Error::Usage {
+        message: e.to_string(),
+        hint: format!(
+            "fix it with `git config --unset-all goal.tests '{}'` and `git config --add goal.tests <glob>`",
+            e.glob
+        ),
+    })
+}
+
+/// Whether a Rust file may hold test items at all (a cheap look before parsing it).
+fn may_hold_tests(text: &str) -> bool {
+    ["test", "bench", "quickcheck"]
+        .iter()
+        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+}
+
+/// The weakening findings of one commit's change (`from` → `to`, outside the goal folder): only
+/// the test-surface files it changed are read and parsed, so a commit that touches no test costs
+/// one tree diff.
+pub fn commit_findings(
+    repo: &Repo,
+    surface: &Surface,
+    from: Option<Oid>,
+    to: Oid,
+    goal_dir: &Path,
+    cases: &mut Cases,
+) -> Result<Vec<Finding>> {
+    let mut changes = Vec::new();
+    let mut out = Vec::new();
+    for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
+        let role = surface.classify(&path);
+        if !role.is_surface() {
+            continue;
+        }
+        // A test file in a language parsed here: its tests are read once per blob (the next
+        // commit that changes it has this version as its base).
+        if matches!(
+            role,
+            crate::surface::Role::Test | crate::surface::Role::RustSource
+        ) && !path.ends_with("conftest.py")
+            && let Some(language) = weaken::Language::of(&path)
+        {
+            let (base, last) = (
+                cases.of(repo, old, language)?,
+                cases.of(repo, new, language)?,
+            );
+            if let (Some(base), Some(last)) = (base, last) {
+                weaken::compare(&path, &base, &last, &mut out);
+            }
+            continue;
+        }
+        let read = |id: Option<Oid>| -> Result<Option<String>> {
+            id.map(|id| {
+                repo.blob_bytes(id)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .transpose()
+        };
+        let (base, last) = (read(old)?, read(new)?);
+        if role == crate::surface::Role::RustSource
+            && !base.as_deref().is_some_and(may_hold_tests)
+            && !last.as_deref().is_some_and(may_hold_tests)
+        {
+            continue;
+        }
+        changes.push(FileChange { path, base, last });
+    }
+    if !changes.is_empty() {
+        out.extend(weaken::findings(surface, &changes).findings);
+    }
+    out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
+    out.dedup();
+    Ok(out)
+}
+
+/// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is
+/// parsed once as one commit's result and the next one's base. Kept small: cleared when full.
+#[derive(Default)]
+pub struct Cases(std::collections::HashMap<Oid, Option<std::rc::Rc<Vec<weaken::TestCase>>>>);
+
+impl Cases {
+    /// The test cases of blob `id` (None: the file is absent, an empty list); None when the blob
+    /// does not parse (its findings are unknown) or may hold no test (a Rust file without one).
+    fn of(
+        &mut self,
+        repo: &Repo,
+        id: Option<Oid>,
+        language: weaken::Language,
+    ) -> Result<Option<std::rc::Rc<Vec<weaken::TestCase>>>> {
+        let Some(id) = id else {
+            return Ok(Some(Default::default()));
+        };
+        if let Some(found) = self.0.get(&id) {
+            return Ok(found.clone());
+        }
+        let text = String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned();
+        let parsed = if language == weaken::Language::Rust && !may_hold_tests(&text) {
+            Some(Default::default())
+        } else {
+            language.tests(&text).ok().map(std::rc::Rc::new)
+        };
+        if self.0.len() >= 256 {
+            self.0.clear();
+        }
+        self.0.insert(id, parsed.clone());
+        Ok(parsed)
+    }
 }
 
 /// A material change of a criterion, as `goal log` and `goal done` list it.
@@ -342,7 +483,7 @@ pub fn walk_goals(
             break;
         }
     }
-    let mut walker = Walker::new(repo, goal_dir, goal_rel, config);
+    let mut walker = Walker::new(repo, goal_dir, goal_rel, config, surface(repo)?);
     walker.restored = restored;
     for info in ids.into_iter().rev() {
         walker.commit(info, sink)?;
@@ -411,11 +552,23 @@ struct Walker<'a> {
     witness: Option<std::collections::HashSet<String>>,
     /// Abandon commits taken back by a later restore.
     restored: std::collections::HashSet<Oid>,
+    /// The test surface, for the weakening findings of each commit of a goal.
+    surface: Surface,
+    /// Test cases of the test files' recent versions.
+    cases: Cases,
 }
 
 impl<'a> Walker<'a> {
-    fn new(repo: &'a Repo, goal_dir: &'a Path, goal_rel: &'a Path, config: &'a Config) -> Self {
+    fn new(
+        repo: &'a Repo,
+        goal_dir: &'a Path,
+        goal_rel: &'a Path,
+        config: &'a Config,
+        surface: Surface,
+    ) -> Self {
         Walker {
+            surface,
+            cases: Cases::default(),
             repo,
             goal_dir,
             goal_rel,
@@ -458,10 +611,24 @@ impl<'a> Walker<'a> {
         let goal_changed = blob != self.last_blob;
         self.last_blob = blob;
         let parent_tree = self.last_tree.replace(info.tree);
-        // A commit without a Goal-Action trailer that changes GOAL.md was made without `goal`.
+        // Inside a goal, every commit's own change to the test surface is looked at.
+        let findings = if self.goal.is_some() && action != Some(Action::Init) && has_goal {
+            commit_findings(
+                self.repo,
+                &self.surface,
+                parent_tree,
+                info.tree,
+                self.goal_dir,
+                &mut self.cases,
+            )?
+        } else {
+            Vec::new()
+        };
+        // A commit without a Goal-Action trailer that changes GOAL.md (or weakens the tests) was
+        // made without `goal`.
         let (Some(trailers), Some(_)) = (trailers, action) else {
-            if self.goal.is_some() && goal_changed && has_goal {
-                self.hand_made_row(&info, parent_tree)?;
+            if self.goal.is_some() && has_goal && (goal_changed || !findings.is_empty()) {
+                self.hand_made_row(&info, parent_tree, goal_changed, findings)?;
             }
             return Ok(());
         };
@@ -546,6 +713,8 @@ impl<'a> Walker<'a> {
                 goal: goal_text.clone(),
                 material: Vec::new(),
                 run: trailers.run.clone(),
+                tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
             };
             if signals.stagnant {
                 row.flag("stagnant");
@@ -586,6 +755,8 @@ impl<'a> Walker<'a> {
                 goal: goal_text.clone(),
                 material: Vec::new(),
                 run: trailers.run.clone(),
+                tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
             });
         }
         if let Some(row) = self
@@ -602,6 +773,12 @@ impl<'a> Walker<'a> {
             if trailers.hooks_skipped {
                 row.flag("hooks-skipped");
             }
+            // `goal done --confirm` accepted weakened tests: its completion says which.
+            if !trailers.tests_weakened.is_empty() {
+                row.flag("tests-weakened");
+                row.tests_weakened_confirmed
+                    .extend(trailers.tests_weakened.iter().cloned());
+            }
             // The goal's last row shows how it ended: complete, with every criterion.
             if action == Some(Action::Complete) {
                 row.status.clone_from(&trailers.status);
@@ -612,6 +789,7 @@ impl<'a> Walker<'a> {
                 row.evidence.clone_from(&trailers.evidence);
             }
             change.apply(row);
+            weakened(row, &info.id.to_string(), findings);
         }
         if matches!(action, Some(Action::Done | Action::Abandon)) {
             self.end_goal(sink)?;
@@ -620,7 +798,13 @@ impl<'a> Walker<'a> {
     }
 
     /// A row of its own for a commit that changed GOAL.md without `goal`.
-    fn hand_made_row(&mut self, info: &CommitInfo, parent_tree: Option<Oid>) -> Result<()> {
+    fn hand_made_row(
+        &mut self,
+        info: &CommitInfo,
+        parent_tree: Option<Oid>,
+        goal_changed: bool,
+        findings: Vec<Finding>,
+    ) -> Result<()> {
         let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
             return Ok(());
         };
@@ -646,10 +830,15 @@ impl<'a> Walker<'a> {
             goal: now.goal.clone(),
             material: Vec::new(),
             run: None,
+            tests_weakened: Vec::new(),
+            tests_weakened_confirmed: Vec::new(),
         };
-        let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
-        self.criteria_change(info, recorded.as_deref())?
-            .apply(&mut row);
+        if goal_changed {
+            let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
+            self.criteria_change(info, recorded.as_deref())?
+                .apply(&mut row);
+        }
+        weakened(&mut row, &info.id.to_string(), findings);
         self.hand_made.push(row);
         Ok(())
     }

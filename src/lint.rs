@@ -247,6 +247,26 @@ fn lint_observable(number: usize, text: &str) -> Option<Finding> {
     Some(finding)
 }
 
+/// The warning for a goal whose pinned criteria are all guards (a guard only shows that nothing
+/// broke, never that the goal's change works; `goal done` refuses such a goal without
+/// `--confirm`). None when a criterion is an acceptance one, or none is pinned.
+pub fn all_guards(texts: &[String]) -> Option<String> {
+    let kinds: Vec<crate::pin::Kind> = texts.iter().filter_map(|t| crate::pin::kind(t)).collect();
+    if kinds.is_empty() || kinds.iter().any(|k| *k != crate::pin::Kind::Guard) {
+        return None;
+    }
+    Some(format!(
+        "warning: every pinned criterion is a guard ({}): guards show that nothing broke, not that the goal's change works, and `goal done` refuses such a goal without --confirm; pin the test that proves the change with `goal criteria pin N -- <test command>` (or add one with `goal criteria add \"<outcome>\" --verify \"<test command>\"`)",
+        texts
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| crate::pin::kind(t).is_some())
+            .map(|(i, _)| format!("criterion {}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 /// Lint every criterion, numbered from 1.
 pub fn lint_all(texts: &[String]) -> Vec<Finding> {
     texts
@@ -281,6 +301,29 @@ mod tests {
         ];
         for (text, verifiable) in cases {
             assert_eq!(lint(1, text).unwrap().verifiable, *verifiable, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_goal_of_guards_only_is_warned_about() {
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let guard = "Lint is clean (guard: `cargo clippy -- -D warnings`)";
+        let accept = "add(2, 2) returns 4 (verify: `pytest -q tests/test_calc.py`)";
+        // (criteria, warned)
+        let cases: &[(&[&str], bool)] = &[
+            (&[guard], true),
+            (&[guard, "Docs mention it"], true),
+            (&[guard, accept], false),
+            (&[accept], false),
+            (&["Docs mention it"], false),
+            (&[], false),
+        ];
+        for (texts, warned) in cases {
+            let w = all_guards(&t(texts));
+            assert_eq!(w.is_some(), *warned, "{texts:?}");
+            if let Some(w) = w {
+                assert!(w.contains("criterion 1") && w.contains("--confirm"), "{w}");
+            }
         }
     }
 

@@ -286,12 +286,29 @@ pub struct MaterialChange {
 }
 
 /// Why a pin change from `old` to `new` (same requirement text) is material, or None: changing
-/// or removing a pin lowers the bar the person agreed to; adding one raises it.
+/// or removing a pin lowers the bar the person agreed to; adding a verify pin raises it. Turning
+/// an acceptance pin into a guard or back is material, and so is adding a guard pin to an
+/// unpinned criterion: a guard need not be seen failing first, so it asks less.
 fn pin_change(old: &str, new: &str) -> Option<String> {
-    let (before, after) = (pin::parse(old)?, pin::parse(new));
-    let before = before.map(|p| p.argv).unwrap_or_default();
-    match after {
+    let Some(before) = pin::parse(old) else {
+        return match pin::parse(new) {
+            Some(Ok(p)) if p.kind == pin::Kind::Guard => Some(format!(
+                "adds the guard pin `{}` (a guard need not fail before the change)",
+                p.command
+            )),
+            _ => None,
+        };
+    };
+    let (kind, before) = before.map_or((None, Vec::new()), |p| (Some(p.kind), p.argv));
+    match pin::parse(new) {
         None => Some(format!("removes the pin `{}`", pin::render(&before))),
+        Some(Ok(p)) if kind.is_some_and(|k| k != p.kind) => Some(format!(
+            "turns the {} pin `{}` into a {} pin `{}`",
+            kind.map_or("", pin::Kind::as_str),
+            pin::render(&before),
+            p.kind.as_str(),
+            pin::render(&p.argv)
+        )),
         Some(Ok(p)) if p.argv == before => None,
         Some(Ok(p)) => Some(format!(
             "changes the pin from `{}` to `{}`",
@@ -530,6 +547,27 @@ mod tests {
             (
                 &["a (verify: `t a`)", "b (verify: `t b`)"],
                 &["b (verify: `t b`)", "a (verify: `t a`)"],
+                &[],
+            ),
+            // Kinds: a guard pin on an unpinned criterion, or a switch of kind, is material.
+            (
+                &["lint clean"],
+                &["lint clean (guard: `ruff check .`)"],
+                &[1],
+            ),
+            (
+                &["x returns 429 (verify: `cargo test x`)"],
+                &["x returns 429 (guard: `cargo test x`)"],
+                &[1],
+            ),
+            (
+                &["lint clean (guard: `ruff check .`)"],
+                &["lint clean (verify: `ruff check .`)"],
+                &[1],
+            ),
+            (
+                &["lint clean (guard: `ruff check .`)"],
+                &["lint clean (guard: `ruff check .`)", "new"],
                 &[],
             ),
         ];

@@ -1,30 +1,77 @@
-//! Pinned verification commands: the `(verify: `<command>`)` a criterion may end with, and the
-//! rule that a command which only prints is never evidence. Pure.
+//! Pinned verification commands: the `(verify: `<command>`)` (acceptance) or `(guard: `<command>`)`
+//! (guard) a criterion may end with, and the rule that a command which only prints is never
+//! evidence. Pure.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+/// What a pin asks of its command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `(verify: …)`: fails on the code before the goal (red), passes at the end (green).
+    Acceptance,
+    /// `(guard: …)`: passes at the end, running no fewer tests than on the goal's base.
+    Guard,
+}
+
+impl Kind {
+    /// `acceptance` or `guard` (what status and done show).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Acceptance => "acceptance",
+            Kind::Guard => "guard",
+        }
+    }
+
+    /// The word inside the pin's parentheses: `verify` or `guard`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Kind::Acceptance => "verify",
+            Kind::Guard => "guard",
+        }
+    }
+}
+
+/// The kind of a criterion as status and done show it: `acceptance`, `guard` or `unpinned` (also
+/// for a pin that does not parse).
+pub fn kind_name(text: &str) -> &'static str {
+    kind(text).map_or("unpinned", Kind::as_str)
+}
+
+/// The kind of a criterion's valid pin; None when it has none.
+pub fn kind(text: &str) -> Option<Kind> {
+    parse(text).and_then(Result::ok).map(|p| p.kind)
+}
+
 /// A criterion's pinned command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
+    pub kind: Kind,
     /// The command as written between the backticks.
     pub command: String,
     /// The command split by shell-word rules (no shell ever runs it).
     pub argv: Vec<String>,
 }
 
-/// `(verify: `cmd`)` at the very end of a criterion, ASCII or full-width parentheses, any spacing.
+/// `(verify: `cmd`)` or `(guard: `cmd`)` at the very end of a criterion, ASCII or full-width
+/// parentheses, any spacing.
 static PIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]\s*verify:\s*`([^`]*)`\s*[)）]\s*$").expect("the pin pattern compiles")
+    Regex::new(r"[(（]\s*(verify|guard):\s*`([^`]*)`\s*[)）]\s*$")
+        .expect("the pin pattern compiles")
 });
 
 /// The pin of a criterion text: None when it has none, Some(Err) when the pin cannot be split
 /// into words (an unbalanced quote) or is empty.
 pub fn parse(text: &str) -> Option<Result<Pin, String>> {
     let captures = PIN.captures(text)?;
+    let kind = match captures.get(1).map(|m| m.as_str()) {
+        Some("guard") => Kind::Guard,
+        _ => Kind::Acceptance,
+    };
     let command = captures
-        .get(1)
+        .get(2)
         .map_or("", |m| m.as_str())
         .trim()
         .to_string();
@@ -32,7 +79,11 @@ pub fn parse(text: &str) -> Option<Result<Pin, String>> {
         return Some(Err("the pinned command is empty".into()));
     }
     Some(match shell_words::split(&command) {
-        Ok(argv) if !argv.is_empty() => Ok(Pin { command, argv }),
+        Ok(argv) if !argv.is_empty() => Ok(Pin {
+            kind,
+            command,
+            argv,
+        }),
         Ok(_) => Err("the pinned command is empty".into()),
         Err(e) => Err(format!(
             "the pinned command `{command}` does not split into words: {e}"
@@ -53,11 +104,20 @@ pub fn base(text: &str) -> &str {
     }
 }
 
-/// `text` with its pin replaced by (or set to) `argv`; None argv removes the pin.
+/// `text` with its pin replaced by (or set to) `argv`, keeping the pin's kind (acceptance for a
+/// criterion that had none); None argv removes the pin.
 pub fn with_pin(text: &str, argv: Option<&[String]>) -> String {
+    let kind = parse(text)
+        .and_then(Result::ok)
+        .map_or(Kind::Acceptance, |p| p.kind);
+    with_kind_pin(text, argv, kind)
+}
+
+/// `text` with its pin replaced by (or set to) `argv` as a pin of `kind`; None argv removes it.
+pub fn with_kind_pin(text: &str, argv: Option<&[String]>, kind: Kind) -> String {
     let base = base(text);
     match argv {
-        Some(argv) => format!("{base} (verify: `{}`)", render(argv)),
+        Some(argv) => format!("{base} ({}: `{}`)", kind.keyword(), render(argv)),
         None => base.to_string(),
     }
 }
@@ -228,6 +288,11 @@ mod tests {
                 "超额请求返回 429",
             ),
             (
+                "The linter is clean (guard: `cargo clippy -- -D warnings`)",
+                Some("cargo clippy -- -D warnings"),
+                "The linter is clean",
+            ),
+            (
                 "No pin here (see `cargo test`)",
                 None,
                 "No pin here (see `cargo test`)",
@@ -243,6 +308,34 @@ mod tests {
             assert_eq!(got, pinned.map(|p| Ok(p.to_string())), "{text}");
             assert_eq!(base(text), *base_text, "{text}");
         }
+    }
+
+    #[test]
+    fn pins_tell_their_kind() {
+        // (criterion text, kind name)
+        let cases: &[(&str, &str)] = &[
+            ("a (verify: `pytest -q`)", "acceptance"),
+            ("a (guard: `ruff check .`)", "guard"),
+            ("a（guard: `ruff check .`）", "guard"),
+            ("a (guard:`ruff`)  ", "guard"),
+            ("a (see `pytest`)", "unpinned"),
+            ("a (guard: ``)", "unpinned"),
+            ("a (Guard: `ruff`)", "unpinned"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(kind_name(text), *want, "{text}");
+        }
+        let guard = "Lint (guard: `ruff check .`)";
+        let argv: Vec<String> = vec!["ruff".into(), "check".into(), "src".into()];
+        assert_eq!(
+            with_pin(guard, Some(&argv)),
+            "Lint (guard: `ruff check src`)"
+        );
+        assert_eq!(
+            with_kind_pin(guard, Some(&argv), Kind::Acceptance),
+            "Lint (verify: `ruff check src`)"
+        );
+        assert_eq!(base(guard), "Lint");
     }
 
     #[test]

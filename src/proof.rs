@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::evidence::{Judgement, Ledger};
 use crate::goal_file::GoalFile;
 use crate::pin;
+use crate::surface::judge::{Red, RedState};
 
 /// What the evidence says of one criterion on the current tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -20,6 +21,10 @@ pub enum State {
     Failing,
     /// No evidence proves it.
     Open,
+    /// Its passing evidence stands, but its last red run passed too: its tests do not test the
+    /// change, and `goal done` refuses it.
+    #[serde(rename = "passes-on-base")]
+    PassesOnBase,
 }
 
 impl State {
@@ -29,6 +34,7 @@ impl State {
             State::Stale => "stale",
             State::Failing => "failing",
             State::Open => "open",
+            State::PassesOnBase => "passes-on-base",
         }
     }
 }
@@ -55,6 +61,11 @@ pub struct CriterionProof {
     /// The pin was last proven as a check: it runs as one (`goal verify --check -c N`).
     #[serde(skip)]
     pub check: bool,
+    /// acceptance, guard or unpinned.
+    pub kind: &'static str,
+    /// An acceptance criterion's red state (pending until [`Proof::with_red`] says more); None
+    /// for guards and unpinned criteria.
+    pub red: Option<RedState>,
     /// Why it is not proven, in words (None when proven).
     pub why: Option<String>,
 }
@@ -82,6 +93,10 @@ impl CriterionProof {
     pub fn next_step(&self) -> String {
         match (self.state, self.rerun_line()) {
             (State::Proven, _) => format!("criterion {} is proven", self.number),
+            (State::PassesOnBase, _) => format!(
+                "the tests of criterion {n} pass on the code before the goal: they do not test the change — write a test that fails there (`goal verify --red -c {n}` shows it), then `goal verify -c {n}`",
+                n = self.number
+            ),
             (State::Stale, Some(line)) => format!(
                 "criterion {} is stale (its evidence is for older code): re-run `{line}`",
                 self.number
@@ -180,6 +195,27 @@ impl Proof {
     pub fn get(&self, number: usize) -> Option<&CriterionProof> {
         self.criteria.get(number.wrapping_sub(1))
     }
+
+    /// The criteria's red states (one per criterion, from [`crate::surface::run::red_states`]):
+    /// a proven criterion whose last red run passed is `passes-on-base`, not proven.
+    pub fn with_red(mut self, reds: &[Option<Red>]) -> Proof {
+        for (c, red) in self.criteria.iter_mut().zip(reds) {
+            c.red = red.as_ref().map(|r| r.state);
+            if c.state == State::Proven && c.red == Some(RedState::PassesOnBase) {
+                c.state = State::PassesOnBase;
+                c.why = Some(format!(
+                    "the tests of criterion {} pass on the code before the goal: they do not test the change",
+                    c.number
+                ));
+            }
+        }
+        self.proven = self
+            .criteria
+            .iter()
+            .filter(|c| c.state == State::Proven)
+            .count();
+        self
+    }
 }
 
 /// Judge every criterion of `goal` on `tree` (None: there is no evidence at all, so the tree
@@ -241,6 +277,9 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                 rerun_cwd,
                 here: String::new(),
                 check: pinned.is_some() && ledger.pin_runs_as_check(c.number, &c.text),
+                kind: pin::kind_name(&c.text),
+                red: (pinned.as_ref().map(|p| p.kind) == Some(pin::Kind::Acceptance))
+                    .then_some(RedState::Pending),
                 pin: pinned.map(|p| p.command),
                 why,
             }

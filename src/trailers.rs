@@ -67,6 +67,10 @@ pub struct GoalTrailers {
     pub run: Option<String>,
     /// The user's git hooks were skipped for this commit (`--no-verify`): `Goal-Hooks: skipped`.
     pub hooks_skipped: bool,
+    /// Confirmed weakening findings (`Goal-Tests-Weakened: <kind> <file>:<line> <test>`, one each).
+    pub tests_weakened: Vec<String>,
+    /// A goal whose criteria are all guards, confirmed (`Goal-Guards-Only: confirmed`).
+    pub guards_only: bool,
     /// The stagnation verdict an iteration commit records (`Goal-Verdict: progress|stagnant|
     /// escalated`): a cache for `goal fleet`, never read back by the verdict itself.
     pub verdict: Option<String>,
@@ -85,6 +89,8 @@ impl GoalTrailers {
             material_change: None,
             run: None,
             hooks_skipped: false,
+            tests_weakened: Vec::new(),
+            guards_only: false,
             verdict: None,
         }
     }
@@ -120,6 +126,15 @@ impl GoalTrailers {
             hooks_skipped: commit
                 .trailer("Goal-Hooks")
                 .is_some_and(|h| h.trim() == "skipped"),
+            tests_weakened: commit
+                .trailers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Tests-Weakened"))
+                .map(|(_, v)| v.trim().to_string())
+                .collect(),
+            guards_only: commit
+                .trailer("Goal-Guards-Only")
+                .is_some_and(|g| g.trim() == "confirmed"),
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
         })
     }
@@ -160,6 +175,12 @@ impl GoalTrailers {
         if self.hooks_skipped {
             text.push_str("Goal-Hooks: skipped\n");
         }
+        for finding in &self.tests_weakened {
+            text.push_str(&format!("Goal-Tests-Weakened: {}\n", one_line(finding)));
+        }
+        if self.guards_only {
+            text.push_str("Goal-Guards-Only: confirmed\n");
+        }
         text
     }
 }
@@ -181,6 +202,11 @@ mod tests {
             material_change: Some("removed criterion 2 \"x\"".into()),
             run: Some("20260101T000000Z-1a2b".into()),
             hooks_skipped: true,
+            tests_weakened: vec![
+                "skip-added tests/test_calc.py:3 test_add".into(),
+                "test-removed src/lib.rs:40 tests::adds".into(),
+            ],
+            guards_only: true,
             verdict: Some("stagnant".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
@@ -192,7 +218,12 @@ mod tests {
             message: message.clone(),
         };
         assert_eq!(GoalTrailers::read(&info), Some(t));
-        assert!(message.ends_with("Goal-Hooks: skipped\n"), "{message}");
+        assert!(
+            message.ends_with(
+                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\n"
+            ),
+            "{message}"
+        );
         assert!(message.starts_with(
             "goal: remove criterion 2\n\nKey: looks like a trailer\n\nGoal-Iteration: 4\n"
         ));

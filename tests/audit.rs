@@ -21,6 +21,14 @@ fn script(passed: u32, failed: u32) -> String {
     )
 }
 
+/// A test of the goal's work (`src/feature.txt`): it fails on the code before the goal, as a
+/// pinned acceptance test must (red before green), and passes with `passed` tests after it.
+fn feature_script(passed: u32) -> String {
+    format!(
+        "#!/bin/sh\nif [ ! -f src/feature.txt ]; then echo \"0 passed, {passed} failed\"; exit 1; fi\necho \"{passed} passed, 0 failed\"\n"
+    )
+}
+
 /// The temporary folder `goal` gets (TMPDIR), so a test sees what it leaves behind.
 fn tmp(repo: &Repo) -> PathBuf {
     let dir = repo.home.path().join("tmp");
@@ -56,8 +64,9 @@ fn finished_goal() -> Repo {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage (verify: `sh tests/cli.sh`)",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
-    repo.write("tests/cli.sh", &script(2, 0));
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("tests/cli.sh", &feature_script(2));
+    repo.write("src/feature.txt", "the parser and the cli\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented the parser and the cli"]);
     repo.ok(&["done"]);
@@ -145,8 +154,9 @@ fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     repo.init_goal(&["rows load (verify: `sh tests/load.sh`)"]);
     repo.write(
         "tests/load.sh",
-        "if [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
+        "if [ -f src/feature.txt ] && [ \"$(cat \"$AUDIT_DATA\")\" = ok ]; then echo '2 passed, 0 failed'; else echo '1 passed, 1 failed'; exit 1; fi\n",
     );
+    repo.write("src/feature.txt", "loading\n");
     for args in [
         &["verify"][..],
         &["iterate", "-m", "implemented loading"],
@@ -221,8 +231,12 @@ fn a_forged_record_in_a_fresh_clone_is_caught_by_rerun() {
     let repo = Repo::new();
     let text = "rows are parsed (verify: `sh tests/parse.sh`)";
     repo.init_goal(&[text]);
-    // The real test fails: nothing is implemented.
+    // The real test fails: nothing is implemented (a true red run, recorded: the red witness).
     repo.write("tests/parse.sh", &script(0, 2));
+    assert_eq!(
+        repo.goal().arg("verify").output().unwrap().status.code(),
+        Some(1)
+    );
     let tree = repo.tree_by_goal();
     let ledger = repo.read(EVIDENCE);
     let prev =
@@ -303,31 +317,41 @@ fn a_test_that_passes_on_the_base_is_flagged() {
     repo.write("always.sh", &script(1, 0));
     repo.git(&["add", "always.sh"]);
     repo.git(&["commit", "-q", "-m", "an old check"]);
+    // An unpinned criterion proven by an old check that passed before the goal (the agent's
+    // choice of command), and an acceptance criterion (done checks it red before green).
     repo.init_goal(&[
-        "the old check still passes (verify: `sh always.sh`)",
+        "the old check still passes",
         "the feature works (verify: `sh tests/feature.sh`)",
     ]);
-    repo.write("tests/feature.sh", &script(4, 0));
-    repo.ok(&["verify"]);
+    repo.write("tests/feature.sh", &feature_script(4));
+    repo.write("src/feature.txt", "the feature\n");
+    repo.ok(&["verify", "-c", "1", "--", "sh", "always.sh"]);
+    repo.ok(&["verify", "-c", "2"]);
     repo.ok(&["iterate", "-m", "implemented the feature"]);
     repo.ok(&["done"]);
-    let out = audit(&repo, &["--rerun", "--json"]);
+    let out = audit(&repo, &["--rerun", "--allow-unpinned", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);
     assert_eq!(
         v["criteria"][0]["flags"],
-        serde_json::json!(["passes-on-base"])
+        serde_json::json!(["unpinned", "passes-on-base"])
     );
     assert_eq!(v["criteria"][0]["base"]["exit_code"], 0);
     assert_eq!(v["criteria"][1]["flags"], serde_json::json!([]));
-    assert_ne!(v["criteria"][1]["base"]["exit_code"], 0);
-    let out = audit(&repo, &["--rerun"]);
+    // The acceptance criterion's red run is replayed on the red tree: it fails there.
+    assert_eq!(v["criteria"][1]["red"]["state"], "witnessed", "{v}");
+    assert_eq!(v["criteria"][1]["red_replay"], "red", "{v}");
+    assert_ne!(v["criteria"][1]["red_replayed"]["exit_code"], 0);
+    let out = audit(&repo, &["--rerun", "--allow-unpinned"]);
     assert!(
         stdout(&out).contains("warning: passes-on-base"),
         "{}",
         stdout(&out)
     );
-    let out = audit(&repo, &["--rerun", "--format", "github"]);
+    let out = audit(
+        &repo,
+        &["--rerun", "--allow-unpinned", "--format", "github"],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(
         stdout(&out).contains(&format!("::warning file={GOAL},line=")),
@@ -335,7 +359,9 @@ fn a_test_that_passes_on_the_base_is_flagged() {
         stdout(&out)
     );
     assert_eq!(
-        audit(&repo, &["--rerun", "--strict"]).status.code(),
+        audit(&repo, &["--rerun", "--allow-unpinned", "--strict"])
+            .status
+            .code(),
         Some(1)
     );
     assert_clean(&repo);
@@ -347,8 +373,9 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
     repo.write(
         "tests/slow.sh",
-        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\necho '1 passed, 0 failed'\n",
+        "if [ -n \"$AUDIT_SLOW\" ]; then touch \"$AUDIT_SLOW\"; sleep 30; fi\nif [ ! -f src/feature.txt ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
     );
+    repo.write("src/feature.txt", "slow\n");
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);
@@ -477,7 +504,8 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
         "the parser rejects bad rows (verify: `sh tests/parser.sh`)",
         "the cli prints usage",
     ]);
-    repo.write("tests/parser.sh", &script(3, 0));
+    repo.write("tests/parser.sh", &feature_script(3));
+    repo.write("src/feature.txt", "the parser\n");
     repo.write("tests/cli.sh", &script(2, 0));
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "2", "--", "sh", "tests/cli.sh"]);
@@ -503,7 +531,15 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
     let rows = &tables[0];
     assert_eq!(
         rows[0],
-        ["#", "Criterion", "Command", "Tests", "Evidence", "Commit"],
+        [
+            "#",
+            "Criterion",
+            "Command",
+            "Tests",
+            "Red → green",
+            "Evidence",
+            "Commit"
+        ],
         "{markdown}"
     );
     assert_eq!(rows.len(), 3, "{markdown}");
@@ -514,6 +550,10 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
             "the parser rejects bad rows (verify: sh tests/parser.sh)",
             "sh tests/parser.sh",
             "3 passed, 0 failed",
+            &format!(
+                "red {} (0 passed, 3 failed) → green (3 passed, 0 failed)",
+                v["criteria"][0]["red_evidence"].as_str().unwrap()
+            ),
             &evidence(0),
             &commit,
         ]
@@ -525,6 +565,7 @@ fn report_markdown_is_a_github_table_of_the_evidence() {
             "the cli prints usage",
             "sh tests/cli.sh ⚠ unpinned",
             "2 passed, 0 failed",
+            "unpinned: no red run (2 passed, 0 failed)",
             &evidence(1),
             &commit,
         ]
@@ -588,7 +629,7 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
         .filter_map(|l| l.trim().strip_prefix("(whole output: "))
         .map(|l| l.trim_end_matches(')'))
         .collect();
-    assert_eq!(logs.len(), 2, "the green run and the base run: {err}");
+    assert_eq!(logs.len(), 2, "the green run and the red run: {err}");
     let whole: Vec<String> = logs
         .iter()
         .map(|l| std::fs::read_to_string(l).unwrap())

@@ -505,14 +505,20 @@ fn judge_stdin_works_anywhere_and_rejects_bad_input() {
 #[test]
 fn a_log_row_shows_its_own_commits_trailers() {
     let repo = Repo::new();
-    repo.test_script("pass.sh", 1, 0);
+    // A test of the goal's work (x.txt): red on the code before the goal, green after it.
+    repo.write(
+        "pass.sh",
+        "#!/bin/sh\nif [ ! -f x.txt ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
+    );
+    repo.git(&["add", "pass.sh"]);
+    repo.git(&["commit", "-q", "-m", "test"]);
     repo.init_goal(&[
         "a passes (verify: `sh pass.sh`)",
         "b passes (verify: `sh pass.sh b`)",
         "c passes",
     ]);
-    repo.ok(&["verify", "-c", "1"]);
     repo.write("x.txt", "1\n");
+    repo.ok(&["verify", "-c", "1"]);
     iterate(&repo, "did a");
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "3", "--", "sh", "pass.sh"]);
@@ -596,10 +602,14 @@ fn a_hand_made_completion_has_one_status_everywhere() {
 #[test]
 fn history_commands_read_a_bare_repository() {
     let repo = Repo::new();
-    repo.test_script("pass.sh", 1, 0);
+    repo.write(
+        "pass.sh",
+        "#!/bin/sh\nif [ ! -f x.txt ]; then echo '0 passed, 1 failed'; exit 1; fi\necho '1 passed, 0 failed'\n",
+    );
     repo.git(&["add", "pass.sh"]);
     repo.git(&["commit", "-q", "-m", "test"]);
     repo.init_goal(&["a passes (verify: `sh pass.sh`)"]);
+    repo.write("x.txt", "1\n");
     repo.ok(&["verify"]);
     repo.ok(&["done"]);
     let bare = tempfile::TempDir::new().unwrap();

@@ -24,6 +24,8 @@ mod generative;
 mod history;
 mod install;
 mod proof;
+mod red;
+mod red_surfaces;
 mod redteam;
 mod run;
 mod speed;

@@ -569,9 +569,13 @@ fn verify_runs_the_pin_and_only_the_pin_proves() {
         "rate.sh",
         "#!/bin/sh
 echo ran >> rate.ran
+if [ ! -f limit.txt ]; then echo '0 passed, 3 failed'; exit 1; fi
 echo '3 passed, 0 failed'
 ",
     );
+    // rate.sh is a test (of limit.txt, the goal's work): red before the goal, green after it.
+    repo.git(&["config", "goal.tests", "rate.sh"]);
+    repo.write("limit.txt", "429\n");
     repo.write(".gitignore", "*.ran\n");
     commit_all(&repo, "rate test");
     repo.ok(&[
@@ -783,6 +787,14 @@ fn the_continuation_counts_proven_criteria() {
 fn a_junit_record_replays_with_its_reports() {
     let repo = project(&["division works (verify: `sh junit.sh`)"]);
     junit_script(&repo);
+    // junit.sh is a test of div.txt (the goal's work): a failing report before it, red.
+    let script = repo.read("junit.sh").replace(
+        "printf",
+        "[ -f div.txt ] || { printf '%s' '<testsuite name=\"t\" tests=\"1\"><testcase name=\"a\"><failure/></testcase></testsuite>' > report.xml; exit 1; }\nprintf",
+    );
+    repo.write("junit.sh", &script);
+    repo.write("div.txt", "6 / 3\n");
+    repo.git(&["config", "goal.tests", "junit.sh"]);
     repo.write(".gitignore", "report.xml\n");
     commit_all(&repo, "junit");
     repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);

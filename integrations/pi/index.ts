@@ -21,6 +21,14 @@ const TIMEOUT_MS = Number(process.env.GOAL_PI_TIMEOUT_MS ?? "") || 20_000;
 const QUESTION_MS = 10_000;
 /** What the user sees when a goal is abandoned: how to take it back. */
 const ABANDONED = "goal: the goal was abandoned (restore it with `goal restore`)";
+/**
+ * The request for criteria the model is given (in the system prompt, after `goal inject`'s text,
+ * which stays as the binary prints it) on the turn a goal was just set: the Claude adapter's words.
+ */
+export const CRITERIA_FIRST =
+  'goal: a new goal was set from this prompt. Write its acceptance criteria first — each an observable outcome pinned to the test that proves it — with `goal criteria add "<outcome>" --verify "<test command>"`. ' +
+  "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass. " +
+  'A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard "<command>"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.';
 /** Context usage (percent) from which the save-progress directive is asked for. */
 const CONTEXT_PERCENT = 80;
 
@@ -112,6 +120,8 @@ export default function goalExtension(pi: ExtensionAPI) {
   // Per user prompt: at most one steer of the save-progress directive and one nudge.
   let steered = false;
   let nudged = false;
+  // A goal was just set: the next turn's system prompt asks for its criteria, test first.
+  let askCriteria = false;
 
   const report = (ctx: ExtensionContext, what: string, r?: GoalResult) => {
     const detail = r ? r.error ?? (r.stderr.trim().split("\n")[0] || `exit ${r.code}`) : "";
@@ -160,6 +170,7 @@ export default function goalExtension(pi: ExtensionAPI) {
       const status = await runGoal(["status", "--json"], cwd);
       if (status.code === 1) {
         const r = await runGoal(["init", String(d.goal)], cwd);
+        if (r.code === 0) askCriteria = true;
         if (r.code === 0 && ctx.hasUI) ctx.ui.notify(`goal: new goal set: ${d.goal}`, "info");
         else if (r.code !== 0) report(ctx, "init failed", r);
         return { action: "continue" };
@@ -181,7 +192,8 @@ export default function goalExtension(pi: ExtensionAPI) {
       if (choice === 1) {
         const r = await runGoal(["init", "--replace", String(d.goal)], cwd);
         if (r.code !== 0) report(ctx, "replace failed", r);
-        else if (ctx.hasUI) ctx.ui.notify(`${ABANDONED}; new goal set: ${d.goal}`, "info");
+        else askCriteria = true;
+        if (r.code === 0 && ctx.hasUI) ctx.ui.notify(`${ABANDONED}; new goal set: ${d.goal}`, "info");
       } else if (choice === 2) {
         const r = await runGoal(["init", "--abandon-current"], cwd);
         if (r.code !== 0) report(ctx, "abandon failed", r);
@@ -200,8 +212,10 @@ export default function goalExtension(pi: ExtensionAPI) {
         report(ctx, "inject failed", r);
         return undefined;
       }
-      if (!r.stdout.trim()) return undefined;
-      return { systemPrompt: `${event.systemPrompt}\n\n${r.stdout}` };
+      const ask = askCriteria ? `\n${CRITERIA_FIRST}\n` : "";
+      askCriteria = false;
+      if (!r.stdout.trim() && !ask) return undefined;
+      return { systemPrompt: `${event.systemPrompt}\n\n${r.stdout}${ask}` };
     } catch (e) {
       report(ctx, `inject failed: ${String(e)}`);
       return undefined;

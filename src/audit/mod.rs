@@ -313,7 +313,19 @@ pub struct CriterionAudit {
     pub replayed: Option<Outcome>,
     /// The run on the goal's base tree (red before green), when one was made.
     pub base: Option<Outcome>,
-    /// unpinned, open, unproven, passes-on-base.
+    /// acceptance, guard or unpinned.
+    pub kind: &'static str,
+    /// An acceptance criterion's red state on the goal's last state (`witnessed`, `pending`: no
+    /// witness, `passes-on-base`, `inconclusive`) and its record; null for guards, unpinned
+    /// criteria, and goals started on an unborn branch.
+    pub red: Option<crate::surface::judge::Red>,
+    /// What the red record (witness or last red run) claims.
+    pub red_recorded: Option<Outcome>,
+    /// What replaying the red run (`--rerun`) came to: red, passes-on-base, inconclusive, or
+    /// cannot run.
+    pub red_replay: Option<String>,
+    pub red_replayed: Option<Outcome>,
+    /// unpinned, open, unproven, passes-on-base, no-red-witness.
     pub flags: Vec<String>,
     /// Why it has no deciding record.
     pub why: Option<String>,
@@ -347,6 +359,10 @@ pub struct GoalAudit {
     pub commits: Vec<CommitCheck>,
     pub material_changes: Vec<MaterialEntry>,
     pub problems: Vec<Problem>,
+    /// The weakening findings of the goal's diff (base → its last commit) over the test surface.
+    pub tests_weakened: Vec<WeakenedFinding>,
+    /// Test-surface files the findings could not parse (their findings are unknown).
+    pub tests_unreadable: Vec<crate::surface::weaken::Unreadable>,
     /// The evidence chain of the last state verifies (nothing is replayed from a broken one).
     pub chain_ok: bool,
     /// The tree of every commit of the goal without the goal folder, for finding a record's.
@@ -354,6 +370,10 @@ pub struct GoalAudit {
     pub trees: Vec<(Oid, String)>,
     #[serde(skip)]
     pub base_commit: Option<Oid>,
+    /// The commit to make the red worktree at and the red tree of the goal's last state (base
+    /// code, tests as at the end), for replaying.
+    #[serde(skip)]
+    pub red_tree: Option<(Oid, Oid)>,
 }
 
 /// The repository's paths and witness, as the audit needs them.
@@ -423,9 +443,12 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         commits: Vec::new(),
         material_changes: Vec::new(),
         problems: Vec::new(),
+        tests_weakened: Vec::new(),
+        tests_unreadable: Vec::new(),
         chain_ok: true,
         trees: Vec::new(),
         base_commit: span.base,
+        red_tree: None,
     };
     let mut last_goal: Option<GoalFile> = None;
     let mut last_goal_tree: Option<Oid> = None;
@@ -611,6 +634,27 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     let Some(goal) = last_goal else {
         return Ok(out);
     };
+    if span.has_init
+        && let Some(last) = span.commits.last()
+    {
+        let confirmed: Vec<String> = span
+            .commits
+            .iter()
+            .flat_map(|c| crate::repo::parse_trailers(&c.message))
+            .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Tests-Weakened"))
+            .map(|(_, v)| v)
+            .collect();
+        let found = goal_findings(
+            repo,
+            &scope.goal_dir,
+            span.base,
+            last.tree,
+            &goal,
+            &confirmed,
+        )?;
+        out.tests_weakened = found.0;
+        out.tests_unreadable = found.1;
+    }
     out.goal = goal.goal.clone();
     out.iteration = goal.iteration;
     out.status = match ended.as_deref() {
@@ -645,6 +689,11 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             replay_commit: None,
             replayed: None,
             base: None,
+            kind: pin::kind_name(&c.text),
+            red: None,
+            red_recorded: None,
+            red_replay: None,
+            red_replayed: None,
             flags: Vec::new(),
             why: None,
             record: None,
@@ -686,7 +735,89 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         }
         out.criteria.push(audit);
     }
+    // Red before green: each acceptance criterion of the last state has a witness (a failing run
+    // of its pin on the red tree of that state); a finished goal without one fails the audit.
+    if let (true, Some(last)) = (span.has_init, span.commits.last()) {
+        let (red, target) =
+            crate::surface::run::red_target(repo, span.base, last.tree, &scope.goal_dir)?;
+        // (A goal started on an unborn branch has no base commit: the red worktree is made at
+        // its last commit, with the red tree checked out.)
+        out.red_tree = Some((span.base.unwrap_or(last.id), red.tree));
+        let finished = out.status == "complete";
+        for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
+            audit.red = crate::surface::judge::red_state(&ledger, c.number, &c.text, &target);
+            audit.red_recorded = audit
+                .red
+                .as_ref()
+                .and_then(|r| r.record.as_deref())
+                .and_then(|id| ledger.records.iter().find(|r| r.id == id))
+                .map(Outcome::of);
+            if finished
+                && audit
+                    .red
+                    .as_ref()
+                    .is_some_and(|r| r.state != crate::surface::judge::RedState::Witnessed)
+            {
+                audit.flag("no-red-witness");
+            }
+        }
+    }
     Ok(out)
+}
+
+/// A weakening finding of a goal, as audit and report show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeakenedFinding {
+    #[serde(flatten)]
+    pub finding: crate::surface::weaken::Finding,
+    /// A `Goal-Tests-Weakened` trailer of the goal records it (`goal done --confirm`).
+    pub confirmed: bool,
+    /// It refuses `goal done` without `--confirm`: a `selection-changed`, or a `test-removed`,
+    /// `skip-added` or `assertion-free` in a test a pin runs.
+    pub refuses: bool,
+}
+
+/// The weakening findings of a goal whose base is the commit `base` (None: an unborn branch, the
+/// empty tree) and whose last commit has tree `last`, outside the goal folder; `confirmed` holds
+/// the values of the goal's `Goal-Tests-Weakened` trailers. Also the files that did not parse.
+pub fn goal_findings(
+    repo: &Repo,
+    goal_dir: &Path,
+    base: Option<Oid>,
+    last: Oid,
+    goal: &GoalFile,
+    confirmed: &[String],
+) -> Result<(
+    Vec<WeakenedFinding>,
+    Vec<crate::surface::weaken::Unreadable>,
+)> {
+    let surface = crate::history::surface(repo)?;
+    let base_tree = match base {
+        Some(commit) => repo.commit_info(commit)?.tree,
+        None => repo.empty_tree()?,
+    };
+    // (`tree_without` only computes ids: the goal folder is dropped from the changes instead.)
+    let changes: Vec<_> = crate::surface::red::surface_changes(repo, base_tree, last, &surface)?
+        .into_iter()
+        .filter(|c| !Path::new(&c.path).starts_with(goal_dir))
+        .collect();
+    let found = crate::surface::weaken::findings(&surface, &changes);
+    let pins: Vec<String> = goal
+        .criteria
+        .iter()
+        .filter_map(|c| pin::parse(&c.text).and_then(|p| p.ok()))
+        .map(|p| p.command)
+        .collect();
+    let findings = found
+        .findings
+        .into_iter()
+        .map(|f| WeakenedFinding {
+            confirmed: confirmed.iter().any(|v| v.trim() == f.trailer_value()),
+            refuses: crate::surface::judge::refuses_done(&f, &pins),
+            finding: f,
+        })
+        .collect();
+    Ok((findings, found.unreadable))
 }
 
 /// The commit of the goal whose tree (without the goal folder) is the record's: the commit

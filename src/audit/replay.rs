@@ -203,7 +203,7 @@ impl Replayer {
 
     /// The last lines of a run's output on stderr, and where the whole of it is kept: a base
     /// run is meant to fail, and its whole failure output would bury the audit.
-    fn show_tail(&self, commit: Oid, output: &[u8]) {
+    pub fn show_tail(&self, commit: Oid, output: &[u8]) {
         const TAIL: usize = 10;
         let text = String::from_utf8_lossy(output);
         let lines: Vec<&str> = text.lines().collect();

@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 use crate::audit::replay::Replayer;
-use crate::audit::{self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope};
+use crate::audit::{
+    self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope, WeakenedFinding,
+};
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::history::MaterialEntry;
@@ -72,6 +74,21 @@ struct AuditView<'a> {
     commits: Vec<&'a CommitCheck>,
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
+    tests_weakened: Vec<WeakenedView<'a>>,
+}
+
+/// A weakening finding with the goal it belongs to (an index into `goals`).
+#[derive(Debug, Serialize)]
+struct WeakenedView<'a> {
+    goal: usize,
+    #[serde(flatten)]
+    finding: &'a WeakenedFinding,
+}
+
+/// A finding that fails the audit: one that refuses `goal done`, in a finished goal, that no
+/// `Goal-Tests-Weakened` trailer records (a completion that went around the gate).
+fn fails(goal: &GoalAudit, f: &WeakenedFinding) -> bool {
+    goal.status == "complete" && f.refuses && !f.confirmed
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
@@ -107,6 +124,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         let mut replayer = Replayer::new(ws.root(), &ws.repo.git_dir().join("goal").join("audit"));
         for goal in &mut goals {
             replay_goal(&mut replayer, goal, &args)?;
+            replay_red(&ws, &replayer, goal)?;
         }
     }
     let ok = verdict(&goals, &args);
@@ -131,6 +149,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             commits: goals.iter().flat_map(|g| &g.commits).collect(),
             problems: goals.iter().flat_map(|g| &g.problems).collect(),
             material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
+            tests_weakened: goals
+                .iter()
+                .enumerate()
+                .flat_map(|(goal, g)| {
+                    g.tests_weakened
+                        .iter()
+                        .map(move |finding| WeakenedView { goal, finding })
+                })
+                .collect(),
         };
         ctx.emit_json(&view)?;
     } else {
@@ -202,7 +229,9 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
             }
         }
         // Red before green: a test that passes where the goal started tests nothing it added.
-        if record.is_test() && !record.check && has_init {
+        // This is for unpinned records (an acceptance criterion's red run is replayed on the red
+        // tree instead, in `replay_red`; a guard is meant to pass there).
+        if record.is_test() && !record.check && has_init && c.kind == "unpinned" {
             let result = replayer.run(
                 base,
                 &record.argv,
@@ -222,14 +251,103 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
     Ok(())
 }
 
+/// Replay the red run of each acceptance criterion: its pin on the red tree of the goal's last
+/// state (the base code with the tests as at the end) in a temporary worktree. It must fail:
+/// one that passes is `passes-on-base`, one that runs no test `inconclusive` (both fail the
+/// audit). Only pins run (the criterion's own words), and nothing from a broken chain.
+fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Result<()> {
+    let Some((base, tree)) = goal.red_tree else {
+        return Ok(());
+    };
+    if !goal.chain_ok {
+        return Ok(());
+    }
+    for c in &mut goal.criteria {
+        let Some(pin) = pin::parse(&c.text).and_then(|p| p.ok()) else {
+            continue;
+        };
+        if pin.kind != pin::Kind::Acceptance || (c.record.is_none() && c.red.is_none()) {
+            continue;
+        }
+        let junit = c
+            .record
+            .as_ref()
+            .map(|r| r.junit.clone())
+            .unwrap_or_default();
+        eprintln!(
+            "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
+            pin.command,
+            c.number,
+            &base.to_string()[..7]
+        );
+        let options = crate::surface::run::TreeRunOptions {
+            work_root: ws.root(),
+            git_dir: ws.repo.common_dir(),
+            cwd: "",
+            junit: &junit,
+            show: false,
+            to_stderr: true,
+        };
+        let run = match crate::surface::run::run_in_tree(&ws.repo, base, tree, &pin.argv, &options)
+        {
+            Ok(run) => run,
+            Err(e @ Error::Interrupted { .. }) => return Err(e),
+            Err(e) => {
+                c.red_replay = Some("cannot run".into());
+                c.replay_reason.get_or_insert(e.to_string());
+                continue;
+            }
+        };
+        replayer.show_tail(base, &run.output);
+        let outcome = Outcome {
+            exit_code: run.exit_code,
+            tests: run.tests,
+        };
+        c.red_replayed = Some(outcome);
+        let verdict = match &c.record {
+            Some(record) => {
+                let mut seen = record.clone();
+                seen.exit_code = run.exit_code;
+                seen.tests = run.tests;
+                let text = String::from_utf8_lossy(&run.output);
+                let lines: Vec<&str> = text.lines().collect();
+                seen.output_tail = lines[lines.len().saturating_sub(40)..]
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect();
+                crate::surface::judge::red_outcome(&seen, run.path_missing.is_some())
+            }
+            None if run.exit_code != 0 => crate::surface::judge::RedOutcome::Red,
+            None => crate::surface::judge::RedOutcome::PassesOnBase,
+        };
+        let name = match verdict {
+            crate::surface::judge::RedOutcome::Red => "red",
+            crate::surface::judge::RedOutcome::PassesOnBase => "passes-on-base",
+            crate::surface::judge::RedOutcome::Inconclusive => "inconclusive",
+        };
+        c.red_replay = Some(name.into());
+        if name != "red" {
+            c.flag(name);
+        }
+    }
+    Ok(())
+}
+
 /// Everything checks: no problem, every ticked criterion decided by a record, and with --rerun
 /// every record reproduced (and with --strict no test passing on the base).
 fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
     goals.iter().all(|g| {
         g.problems.is_empty()
             && g.chain_ok
+            && !g.tests_weakened.iter().any(|f| fails(g, f))
             && g.criteria.iter().all(|c| {
-                !c.flags.iter().any(|f| f == "unproven")
+                !c.flags
+                    .iter()
+                    .any(|f| f == "unproven" || f == "no-red-witness")
+                    && !matches!(
+                        c.red_replay.as_deref(),
+                        Some("passes-on-base" | "inconclusive")
+                    )
                     && (!args.rerun
                         || c.record.is_none()
                         || c.replay.as_deref() == Some("reproduced"))
@@ -291,6 +409,32 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
                 "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
             ));
         }
+        for f in &g.tests_weakened {
+            let line = format!(
+                "  tests weakened: {}{}",
+                f.finding.trailer_value(),
+                if f.confirmed {
+                    " (recorded with --confirm)"
+                } else if fails(g, f) {
+                    " — not recorded with --confirm: `goal done` refuses this"
+                } else if f.refuses {
+                    " — `goal done` will refuse this without --confirm"
+                } else {
+                    ""
+                }
+            );
+            ctx.say(if fails(g, f) {
+                ctx.red(&line)
+            } else {
+                ctx.yellow(&line)
+            });
+        }
+        for u in &g.tests_unreadable {
+            ctx.say(ctx.yellow(&format!(
+                "  tests not read: {}: {} (its findings are unknown)",
+                u.file, u.reason
+            )));
+        }
         for c in &g.criteria {
             print_criterion(ctx, c);
         }
@@ -302,6 +446,16 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
     };
     let problems: usize = goals.iter().map(|g| g.problems.len()).sum();
     let mut tail = vec![format!("{problems} problem(s) in commits")];
+    let weakened: usize = goals.iter().map(|g| g.tests_weakened.len()).sum();
+    if weakened > 0 {
+        let unrecorded = goals
+            .iter()
+            .map(|g| g.tests_weakened.iter().filter(|f| fails(g, f)).count())
+            .sum::<usize>();
+        tail.push(format!(
+            "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm"
+        ));
+    }
     if args.rerun {
         let count = |state: &str| {
             goals
@@ -375,6 +529,49 @@ fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
         )),
         (None, _) => {}
     }
+    if let Some(red) = &c.red {
+        let line = match (red.state, &red.record) {
+            (crate::surface::judge::RedState::Witnessed, Some(id)) => {
+                ctx.green(&format!("red before green: witnessed by evidence {id}"))
+            }
+            (state, record) => {
+                let line = format!(
+                    "no red witness ({}{}): no run of its pin failed on the code before the goal with the tests as at the end",
+                    state.as_str(),
+                    record
+                        .as_deref()
+                        .map(|r| format!(", evidence {r}"))
+                        .unwrap_or_default()
+                );
+                if c.flags.iter().any(|f| f == "no-red-witness") {
+                    ctx.red(&line)
+                } else {
+                    ctx.yellow(&line)
+                }
+            }
+        };
+        ctx.say(format!("      {line}"));
+    }
+    match (c.red_replay.as_deref(), &c.red_replayed) {
+        (Some("red"), Some(o)) => ctx.say(format!(
+            "      {} ({})",
+            ctx.green("red run replayed: fails on the code before the goal"),
+            o.describe()
+        )),
+        (Some(state), o) => ctx.say(format!(
+            "      {}: {}",
+            ctx.red(&format!("red run replayed: {state}")),
+            match state {
+                "passes-on-base" => format!(
+                    "its tests pass on the code before the goal ({}): they do not test the change",
+                    o.map(|o| o.describe()).unwrap_or_default()
+                ),
+                "inconclusive" => "its tests did not run on the code before the goal".to_string(),
+                _ => c.replay_reason.clone().unwrap_or_default(),
+            }
+        )),
+        (None, _) => {}
+    }
     if let (true, Some(base)) = (c.flags.iter().any(|f| f == "passes-on-base"), &c.base) {
         ctx.say(format!(
             "      {}: the test already passed on the goal's base ({}): it does not test what the goal added",
@@ -398,6 +595,23 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
         None => format!("file={file}"),
     };
     for g in goals {
+        for f in &g.tests_weakened {
+            let kind = if fails(g, f) { "error" } else { "warning" };
+            println!(
+                "::{kind} file={},line={}::{}",
+                f.finding.file,
+                f.finding.line,
+                escape(&format!(
+                    "goal audit: tests weakened: {}{}",
+                    f.finding.trailer_value(),
+                    if f.confirmed {
+                        " (recorded with --confirm)"
+                    } else {
+                        ""
+                    }
+                ))
+            );
+        }
         for p in &g.problems {
             let commit = p.commit.as_deref().map(audit::short_id).unwrap_or_default();
             println!(
@@ -429,6 +643,16 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
             };
             if let Some(message) = message {
                 println!("::error {}::{}", at(line), escape(&message));
+            }
+            if c.flags.iter().any(|f| f == "no-red-witness") {
+                println!(
+                    "::error {}::{}",
+                    at(line),
+                    escape(&format!(
+                        "criterion {}: no red witness — no run of its pin failed on the code before the goal with the tests as at the end",
+                        c.number
+                    ))
+                );
             }
             if c.flags.iter().any(|f| f == "passes-on-base") {
                 let kind = if args.strict { "error" } else { "warning" };

@@ -123,7 +123,8 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
                 },
             )?;
             notes.push(format!(
-                "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output), pinned to the test that proves it — with `goal criteria add \"<outcome>\" --verify \"<test command>\"`."
+                "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output), pinned to the test that proves it — with `goal criteria add \"<outcome>\" --verify \"<test command>\"`. {}",
+                crate::texts::TEST_FIRST
             ));
             if d.granularity == Granularity::Coarse {
                 notes.push(
@@ -228,8 +229,10 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         .map(|(c, p)| format!("{}. {} ({})", c.number, c.text, p.state.as_str()))
         .collect();
     let next = if goal.criteria.is_empty() {
-        "Write the acceptance criteria first, each pinned to the test that proves it: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`."
-            .to_string()
+        format!(
+            "Write the acceptance criteria first, each pinned to the test that proves it: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`. {}",
+            crate::texts::TEST_FIRST
+        )
     } else if proof.complete() {
         "Every criterion is proven on the current code: run `goal done` to finish.".to_string()
     } else {

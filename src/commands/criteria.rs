@@ -17,7 +17,9 @@ use crate::workspace::Workspace;
 /// is a material change: refused unless --confirm, then recorded in a Goal-Material-Change trailer.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Add a criterion (commit). Pin the test that proves it with --verify.
+    /// Add a criterion (commit). Pin the test that proves it with --verify (an acceptance
+    /// criterion: seen failing on the code before the goal, then passing), or what must stay
+    /// true with --guard (a regression suite, a linter: passing at the end, no test lost).
     Add {
         text: String,
         /// Put it in phase N (multi-stage goals).
@@ -25,15 +27,23 @@ pub enum Command {
         phase: Option<usize>,
         /// The command that proves it, pinned in GOAL.md as `(verify: `<cmd>`)`: only this
         /// command's passing run proves the criterion.
-        #[arg(long = "verify", value_name = "CMD")]
+        #[arg(long = "verify", value_name = "CMD", conflicts_with = "guard")]
         verify: Option<String>,
+        /// The command that must keep passing, pinned as `(guard: `<cmd>`)`: it must pass at the
+        /// end and run no fewer tests than on the goal's base.
+        #[arg(long = "guard", value_name = "CMD")]
+        guard: Option<String>,
         #[command(flatten)]
         commit: super::CommitFlags,
     },
     /// Pin the command that proves criterion N (written at the end of its text). Changing or
-    /// removing an existing pin is a material change and needs --confirm.
+    /// removing an existing pin, switching its kind, or a guard pin on an unpinned criterion is a
+    /// material change and needs --confirm.
     Pin {
         number: usize,
+        /// Pin it as a guard (`(guard: `<cmd>`)`): it must keep passing, not fail first.
+        #[arg(long)]
+        guard: bool,
         /// Accept replacing an existing pin (recorded as a material change).
         #[arg(long)]
         confirm: bool,
@@ -87,6 +97,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             text,
             phase,
             verify,
+            guard,
             ..
         } => {
             let mut text = one_line(text);
@@ -96,20 +107,33 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     "goal criteria add \"<observable outcome>\"",
                 ));
             }
-            if let Some(command) = verify {
+            let given = match (verify, guard) {
+                (Some(c), _) => Some((c, pin::Kind::Acceptance)),
+                (None, Some(c)) => Some((c, pin::Kind::Guard)),
+                (None, None) => None,
+            };
+            if let Some((command, kind)) = given {
+                let flag = format!("--{}", kind.keyword());
                 if pin::parse(&text).is_some() {
                     return Err(Error::usage(
-                        "the criterion text already ends with a pin, and --verify gives another",
-                        "give the command once: either `(verify: `<cmd>`)` in the text or --verify",
+                        format!(
+                            "the criterion text already ends with a pin, and {flag} gives another"
+                        ),
+                        format!(
+                            "give the command once: either `({}: `<cmd>`)` in the text or {flag}",
+                            kind.keyword()
+                        ),
                     ));
                 }
                 let argv = shell_words::split(command).map_err(|e| {
                     Error::usage(
-                        format!("--verify `{command}` does not split into words: {e}"),
-                        "quote it as you would in a shell, e.g. --verify \"pytest -k 'a and b'\"",
+                        format!("{flag} `{command}` does not split into words: {e}"),
+                        format!(
+                            "quote it as you would in a shell, e.g. {flag} \"pytest -k 'a and b'\""
+                        ),
                     )
                 })?;
-                text = pin::with_pin(&text, Some(&argv));
+                text = pin::with_kind_pin(&text, Some(&argv), kind);
             }
             check_pin(
                 &text,
@@ -199,7 +223,12 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 Some(format!("removed criterion {number} \"{old}\"")),
             )
         }
-        Command::Pin { number, argv, .. } => {
+        Command::Pin {
+            number,
+            argv,
+            guard,
+            ..
+        } => {
             let number = criterion_number(&goal, *number)?;
             pin::check_pinnable(argv).map_err(|why| {
                 Error::refused(
@@ -208,7 +237,12 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 )
             })?;
             let old = goal.criteria[number - 1].text.clone();
-            let new = pin::with_pin(&old, Some(argv));
+            let kind = if *guard {
+                pin::Kind::Guard
+            } else {
+                pin::Kind::Acceptance
+            };
+            let new = pin::with_kind_pin(&old, Some(argv), kind);
             if new == old {
                 ctx.say(format!(
                     "criterion {number} is already pinned to `{}`",
@@ -217,8 +251,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                 return Ok(0);
             }
             goal.edit_criterion(number, std::slice::from_ref(&new));
+            let what = if *guard { " as a guard" } else { "" };
             (
-                format!("pin criterion {number} to `{}`", pin::render(argv)),
+                format!("pin criterion {number}{what} to `{}`", pin::render(argv)),
                 None,
             )
         }
@@ -243,8 +278,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     c.number, c.text, c.reason
                 ),
                 match &command {
-                    Command::Pin { number, .. } => format!(
-                        "keep the pin, or confirm the change with `goal criteria pin {number} --confirm -- <command>`"
+                    Command::Pin { number, guard, .. } => format!(
+                        "keep the pin, or confirm the change with `goal criteria pin {number}{} --confirm -- <command>`",
+                        if *guard { " --guard" } else { "" }
                     ),
                     _ => "keep the requirement, or confirm the change with --confirm".to_string(),
                 },
@@ -267,6 +303,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     verify: Some(_),
                     ..
                 }
+                | Command::Add { guard: Some(_), .. }
         )
     {
         ctx.note(format!(
@@ -318,6 +355,9 @@ fn check_pin(text: &str, retry: &str) -> Result<()> {
 fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {
     let findings = lint::lint_all(&goal.criteria_texts());
     let bad = findings.iter().filter(|f| !f.verifiable).count();
+    if let Some(warning) = lint::all_guards(&goal.criteria_texts()) {
+        ctx.note(warning);
+    }
     if ctx.json {
         ctx.emit_json(&findings)?;
     } else {

@@ -15,13 +15,22 @@ pub struct Args {
     pub demo_dir: Option<PathBuf>,
 }
 
-const TEST_SCRIPT: &str = r#"#!/bin/sh
-# A tiny test runner: prints a plain "N passed, N failed" summary that goal recognises.
-passed=0; failed=0
-if [ "$(sh greet.sh)" = "hello" ]; then passed=$((passed+1)); else failed=$((failed+1)); fi
-if grep -q "sh greet.sh" README.md 2>/dev/null; then passed=$((passed+1)); else failed=$((failed+1)); fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+/// A tiny linter (a guard: it must stay clean, before the goal and after it). It prints no test
+/// summary, as linters do.
+const LINT_SCRIPT: &str = r#"#!/bin/sh
+# A tiny linter: no line of a shell script ends in a space.
+if grep -n ' $' *.sh tests/*.sh 2>/dev/null; then echo "lint: trailing spaces"; exit 1; fi
+echo "lint: clean"
+"#;
+
+/// Criterion 1's test, written first: a plain "N passed, N failed" summary goal recognises.
+const GREET_TEST: &str = r#"#!/bin/sh
+if [ "$(sh greet.sh 2>/dev/null)" = "hello" ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
+"#;
+
+/// Criterion 2's test.
+const README_TEST: &str = r#"#!/bin/sh
+if grep -q "sh greet.sh" README.md 2>/dev/null; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
 "#;
 
 struct Demo {
@@ -86,6 +95,9 @@ impl Demo {
     fn write(&self, name: &str, text: &str) -> Result<()> {
         println!("(the agent writes {name})");
         let path = self.dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
+        }
         std::fs::write(&path, text).map_err(Error::io("cannot write", path))
     }
 }
@@ -148,40 +160,49 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         dir.display()
     );
 
-    demo.step("A scratch repository with a test script");
+    demo.step("A scratch repository with a linter");
     demo.git(&["init", "-q"])?;
     demo.git(&["config", "user.name", "goal demo"])?;
     demo.git(&["config", "user.email", "demo@example.invalid"])?;
-    demo.write("test.sh", TEST_SCRIPT)?;
-    demo.git(&["add", "test.sh"])?;
-    demo.git(&["commit", "-q", "-m", "test script"])?;
+    demo.write("lint.sh", LINT_SCRIPT)?;
+    demo.git(&["add", "lint.sh"])?;
+    demo.git(&["commit", "-q", "-m", "a linter"])?;
 
-    demo.step("1. Set the goal, each criterion pinned to the test that proves it (a commit)");
+    demo.step(
+        "1. Set the goal, each criterion pinned to the test that proves it (a commit): two acceptance criteria (verify: red before the change, green after it) and a guard (must stay green)",
+    );
     demo.goal(
         &[
             "init",
             "Ship a greeting script",
             "-c",
-            "`sh greet.sh` prints hello (verify: `sh test.sh`)",
+            "`sh greet.sh` prints hello (verify: `sh tests/test_greet.sh`)",
             "-c",
-            "README.md documents `sh greet.sh` (verify: `sh test.sh`)",
+            "README.md documents `sh greet.sh` (verify: `sh tests/test_readme.sh`)",
+            "-c",
+            "The shell scripts stay lint-clean (guard: `sh lint.sh`)",
         ],
         0,
     )?;
 
-    demo.step("2. Iteration 1: write code, run criterion 1's pin, record the iteration");
-    demo.write("greet.sh", "echo hello\n")?;
-    demo.goal(&["verify", "-c", "1"], 1)?;
-    println!(
-        "(1 of 2 tests fails: criterion 1 is not ticked by a failing run; README.md is still missing)"
+    demo.step(
+        "2. Iteration 1, test first: write the tests of criteria 1 and 2, see them fail, then make criterion 1 pass",
     );
+    demo.write("tests/test_greet.sh", GREET_TEST)?;
+    demo.write("tests/test_readme.sh", README_TEST)?;
+    demo.goal(&["verify", "-c", "1"], 1)?;
+    demo.goal(&["verify", "-c", "2"], 1)?;
+    println!(
+        "(red: both tests fail on the code before the change — these failing runs are the criteria's red witnesses; `goal done` needs no extra run)"
+    );
+    demo.write("greet.sh", "echo hello\n")?;
+    demo.goal(&["verify", "-c", "1"], 0)?;
+    println!("(green: the same test passes now)");
     demo.goal(
         &[
             "iterate",
             "-m",
-            "implemented greet.sh",
-            "-m",
-            "test.sh: 1 passed, 1 failed (README missing)",
+            "tests first (both failed), then greet.sh (criterion 1 passes)",
         ],
         0,
     )?;
@@ -190,15 +211,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     demo.goal(&["block", "--reason", "waiting for the README wording"], 0)?;
     demo.goal(&["resume"], 0)?;
 
-    demo.step("4. Iteration 2: finish, run every pin once: both criteria proven on the same tree");
+    demo.step(
+        "4. Iteration 2: the README, then every pin once (the guard too): all proven on the same tree",
+    );
     demo.write("README.md", "# greet\n\nRun `sh greet.sh`.\n")?;
     demo.goal(&["verify"], 0)?;
     demo.goal(
-        &[
-            "iterate",
-            "-m",
-            "added README.md; verified both criteria with test.sh",
-        ],
+        &["iterate", "-m", "added README.md; verified every criterion"],
         0,
     )?;
     demo.goal(&["status"], 0)?;
@@ -206,7 +225,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     demo.step("5. The audit trail");
     demo.goal(&["log"], 0)?;
 
-    demo.step("6. Done: the completion gate, the clean-up pass, two commits");
+    demo.step(
+        "6. Done: the completion gate (red before green for criteria 1 and 2, the guard's run on the base), the clean-up pass, two commits",
+    );
     demo.goal(&["done"], 0)?;
     println!("$ git log --oneline");
     print!("{}", demo.git(&["log", "--oneline"])?);

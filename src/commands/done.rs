@@ -19,6 +19,11 @@ pub struct Args {
     /// After the summary, print the pull-request report in Markdown (`goal report --markdown`).
     #[arg(long)]
     pub report: bool,
+    /// Accept what weakens the tests (a test removed or skipped, an assertion-free test, a
+    /// changed test selection), each recorded in a `Goal-Tests-Weakened` trailer, or a goal whose
+    /// criteria are all guards (`Goal-Guards-Only: confirmed`).
+    #[arg(long)]
+    pub confirm: bool,
     #[command(flatten)]
     pub commit: super::CommitFlags,
 }
@@ -30,6 +35,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ops::done::Options {
             deslop: args.deslop,
             quiet: ctx.quiet,
+            confirm: args.confirm,
         },
     )?;
     super::print_added(ctx, &ws, done.commits.first().copied());
@@ -81,10 +87,22 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
                 crate::pin::render(&c.command)
             )
         };
+        let red = match (&c.red, &c.base) {
+            (Some(id), _) => format!(", red {id} → green"),
+            (None, Some(id)) => format!(", guard, base {id}"),
+            _ => String::new(),
+        };
         ctx.say(format!(
-            "  [x] {}. {} — evidence {} ({tests}){unpinned}",
+            "  [x] {}. {} — evidence {} ({tests}{red}){unpinned}",
             c.number, c.text, c.evidence
         ));
+    }
+    if !s.tests_weakened.is_empty() {
+        ctx.say(format!("  tests weakened: {}", s.tests_weakened.len()));
+        for w in &s.tests_weakened {
+            let note = if w.confirmed { " (confirmed)" } else { "" };
+            ctx.say(format!("    {}{note}", w.describe()));
+        }
     }
     if s.material_changes.is_empty() {
         ctx.say("  material changes: none");

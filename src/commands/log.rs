@@ -10,7 +10,9 @@ use crate::workspace::Workspace;
 /// One row per iteration from the commits with Goal-* trailers (first parent from HEAD): date,
 /// passing X/Y, the iteration diff, the first log line, evidence ids and flags (stagnant,
 /// material-change with the old and new text, unverified-check, blocked, broken-evidence-chain,
-/// hand-made: a change of GOAL.md committed without `goal`). Without --all: the most recent goal.
+/// hand-made: a change of GOAL.md committed without `goal`, tests-weakened: a commit whose change
+/// to the test surface removed or skipped a test, removed or weakened an assertion, changed the
+/// test selection or added a test asserting nothing). Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Every goal found in history, finished and abandoned ones included.
@@ -122,6 +124,18 @@ impl<W: Write> Sink for TextSink<'_, W> {
                     " — not recorded with --confirm"
                 }
             );
+            writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
+        }
+        for w in &r.tests_weakened {
+            let line = format!(
+                "      tests weakened in {}: {}",
+                &w.commit[..10],
+                w.finding.trailer_value()
+            );
+            writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
+        }
+        for value in &r.tests_weakened_confirmed {
+            let line = format!("      tests weakened, recorded with --confirm: {value}");
             writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
         }
         Ok(())

@@ -45,6 +45,15 @@ struct CriterionRow {
     pinned: bool,
     /// Why nothing proves it, when nothing does.
     why: Option<String>,
+    /// acceptance, guard or unpinned.
+    kind: &'static str,
+    /// An acceptance criterion's red state (witnessed, pending, passes-on-base, inconclusive);
+    /// null for guards and unpinned criteria.
+    red: Option<&'static str>,
+    /// The red record: the witness (or the last red run).
+    red_evidence: Option<String>,
+    red_exit_code: Option<i32>,
+    red_tests: Option<TestCounts>,
 }
 
 #[derive(Debug, Serialize)]
@@ -67,6 +76,8 @@ struct Report {
     hand_made: Vec<CommitCheck>,
     problems: Vec<String>,
     deslop: Vec<deslop::Finding>,
+    /// The weakening findings of the goal's diff over the test surface.
+    tests_weakened: Vec<audit::WeakenedFinding>,
     files_changed: usize,
     insertions: usize,
     deletions: usize,
@@ -172,6 +183,11 @@ fn build(ws: &Workspace, rev: &str) -> Result<Report> {
             commit: c.commit.clone(),
             pinned: c.pinned,
             why: c.why.clone(),
+            kind: c.kind,
+            red: c.red.as_ref().map(|r| r.state.as_str()),
+            red_evidence: c.red.as_ref().and_then(|r| r.record.clone()),
+            red_exit_code: c.red_recorded.map(|o| o.exit_code),
+            red_tests: c.red_recorded.and_then(|o| o.tests),
         })
         .collect();
     Ok(Report {
@@ -190,6 +206,7 @@ fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         hand_made: goal.commits.into_iter().filter(|c| c.hand_made).collect(),
         problems: goal.problems.into_iter().map(|p| p.message).collect(),
         deslop: deslop::scan(&added),
+        tests_weakened: goal.tests_weakened,
         files_changed: stat.files_changed,
         insertions: stat.insertions,
         deletions: stat.deletions,
@@ -224,12 +241,55 @@ fn duration(seconds: i64) -> String {
     format!("{}h {:02}m", seconds / 3600, (seconds % 3600) / 60)
 }
 
-fn tests_text(c: &CriterionRow) -> String {
-    match (c.tests, c.exit_code) {
+fn counts_text(tests: Option<TestCounts>, exit_code: Option<i32>) -> String {
+    match (tests, exit_code) {
+        (Some(t), _) if t.ignored > 0 => format!(
+            "{} passed, {} failed, {} skipped",
+            t.passed, t.failed, t.ignored
+        ),
         (Some(t), _) => format!("{} passed, {} failed", t.passed, t.failed),
         (None, Some(code)) => format!("check, exit {code}"),
         (None, None) => "—".into(),
     }
+}
+
+fn tests_text(c: &CriterionRow) -> String {
+    counts_text(c.tests, c.exit_code)
+}
+
+/// The red → green of a criterion: its witness failing on the code before the goal, then its
+/// deciding record; a guard or an unpinned criterion says so.
+fn red_green(c: &CriterionRow) -> String {
+    let green = match &c.command {
+        Some(_) => tests_text(c),
+        None => "not proven".into(),
+    };
+    match (c.kind, c.red) {
+        ("guard", _) => format!("guard: stays green ({green})"),
+        ("unpinned", _) | (_, None) => format!("unpinned: no red run ({green})"),
+        (_, Some("witnessed")) => format!(
+            "red {} ({}) → green ({green})",
+            c.red_evidence.as_deref().unwrap_or(""),
+            counts_text(c.red_tests, c.red_exit_code)
+        ),
+        (_, Some(state)) => format!("no red witness ({state}) → green ({green})"),
+    }
+}
+
+fn weakened_line(f: &audit::WeakenedFinding) -> String {
+    format!(
+        "{} {} {}{}",
+        code(&format!("{}:{}", f.finding.file, f.finding.line)),
+        f.finding.kind,
+        code(&f.finding.test),
+        if f.confirmed {
+            " (recorded with --confirm)"
+        } else if f.refuses {
+            " — not recorded with --confirm"
+        } else {
+            ""
+        }
+    )
 }
 
 /// A table cell: one line, `|` escaped.
@@ -267,8 +327,8 @@ fn markdown(r: &Report) -> String {
         r.deletions
     ));
     out.push(String::new());
-    out.push("| # | Criterion | Command | Tests | Evidence | Commit |".into());
-    out.push("|---|---|---|---|---|---|".into());
+    out.push("| # | Criterion | Command | Tests | Red → green | Evidence | Commit |".into());
+    out.push("|---|---|---|---|---|---|---|".into());
     for c in &r.criteria {
         let command = match &c.command {
             Some(argv) => {
@@ -285,11 +345,12 @@ fn markdown(r: &Report) -> String {
                 .unwrap_or_else(|| "—".into()),
         };
         out.push(format!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             c.number,
             cell(&c.text),
             cell(&command),
             tests_text(c),
+            cell(&red_green(c)),
             c.evidence
                 .as_deref()
                 .map(code)
@@ -320,6 +381,11 @@ fn markdown(r: &Report) -> String {
         &mut out,
         "Material changes",
         r.material_changes.iter().map(material_line).collect(),
+    );
+    section(
+        &mut out,
+        "Tests weakened",
+        r.tests_weakened.iter().map(weakened_line).collect(),
     );
     section(
         &mut out,
@@ -390,6 +456,10 @@ fn text(r: &Report) -> String {
             )),
             None => out.push(format!("      {}", c.why.as_deref().unwrap_or("open"))),
         }
+        out.push(format!("      red → green: {}", red_green(c)));
+    }
+    for f in &r.tests_weakened {
+        out.push(format!("  tests weakened: {}", weakened_line(f)));
     }
     for m in &r.material_changes {
         out.push(format!("  material change: {}", material_line(m)));

@@ -791,6 +791,8 @@ impl Edge<'_> {
                     ops::done::Options {
                         deslop: Vec::new(),
                         quiet: self.ctx.json || self.ctx.quiet,
+                        // The agent never confirms its own weakened tests.
+                        confirm: false,
                     },
                 )?;
                 super::done::render(self.ctx, self.ws, &done);

@@ -23,8 +23,15 @@ pub struct CriterionView {
     pub passed: bool,
     /// The id of the fresh passing evidence record, or null.
     pub evidence: Option<String>,
-    /// proven | stale | failing | open.
+    /// proven | stale | failing | open | passes-on-base.
     pub state: State,
+    /// acceptance | guard | unpinned.
+    pub kind: &'static str,
+    /// An acceptance criterion's red state: pending | witnessed | passes-on-base | inconclusive
+    /// (null for guards and unpinned criteria).
+    pub red: Option<crate::surface::judge::RedState>,
+    /// The red witness's record id (red witnessed), or the red run that passed or ran nothing.
+    pub red_record: Option<String>,
     /// The command that would prove it again (its pin, else the recorded one), or null.
     pub rerun: Option<Vec<String>>,
     /// The ready `goal verify` line for `rerun`.
@@ -77,12 +84,17 @@ pub struct StatusView {
 /// Gather everything `status` shows (also used by the agent adapters).
 pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let ledger = ws.ledger()?;
-    let proof = ws.proof_with(goal, &ledger)?;
+    let reds = crate::surface::run::red_states(ws, goal, &ledger)?;
+    let proof = ws.proof_with(goal, &ledger)?.with_red(&reds);
     let criteria = goal
         .criteria
         .iter()
         .zip(&proof.criteria)
-        .map(|(c, p)| CriterionView {
+        .zip(&reds)
+        .map(|((c, p), red)| CriterionView {
+            kind: p.kind,
+            red: p.red,
+            red_record: red.as_ref().and_then(|r| r.record.clone()),
             number: c.number,
             text: c.text.clone(),
             passed: c.passed,
@@ -106,7 +118,13 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         proven: proof.proven,
         total: goal.criteria.len(),
         criteria,
-        next: next_step(goal, &proof),
+        next: match (proof.complete(), goal.status) {
+            (true, Status::InProgress | Status::Complete) => {
+                crate::surface::run::done_would_refuse(ws, goal)?
+                    .unwrap_or_else(|| next_step(goal, &proof))
+            }
+            _ => next_step(goal, &proof),
+        },
         ledger: LedgerView {
             verifies: problem.is_none(),
             problem,
@@ -217,6 +235,13 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         };
         let state = match (c.state, &c.evidence, &c.rerun_line) {
             (State::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
+            (State::PassesOnBase, _, _) => ctx.red(&format!(
+                "passes-on-base — {}; write a test that fails there (`goal verify --red -c {}`)",
+                c.why
+                    .as_deref()
+                    .unwrap_or("its tests pass on the code before the goal"),
+                c.number
+            )),
             (State::Stale, _, Some(line)) => {
                 ctx.yellow(&format!("stale — the code changed since; re-run `{line}`"))
             }
@@ -230,7 +255,12 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             (_, _, Some(line)) => format!("open — `{line}`"),
             _ => "open".to_string(),
         };
-        ctx.say(format!("  {mark} {}. {} — {state}", c.number, c.text));
+        let kind = match (c.kind, c.red) {
+            ("guard", _) => " [guard]".to_string(),
+            (_, Some(red)) => format!(" [red: {}]", red.as_str()),
+            _ => String::new(),
+        };
+        ctx.say(format!("  {mark} {}. {} — {state}{kind}", c.number, c.text));
     }
     ctx.say(format!("Next: {}", v.next));
     if let Some(blocked) = &v.blocked {

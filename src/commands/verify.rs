@@ -12,7 +12,9 @@ use crate::evidence::{self, NewRecord, Record};
 use crate::goal_file::GoalFile;
 use crate::pin;
 use crate::summary;
-use crate::workspace::{Workspace, write_atomic};
+use crate::surface::judge::{self, RedOutcome};
+use crate::surface::run;
+use crate::workspace::Workspace;
 
 /// Run a test command (argv, no shell) in the current directory, stream its output, and append
 /// an evidence record bound to the working tree's git tree. Each -c criterion is ticked when the
@@ -29,6 +31,10 @@ use crate::workspace::{Workspace, write_atomic};
 ///
 /// Exit code: the command's when it failed; 1 when it exited 0 but proved nothing (no test
 /// summary without --check, no test ran); 0 when the evidence passes.
+///
+/// `--red -c N` runs N's pin on the red tree instead (the code before the goal with the tests as
+/// they are now) in a temporary worktree, and exits 0 when it fails there as it should, 1 when it
+/// passes there or runs no test. `--base -c N` records a guard's run on the goal's base tree.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A criterion this run proves (repeatable).
@@ -40,6 +46,13 @@ pub struct Args {
     /// A JUnit XML report the run writes (a path or glob, repeatable); its test cases are counted.
     #[arg(long = "junit", value_name = "FILE")]
     pub junit: Vec<String>,
+    /// Run criterion N's pin on the red tree (the code before the goal, the tests as now) in a
+    /// temporary worktree: exit 0 when it fails there, 1 when it passes or runs no test.
+    #[arg(long, conflicts_with_all = ["base", "check", "argv"])]
+    pub red: bool,
+    /// Record guard N's base run: its pin on the goal's base tree, in a temporary worktree.
+    #[arg(long, conflicts_with_all = ["check", "argv"])]
+    pub base: bool,
     /// The command and its arguments, after `--` (default: the pinned commands).
     #[arg(last = true, value_name = "CMD")]
     pub argv: Vec<String>,
@@ -54,6 +67,8 @@ struct Run {
     criteria: Vec<(usize, String)>,
     /// Accept it without a test summary: `--check`, or a pin last proven as a check.
     check: bool,
+    /// It runs a guard's pin: without a test summary it is a check (a linter), untold.
+    guard: bool,
 }
 
 /// What the command line asks for: one given command, or the pinned ones.
@@ -102,12 +117,16 @@ fn plan(
         } else {
             (ctx.cwd.clone(), ws.here.clone())
         };
+        let guard = numbers
+            .iter()
+            .any(|&n| pin::kind(&text(n)) == Some(pin::Kind::Guard));
         return Ok(vec![Run {
             argv: args.argv.clone(),
             dir,
             cwd,
             criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
             check: args.check,
+            guard,
         }]);
     }
     // No command: the pins, each distinct one once, in criterion order, at the worktree root.
@@ -145,12 +164,15 @@ fn plan(
                 format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
             ));
         }
-        // A pin proven as a check (a linter) stays one under plain `goal verify`.
+        // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
+        // pin that prints no test summary is a check without --check.
         let check = args.check || ledger.pin_runs_as_check(n, &text(n));
+        let guard = pin::kind(&text(n)) == Some(pin::Kind::Guard);
         match runs.iter_mut().find(|r| r.argv == argv) {
             Some(run) => {
                 run.criteria.push((n, text(n)));
                 run.check |= check;
+                run.guard |= guard;
             }
             None => runs.push(Run {
                 argv,
@@ -158,6 +180,7 @@ fn plan(
                 cwd: String::new(),
                 criteria: vec![(n, text(n))],
                 check,
+                guard,
             }),
         }
     }
@@ -173,6 +196,9 @@ fn plan(
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
+    if args.red || args.base {
+        return run_elsewhere(ctx, &ws, &goal, &args);
+    }
     let runs = plan(ctx, &ws, &goal, &ws.ledger()?, &args)?;
     // Refuse a broken or malformed ledger before spending time on the run.
     refuse_broken_chain(&ws)?;
@@ -206,6 +232,132 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }
     }
     Ok(exit)
+}
+
+/// `goal verify --red -c N` / `--base -c N`: one criterion's pin on the red tree or the base tree.
+fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Result<u8> {
+    let flag = if args.red { "--red" } else { "--base" };
+    let [n] = args.criteria[..] else {
+        return Err(Error::usage(
+            format!("{flag} runs one criterion's pin: give it with -c"),
+            format!("goal verify {flag} -c <N>"),
+        ));
+    };
+    let n = criterion_number(goal, n)?;
+    let text = goal.criteria[n - 1].text.clone();
+    let pinned = match pin::parse(&text) {
+        Some(Ok(p)) => p,
+        Some(Err(why)) => {
+            return Err(Error::usage(
+                format!("criterion {n}: {why}"),
+                format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
+            ));
+        }
+        None => {
+            return Err(Error::usage(
+                format!("criterion {n} has no pinned command: {flag} runs a criterion's pin"),
+                format!("pin the test that proves it: `goal criteria pin {n} -- <test command>`"),
+            ));
+        }
+    };
+    match (args.red, pinned.kind) {
+        (true, pin::Kind::Guard) => {
+            return Err(Error::usage(
+                format!(
+                    "criterion {n} is a guard: it must pass before and after the goal, not fail first"
+                ),
+                format!("record its run on the goal's base with `goal verify --base -c {n}`"),
+            ));
+        }
+        (false, pin::Kind::Acceptance) => {
+            return Err(Error::usage(
+                format!(
+                    "criterion {n} is an acceptance criterion: its base run is the red run, which must fail"
+                ),
+                format!("run it on the code before the goal with `goal verify --red -c {n}`"),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(why) = pin::self_grading(&pinned.argv) {
+        return Err(Error::refused(
+            format!(
+                "criterion {n}'s pin `{}` is not evidence: {why}",
+                pinned.command
+            ),
+            format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
+        ));
+    }
+    refuse_broken_chain(ws)?;
+    let place = Place::of(ws)?;
+    let (record, exit, message) = if args.red {
+        let (record, outcome) = run::red_run(
+            ctx.quiet || ctx.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
+        let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
+            format!("criterion {n} fails on the code before the goal, as it should (red)")
+        });
+        (record, u8::from(outcome != RedOutcome::Red), message)
+    } else {
+        let record = run::base_run(
+            ctx.quiet || ctx.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
+        let message = if record.passes() {
+            format!("guard {n} on the goal's base: recorded")
+        } else {
+            format!(
+                "guard {n} fails on the goal's base ({}): `goal done` compares it with the end all the same",
+                record.failure_reason()
+            )
+        };
+        (Some(record), 0, message)
+    };
+    let record = match record {
+        Some(r) => r,
+        None => {
+            ctx.note(message);
+            return Ok(exit);
+        }
+    };
+    if ctx.json {
+        ctx.emit_json(&serde_json::json!({
+            "record": record,
+            "passes": record.passes(),
+            "outcome": if args.red { Some(judge::recorded_outcome(&record)) } else { None },
+        }))?;
+    } else {
+        ctx.note(format!(
+            "evidence {}: exit {}, {} — {message}",
+            record.id,
+            record.exit_code,
+            tests_words(&record)
+        ));
+    }
+    Ok(exit)
+}
+
+pub use crate::surface::run::Place;
+
+fn tests_words(record: &Record) -> String {
+    match record.tests {
+        Some(t) => format!(
+            "tests {} passed, {} failed, {} ignored",
+            t.passed, t.failed, t.ignored
+        ),
+        None => "no test summary".into(),
+    }
 }
 
 /// evidence.jsonl must verify before anything is appended to it.
@@ -287,7 +439,8 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
 
     let _lock = ws.lock()?;
     let ledger = ws.ledger()?;
-    let (record, line) = evidence::seal(
+    let names = crate::surface::names::from_output(&String::from_utf8_lossy(&output));
+    let (record, line) = evidence::seal_with(
         NewRecord {
             criteria: run.criteria.clone(),
             argv: run.argv.clone(),
@@ -301,20 +454,16 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
             changed,
             tests,
             junit: args.junit.clone(),
-            check: run.check,
+            check: run.check || (run.guard && tests.is_none()),
             output,
+        },
+        evidence::Extra {
+            names: Some(names),
+            ..Default::default()
         },
         &ledger.head_hash(),
     );
-    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
-    ws.witness(&record)?;
-    let evidence_path = ws.abs(&ws.evidence_rel());
-    let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
-    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-        bytes.push(b'\n');
-    }
-    bytes.extend_from_slice(line.as_bytes());
-    write_atomic(&evidence_path, &bytes)?;
+    run::append_line(ws, &record, &line)?;
 
     let mut goal = ws.goal()?;
     for (n, text) in &run.criteria {
@@ -356,13 +505,7 @@ pub fn name_paths(paths: &[String]) -> String {
 }
 
 fn report(ctx: &Ctx, record: &Record, criteria: &[(usize, String)]) {
-    let tests = match record.tests {
-        Some(t) => format!(
-            "tests {} passed, {} failed, {} ignored",
-            t.passed, t.failed, t.ignored
-        ),
-        None => "no test summary".into(),
-    };
+    let tests = tests_words(record);
     let names: Vec<String> = criteria.iter().map(|(n, _)| n.to_string()).collect();
     let verdict = if record.proves() {
         if names.is_empty() {

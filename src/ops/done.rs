@@ -7,12 +7,15 @@ use crate::context::now_rfc3339;
 use crate::deslop;
 use crate::door::Commit;
 use crate::error::{Error, Result};
-use crate::evidence::Ledger;
+use crate::evidence::{Ledger, Record};
 use crate::goal_file::{GoalFile, Status};
 use crate::history;
+use crate::pin::{self, Kind};
 use crate::proof::{Proof, Unaccepted};
 use crate::repo::{DiffStat, Oid, Stage};
 use crate::summary::TestCounts;
+use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
+use crate::surface::names::{self, RunTests};
 use crate::trailers::Action;
 use crate::workspace::Workspace;
 
@@ -21,6 +24,9 @@ pub struct Options {
     pub deslop: Vec<String>,
     /// No warnings on stderr.
     pub quiet: bool,
+    /// Accept weakened tests (each recorded in a `Goal-Tests-Weakened` trailer) and a goal of
+    /// guards only (`Goal-Guards-Only: confirmed`).
+    pub confirm: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -33,6 +39,13 @@ pub struct CriterionSummary {
     pub command: Vec<String>,
     /// Proven by its pinned command (false: by a command chosen at verify time).
     pub pinned: bool,
+    /// acceptance, guard or unpinned.
+    pub kind: &'static str,
+    /// The red witness's record id (acceptance criteria; null for guards and unpinned ones).
+    pub red: Option<String>,
+    /// A guard's base record id (its pin's run on the goal's base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -55,6 +68,8 @@ pub struct Summary {
     pub deslop_commands: Vec<DeslopCommand>,
     /// Every criterion removed or materially reworded in the goal's life.
     pub material_changes: Vec<history::MaterialEntry>,
+    /// What the goal's diff does to its tests (weakening findings).
+    pub tests_weakened: Vec<Weakened>,
     pub commits: Vec<String>,
 }
 
@@ -169,7 +184,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     let tree = ws.worktree_tree()?;
     let tree_text = tree.to_string();
     let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text)).seen_from(&ws.here);
-    let proven = match &proof.acceptance {
+    let mut proven = match &proof.acceptance {
         Ok(()) => goal
             .criteria
             .iter()
@@ -182,11 +197,17 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
                     tests: record.tests,
                     command: record.argv.clone(),
                     pinned: crate::pin::argv(&c.text).is_some(),
+                    kind: crate::pin::kind_name(&c.text),
+                    red: None,
+                    base: None,
                 })
             })
             .collect::<Vec<_>>(),
         Err(unaccepted) => return Err(refusal(ws, &goal, &ledger, &tree_text, &proof, unaccepted)),
     };
+
+    // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
+    let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let init = history::init_commit(&ws.repo)?;
@@ -257,6 +278,13 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         commit.body = material_changes.iter().map(material_line).collect();
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
         commit.evidence.dedup();
+        commit.tests_weakened = gate
+            .weakened
+            .iter()
+            .filter(|w| w.confirmed)
+            .map(Weakened::describe)
+            .collect();
+        commit.guards_only = gate.guards_only;
         pending.push(commit.prepare(ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
@@ -286,9 +314,222 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         deslop: findings,
         deslop_commands,
         material_changes,
+        tests_weakened: gate.weakened,
         commits: commits.iter().map(|c| c.to_string()).collect(),
     };
     Ok(Done { summary, commits })
+}
+
+/// What the red gate let through: the findings (confirmed or shown) and a confirmed guards-only goal.
+struct RedGate {
+    weakened: Vec<Weakened>,
+    guards_only: bool,
+}
+
+fn run_tests(record: &Record) -> RunTests<'_> {
+    RunTests {
+        counts: record.tests,
+        names: record.names.as_ref(),
+    }
+}
+
+/// The rules of red before green over a goal whose criteria are all proven: findings in the goal's
+/// diff over the test surface, a goal of guards only, a red witness for each acceptance criterion
+/// (found, or made by running its red run here), green covering red, each guard holding against
+/// its base run (found, or made here). Fills `proven[].red`; refuses (exit 1) naming each failure.
+fn red_gate(
+    options: &Options,
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &Ledger,
+    proven: &mut [CriterionSummary],
+) -> Result<RedGate> {
+    let (quiet, confirm) = (options.quiet, options.confirm);
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let pinned = goal.criteria.iter().any(|c| pin::kind(&c.text).is_some());
+    if history::init_commit(&ws.repo)?.is_none() && !pinned {
+        // A goal with no `goal init` in its history (brought back by hand) and no pin: there is
+        // no base to compare with, and nothing a red run could check.
+        return Ok(RedGate {
+            weakened: Vec::new(),
+            guards_only: false,
+        });
+    }
+    let mut place = crate::surface::run::Place::of(ws)?;
+    place.locked = true;
+    // Findings: the goal's diff, base tree → the working tree, over the test surface.
+    let found = crate::surface::run::findings(ws, &place)?;
+    for u in &found.unreadable {
+        super::note(
+            quiet,
+            format!(
+                "warning: {} could not be read for weakened tests: {}",
+                u.file, u.reason
+            ),
+        );
+    }
+    let weakened = judge::weakened(&found.findings, &pins, confirm);
+    for w in weakened.iter().filter(|w| !w.refuses) {
+        super::note(
+            quiet,
+            format!(
+                "the goal changes a test: {} (red before green judges it)",
+                w.describe()
+            ),
+        );
+    }
+    let mut refusals: Vec<String> = Vec::new();
+    let mut hint: Option<String> = None;
+    let unconfirmed: Vec<&Weakened> = weakened
+        .iter()
+        .filter(|w| w.refuses && !w.confirmed)
+        .collect();
+    if !unconfirmed.is_empty() {
+        for w in &unconfirmed {
+            refusals.push(format!("the goal weakens its tests: {}", w.describe()));
+        }
+        hint = Some(
+            "restore the tests (the bug stays until a test shows it fixed), or accept each weakening with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)".into(),
+        );
+        return Err(refuse(refusals, hint));
+    }
+    let guards_only = judge::guards_only(&texts);
+    if guards_only && !confirm {
+        return Err(Error::not_proven(
+            "every criterion of the goal is a guard: guards show nothing broke, not that the change works",
+            "add an acceptance criterion whose test fails before the change: `goal criteria add \"<outcome>\" --verify \"<test command>\"`, or, for a refactoring, confirm with `goal done --confirm`",
+        ));
+    }
+    for c in proven.iter_mut() {
+        let text = &goal.criteria[c.number - 1].text;
+        let Some(Ok(p)) = pin::parse(text) else {
+            continue;
+        };
+        let Some(green) = ledger.find(&c.evidence) else {
+            continue;
+        };
+        let n = c.number;
+        match p.kind {
+            Kind::Acceptance => {
+                let state = judge::red_state(ledger, n, text, &place.target);
+                let (witness, outcome) = match state {
+                    Some(judge::Red {
+                        state: RedState::Witnessed,
+                        record: Some(id),
+                    }) => (ledger.find(&id).cloned(), RedOutcome::Red),
+                    Some(judge::Red {
+                        state: RedState::PassesOnBase,
+                        ..
+                    }) => (None, RedOutcome::PassesOnBase),
+                    Some(judge::Red {
+                        state: RedState::Inconclusive,
+                        ..
+                    }) => (None, RedOutcome::Inconclusive),
+                    _ => {
+                        if !quiet {
+                            eprintln!(
+                                "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        crate::surface::run::red_run(
+                            quiet,
+                            ws,
+                            &place,
+                            n,
+                            text,
+                            &p.argv,
+                            &green.junit,
+                        )?
+                    }
+                };
+                if let Some(why) = judge::outcome_message(n, &outcome) {
+                    refusals.push(why);
+                    hint.get_or_insert_with(|| match outcome {
+                        RedOutcome::Inconclusive => format!(
+                            "run its pin before the fix — with the tests written and the code not yet changed, `goal verify -c {n}` failing is a witness; `goal verify --red -c {n}` shows the red run"
+                        ),
+                        _ => format!(
+                            "write a test that fails on the code before the goal and passes now (see it with `goal verify --red -c {n}`)"
+                        ),
+                    });
+                    continue;
+                }
+                let Some(witness) = witness else { continue };
+                if let Err(missing) =
+                    names::green_covers_red(&run_tests(&witness), &run_tests(green))
+                {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "criterion {n}: its passing run does not run the tests that failed on the code before the goal ({}; red {}, green {})",
+                        words.join("; "),
+                        witness.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        format!("run the same tests at the end: `goal verify -c {n}`")
+                    });
+                    continue;
+                }
+                c.red = Some(witness.id.clone());
+            }
+            Kind::Guard => {
+                let base_tree = place.base_tree.to_string();
+                let base = match judge::guard_base(ledger, n, text, &base_tree) {
+                    Some(r) => r.clone(),
+                    None => {
+                        if !quiet {
+                            eprintln!(
+                                "criterion {n}: running its guard on the goal's base (base {})…",
+                                place.base_short()
+                            );
+                        }
+                        crate::surface::run::base_run(
+                            quiet,
+                            ws,
+                            &place,
+                            n,
+                            text,
+                            &p.argv,
+                            &green.junit,
+                        )?
+                    }
+                };
+                if let Err(missing) = names::guard_holds(&run_tests(&base), &run_tests(green)) {
+                    let words: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
+                    refusals.push(format!(
+                        "guard {n} runs less than on the goal's base: {} (base {}, now {})",
+                        words.join("; "),
+                        base.id,
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        "bring the lost or skipped tests back, then `goal verify` again".to_string()
+                    });
+                    continue;
+                }
+                c.base = Some(base.id.clone());
+            }
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refuse(refusals, hint));
+    }
+    Ok(RedGate {
+        weakened,
+        guards_only,
+    })
+}
+
+fn refuse(refusals: Vec<String>, hint: Option<String>) -> Error {
+    Error::not_proven(
+        format!("the goal is not proven done:\n  {}", refusals.join("\n  ")),
+        hint.unwrap_or_else(|| "goal status".into()),
+    )
 }
 
 /// One material change in words: old → new, commit, reason.

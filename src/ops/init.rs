@@ -61,7 +61,7 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
             Some(Err(why)) => {
                 return Err(Error::usage(
                     format!("criterion {}: {why}", i + 1),
-                    "write the pin as (verify: `<test command>`) at the end of the criterion",
+                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
                 ));
             }
             Some(Ok(p)) => {

@@ -78,21 +78,15 @@ impl Repo {
     /// diff expands every subtree of both sides), and counts lines only for the blobs that
     /// changed; `exclude` is never entered.
     pub fn diff_stat(&self, from: Option<Oid>, to: Oid, exclude: &Path) -> Result<DiffStat> {
-        let exclude: Vec<&[u8]> = exclude
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(s) => Some(s.as_encoded_bytes()),
-                _ => None,
-            })
-            .collect();
+        let exclude = path_components(exclude);
         let mut changes = Vec::new();
-        self.changed_blobs(from, Some(to), &exclude, &mut changes)
+        self.changed_blobs(from, Some(to), &exclude, "", &mut changes)
             .map_err(Error::git("diff trees"))?;
         let mut stat = DiffStat {
             files_changed: changes.len(),
             ..DiffStat::default()
         };
-        for (old, new) in changes {
+        for (_, old, new) in changes {
             let blob = |id: Option<Oid>| match id {
                 Some(id) => self.inner.find_blob(id).ok(),
                 None => None,
@@ -116,14 +110,32 @@ impl Repo {
         Ok(stat)
     }
 
-    /// The (old, new) blob ids of every file that differs between two trees (None: absent, or
-    /// not a blob), outside the path `exclude` (as components; empty: nothing excluded).
+    /// The files that differ between two trees outside `exclude`, as (path, old blob, new blob)
+    /// (None: absent on that side, or not a blob), in git's order. Like [`Repo::diff_stat`] it
+    /// descends only into subtrees whose ids differ: cheap for one commit's change.
+    pub fn changed_files(
+        &self,
+        from: Option<Oid>,
+        to: Oid,
+        exclude: &Path,
+    ) -> Result<Vec<ChangedFile>> {
+        let exclude = path_components(exclude);
+        let mut changes = Vec::new();
+        self.changed_blobs(from, Some(to), &exclude, "", &mut changes)
+            .map_err(Error::git("diff trees"))?;
+        Ok(changes)
+    }
+
+    /// The (path, old, new) blob ids of every file that differs between two trees (None: absent,
+    /// or not a blob), outside the path `exclude` (as components; empty: nothing excluded);
+    /// `prefix` is the folder of both trees (empty at the root).
     pub(super) fn changed_blobs(
         &self,
         from: Option<Oid>,
         to: Option<Oid>,
         exclude: &[&[u8]],
-        out: &mut Vec<(Option<Oid>, Option<Oid>)>,
+        prefix: &str,
+        out: &mut Vec<ChangedFile>,
     ) -> std::result::Result<(), git2::Error> {
         if from == to {
             return Ok(());
@@ -160,6 +172,14 @@ impl Repo {
                 }
             };
             let name = a.or(b).map(|e| e.name).unwrap_or_default();
+            let path = || {
+                let name = String::from_utf8_lossy(name);
+                if prefix.is_empty() {
+                    name.into_owned()
+                } else {
+                    format!("{prefix}/{name}")
+                }
+            };
             let rest = match exclude.split_first() {
                 Some((first, rest)) if *first == name => {
                     if rest.is_empty() {
@@ -178,14 +198,14 @@ impl Repo {
             let tree = |e: Option<Item>| e.filter(|e| e.is_tree).map(|e| e.id);
             let (old_tree, new_tree) = (tree(a), tree(b));
             if old_tree.is_some() || new_tree.is_some() {
-                self.changed_blobs(old_tree, new_tree, rest, out)?;
+                self.changed_blobs(old_tree, new_tree, rest, &path(), out)?;
             }
             match (a.filter(|e| !e.is_tree), b.filter(|e| !e.is_tree)) {
                 (None, None) => {}
                 (x, y) => {
                     // A gitlink is a file that changed, with no lines to count.
                     let id = |e: Option<Item>| e.filter(|e| e.mode != MODE_GITLINK).map(|e| e.id);
-                    out.push((id(x), id(y)));
+                    out.push((path(), id(x), id(y)));
                 }
             }
         }
@@ -264,4 +284,17 @@ impl Repo {
             .map(|p| index.get_path(Path::new(p), 0).is_some())
             .collect())
     }
+}
+
+/// A file that differs between two trees: its path, its blob before and after (None: absent).
+pub type ChangedFile = (String, Option<Oid>, Option<Oid>);
+
+/// A path's normal components as bytes (for walking trees by name).
+fn path_components(path: &Path) -> Vec<&[u8]> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.as_encoded_bytes()),
+            _ => None,
+        })
+        .collect()
 }

@@ -24,7 +24,7 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
     text.push('\n');
     if goal.criteria.is_empty() {
         text.push_str(
-            "This goal has no acceptance criteria yet. Write them first, before any code: each one an observable outcome pinned to the test command that proves it:\n  goal criteria add \"<observable outcome>\" --verify \"<test command>\"\nThen work on them one at a time.\n\n",
+            "This goal has no acceptance criteria yet. Write them first, before any code: each one an observable outcome pinned to the test command that proves it:\n  goal criteria add \"<observable outcome>\" --verify \"<test command>\"\nThen work on them one at a time.\n",
         );
     } else {
         let todo: Vec<_> = proof
@@ -59,6 +59,8 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
             ));
         }
     }
+    text.push_str(crate::texts::TEST_FIRST);
+    text.push_str("\n\n");
     if extra.stagnant {
         text.push_str(STRATEGY_PROMPT);
         text.push_str("\n\n");
@@ -122,6 +124,14 @@ mod tests {
         }
         let plain = turn_prompt(&goal, &proof, &Extra::default());
         assert!(!plain.contains("Stagnation detected"));
+        // Test first, seen failing, never a test edited to pass; and not in `goal inject`'s text.
+        for words in [
+            "write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass",
+            "never edit a test to make it pass",
+        ] {
+            assert!(plain.contains(words), "missing {words:?} in:\n{plain}");
+            assert!(!inject::injection(&goal, &proof, None).contains(words));
+        }
     }
 
     #[test]

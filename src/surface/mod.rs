@@ -7,8 +7,10 @@
 use glob::{MatchOptions, Pattern};
 
 pub mod config;
+pub mod judge;
 pub mod names;
 pub mod red;
+pub mod run;
 pub mod rust;
 pub mod weaken;
 

@@ -114,6 +114,10 @@ test("a trigger message creates GOAL.md and a commit; the next turn's system pro
     last.systemPrompt.slice(-600),
   );
   assert.ok(last.systemPrompt.includes("Next step: read .agents/goal/GOAL.md and continue iteration"));
+  // The turn that set the goal asks for its criteria, test first; the next turn has only inject's text.
+  const testFirst = "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass.";
+  assert.ok(calls[0].systemPrompt.includes(testFirst), calls[0].systemPrompt.slice(-900));
+  assert.ok(!last.systemPrompt.includes(testFirst), last.systemPrompt.slice(-900));
 });
 
 test("a second goal while one is active continues the active one (no UI: the timed default)", () => {

@@ -1,0 +1,240 @@
+//! The pure rules of red before green (`goal done`, `goal status`, `goal audit` and `goal report`
+//! read them): what a red run came to, which record witnesses an acceptance criterion red, the red
+//! state of each criterion, and the base record of a guard. Records in, verdicts out.
+
+use serde::Serialize;
+
+use crate::evidence::{Ledger, Record};
+use crate::pin::{self, Kind};
+use crate::surface::weaken::{Finding, FindingKind, pin_runs};
+
+/// What a red run (the pin on the red tree) came to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedOutcome {
+    /// The pin failed on the code before the goal: the wanted result.
+    Red,
+    /// The pin passed on the code before the goal: its tests do not test the change.
+    PassesOnBase,
+    /// No test ran there (none collected, all skipped, the pinned path missing).
+    Inconclusive,
+}
+
+/// Markers in a run's output that say no test was collected.
+const NO_TESTS: &[&str] = &[
+    "no tests ran",
+    "collected 0 items",
+    "running 0 tests",
+    "no test files",
+    "No tests found",
+    "no tests to run",
+    "file or directory not found",
+];
+
+/// What a red run came to, from its record (`path_missing`: a path the pin names exists in the
+/// working tree but not in the red tree). Inconclusive first: a run that collected nothing
+/// proves nothing either way.
+pub fn red_outcome(record: &Record, path_missing: bool) -> RedOutcome {
+    if path_missing {
+        return RedOutcome::Inconclusive;
+    }
+    let tail = record.output_tail.join("\n");
+    let said_none = NO_TESTS.iter().any(|m| tail.contains(m));
+    match record.tests {
+        // Something failed: red, whatever else the output says.
+        Some(t) if t.failed > 0 => RedOutcome::Red,
+        // Nothing passed, nothing failed: none collected, or all skipped.
+        Some(t) if t.passed == 0 => RedOutcome::Inconclusive,
+        Some(_) if record.exit_code != 0 => RedOutcome::Red,
+        Some(_) => RedOutcome::PassesOnBase,
+        // No summary: the runner said it found nothing (pytest exit 4 or 5), or it failed (a
+        // build or an import against the old code), or it passed.
+        None if said_none => RedOutcome::Inconclusive,
+        None if record.exit_code != 0 => RedOutcome::Red,
+        None => RedOutcome::PassesOnBase,
+    }
+}
+
+/// The sentence for an outcome that refuses (`criterion N …`).
+pub fn outcome_message(number: usize, outcome: &RedOutcome) -> Option<String> {
+    match outcome {
+        RedOutcome::Red => None,
+        RedOutcome::PassesOnBase => Some(format!(
+            "the tests of criterion {number} pass on the code before the goal: they do not test the change"
+        )),
+        RedOutcome::Inconclusive => Some(format!(
+            "the tests of criterion {number} did not run on the code before the goal"
+        )),
+    }
+}
+
+/// The red state of a criterion (`red` in status's JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedState {
+    /// No witness yet: `goal done` will run the red run.
+    Pending,
+    /// A witnessed failing record on the red tree of the final state.
+    Witnessed,
+    /// The last red run with these tests passed.
+    PassesOnBase,
+    /// The last red run with these tests ran no test.
+    Inconclusive,
+}
+
+impl RedState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedState::Pending => "pending",
+            RedState::Witnessed => "witnessed",
+            RedState::PassesOnBase => "passes-on-base",
+            RedState::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// The red tree of the final (here: current) state, as the witness rule compares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedTarget {
+    /// The goal's base commit.
+    pub base: String,
+    /// The red tree (base code, tests as now), without the goal folder.
+    pub tree: String,
+    /// The tree of the test surface alone.
+    pub tests: String,
+    /// Whether the red tree can be trusted (every surface file parsed).
+    pub trusted: bool,
+}
+
+/// One acceptance criterion's red state, and the record that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Red {
+    pub state: RedState,
+    /// The witness (state witnessed), or the red run that passed or ran nothing.
+    pub record: Option<String>,
+}
+
+/// Whether a record is of criterion `number`'s pin at the worktree root.
+fn of_pin(ledger: &Ledger, record: &Record, number: usize, text: &str, argv: &[String]) -> bool {
+    record.argv == argv
+        && record.cwd.is_empty()
+        && ledger.names_criterion(record, number, text)
+        && ledger.counts(record)
+}
+
+/// What a red-run record came to (`path_missing` cannot be seen afterwards: a missing path
+/// shows as "no tests ran" in its output).
+pub fn recorded_outcome(record: &Record) -> RedOutcome {
+    red_outcome(record, false)
+}
+
+/// The red state of criterion `number` (with `text`) against `target`; None for a guard or an
+/// unpinned criterion. A red-run record counts when made with the same base and tests; an
+/// ordinary run counts when it failed on the red tree itself (test-first). The latest decides.
+pub fn red_state(ledger: &Ledger, number: usize, text: &str, target: &RedTarget) -> Option<Red> {
+    let pin = pin::parse(text)?.ok()?;
+    if pin.kind != Kind::Acceptance {
+        return None;
+    }
+    let latest = ledger.records.iter().rev().find(|r| {
+        of_pin(ledger, r, number, text, &pin.argv)
+            && !r.base_run
+            && match &r.red {
+                Some(red) => red.base == target.base && red.tests == target.tests,
+                None => r.tree == target.tree && !r.passes(),
+            }
+    });
+    let Some(record) = latest else {
+        return Some(Red {
+            state: RedState::Pending,
+            record: None,
+        });
+    };
+    let state = match recorded_outcome(record) {
+        RedOutcome::Red => RedState::Witnessed,
+        // A test-first run that ran nothing is no witness: done runs the red run itself.
+        _ if record.red.is_none() => RedState::Pending,
+        RedOutcome::PassesOnBase => RedState::PassesOnBase,
+        RedOutcome::Inconclusive => RedState::Inconclusive,
+    };
+    Some(Red {
+        state,
+        record: (state != RedState::Pending).then(|| record.id.clone()),
+    })
+}
+
+/// The base record of guard `number`: the latest witnessed run of its pin on `base_tree` (the
+/// goal's base tree without the goal folder), a `--base` record or any run made there.
+pub fn guard_base<'a>(
+    ledger: &'a Ledger,
+    number: usize,
+    text: &str,
+    base_tree: &str,
+) -> Option<&'a Record> {
+    let pin = pin::parse(text)?.ok()?;
+    if pin.kind != Kind::Guard {
+        return None;
+    }
+    ledger.records.iter().rev().find(|r| {
+        of_pin(ledger, r, number, text, &pin.argv)
+            && r.red.is_none()
+            && (r.base_run || r.on_tree(base_tree))
+            && r.tree == base_tree
+    })
+}
+
+/// One weakening finding as `goal done` shows it (`tests_weakened` of its JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Weakened {
+    pub kind: FindingKind,
+    pub file: String,
+    pub line: usize,
+    pub test: String,
+    /// Whether it refuses `goal done` without `--confirm`.
+    #[serde(skip)]
+    pub refuses: bool,
+    /// Confirmed with `goal done --confirm` (a `Goal-Tests-Weakened` trailer records it).
+    pub confirmed: bool,
+}
+
+impl Weakened {
+    /// `skip-added tests/test_calc.py:7 test_add` (the trailer's value).
+    pub fn describe(&self) -> String {
+        format!("{} {}:{} {}", self.kind, self.file, self.line, self.test)
+    }
+}
+
+/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`
+/// or `assertion-free` in a test one of `pins` runs, or any `selection-changed`.
+pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
+    finding.kind.refuses()
+        && (finding.kind == FindingKind::SelectionChanged
+            || pins.iter().any(|p| pin_runs(p, finding)))
+}
+
+/// The findings of a goal as done judges them (`confirm`: `goal done --confirm`).
+pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Weakened> {
+    findings
+        .iter()
+        .map(|f| {
+            let refuses = refuses_done(f, pins);
+            Weakened {
+                kind: f.kind,
+                file: f.file.clone(),
+                line: f.line,
+                test: f.test.clone(),
+                refuses,
+                confirmed: refuses && confirm,
+            }
+        })
+        .collect()
+}
+
+/// Whether every criterion is a guard (a goal that proves nothing about its change).
+pub fn guards_only(texts: &[&str]) -> bool {
+    !texts.is_empty() && texts.iter().all(|t| pin::kind(t) == Some(Kind::Guard))
+}
+
+#[cfg(test)]
+#[path = "judge_tests.rs"]
+mod tests;

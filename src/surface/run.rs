@@ -1,0 +1,765 @@
+//! Running a pin on another tree than the working one: the red tree (the goal's base code with
+//! the current tests laid over it) or the base tree itself, each in a temporary worktree that is
+//! removed whatever happens (the run passes, fails, or is stopped by Ctrl-C). The working tree is
+//! never written: its ignored dependency folders (`node_modules`, virtualenvs, `vendor/`) are
+//! linked into the temporary worktree, and a cargo build there uses a target folder kept for red
+//! runs under the git folder, seeded from the working `target/` by hard links (dependencies only:
+//! the goal's own crates are built there afresh), so that a red run does not rebuild the
+//! dependencies from scratch.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::Surface;
+use super::judge::RedOutcome;
+use super::judge::RedTarget;
+use super::names::{self, TestNames};
+use super::red::{RedTree, red_tree};
+use crate::child;
+use crate::context::now_rfc3339;
+use crate::error::{Error, Result};
+use crate::evidence::{self, NewRecord, Record};
+use crate::pin;
+use crate::repo::{Oid, Repo};
+use crate::summary::{self, TestCounts};
+use crate::workspace::{Workspace, write_atomic};
+
+/// Dependency folders of the working tree a red run sees (linked when the tree lacks them).
+pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv", "vendor"];
+
+/// The goal's base commit: the first parent of the active goal's `init` commit. None when the
+/// goal started on an unborn branch (its base tree is empty) or there is no goal commit.
+pub fn goal_base(repo: &Repo) -> Result<Option<Oid>> {
+    let Some(init) = crate::history::init_commit(repo)? else {
+        return Ok(None);
+    };
+    let spec = format!("{}^", init.id);
+    let lines = crate::audit::git_lines(repo.root(), &["rev-parse", "--verify", "-q", &spec])?;
+    match lines.and_then(|l| l.into_iter().next()) {
+        Some(line) => Ok(Some(
+            Oid::from_str(line.trim()).map_err(Error::git("read the goal's base commit"))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`
+/// (None: a goal started on an unborn branch, whose base tree is empty), and what the witness
+/// rule compares (`goal_dir` is left out of the compared tree).
+pub fn red_target(
+    repo: &Repo,
+    base: Option<Oid>,
+    work: Oid,
+    goal_dir: &Path,
+) -> Result<(RedTree, RedTarget)> {
+    let surface = Surface::from_repo(repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests` and add valid globs",
+        )
+    })?;
+    let base_tree = match base {
+        Some(b) => repo.commit_info(b)?.tree,
+        None => repo.empty_tree()?,
+    };
+    let red = red_tree(repo, base_tree, work, &surface)?;
+    let target = RedTarget {
+        base: base.map(|b| b.to_string()).unwrap_or_default(),
+        tree: repo.tree_without(red.tree, goal_dir)?.to_string(),
+        tests: red.tests.to_string(),
+        trusted: red.untrusted.is_empty(),
+    };
+    Ok((red, target))
+}
+
+/// The base tree of commit `base` without the goal folder (what a guard's base record is on).
+pub fn base_tree(repo: &Repo, base: Oid, goal_dir: &Path) -> Result<Oid> {
+    let tree = repo.commit_info(base)?.tree;
+    repo.tree_without(tree, goal_dir)
+}
+
+/// Where a goal's red and base runs stand: its base commit, the commit the temporary worktrees
+/// start from, and the red tree of the working tree as it is now.
+pub struct Place {
+    /// The caller holds the worktree's lock already (`goal done`): appending takes no other.
+    pub locked: bool,
+    pub base: Option<Oid>,
+    pub head: Oid,
+    pub red: RedTree,
+    pub target: RedTarget,
+    /// The base tree without the goal folder (a guard's base record is on it).
+    pub base_tree: Oid,
+    /// The base tree as committed (what a base run checks out).
+    pub base_tree_full: Oid,
+}
+
+impl Place {
+    pub fn of(ws: &crate::workspace::Workspace) -> Result<Place> {
+        let Some(init) = crate::history::init_commit(&ws.repo)? else {
+            return Err(Error::usage(
+                "no goal commit found on this branch: the red run needs the commit the goal started from",
+                "start the goal with `goal init`",
+            ));
+        };
+        let base = goal_base(&ws.repo)?;
+        let work = ws.worktree_tree_full()?;
+        let base_tree_full = match base {
+            Some(b) => ws.repo.commit_info(b)?.tree,
+            None => ws.repo.empty_tree()?,
+        };
+        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir)?;
+        Ok(Place {
+            locked: false,
+            base,
+            head: init.id,
+            base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
+            base_tree_full,
+            red,
+            target,
+        })
+    }
+
+    /// The base commit's short id, for messages.
+    pub fn base_short(&self) -> String {
+        self.base
+            .map_or("(empty)".to_string(), |b| b.to_string()[..7].to_string())
+    }
+}
+
+/// The red state of each criterion of `goal` on the working tree as it is now (None for guards
+/// and unpinned criteria); all None when no criterion is an acceptance criterion, so that the
+/// red tree is built only when something needs it.
+pub fn red_states(
+    ws: &crate::workspace::Workspace,
+    goal: &crate::goal_file::GoalFile,
+    ledger: &crate::evidence::Ledger,
+) -> Result<Vec<Option<super::judge::Red>>> {
+    let acceptance = goal
+        .criteria
+        .iter()
+        .any(|c| crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance));
+    if !acceptance || crate::history::init_commit(&ws.repo)?.is_none() {
+        return Ok(goal
+            .criteria
+            .iter()
+            .map(|c| {
+                (crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance)).then_some(
+                    super::judge::Red {
+                        state: super::judge::RedState::Pending,
+                        record: None,
+                    },
+                )
+            })
+            .collect());
+    }
+    let place = Place::of(ws)?;
+    Ok(goal
+        .criteria
+        .iter()
+        .map(|c| super::judge::red_state(ledger, c.number, &c.text, &place.target))
+        .collect())
+}
+
+/// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
+/// nothing ran). What it came to.
+pub fn red_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<(Option<Record>, RedOutcome)> {
+    if !place.target.trusted {
+        for u in &place.red.untrusted {
+            crate::ops::note(
+                quiet,
+                format!("the red tree is not trustworthy: {}", u.reason),
+            );
+        }
+        return Ok((None, RedOutcome::Inconclusive));
+    }
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the code before the goal (base {}) with the tests as now",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.red.tree,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let missing = result.path_missing.clone();
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: Some(evidence::Red {
+            base: place.target.base.clone(),
+            tests: place.target.tests.clone(),
+        }),
+        base_run: false,
+    };
+    let record = append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &place.target.tree,
+        result,
+        extra,
+        junit,
+    )?;
+    let outcome = super::judge::red_outcome(&record, missing.is_some());
+    if let Some(path) = missing {
+        crate::ops::note(
+            quiet,
+            format!("`{path}` does not exist on the code before the goal: nothing of it ran"),
+        );
+    }
+    Ok((Some(record), outcome))
+}
+
+/// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).
+pub fn base_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<Record> {
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the goal's base (base {})",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.base_tree_full,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: None,
+        base_run: true,
+    };
+    let tree = place.base_tree.to_string();
+    append(ws, place, n, text, argv, &tree, result, extra, junit)
+}
+
+fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
+    TreeRunOptions {
+        work_root: ws.root(),
+        git_dir: ws.repo.common_dir(),
+        cwd: "",
+        junit,
+        show: !quiet,
+        to_stderr: true,
+    }
+}
+
+/// Seal a run made elsewhere as a record of criterion `n` on `tree`, witness it and append it.
+#[allow(clippy::too_many_arguments)]
+fn append(
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    tree: &str,
+    result: TreeRun,
+    extra: evidence::Extra,
+    junit: &[String],
+) -> Result<Record> {
+    let _lock = if place.locked { None } else { Some(ws.lock()?) };
+    let ledger = ws.ledger()?;
+    let (record, line) = evidence::seal_with(
+        NewRecord {
+            criteria: vec![(n, text.to_string())],
+            argv: argv.to_vec(),
+            cwd: String::new(),
+            exit_code: result.exit_code,
+            started: now_rfc3339(),
+            duration_ms: result.duration_ms,
+            tree: tree.to_string(),
+            tree_after: None,
+            created: Vec::new(),
+            changed: Vec::new(),
+            tests: result.tests,
+            junit: junit.to_vec(),
+            check: false,
+            output: result.output,
+        },
+        extra,
+        &ledger.head_hash(),
+    );
+    append_line(ws, &record, &line)?;
+    Ok(record)
+}
+
+/// Witness a sealed record, then append its line to evidence.jsonl.
+pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
+    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
+    ws.witness(record)?;
+    let evidence_path = ws.abs(&ws.evidence_rel());
+    let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(line.as_bytes());
+    write_atomic(&evidence_path, &bytes)
+}
+
+/// The weakening findings of the goal's diff (base tree → the working tree) over the test surface.
+pub fn findings(ws: &Workspace, place: &Place) -> Result<super::weaken::Findings> {
+    let surface = Surface::from_repo(&ws.repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests`",
+        )
+    })?;
+    let changes = super::red::surface_changes(
+        &ws.repo,
+        place.base_tree_full,
+        ws.worktree_tree_full()?,
+        &surface,
+    )?;
+    Ok(super::weaken::findings(&surface, &changes))
+}
+
+/// Why `goal done` (without `--confirm`) would refuse a goal whose criteria are all proven, for
+/// status's next step: a goal of guards only, or a finding that refuses. None when it would not
+/// (or when the goal has no history to compare with).
+pub fn done_would_refuse(
+    ws: &Workspace,
+    goal: &crate::goal_file::GoalFile,
+) -> Result<Option<String>> {
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    if super::judge::guards_only(&texts) {
+        return Ok(Some(
+            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
+        ));
+    }
+    if crate::history::init_commit(&ws.repo)?.is_none() {
+        return Ok(None);
+    }
+    let place = Place::of(ws)?;
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let found = findings(ws, &place)?;
+    let refusing: Vec<String> = super::judge::weakened(&found.findings, &pins, false)
+        .iter()
+        .filter(|w| w.refuses)
+        .map(|w| w.describe())
+        .collect();
+    Ok((!refusing.is_empty()).then(|| {
+        format!(
+            "the goal weakens its tests ({}): restore them, or accept each with `goal done --confirm`",
+            refusing.join("; ")
+        )
+    }))
+}
+
+/// What one run in a temporary worktree gave.
+#[derive(Debug, Clone)]
+pub struct TreeRun {
+    pub exit_code: i32,
+    pub output: Vec<u8>,
+    pub duration_ms: u64,
+    pub tests: Option<TestCounts>,
+    pub names: TestNames,
+    /// A path the command names that exists in the working tree but not in the run's tree.
+    pub path_missing: Option<String>,
+}
+
+/// Where to run, and with what around it.
+pub struct TreeRunOptions<'a> {
+    /// The working tree: dependency folders and the cargo target folder come from it.
+    pub work_root: &'a Path,
+    /// The repository's common git folder (the red runs' cargo target folder lives under it).
+    pub git_dir: &'a Path,
+    /// Where in the tree the command runs ("" for the root).
+    pub cwd: &'a str,
+    /// `--junit` report patterns to read after the run.
+    pub junit: &'a [String],
+    /// Show the command's output as it runs (on stderr when `to_stderr`).
+    pub show: bool,
+    pub to_stderr: bool,
+}
+
+/// Check `tree` out in a temporary worktree (at `head`, a commit for git's bookkeeping) and run
+/// `argv` there. The worktree is gone when this returns, whatever happened; an interruption is
+/// `Error::Interrupted` (nothing to record).
+pub fn run_in_tree(
+    repo: &Repo,
+    head: Oid,
+    tree: Oid,
+    argv: &[String],
+    options: &TreeRunOptions,
+) -> Result<TreeRun> {
+    let worktree = TempWorktree::add(options.work_root, head, tree)?;
+    let dir = worktree.path.join(options.cwd);
+    let missing = missing_path(argv, &options.work_root.join(options.cwd), &dir);
+    link_dependencies(options.work_root, &worktree.path);
+    let mut env: Vec<(String, String)> = Vec::new();
+    if options.work_root.join("Cargo.toml").is_file() {
+        let target = red_target_dir(repo, options.work_root, options.git_dir);
+        env.push((
+            "CARGO_TARGET_DIR".into(),
+            target.to_string_lossy().into_owned(),
+        ));
+    }
+    let started = std::time::SystemTime::now();
+    let clock = std::time::Instant::now();
+    let (exit_code, output) = if options.show {
+        child::run_teed_env(argv, &dir, options.to_stderr, &env)?
+    } else {
+        child::run_captured_env(argv, &dir, &env)?
+    };
+    let duration_ms = clock.elapsed().as_millis() as u64;
+    let text = String::from_utf8_lossy(&output);
+    let mut tests = summary::recognise(&text);
+    let mut found = names::from_output(&text);
+    if !options.junit.is_empty() {
+        let (counts, junit_names) = read_junit(options.junit, &dir, started);
+        tests = Some(counts);
+        if let Some(n) = junit_names {
+            found = n;
+        }
+    }
+    drop(worktree);
+    Ok(TreeRun {
+        exit_code,
+        output,
+        duration_ms,
+        tests,
+        names: found,
+        path_missing: missing,
+    })
+}
+
+/// The counts (and names) of the JUnit reports a run wrote; zero tests when none was written.
+pub fn read_junit(
+    patterns: &[String],
+    dir: &Path,
+    started: std::time::SystemTime,
+) -> (TestCounts, Option<TestNames>) {
+    match crate::junit::read_reports(patterns, dir, started) {
+        Ok((counts, files)) => {
+            let mut all = TestNames::default();
+            for file in files {
+                if let Ok(bytes) = std::fs::read(&file)
+                    && let Ok(n) = names::from_junit(&bytes)
+                {
+                    all.names.extend(n.names);
+                    all.truncated |= n.truncated;
+                }
+            }
+            (counts, (!all.names.is_empty()).then_some(all))
+        }
+        Err(_) => (TestCounts::default(), None),
+    }
+}
+
+/// The first word of `argv` (after the program) that names a path of the working folder `work`
+/// that the run's folder `there` lacks (`tests/test_new.py` of a pin, when the red tree has no
+/// such file, is no red: nothing ran).
+fn missing_path(argv: &[String], work: &Path, there: &Path) -> Option<String> {
+    argv.iter().skip(1).find_map(|word| {
+        let path = word.split("::").next().unwrap_or(word);
+        if path.starts_with('-') || path.is_empty() || !(path.contains('/') || path.contains('.')) {
+            return None;
+        }
+        let relative = Path::new(path);
+        if relative.is_absolute() {
+            return None;
+        }
+        (work.join(relative).exists() && !there.join(relative).exists()).then(|| path.to_string())
+    })
+}
+
+/// Link the working tree's ignored dependency folders into the red worktree where it has none.
+fn link_dependencies(work_root: &Path, there: &Path) {
+    for name in DEPENDENCY_FOLDERS {
+        let source = work_root.join(name);
+        let link = there.join(name);
+        if source.is_dir() && !link.exists() {
+            let _ = std::os::unix::fs::symlink(&source, &link);
+        }
+    }
+}
+
+/// The cargo target folder of red runs: `<git dir>/goal/red-target`, seeded on first use from
+/// the working `target/` by hard links of the dependencies' artifacts (never of the goal's own
+/// crates, which the red run rebuilds from the red tree: a hard link would let that build write
+/// into the working target).
+fn red_target_dir(repo: &Repo, work_root: &Path, git_dir: &Path) -> PathBuf {
+    let dir = git_dir.join("goal").join("red-target");
+    if dir.exists() {
+        return dir;
+    }
+    let working = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|p| {
+            if p.is_absolute() {
+                p
+            } else {
+                work_root.join(p)
+            }
+        })
+        .unwrap_or_else(|| work_root.join("target"));
+    let own = own_crates(repo, work_root);
+    if working.is_dir() {
+        seed(&working, &dir, &own, 0);
+    }
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// The names (as in file names: `-` and `_` forms) of the crates of the working tree's
+/// workspace: the root package and every `Cargo.toml` one folder below the root or in `crates/`.
+fn own_crates(_repo: &Repo, work_root: &Path) -> Vec<String> {
+    let mut manifests = vec![work_root.join("Cargo.toml")];
+    for parent in [work_root.to_path_buf(), work_root.join("crates")] {
+        if let Ok(entries) = std::fs::read_dir(parent) {
+            for e in entries.flatten() {
+                let m = e.path().join("Cargo.toml");
+                if m.is_file() && e.file_name() != "target" {
+                    manifests.push(m);
+                }
+            }
+        }
+    }
+    let mut names = Vec::new();
+    for m in manifests {
+        let Ok(text) = std::fs::read_to_string(&m) else {
+            continue;
+        };
+        let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+            continue;
+        };
+        for key in ["package", "lib"] {
+            if let Some(name) = doc
+                .get(key)
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+            {
+                names.push(name.to_string());
+                names.push(name.replace('-', "_"));
+            }
+        }
+        if let Some(bins) = doc.get("bin").and_then(|b| b.as_array_of_tables()) {
+            for bin in bins {
+                if let Some(name) = bin.get("name").and_then(|n| n.as_str()) {
+                    names.push(name.to_string());
+                    names.push(name.replace('-', "_"));
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether a target entry's file name belongs to one of `own` (`name-hash…`, `libname-hash…`).
+fn is_own(file: &str, own: &[String]) -> bool {
+    let file = file.strip_prefix("lib").map_or(file, |f| f);
+    own.iter().any(|n| {
+        file.strip_prefix(n.as_str())
+            .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('.'))
+    }) || own.iter().any(|n| {
+        // `lib` may also be the start of the crate's own name.
+        let full = format!("lib{n}");
+        file == full
+    })
+}
+
+/// Hard-link `from` into `to` (folders made, files linked), leaving out the goal's own crates'
+/// artifacts, `incremental/` (only the own crates use it), and the top-level uplifted binaries.
+fn seed(from: &Path, to: &Path, own: &[String], depth: usize) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    let _ = std::fs::create_dir_all(to);
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_symlink() || name == "incremental" || is_own(&name, own) {
+            continue;
+        }
+        let target = to.join(&name);
+        if kind.is_dir() {
+            // target/<profile>/{deps,build,.fingerprint}/…, and a triple's folder above them.
+            if depth < 4 {
+                seed(&e.path(), &target, own, depth + 1);
+            }
+        } else if depth >= 2 && !target.exists() {
+            let _ = std::fs::hard_link(e.path(), &target);
+        } else if depth < 2 && matches!(name.as_str(), "CACHEDIR.TAG" | ".rustc_info.json") {
+            let _ = std::fs::copy(e.path(), &target);
+        }
+    }
+}
+
+/// A detached worktree holding one tree in a temporary folder; removed when dropped (Ctrl-C
+/// included: the run is stopped, the error comes back here, and the drop runs).
+struct TempWorktree {
+    repo_root: PathBuf,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Run git in `root` as a child of its own (signals passed on, no output shown); its success.
+fn git_quiet(root: &Path, args: &[&str]) -> Result<bool> {
+    let mut command = Command::new("git");
+    command
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    match child::status(&mut command) {
+        Ok(status) => Ok(status.success()),
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(match child::interrupted() {
+            Some(15) => Error::Interrupted {
+                signal: "SIGTERM",
+                code: 143,
+            },
+            _ => Error::Interrupted {
+                signal: "SIGINT",
+                code: 130,
+            },
+        }),
+        Err(source) => Err(Error::Spawn {
+            program: "git".into(),
+            source,
+        }),
+    }
+}
+
+impl TempWorktree {
+    fn add(repo_root: &Path, head: Oid, tree: Oid) -> Result<TempWorktree> {
+        let dir = tempfile::Builder::new()
+            .prefix("goal-red-")
+            .tempdir()
+            .map_err(Error::io(
+                "cannot create a temporary folder in",
+                std::env::temp_dir(),
+            ))?;
+        let path = dir.path().join("tree");
+        let worktree = TempWorktree {
+            repo_root: repo_root.to_path_buf(),
+            path,
+            _dir: dir,
+        };
+        let target = worktree.path.to_string_lossy().into_owned();
+        let (head, tree) = (head.to_string(), tree.to_string());
+        // No hook runs (core.hooksPath), and nothing is checked out until the tree is read in.
+        let added = git_quiet(
+            repo_root,
+            &[
+                "-c",
+                "core.hooksPath=/dev/null",
+                "worktree",
+                "add",
+                "--detach",
+                "--no-checkout",
+                "--quiet",
+                &target,
+                &head,
+            ],
+        )? && git_quiet(&worktree.path, &["read-tree", "--reset", "-u", &tree])?;
+        if !added {
+            return Err(Error::refused(
+                format!("cannot check out tree {tree} in a temporary worktree"),
+                "check the repository with `git worktree list` and `git fsck`",
+            ));
+        }
+        Ok(worktree)
+    }
+}
+
+impl Drop for TempWorktree {
+    fn drop(&mut self) {
+        let target = self.path.to_string_lossy().into_owned();
+        let removed = git_quiet(
+            &self.repo_root,
+            &["worktree", "remove", "--force", "--force", &target],
+        )
+        .unwrap_or(false);
+        if !removed {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+        let _ = git_quiet(&self.repo_root, &["worktree", "prune"]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_crate_artifacts_are_not_seeded() {
+        let own: Vec<String> = vec!["calc".into(), "my-app".into(), "my_app".into()];
+        // (file name, is one of the goal's own crates')
+        let cases: &[(&str, bool)] = &[
+            ("calc-1a2b3c", true),
+            ("libcalc-1a2b3c.rlib", true),
+            ("calc-1a2b3c.d", true),
+            ("my-app-99", true),
+            ("libmy_app-99.rmeta", true),
+            ("calculus-1a2b", false),
+            ("libserde-77.rlib", false),
+            ("serde-77", false),
+            ("libc-0a1b", false),
+        ];
+        for (file, want) in cases {
+            assert_eq!(is_own(file, &own), *want, "{file}");
+        }
+    }
+
+    #[test]
+    fn a_named_path_missing_from_the_run_is_found() {
+        let work = tempfile::tempdir().unwrap();
+        let there = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(work.path().join("tests")).unwrap();
+        std::fs::write(work.path().join("tests/test_new.py"), "").unwrap();
+        std::fs::write(work.path().join("tests/test_old.py"), "").unwrap();
+        std::fs::create_dir_all(there.path().join("tests")).unwrap();
+        std::fs::write(there.path().join("tests/test_old.py"), "").unwrap();
+        let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            missing_path(
+                &argv(&["pytest", "-q", "tests/test_new.py::test_a"]),
+                work.path(),
+                there.path()
+            ),
+            Some("tests/test_new.py".into())
+        );
+        assert_eq!(
+            missing_path(
+                &argv(&["pytest", "-q", "tests/test_old.py"]),
+                work.path(),
+                there.path()
+            ),
+            None
+        );
+        assert_eq!(
+            missing_path(&argv(&["cargo", "test", "adds"]), work.path(), there.path()),
+            None
+        );
+    }
+}

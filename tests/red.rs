@@ -1,0 +1,798 @@
+//! Red before green (§15): the six tricks of issue 20 refused with the bug still in the code, the
+//! honest paths completing, guards, `--confirm` and its trailers, `goal verify --red`/`--base`,
+//! Rust inline tests, and the red run's temporary worktree (the working tree untouched, nothing
+//! left behind, also when the run is stopped). Real git, real pytest, cargo and node.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::support::{EVIDENCE, Repo, json, stderr, stdout};
+
+const ADD: &str =
+    "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
+const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+const TEST_MUL: &str =
+    "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const TEST_ADD: &str = "\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+
+/// A Python package whose `add()` subtracts, with a test of `mul` only, committed; then a goal
+/// to fix `add` pinned to `criterion`.
+fn calc(criterion: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write("tests/test_calc.py", TEST_MUL);
+    repo.write("conftest.py", "");
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[criterion]);
+    repo
+}
+
+/// As [`calc`], with the failing test of `add` already on the base (the bug known, the test red).
+fn calc_with_failing_test() -> Repo {
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("conftest.py", "");
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc with a failing test"]);
+    repo.init_goal(&[ADD]);
+    repo
+}
+
+/// `goal done` is refused (exit 1) saying each of `words`, and the bug is still in the code.
+#[track_caller]
+fn done_refused(repo: &Repo, words: &[&str]) -> String {
+    let err = repo.refused(&["done"], 1, words);
+    assert_eq!(repo.read("calc/__init__.py"), BUGGY, "the bug stays");
+    assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is not done");
+    assert_no_worktree(repo);
+    err
+}
+
+#[track_caller]
+fn assert_no_worktree(repo: &Repo) {
+    let list = repo.git(&["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        list.lines().filter(|l| l.starts_with("worktree ")).count(),
+        1,
+        "a worktree was left behind:\n{list}"
+    );
+}
+
+/// The evidence records, parsed.
+fn records(repo: &Repo) -> Vec<serde_json::Value> {
+    repo.read(EVIDENCE)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every file of the working tree (outside .git) with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn trick_weakened_assertion_is_refused() {
+    let repo = calc_with_failing_test();
+    repo.write(
+        "tests/test_calc.py",
+        &format!("{TEST_MUL}{}", TEST_ADD.replace("== 4", "== 0")),
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let err = done_refused(
+        &repo,
+        &[
+            "criterion 1: checking that its tests fail on the code before the goal (base ",
+            "the tests of criterion 1 pass on the code before the goal: they do not test the change",
+            "assertion-weakened tests/test_calc.py:",
+        ],
+    );
+    assert!(err.contains("goal verify --red -c 1"), "{err}");
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["kind"], "acceptance");
+    assert_eq!(status["criteria"][0]["red"], "passes-on-base");
+    assert_eq!(status["criteria"][0]["state"], "passes-on-base");
+    assert_eq!(status["proven"], 0);
+    // The red run's record is kept, whatever done decided.
+    let red: Vec<_> = records(&repo)
+        .into_iter()
+        .filter(|r| r.get("red").is_some())
+        .collect();
+    assert_eq!(red.len(), 1);
+    assert_eq!(red[0]["exit_code"], 0);
+}
+
+#[test]
+fn trick_skip_marker_is_refused() {
+    let repo = calc_with_failing_test();
+    repo.write(
+        "tests/test_calc.py",
+        &format!(
+            "import pytest\n{TEST_MUL}\n\n@pytest.mark.skip\ndef test_add():\n    assert add(2, 2) == 4\n"
+        ),
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert!(
+        status["next"]
+            .as_str()
+            .unwrap()
+            .contains("skip-added tests/test_calc.py:"),
+        "status agrees with done: {}",
+        status["next"]
+    );
+    done_refused(
+        &repo,
+        &[
+            "the goal weakens its tests: skip-added tests/test_calc.py:",
+            "test_add",
+        ],
+    );
+}
+
+#[test]
+fn trick_deleted_test_is_refused() {
+    let repo = calc_with_failing_test();
+    repo.write("tests/test_calc.py", TEST_MUL);
+    repo.ok(&["verify", "-c", "1"]);
+    done_refused(
+        &repo,
+        &[
+            "the goal weakens its tests: test-removed tests/test_calc.py:",
+            "test_add",
+        ],
+    );
+}
+
+#[test]
+fn trick_deselecting_addopts_is_refused() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    done_refused(&repo, &["selection-changed pyproject.toml:", "addopts"]);
+}
+
+#[test]
+fn trick_always_true_test_pinned_later_is_refused() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.write(
+        "tests/test_add_fixed.py",
+        "def test_add_fixed():\n    assert True\n",
+    );
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--",
+        "pytest",
+        "-q",
+        "tests/test_add_fixed.py",
+    ]);
+    repo.ok(&["verify", "-c", "1"]);
+    done_refused(
+        &repo,
+        &["assertion-free tests/test_add_fixed.py:1 test_add_fixed"],
+    );
+    // Confirmed, the finding lets it through to the red run, which passes on the base.
+    done_refused_confirm(&repo);
+}
+
+fn done_refused_confirm(repo: &Repo) {
+    let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the tests of criterion 1 pass on the code before the goal"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.read("calc/__init__.py"), BUGGY);
+}
+
+#[test]
+fn trick_printing_pin_recorded_as_a_check_is_refused() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--",
+        "python3",
+        "-c",
+        "print('1 passed in 0.01s')",
+    ]);
+    repo.ok(&["verify", "--check", "-c", "1"]);
+    done_refused(
+        &repo,
+        &["the tests of criterion 1 pass on the code before the goal: they do not test the change"],
+    );
+}
+
+#[test]
+fn test_first_completes_without_a_red_run_of_its_own() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    // Test first: seen failing on the old code.
+    let out = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["red"], "witnessed");
+    let witness = status["criteria"][0]["red_record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    repo.write("calc/__init__.py", FIXED);
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo.goal().args(["done", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("checking that its tests fail"),
+        "{}",
+        stderr(&out)
+    );
+    let summary = json(&out);
+    assert_eq!(summary["criteria"][0]["kind"], "acceptance");
+    assert_eq!(summary["criteria"][0]["red"], witness.as_str());
+    assert_eq!(summary["tests_weakened"], serde_json::json!([]));
+    assert_no_worktree(&repo);
+}
+
+#[test]
+fn fix_and_test_together_complete_after_dones_own_red_run() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    repo.ok(&["verify", "-c", "1"]);
+    let before = snapshot(repo.path());
+    let out = repo.goal().args(["done"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "criterion 1: checking that its tests fail on the code before the goal (base "
+        ),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("→ green"), "{}", stdout(&out));
+    // The code and the tests are as they were (done committed them, removing only goal files).
+    let after = snapshot(repo.path());
+    for (path, bytes) in &before {
+        if !path.starts_with(".agents/") {
+            assert_eq!(after.get(path), Some(bytes), "{path} changed");
+        }
+    }
+    assert_no_worktree(&repo);
+    // The red record went into the complete commit's evidence.
+    let ledger = repo.git(&["show", "HEAD~1:.agents/goal/evidence.jsonl"]);
+    assert!(ledger.contains("\"red\":{\"base\":"), "{ledger}");
+}
+
+#[test]
+fn a_new_test_file_for_a_new_module_completes() {
+    let repo =
+        calc("div(6, 3) returns 2 (verify: `pytest -q -p no:cacheprovider tests/test_div.py`)");
+    repo.write("calc/div.py", "def div(a, b):\n    return a / b\n");
+    repo.write(
+        "tests/test_div.py",
+        "from calc.div import div\n\n\ndef test_div():\n    assert div(6, 3) == 2\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo.goal().args(["done"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
+    // A linter guard (no test summary: a check without --check) beside an acceptance criterion
+    // and a test-suite guard, on a base that has the suite.
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write("tests/test_calc.py", TEST_MUL);
+    repo.write(
+        "tests/test_mul.py",
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_mul_zero():\n    assert mul(0, 3) == 0\n",
+    );
+    repo.write("conftest.py", "");
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[
+        ADD,
+        "the package compiles (guard: `python3 -m py_compile calc/__init__.py`)",
+        "mul still works (guard: `pytest -v -p no:cacheprovider tests/test_mul.py`)",
+    ]);
+    // The guard's base record, made on purpose.
+    repo.ok(&["verify", "--base", "-c", "3"]);
+    let base = records(&repo).pop().unwrap();
+    assert_eq!(base["base_run"], true);
+    assert_eq!(base["tests"]["passed"], 2);
+    assert_eq!(base["tests"]["names"]["names"].as_array().unwrap().len(), 2);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    // Lose a test the guard ran.
+    repo.write(
+        "tests/test_mul.py",
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+    );
+    repo.ok(&["verify"]);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    let kinds: Vec<&str> = status["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["acceptance", "guard", "guard"]);
+    assert_eq!(
+        status["criteria"][1]["state"], "proven",
+        "a linter guard needs no --check"
+    );
+    assert_eq!(status["criteria"][1]["red"], serde_json::Value::Null);
+    let err = repo.refused(&["done"], 1, &["test-removed tests/test_mul.py:"]);
+    assert!(err.contains("test_mul_zero"), "{err}");
+    // Confirmed, the guard's own rule still refuses: the base ran a test the end does not.
+    repo.refused(
+        &["done", "--confirm"],
+        1,
+        &[
+            "guard 3 runs less than on the goal's base",
+            "test_mul_zero ran on the base but not at the end",
+        ],
+    );
+    // Bring it back: everything completes.
+    repo.write(
+        "tests/test_mul.py",
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_mul_zero():\n    assert mul(0, 3) == 0\n",
+    );
+    repo.ok(&["verify"]);
+    let out = repo.goal().args(["done", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = json(&out);
+    assert_eq!(summary["criteria"][1]["kind"], "guard");
+    assert_eq!(summary["criteria"][2]["base"], base["id"]);
+    assert_eq!(summary["criteria"][2]["red"], serde_json::Value::Null);
+    assert!(summary["criteria"][0]["red"].is_string());
+}
+
+#[test]
+fn a_goal_of_guards_only_needs_confirm_and_says_so_in_a_trailer() {
+    let repo = calc("mul still works (guard: `pytest -q -p no:cacheprovider tests/test_calc.py`)");
+    repo.write("calc/extra.py", "X = 1\n");
+    repo.ok(&["verify"]);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["kind"], "guard");
+    assert!(
+        status["next"]
+            .as_str()
+            .unwrap()
+            .contains("every criterion is a guard"),
+        "status agrees with done: {}",
+        status["next"]
+    );
+    repo.refused(
+        &["done"],
+        1,
+        &[
+            "every criterion of the goal is a guard",
+            "goal done --confirm",
+        ],
+    );
+    repo.ok(&["done", "--confirm"]);
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Guards-Only").as_deref(),
+        Some("confirmed")
+    );
+}
+
+#[test]
+fn confirm_writes_one_trailer_per_weakening() {
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write(
+        "tests/test_calc.py",
+        &format!("{TEST_MUL}\n\ndef test_mul_one():\n    assert mul(1, 1) == 1\n"),
+    );
+    repo.write("conftest.py", "");
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[ADD]);
+    // The fix and its test, and a test removed on the way.
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    repo.ok(&["verify"]);
+    repo.refused(
+        &["done"],
+        1,
+        &[
+            "test-removed tests/test_calc.py:",
+            "test_mul_one",
+            "goal done --confirm",
+        ],
+    );
+    let out = repo
+        .goal()
+        .args(["done", "--confirm", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = json(&out);
+    let weakened = summary["tests_weakened"].as_array().unwrap();
+    assert_eq!(weakened.len(), 1, "{weakened:?}");
+    assert_eq!(weakened[0]["kind"], "test-removed");
+    assert_eq!(weakened[0]["test"], "test_mul_one");
+    assert_eq!(weakened[0]["confirmed"], true);
+    let trailers: Vec<String> = repo
+        .trailers("HEAD~1")
+        .into_iter()
+        .filter(|(k, _)| k == "Goal-Tests-Weakened")
+        .map(|(_, v)| v)
+        .collect();
+    assert_eq!(trailers.len(), 1);
+    assert!(
+        trailers[0].starts_with("test-removed tests/test_calc.py:"),
+        "{trailers:?}"
+    );
+    assert!(trailers[0].ends_with(" test_mul_one"), "{trailers:?}");
+}
+
+#[test]
+fn verify_red_exit_codes_and_record() {
+    let repo = calc(ADD);
+    // No test of add yet: the pinned file runs, and only test_mul passes.
+    let out = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "the tests of criterion 1 pass on the code before the goal: they do not test the change"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The failing test, test first: red, exit 0, and a record that says where it ran.
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    let out = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record = &json(&out)["record"];
+    let base = repo.git(&["rev-parse", "HEAD~1"]).trim().to_string();
+    assert_eq!(record["red"]["base"], base.as_str());
+    assert_eq!(record["red"]["tests"].as_str().unwrap().len(), 40);
+    assert_eq!(record["tests"]["failed"], 1);
+    // Tests written, code not yet changed: the red tree is the working tree (a test-first run
+    // there is a witness too).
+    assert_eq!(record["tree"], repo.tree_by_git().as_str());
+    // Red records never prove the criterion.
+    assert!(!repo.goal_md().contains("[x]"));
+    // A pinned path that does not exist on the base with the tests as now: inconclusive.
+    let repo = calc("div works (verify: `pytest -q -p no:cacheprovider calc/test_div_here.py`)");
+    repo.write(
+        "calc/test_div_here.py",
+        "def test_div():\n    assert 1 / 1 == 1\n",
+    );
+    repo.git(&["config", "goal.testsOnly", "true"]);
+    repo.git(&["config", "goal.tests", "tests/**"]);
+    let out = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the tests of criterion 1 did not run on the code before the goal"),
+        "{}",
+        stderr(&out)
+    );
+    // Misuse: a guard has no red run; an acceptance criterion has no base run; one criterion.
+    let repo = calc("lint (guard: `python3 -m py_compile calc/__init__.py`)");
+    repo.refused(
+        &["verify", "--red", "-c", "1"],
+        2,
+        &["criterion 1 is a guard", "goal verify --base -c 1"],
+    );
+    let repo = calc(ADD);
+    repo.refused(
+        &["verify", "--base", "-c", "1"],
+        2,
+        &["acceptance criterion", "goal verify --red -c 1"],
+    );
+    repo.refused(
+        &["verify", "--red"],
+        2,
+        &["give it with -c", "goal verify --red -c <N>"],
+    );
+}
+
+#[test]
+fn the_red_run_leaves_the_working_tree_as_it_was_and_no_worktree() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    repo.write("notes.txt", "untracked, not ignored\n");
+    std::fs::create_dir_all(repo.path().join(".venv/lib")).unwrap();
+    repo.write(".venv/lib/marker", "a dependency folder\n");
+    let before = snapshot(repo.path());
+    let out = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut after = snapshot(repo.path());
+    after.remove(EVIDENCE);
+    let mut before = before;
+    before.remove(EVIDENCE);
+    assert_eq!(before, after);
+    assert_no_worktree(&repo);
+}
+
+#[test]
+fn a_killed_red_run_leaves_no_worktree() {
+    let repo = Repo::new();
+    repo.write(
+        "tests/slow.sh",
+        "if [ -n \"$RED_SLOW\" ]; then touch \"$RED_SLOW\"; sleep 30; fi\necho '0 passed, 1 failed'\nexit 1\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "slow"]);
+    repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
+    let tmp = repo.home.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let before = snapshot(repo.path());
+    let started = repo.home.path().join("started");
+    let mut child = repo
+        .goal_std()
+        .args(["verify", "--red", "-c", "1"])
+        .env("RED_SLOW", &started)
+        .env("TMPDIR", &tmp)
+        .env("GOAL_SIGNAL_GRACE", "0.2")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !started.exists() {
+        assert!(Instant::now() < deadline, "the red run never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("goal verify --red did not stop after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_no_worktree(&repo);
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the temporary folder is gone"
+    );
+    assert_eq!(
+        snapshot(repo.path()),
+        before,
+        "nothing recorded, nothing changed"
+    );
+}
+
+/// A tiny crate (no dependencies) whose `add` subtracts, with one inline test of `mul`.
+fn crate_repo(criterion: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    repo.write(".gitignore", "/target\nCargo.lock\n");
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[criterion]);
+    repo
+}
+
+#[test]
+fn rust_inline_tests_red_green_and_weakening() {
+    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+    let target = repo.home.path().join("target");
+    // The hermetic HOME hides the toolchain: name it as this test's own cargo found it.
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
+    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
+    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
+    let cargo = |args: &[&str]| {
+        repo.goal()
+            .args(args)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTUP_HOME", &rustup)
+            .env("CARGO_HOME", &cargo_home)
+            .env("RUSTUP_TOOLCHAIN", &toolchain)
+            .output()
+            .unwrap()
+    };
+    // The fix with a new inline test, one test ignored and one removed on the way.
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    #[ignore]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
+    );
+    let out = cargo(&["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cargo(&["done"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("skip-added src/lib.rs:"), "{err}");
+    assert!(err.contains("tests::muls"), "{err}");
+    assert!(err.contains("test-removed src/lib.rs:"), "{err}");
+    assert!(err.contains("muls_zero"), "{err}");
+    // Honest: the new test only. The red run builds the old code with the new test: it fails.
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
+    );
+    let out = cargo(&["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cargo(&["done", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ledger = repo.git(&["show", "HEAD~1:.agents/goal/evidence.jsonl"]);
+    let red: serde_json::Value = ledger
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r.get("red").is_some())
+        .unwrap();
+    assert_eq!(red["tests"]["failed"], 1, "{red}");
+    let names = red["tests"]["names"]["names"].as_array().unwrap();
+    assert!(
+        names
+            .iter()
+            .any(|n| n["name"] == "tests::adds" && n["outcome"] == "failed"),
+        "{names:?}"
+    );
+    assert_no_worktree(&repo);
+}
+
+#[test]
+fn node_test_runner_red_then_green() {
+    let repo = Repo::new();
+    repo.write(
+        "src/add.mjs",
+        "export function add(a, b) {\n  return a - b;\n}\n",
+    );
+    repo.write(
+        "package.json",
+        "{\"name\": \"calc\", \"type\": \"module\"}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&["add(2, 2) is 4 (verify: `node --test test/add.test.mjs`)"]);
+    repo.write(
+        "test/add.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/add.mjs';\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+    );
+    let out = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    repo.write(
+        "src/add.mjs",
+        "export function add(a, b) {\n  return a + b;\n}\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo.goal().args(["done"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("checking that its tests fail"));
+}
+
+#[test]
+fn a_guard_pin_on_an_unpinned_criterion_and_a_kind_switch_are_material() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.refused(
+        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
+        1,
+        &[
+            "adds the guard pin `pytest -q`",
+            "goal criteria pin 1 --guard --confirm",
+        ],
+    );
+    // A verify pin raises the bar: no confirmation.
+    repo.ok(&["criteria", "pin", "1", "--", "pytest", "-q"]);
+    assert!(
+        repo.goal_md()
+            .contains("add(2, 2) returns 4 (verify: `pytest -q`)")
+    );
+    repo.refused(
+        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
+        1,
+        &["turns the acceptance pin `pytest -q` into a guard pin `pytest -q`"],
+    );
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--guard",
+        "--confirm",
+        "--",
+        "pytest",
+        "-q",
+    ]);
+    assert!(
+        repo.goal_md()
+            .contains("add(2, 2) returns 4 (guard: `pytest -q`)")
+    );
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Goal-Material-Change: "), "{message}");
+    // The other writer: `criteria add --guard` (init -c takes the pin in the text).
+    repo.ok(&[
+        "criteria",
+        "add",
+        "lint is clean",
+        "--guard",
+        "ruff check .",
+    ]);
+    assert!(
+        repo.goal_md()
+            .contains("lint is clean (guard: `ruff check .`)")
+    );
+    repo.refused(
+        &["criteria", "add", "x", "--guard", "a", "--verify", "b"],
+        2,
+        &["--guard"],
+    );
+}
