@@ -31,8 +31,11 @@ pub struct Commit<'a> {
     pub other: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// The status trailer when it is not GOAL.md's own (`abandoned`).
     pub status: Option<&'a str>,
-    /// The `goal run` this commit belongs to (`Goal-Run`).
+    /// The `goal run` this commit belongs to (`Goal-Run`), and the run's agent that made it.
     pub run: Option<String>,
+    pub run_agent: Option<String>,
+    /// What the run's agent CLI used for the turns this commit records (`Goal-Usage`).
+    pub usage: Option<crate::runner::usage::Usage>,
     /// Confirmed weakening findings (`Goal-Tests-Weakened`, one each).
     pub tests_weakened: Vec<String>,
     /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
@@ -103,6 +106,8 @@ impl<'a> Commit<'a> {
             other: Vec::new(),
             status: None,
             run: None,
+            run_agent: None,
+            usage: None,
             tests_weakened: Vec::new(),
             guards_only: false,
             verdict: None,
@@ -142,6 +147,8 @@ impl<'a> Commit<'a> {
         trailers.evidence = self.evidence;
         trailers.material_change = self.material_change;
         trailers.run = self.run;
+        trailers.run_agent = self.run_agent.filter(|_| trailers.run.is_some());
+        trailers.usage = self.usage;
         trailers.tests_weakened = self.tests_weakened;
         trailers.guards_only = self.guards_only;
         trailers.verdict = self.verdict.map(str::to_string);

@@ -329,6 +329,8 @@ pub fn run_marker_path(git_dir: &Path) -> PathBuf {
 pub struct RunMarker {
     file: File,
     path: PathBuf,
+    id: String,
+    since: String,
 }
 
 #[derive(Serialize)]
@@ -345,7 +347,7 @@ impl RunMarker {
     pub fn hold(git_dir: &Path, agent: &str, id: &str, since: &str) -> Option<RunMarker> {
         let path = run_marker_path(git_dir);
         std::fs::create_dir_all(path.parent()?).ok()?;
-        let mut file = File::options()
+        let file = File::options()
             .create(true)
             .truncate(false)
             .read(true)
@@ -360,17 +362,30 @@ impl RunMarker {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
+        let mut marker = RunMarker {
+            file,
+            path,
+            id: id.to_string(),
+            since: since.to_string(),
+        };
+        marker.set_agent(agent)?;
+        Some(marker)
+    }
+
+    /// Say which agent the run is on now (a run that fails over changes it).
+    pub fn set_agent(&mut self, agent: &str) -> Option<()> {
+        use std::io::Seek;
         let body = serde_json::to_string(&MarkerBody {
             agent,
-            id,
-            since,
+            id: &self.id,
+            since: &self.since,
             pid: std::process::id(),
         })
         .ok()?;
-        file.set_len(0).ok()?;
-        file.write_all(body.as_bytes()).ok()?;
-        file.flush().ok()?;
-        Some(RunMarker { file, path })
+        self.file.set_len(0).ok()?;
+        self.file.rewind().ok()?;
+        self.file.write_all(body.as_bytes()).ok()?;
+        self.file.flush().ok()
     }
 }
 
@@ -464,6 +479,8 @@ mod tests {
             evidence: Vec::new(),
             material_change: None,
             run: None,
+            run_agent: None,
+            usage: None,
             hooks_skipped: false,
             tests_weakened: Vec::new(),
             guards_only: false,

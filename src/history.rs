@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
+use crate::runner::usage::Usage;
 use crate::stagnation::{self, Point, Signals, Verdict};
 use crate::surface::Surface;
 use crate::surface::weaken::{self, FileChange, Finding};
@@ -236,12 +237,132 @@ pub struct Row {
     pub material: Vec<MaterialEntry>,
     /// The `goal run` that made this iteration (its `Goal-Run` trailer), if one did.
     pub run: Option<String>,
+    /// The agent of that run that made it (`Goal-Run: <run id> agent=<name>`).
+    pub agent: Option<String>,
+    /// What the run's agent CLI reported using, summed over this row's `Goal-Usage` trailers
+    /// (null when none has one).
+    pub usage: Option<Usage>,
+    /// The row of an iteration (not a completion, a block or a hand-made commit).
+    #[serde(skip)]
+    pub is_iteration: bool,
     /// Weakening findings this row's commits made to the test surface (each commit against its
     /// parent), whoever made them.
     pub tests_weakened: Vec<WeakenedEntry>,
     /// The findings this row's commit records as accepted (`Goal-Tests-Weakened` trailers of a
     /// completion made with `goal done --confirm`): `<kind> <file>:<line> <test>`.
     pub tests_weakened_confirmed: Vec<String>,
+}
+
+/// One `goal run` as a goal's rows show it: the iterations it made, the agent of each, and what
+/// its agents reported using (the sum of its rows' `Goal-Usage`; null when none was recorded).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub run: String,
+    pub iterations: Vec<RunIteration>,
+    pub usage: Option<Usage>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RunIteration {
+    pub iteration: u64,
+    /// Null for a run made before `goal run` recorded its agent.
+    pub agent: Option<String>,
+}
+
+/// The runs of these rows, in the order they first appear. Pure.
+pub fn runs(rows: &[Row]) -> Vec<RunSummary> {
+    let mut out: Vec<RunSummary> = Vec::new();
+    for row in rows {
+        let Some(id) = &row.run else {
+            continue;
+        };
+        let i = match out.iter().position(|r| r.run == *id) {
+            Some(i) => i,
+            None => {
+                out.push(RunSummary {
+                    run: id.clone(),
+                    iterations: Vec::new(),
+                    usage: None,
+                });
+                out.len() - 1
+            }
+        };
+        let run = &mut out[i];
+        if row.is_iteration
+            && !run
+                .iterations
+                .iter()
+                .any(|it| it.iteration == row.iteration)
+        {
+            run.iterations.push(RunIteration {
+                iteration: row.iteration,
+                agent: row.agent.clone(),
+            });
+        }
+        if let Some(u) = row.usage {
+            run.usage = Some(run.usage.map_or(u, |r| r.plus(u)));
+        }
+    }
+    out
+}
+
+impl RunSummary {
+    /// `run <id>: iterations 1-2 claude, 3 pi · 1520 tokens · $0.0123`.
+    pub fn line(&self) -> String {
+        let mut groups: Vec<(u64, u64, Option<&str>)> = Vec::new();
+        for it in &self.iterations {
+            match groups.last_mut() {
+                Some((_, last, agent))
+                    if *last + 1 == it.iteration && *agent == it.agent.as_deref() =>
+                {
+                    *last = it.iteration;
+                }
+                _ => groups.push((it.iteration, it.iteration, it.agent.as_deref())),
+            }
+        }
+        let made = groups
+            .iter()
+            .map(|(a, b, agent)| {
+                let span = if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                };
+                match agent {
+                    Some(name) => format!("{span} {name}"),
+                    None => span,
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut text = format!("run {}: ", self.run);
+        text.push_str(&match self.iterations.len() {
+            0 => "no iteration".to_string(),
+            1 => format!("iteration {made}"),
+            _ => format!("iterations {made}"),
+        });
+        text.push_str(&usage_text(self.usage.as_ref()));
+        text
+    }
+}
+
+/// ` · 1520 tokens (1200 in, 320 out) · $0.0123`, or ` · no usage recorded`.
+pub fn usage_text(usage: Option<&Usage>) -> String {
+    let Some(u) = usage else {
+        return " · no usage recorded".to_string();
+    };
+    let mut text = String::new();
+    if let Some(tokens) = u.tokens() {
+        text.push_str(&format!(
+            " · {tokens} tokens ({} in, {} out)",
+            u.input_tokens.unwrap_or(0),
+            u.output_tokens.unwrap_or(0)
+        ));
+    }
+    if let Some(cost) = u.cost_usd {
+        text.push_str(&format!(" · ${cost:.4}"));
+    }
+    text
 }
 
 /// A weakening finding, with the commit whose diff made it.
@@ -651,9 +772,12 @@ impl<'a> Walker<'a> {
             .unwrap_or_default();
 
         if matches!(action, Some(Action::Init | Action::Iterate)) {
+            // What the replaced row's commits used stays counted.
+            let mut carried = None;
             match self.pending.take() {
                 // A second commit for the same iteration replaces the first.
                 Some(row) if row.iteration == trailers.iteration => {
+                    carried = row.usage;
                     self.window.pop_back();
                 }
                 Some(row) => {
@@ -713,6 +837,9 @@ impl<'a> Walker<'a> {
                 goal: goal_text.clone(),
                 material: Vec::new(),
                 run: trailers.run.clone(),
+                agent: trailers.run_agent.clone(),
+                usage: carried,
+                is_iteration: true,
                 tests_weakened: Vec::new(),
                 tests_weakened_confirmed: Vec::new(),
             };
@@ -755,6 +882,9 @@ impl<'a> Walker<'a> {
                 goal: goal_text.clone(),
                 material: Vec::new(),
                 run: trailers.run.clone(),
+                agent: trailers.run_agent.clone(),
+                usage: None,
+                is_iteration: false,
                 tests_weakened: Vec::new(),
                 tests_weakened_confirmed: Vec::new(),
             });
@@ -772,6 +902,9 @@ impl<'a> Walker<'a> {
             }
             if trailers.hooks_skipped {
                 row.flag("hooks-skipped");
+            }
+            if let Some(u) = trailers.usage {
+                row.usage = Some(row.usage.map_or(u, |r| r.plus(u)));
             }
             // `goal done --confirm` accepted weakened tests: its completion says which.
             if !trailers.tests_weakened.is_empty() {
@@ -830,6 +963,9 @@ impl<'a> Walker<'a> {
             goal: now.goal.clone(),
             material: Vec::new(),
             run: None,
+            agent: None,
+            usage: None,
+            is_iteration: false,
             tests_weakened: Vec::new(),
             tests_weakened_confirmed: Vec::new(),
         };

@@ -2,6 +2,7 @@
 
 use crate::goal_file::{GoalFile, one_line};
 use crate::repo::CommitInfo;
+use crate::runner::usage::Usage;
 
 /// What a goal commit did (the `Goal-Action` trailer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -53,7 +54,7 @@ impl Action {
 }
 
 /// The facts a goal commit records in its trailers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GoalTrailers {
     pub action: Option<Action>,
     pub iteration: u64,
@@ -63,8 +64,13 @@ pub struct GoalTrailers {
     pub total: usize,
     pub evidence: Vec<String>,
     pub material_change: Option<String>,
-    /// The `goal run` that made the commit (`Goal-Run`).
+    /// The `goal run` that made the commit: the run id of `Goal-Run: <run id> agent=<name>`.
     pub run: Option<String>,
+    /// The agent of that run that made the commit: the `agent=` of `Goal-Run`.
+    pub run_agent: Option<String>,
+    /// What the run's agent CLI reported using for this commit's turns (`Goal-Usage: input=N
+    /// output=N cost=USD`, each part only when reported).
+    pub usage: Option<Usage>,
     /// The user's git hooks were skipped for this commit (`--no-verify`): `Goal-Hooks: skipped`.
     pub hooks_skipped: bool,
     /// Confirmed weakening findings (`Goal-Tests-Weakened: <kind> <file>:<line> <test>`, one each).
@@ -88,6 +94,8 @@ impl GoalTrailers {
             evidence: Vec::new(),
             material_change: None,
             run: None,
+            run_agent: None,
+            usage: None,
             hooks_skipped: false,
             tests_weakened: Vec::new(),
             guards_only: false,
@@ -104,6 +112,10 @@ impl GoalTrailers {
             .and_then(|p| p.split_once('/'))
             .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
             .unwrap_or((0, 0));
+        let (run, run_agent) = commit
+            .trailer("Goal-Run")
+            .map(parse_run)
+            .unwrap_or_default();
         Some(GoalTrailers {
             action: commit
                 .trailer("Goal-Action")
@@ -122,7 +134,9 @@ impl GoalTrailers {
                 })
                 .unwrap_or_default(),
             material_change: commit.trailer("Goal-Material-Change").map(str::to_string),
-            run: commit.trailer("Goal-Run").map(|r| r.trim().to_string()),
+            run,
+            run_agent,
+            usage: commit.trailer("Goal-Usage").and_then(parse_usage),
             hooks_skipped: commit
                 .trailer("Goal-Hooks")
                 .is_some_and(|h| h.trim() == "skipped"),
@@ -167,7 +181,17 @@ impl GoalTrailers {
             text.push_str(&format!("Goal-Material-Change: {}\n", one_line(change)));
         }
         if let Some(run) = &self.run {
-            text.push_str(&format!("Goal-Run: {}\n", one_line(run)));
+            let agent = match &self.run_agent {
+                Some(a) => format!(
+                    " agent={}",
+                    a.split_whitespace().collect::<Vec<_>>().join("-")
+                ),
+                None => String::new(),
+            };
+            text.push_str(&format!("Goal-Run: {}{agent}\n", one_line(run)));
+        }
+        if let Some(usage) = self.usage.as_ref().and_then(usage_value) {
+            text.push_str(&format!("Goal-Usage: {usage}\n"));
         }
         if let Some(verdict) = &self.verdict {
             text.push_str(&format!("Goal-Verdict: {}\n", one_line(verdict)));
@@ -183,6 +207,50 @@ impl GoalTrailers {
         }
         text
     }
+}
+
+/// `<run id> agent=<name>` (the agent part is absent in runs made before failover): the id and
+/// the agent.
+fn parse_run(value: &str) -> (Option<String>, Option<String>) {
+    let mut words = value.split_whitespace();
+    let id = words.next().map(str::to_string);
+    let agent = words
+        .find_map(|w| w.strip_prefix("agent="))
+        .filter(|a| !a.is_empty())
+        .map(str::to_string);
+    (id, agent)
+}
+
+/// `input=1200 output=300 cost=0.0123`: the parts reported, or None when none is.
+pub fn usage_value(u: &Usage) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(i) = u.input_tokens {
+        parts.push(format!("input={i}"));
+    }
+    if let Some(o) = u.output_tokens {
+        parts.push(format!("output={o}"));
+    }
+    if let Some(c) = u.cost_usd {
+        // Micro-dollars are enough; trailing zeros add nothing (a reported 0 stays `0`).
+        let text = format!("{c:.6}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        parts.push(format!("cost={text}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// The value of a `Goal-Usage` trailer; None when it names nothing readable.
+fn parse_usage(value: &str) -> Option<Usage> {
+    let mut u = Usage::default();
+    for word in value.split_whitespace() {
+        match word.split_once('=') {
+            Some(("input", n)) => u.input_tokens = n.parse().ok(),
+            Some(("output", n)) => u.output_tokens = n.parse().ok(),
+            Some(("cost", n)) => u.cost_usd = n.parse().ok().filter(|c: &f64| c.is_finite()),
+            _ => {}
+        }
+    }
+    (u != Usage::default()).then_some(u)
 }
 
 #[cfg(test)]
@@ -201,6 +269,12 @@ mod tests {
             evidence: vec!["e1".into(), "e2".into()],
             material_change: Some("removed criterion 2 \"x\"".into()),
             run: Some("20260101T000000Z-1a2b".into()),
+            run_agent: Some("claude".into()),
+            usage: Some(Usage {
+                input_tokens: Some(1200),
+                output_tokens: Some(0),
+                cost_usd: Some(0.0125),
+            }),
             hooks_skipped: true,
             tests_weakened: vec![
                 "skip-added tests/test_calc.py:3 test_add".into(),
@@ -227,5 +301,61 @@ mod tests {
         assert!(message.starts_with(
             "goal: remove criterion 2\n\nKey: looks like a trailer\n\nGoal-Iteration: 4\n"
         ));
+        assert!(
+            message.contains(
+                "Goal-Run: 20260101T000000Z-1a2b agent=claude\nGoal-Usage: input=1200 output=0 cost=0.0125\n"
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_run_and_usage_values() {
+        // (Goal-Run value, run id, agent)
+        let runs = [
+            ("20260101T000000Z-1a2b", Some("20260101T000000Z-1a2b"), None),
+            (
+                "20260101T000000Z-1a2b agent=codex",
+                Some("20260101T000000Z-1a2b"),
+                Some("codex"),
+            ),
+            ("  r1   agent=pi  ", Some("r1"), Some("pi")),
+            ("r1 agent=", Some("r1"), None),
+            ("", None, None),
+        ];
+        for (value, id, agent) in runs {
+            let (got_id, got_agent) = parse_run(value);
+            assert_eq!(
+                (got_id.as_deref(), got_agent.as_deref()),
+                (id, agent),
+                "{value:?}"
+            );
+        }
+        let u = |i: Option<u64>, o: Option<u64>, c: Option<f64>| Usage {
+            input_tokens: i,
+            output_tokens: o,
+            cost_usd: c,
+        };
+        // (usage, trailer value)
+        let usages = [
+            (
+                u(Some(10), Some(2), Some(0.5)),
+                Some("input=10 output=2 cost=0.5"),
+            ),
+            (u(Some(10), Some(2), None), Some("input=10 output=2")),
+            (u(None, None, Some(0.0)), Some("cost=0")),
+            (u(None, None, Some(12.0)), Some("cost=12")),
+            (u(None, None, Some(0.1234567)), Some("cost=0.123457")),
+            (u(None, None, None), None),
+        ];
+        for (usage, value) in usages {
+            assert_eq!(usage_value(&usage).as_deref(), value, "{usage:?}");
+            if let Some(v) = value {
+                let back = parse_usage(v).unwrap();
+                assert_eq!(usage_value(&back).as_deref(), Some(v));
+            }
+        }
+        assert_eq!(parse_usage("nonsense"), None);
+        assert_eq!(parse_usage("input=x"), None);
     }
 }

@@ -18,6 +18,7 @@ mod commit_policy;
 mod complete;
 mod core;
 mod evidence;
+mod failover;
 mod faults;
 mod fleet;
 mod generative;

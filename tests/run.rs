@@ -103,7 +103,10 @@ fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
         subject.trim(),
         "goal: iteration 1: turn 1: Wrote hello.txt; the test passes"
     );
-    assert_eq!(repo.trailer("HEAD~2", "Goal-Run"), Some(run_id.clone()));
+    assert_eq!(
+        repo.trailer("HEAD~2", "Goal-Run"),
+        Some(format!("{run_id} agent=sh"))
+    );
     // The iteration says which new files it brought into git.
     let iterate = named(&ev, "iterate");
     assert_eq!(
@@ -551,12 +554,16 @@ fn an_agent_that_records_its_own_iteration_gets_no_second_one() {
     let out = run(&repo, &script, &["--max-iterations", "1"]);
     assert_eq!(code(&out), 3, "{}", explain(&out));
     assert!(repo.goal_md().contains("iteration: 1"));
-    // The agent's own iteration carries the run id too (GOAL_RUN_ID).
+    // The agent's own iteration carries the run id and the agent too (GOAL_RUN_ID,
+    // GOAL_RUN_AGENT).
     let run_id = named(&events(&out), "budget")[0]["run"]
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(repo.trailer("HEAD", "Goal-Run"), Some(run_id));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Run"),
+        Some(format!("{run_id} agent=sh"))
+    );
 }
 
 #[test]

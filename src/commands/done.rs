@@ -36,6 +36,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             deslop: args.deslop,
             quiet: ctx.quiet,
             confirm: args.confirm,
+            run: None,
+            usage: None,
         },
     )?;
     super::print_added(ctx, &ws, done.commits.first().copied());

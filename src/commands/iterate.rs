@@ -25,6 +25,9 @@ pub struct Args {
     /// The `goal run` this iteration belongs to (set by `goal run` for its agent).
     #[arg(long, hide = true, env = "GOAL_RUN_ID", value_name = "ID")]
     pub run_id: Option<String>,
+    /// The agent of that run (set by `goal run`: a run may fail over between agents).
+    #[arg(long, hide = true, env = "GOAL_RUN_AGENT", value_name = "NAME")]
+    pub run_agent: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
@@ -35,6 +38,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             messages: args.messages,
             goal_only: args.goal_only,
             run_id: args.run_id,
+            run_agent: args.run_agent,
+            usage: None,
             quiet: ctx.quiet,
         },
     )?;

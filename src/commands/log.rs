@@ -12,7 +12,9 @@ use crate::workspace::Workspace;
 /// material-change with the old and new text, unverified-check, blocked, broken-evidence-chain,
 /// hand-made: a change of GOAL.md committed without `goal`, tests-weakened: a commit whose change
 /// to the test surface removed or skipped a test, removed or weakened an assertion, changed the
-/// test selection or added a test asserting nothing). Without --all: the most recent goal.
+/// test selection or added a test asserting nothing). After a goal's rows, a line per `goal run`
+/// that worked on it: its iterations, the agent that made each, what its agents reported using.
+/// Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Every goal found in history, finished and abandoned ones included.
@@ -54,6 +56,8 @@ struct TextSink<'a, W: Write> {
     out: W,
     goals: usize,
     passing: Vec<(usize, usize)>,
+    /// This goal's rows made by a `goal run`, for its run lines.
+    run_rows: Vec<Row>,
 }
 
 impl<W: Write> Sink for TextSink<'_, W> {
@@ -63,6 +67,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         }
         self.goals += 1;
         self.passing.clear();
+        self.run_rows.clear();
         if !goal.is_empty() {
             writeln!(self.out, "{} {goal}", self.ctx.bold("Goal:")).map_err(write_err)?;
         }
@@ -84,10 +89,14 @@ impl<W: Write> Sink for TextSink<'_, W> {
                 self.ctx.yellow(&text)
             }
         };
-        let run = match &r.run {
-            Some(id) => format!("  run {id}"),
-            None => String::new(),
+        let run = match (&r.run, &r.agent) {
+            (Some(id), Some(agent)) => format!("  run {id} ({agent})"),
+            (Some(id), None) => format!("  run {id}"),
+            _ => String::new(),
         };
+        if r.run.is_some() {
+            self.run_rows.push(r.clone());
+        }
         let evidence = if r.evidence.is_empty() {
             String::new()
         } else {
@@ -149,6 +158,9 @@ impl<W: Write> Sink for TextSink<'_, W> {
             );
             writeln!(self.out, "{}", self.ctx.red(&line)).map_err(write_err)?;
         }
+        for run in history::runs(&self.run_rows) {
+            writeln!(self.out, "{}", run.line()).map_err(write_err)?;
+        }
         if !self.passing.is_empty() {
             writeln!(
                 self.out,
@@ -192,6 +204,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         out,
         goals: 0,
         passing: Vec::new(),
+        run_rows: Vec::new(),
     };
     walk(&mut sink)?;
     if sink.goals == 0 {

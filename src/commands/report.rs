@@ -8,7 +8,7 @@ use crate::audit::{self, CommitCheck, Scope};
 use crate::context::Ctx;
 use crate::deslop;
 use crate::error::{Error, Result};
-use crate::history::{self, MaterialEntry, Row, Sink};
+use crate::history::{self, MaterialEntry, Row, RunSummary, Sink};
 use crate::pin;
 use crate::repo::Oid;
 use crate::summary::TestCounts;
@@ -17,8 +17,9 @@ use crate::workspace::Workspace;
 
 /// Summarise a goal, active or finished, for a pull request: the goal, each criterion with its
 /// evidence (command, tests passed/failed, commit; unpinned commands marked), iterations and
-/// time spent, retries, stagnation episodes, material changes, hand-made commits and the
-/// clean-up findings of the goal's diff.
+/// time spent, retries, stagnation episodes, material changes, hand-made commits, the
+/// clean-up findings of the goal's diff, and each `goal run` that worked on it (the agent of each
+/// iteration, what its agents reported using).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A commit of the goal, or after it (default HEAD): the last goal on its history is shown.
@@ -81,6 +82,9 @@ struct Report {
     files_changed: usize,
     insertions: usize,
     deletions: usize,
+    /// Each `goal run` that worked on the goal: its iterations with the agent of each, and what
+    /// its agents reported using.
+    runs: Vec<RunSummary>,
 }
 
 /// Rows of `goal log` that belong to a set of commits.
@@ -210,6 +214,7 @@ fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         files_changed: stat.files_changed,
         insertions: stat.insertions,
         deletions: stat.deletions,
+        runs: history::runs(&rows.rows),
     })
 }
 
@@ -303,6 +308,14 @@ fn code(text: &str) -> String {
         format!("`` {} ``", text.replace('\n', " "))
     } else {
         format!("`{}`", text.replace('\n', " "))
+    }
+}
+
+/// A run line with its id as code: `` `<id>`: iterations … ``.
+fn code_run(line: &str) -> String {
+    match line.strip_prefix("run ").and_then(|l| l.split_once(": ")) {
+        Some((id, rest)) => format!("{}: {rest}", code(id)),
+        None => line.to_string(),
     }
 }
 
@@ -413,6 +426,13 @@ fn markdown(r: &Report) -> String {
             })
             .collect(),
     );
+    if !r.runs.is_empty() {
+        section(
+            &mut out,
+            "Runs",
+            r.runs.iter().map(|run| code_run(&run.line())).collect(),
+        );
+    }
     out.push(String::new());
     out.push(format!(
         "Check it: `goal audit {}^..{} --rerun`",
@@ -457,6 +477,9 @@ fn text(r: &Report) -> String {
             None => out.push(format!("      {}", c.why.as_deref().unwrap_or("open"))),
         }
         out.push(format!("      red → green: {}", red_green(c)));
+    }
+    for run in &r.runs {
+        out.push(format!("  {}", run.line()));
     }
     for f in &r.tests_weakened {
         out.push(format!("  tests weakened: {}", weakened_line(f)));

@@ -31,6 +31,9 @@ use crate::workspace::Workspace;
 /// iteration commit is recorded as one. A failed turn (non-zero exit, a timeout, an API error) is
 /// retried in the same iteration after min(30·2^(n-1), 300) s, 10 times; the 11th blocks the goal.
 /// A usage limit with a reset time is waited out. An auth or configuration failure stops at once.
+/// With several `--agent`s each turn goes to the first one available: a usage limit hands the next
+/// turn to the next agent at once (the run waits only when all are limited), and an auth failure
+/// or a missing binary takes that agent out (exit 2 when none is left).
 ///
 /// Exit codes: 0 complete; 1 blocked or escalated (a person is needed); 2 bad input or a hard
 /// agent failure; 3 a budget ran out; 130 interrupted (one Ctrl-C ends after the current turn is
@@ -48,9 +51,11 @@ pub struct Args {
     )]
     pub criteria: Vec<String>,
     /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor;
-    /// cursor is unverified: never run against its real CLI).
+    /// cursor is unverified: never run against its real CLI). Repeatable for failover: each turn
+    /// goes to the first listed agent not at its usage limit; one whose auth fails, or whose CLI is
+    /// missing, leaves the run. --agent-arg goes to each of them.
     #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
-    pub agent: Option<String>,
+    pub agent: Vec<String>,
     /// An argument appended to the preset's command line (repeatable): a model, a profile…
     #[arg(
         long = "agent-arg",
@@ -111,23 +116,27 @@ fn check_budgets(args: &Args) -> Result<()> {
         if !given {
             continue;
         }
-        let reported = match args.agent.as_deref().and_then(presets::preset) {
-            Some(preset) if flag == "--max-cost" => preset.reports.cost,
-            Some(preset) => preset.reports.tokens,
-            None => {
-                let name = args.command.first().map_or("the command", String::as_str);
-                return Err(Error::usage(
-                    format!(
-                        "{flag} cannot be kept with the custom command `{name}`: `goal run` cannot read its usage"
-                    ),
-                    format!(
-                        "use a preset that reports {what} (e.g. `goal run --agent claude {flag} …`), or drop {flag}"
-                    ),
-                ));
-            }
-        };
-        if !reported {
-            let name = args.agent.as_deref().unwrap_or_default();
+        if args.agent.is_empty() {
+            let name = args.command.first().map_or("the command", String::as_str);
+            return Err(Error::usage(
+                format!(
+                    "{flag} cannot be kept with the custom command `{name}`: `goal run` cannot read its usage"
+                ),
+                format!(
+                    "use a preset that reports {what} (e.g. `goal run --agent claude {flag} …`), or drop {flag}"
+                ),
+            ));
+        }
+        let silent = args.agent.iter().find(|name| {
+            presets::preset(name).is_none_or(|p| {
+                if flag == "--max-cost" {
+                    !p.reports.cost
+                } else {
+                    !p.reports.tokens
+                }
+            })
+        });
+        if let Some(name) = silent {
             let reporting: Vec<&str> = presets::names()
                 .into_iter()
                 .filter(|n| {
@@ -169,6 +178,19 @@ fn spend_text(u: &Usage) -> String {
         text.push_str(&format!(" · {tokens} tokens"));
     }
     text
+}
+
+/// One agent of the run: a preset, or the custom command.
+struct AgentSpec {
+    name: String,
+    /// Its command line (`{prompt}` stands for the prompt).
+    argv: Vec<String>,
+    place: Option<PromptPlace>,
+    /// Its failure texts (handed to the machine).
+    patterns: Option<Patterns>,
+    /// The preset's reader of a turn's usage (a custom command reports none).
+    reader: Option<fn(&str) -> Usage>,
+    verified: Option<&'static str>,
 }
 
 /// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
@@ -283,53 +305,56 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
         ));
     }
-    let verified = args
-        .agent
-        .as_deref()
-        .and_then(presets::preset)
-        .and_then(|p| p.verified);
-    let reader = args
-        .agent
-        .as_deref()
-        .and_then(presets::preset)
-        .map(|p| p.usage);
-    let (argv, place, patterns, agent_name) = match (&args.agent, args.command.is_empty()) {
-        (Some(name), true) => {
-            let Some(preset) = presets::preset(name) else {
-                return Err(Error::usage(
-                    format!("no agent preset `{name}`"),
-                    format!("use one of {}", presets::names().join(", ")),
-                ));
-            };
-            let mut argv: Vec<String> = preset.argv.iter().map(|s| s.to_string()).collect();
-            argv.extend(args.agent_args.iter().cloned());
-            (
-                argv,
-                Some(preset.prompt),
-                Patterns::of(preset),
-                name.clone(),
-            )
-        }
-        (None, false) => (
-            args.command.clone(),
-            None,
-            Patterns::all(),
-            args.command[0].clone(),
-        ),
-        _ => {
+    let mut agents: Vec<AgentSpec> = Vec::new();
+    for (i, name) in args.agent.iter().enumerate() {
+        if args.agent[..i].contains(name) {
             return Err(Error::usage(
-                "no agent: give a preset or a command",
+                format!("`--agent {name}` is given twice: a run fails over to each agent once"),
                 format!(
-                    "`goal run --agent claude` (presets: {}), or `goal run -- <command> {{prompt}}`",
-                    presets::names().join(", ")
+                    "list each agent once, in the order to try them (e.g. `--agent {name} --agent <another>`)"
                 ),
             ));
         }
-    };
+        let Some(preset) = presets::preset(name) else {
+            return Err(Error::usage(
+                format!("no agent preset `{name}`"),
+                format!("use one of {}", presets::names().join(", ")),
+            ));
+        };
+        let mut argv: Vec<String> = preset.argv.iter().map(|s| s.to_string()).collect();
+        argv.extend(args.agent_args.iter().cloned());
+        agents.push(AgentSpec {
+            name: name.clone(),
+            argv,
+            place: Some(preset.prompt),
+            patterns: Some(Patterns::of(preset)),
+            reader: Some(preset.usage),
+            verified: preset.verified,
+        });
+    }
+    if !args.command.is_empty() {
+        agents.push(AgentSpec {
+            name: args.command[0].clone(),
+            argv: args.command.clone(),
+            place: None,
+            patterns: Some(Patterns::all()),
+            reader: None,
+            verified: None,
+        });
+    }
+    if agents.is_empty() {
+        return Err(Error::usage(
+            "no agent: give a preset or a command",
+            format!(
+                "`goal run --agent claude` (presets: {}), or `goal run -- <command> {{prompt}}`",
+                presets::names().join(", ")
+            ),
+        ));
+    }
     check_budgets(&args)?;
     start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
-    if let Some(preset) = args.agent.as_deref().and_then(presets::preset) {
+    for preset in args.agent.iter().filter_map(|n| presets::preset(n)) {
         let common = ws.repo.common_dir().to_path_buf();
         crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
             Error::io("cannot write the repository's info/exclude", common),
@@ -341,14 +366,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     std::fs::create_dir_all(&run_dir)
         .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
     // Held (an OS lock) until the run ends, so `goal fleet` sees this run.
-    let _marker = crate::fleet::RunMarker::hold(
+    let marker = crate::fleet::RunMarker::hold(
         ws.repo.git_dir(),
-        &agent_name,
+        &agents[0].name,
         &run_id,
         &crate::context::now_rfc3339(),
     );
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
+    let verified = agents[0].verified;
+    // The presets never run against their real CLI.
+    let unverified: Vec<&str> = args
+        .agent
+        .iter()
+        .filter(|n| presets::preset(n).is_some_and(|p| p.verified.is_none()))
+        .map(String::as_str)
+        .collect();
     let limits = Limits {
         budget: Budget {
             max_cost_usd: args.max_cost,
@@ -365,17 +398,28 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         turn_timeout_ms: Some(ms(args.turn_timeout)),
         idle_timeout_ms: Some(ms(args.idle_timeout)),
     };
-    let mut machine = Machine::new(limits, patterns);
+    let mut machine = Machine::with_agents(
+        limits,
+        agents
+            .iter_mut()
+            .filter_map(|a| a.patterns.take())
+            .collect(),
+    );
     let clock = Clock::new();
     let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
     let scale = time_scale();
     let (state, summary) = goal_state(&ws)?;
     display.event(
         "start",
-        json!({"run": run_id, "agent": agent_name, "verified": verified.is_some(), "verified_version": verified, "log_dir": run_dir.display().to_string()}),
+        json!({"run": run_id, "agent": agents[0].name, "agents": agents.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), "verified": verified.is_some() && unverified.is_empty(), "verified_version": verified, "unverified": unverified, "log_dir": run_dir.display().to_string()}),
         &format!(
-            "run {run_id} with {agent_name}{} ({summary}); turn logs in {}",
-            if verified.is_none() && args.agent.is_some() { " (unverified)" } else { "" },
+            "run {run_id} with {}{} ({summary}); turn logs in {}",
+            agents.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", then "),
+            match unverified.as_slice() {
+                [] => String::new(),
+                [_] if agents.len() == 1 => " (unverified)".to_string(),
+                names => format!(" ({} unverified)", names.join(", ")),
+            },
             run_dir.display()
         ),
     );
@@ -389,9 +433,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ctx,
         ws: &ws,
         args: &args,
-        argv,
-        place,
-        reader,
+        agents,
+        marker,
+        unrecorded: Usage::default(),
         run_id,
         run_dir,
         display,
@@ -411,11 +455,13 @@ struct Edge<'a> {
     ctx: &'a Ctx,
     ws: &'a Workspace,
     args: &'a Args,
-    /// The agent's command line (`{prompt}` stands for the prompt).
-    argv: Vec<String>,
-    place: Option<PromptPlace>,
-    /// The preset's reader of a turn's usage (a custom command reports none).
-    reader: Option<fn(&str) -> Usage>,
+    /// The run's agents, in the order given (failover).
+    agents: Vec<AgentSpec>,
+    /// The run's marker for `goal fleet` (it names the agent of the moment).
+    marker: Option<crate::fleet::RunMarker>,
+    /// What the turns used since the last commit `goal run` made (it goes into the next one's
+    /// `Goal-Usage`: failed tries and turns the agent recorded itself ride with it).
+    unrecorded: Usage,
     run_id: String,
     run_dir: std::path::PathBuf,
     display: Display,
@@ -440,9 +486,10 @@ impl Edge<'_> {
             let next = match action {
                 Action::StartTurn {
                     turn,
+                    agent,
                     iteration_attempt,
                     timeout_ms,
-                } => self.start_turn(turn, iteration_attempt, timeout_ms)?,
+                } => self.start_turn(turn, agent, iteration_attempt, timeout_ms)?,
                 Action::Record { turn, iterate } => self.record(turn, iterate)?,
                 Action::RecordRetry {
                     retry,
@@ -462,6 +509,18 @@ impl Edge<'_> {
                 } => self.wait(wait_ms, delay_s, kind, reason)?,
                 Action::CallDone => self.call_done()?,
                 Action::KillAgent => None,
+                Action::Switch { from, to, reason } => {
+                    let (from, to) = (self.agents[from].name.clone(), self.agents[to].name.clone());
+                    self.display.event(
+                        "switch",
+                        json!({"from": from, "to": to, "reason": reason}),
+                        &format!("switching from {from} to {to} — {reason}"),
+                    );
+                    if let Some(marker) = self.marker.as_mut() {
+                        let _ = marker.set_agent(&to);
+                    }
+                    None
+                }
                 Action::Stop { outcome, reason } => return self.stop(outcome, reason),
             };
             if let Some(event) = next {
@@ -486,10 +545,14 @@ impl Edge<'_> {
     fn start_turn(
         &mut self,
         turn: u64,
+        agent: usize,
         iteration_attempt: u32,
         timeout_ms: Option<u64>,
     ) -> Result<Option<Event>> {
         let next: Option<Event> = {
+            let name = self.agents[agent].name.clone();
+            let place = self.agents[agent].place;
+            let reader = self.agents[agent].reader;
             let goal = self.ws.goal()?;
             let iteration_before = goal.iteration;
             let proof = self.ws.proof(&goal)?;
@@ -503,7 +566,7 @@ impl Edge<'_> {
                     language: self.ws.config.prompt_language(&goal.goal),
                 },
             );
-            let argv: Vec<String> = self
+            let argv: Vec<String> = self.agents[agent]
                 .argv
                 .iter()
                 .map(|a| {
@@ -518,8 +581,8 @@ impl Edge<'_> {
             let iteration = goal.iteration + 1;
             self.display.event(
                 "turn_start",
-                json!({"turn": turn, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
-                &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started"),
+                json!({"turn": turn, "agent": name, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
+                &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started with {name}"),
             );
             self.display.status(&format!(
                 "turn {turn} · {summary}{spend} · agent working",
@@ -534,6 +597,7 @@ impl Edge<'_> {
                 ("GOAL_RUN".to_string(), "1".to_string()),
                 ("GOAL_ITERATION".to_string(), iteration.to_string()),
                 ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
+                ("GOAL_RUN_AGENT".to_string(), name.clone()),
                 (
                     "GOAL_PROMPT_FILE".to_string(),
                     prompt_file.display().to_string(),
@@ -547,7 +611,7 @@ impl Edge<'_> {
                 argv: &argv,
                 // A preset that takes the prompt as an argument gets an empty stdin: some
                 // (gemini, pi) would read it as more input.
-                stdin: (self.place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
+                stdin: (place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
                 cwd: self.ws.root(),
                 env,
                 log: log.clone(),
@@ -598,13 +662,14 @@ impl Edge<'_> {
                 TurnEnd::Killed => (None, "killed".to_string()),
                 TurnEnd::NotStarted(why) => (None, why.clone()),
             };
-            let usage = self.reader.map(|r| r(&ended.output)).unwrap_or_default();
+            let usage = reader.map(|r| r(&ended.output)).unwrap_or_default();
             self.display.event(
                 "turn_end",
-                json!({"turn": turn, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
+                json!({"turn": turn, "agent": name, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
                 &format!("turn {turn} ended: {verdict}"),
             );
             self.spend = spend_text(&self.machine.usage().plus(usage));
+            self.unrecorded = self.unrecorded.plus(usage);
             self.display.status(&format!(
                 "turn {turn} · {}{} · turn ended: {verdict}",
                 self.summary, self.spend
@@ -638,6 +703,9 @@ impl Edge<'_> {
                         messages: vec![message.clone()],
                         goal_only: false,
                         run_id: Some(self.run_id.clone()),
+                        run_agent: Some(self.agents[self.machine.agent()].name.clone()),
+                        usage: Some(std::mem::take(&mut self.unrecorded))
+                            .filter(|u| *u != Usage::default()),
                         quiet: true,
                     },
                 )?;
@@ -793,8 +861,11 @@ impl Edge<'_> {
                         quiet: self.ctx.json || self.ctx.quiet,
                         // The agent never confirms its own weakened tests.
                         confirm: false,
+                        run: Some(self.run_id.clone()),
+                        usage: Some(self.unrecorded).filter(|u| *u != Usage::default()),
                     },
                 )?;
+                self.unrecorded = Usage::default();
                 super::done::render(self.ctx, self.ws, &done);
                 Ok(())
             });

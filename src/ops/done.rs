@@ -27,6 +27,10 @@ pub struct Options {
     /// Accept weakened tests (each recorded in a `Goal-Tests-Weakened` trailer) and a goal of
     /// guards only (`Goal-Guards-Only: confirmed`).
     pub confirm: bool,
+    /// The `goal run` that calls it (`Goal-Run` on the completion), and what its agents used
+    /// since its last commit (`Goal-Usage`).
+    pub run: Option<String>,
+    pub usage: Option<crate::runner::usage::Usage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -285,10 +289,16 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             .map(Weakened::describe)
             .collect();
         commit.guards_only = gate.guards_only;
+        commit.run.clone_from(&options.run);
+        commit.usage = options.usage;
         pending.push(commit.prepare(ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
     let mut commit = Commit::new(Action::Done, format!("done \"{}\"", goal.goal));
+    if pending.is_empty() {
+        commit.run.clone_from(&options.run);
+        commit.usage = options.usage;
+    }
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
     commit.status = Some("complete");
     pending.push(commit.prepare(ws, None, &goal)?);

@@ -17,8 +17,11 @@ pub struct Options {
     pub messages: Vec<String>,
     /// Commit the goal files only.
     pub goal_only: bool,
-    /// The `goal run` this iteration belongs to.
+    /// The `goal run` this iteration belongs to, and its agent that made it.
     pub run_id: Option<String>,
+    pub run_agent: Option<String>,
+    /// What the run's agent used for the turns this iteration records (`goal run` itself knows).
+    pub usage: Option<crate::runner::usage::Usage>,
     /// No warnings on stderr.
     pub quiet: bool,
 }
@@ -71,6 +74,8 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     );
     commit.stage = stage;
     commit.run = options.run_id.clone().filter(|r| !r.trim().is_empty());
+    commit.run_agent = options.run_agent.clone().filter(|a| !a.trim().is_empty());
+    commit.usage = options.usage;
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
     // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
     // the committed file and the working file), never a reason to refuse the iteration.

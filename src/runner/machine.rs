@@ -149,9 +149,18 @@ pub enum WaitKind {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// Start turn `turn` (1-based over the whole run, retries included) of `iteration`.
+    /// The next turn goes to another agent than the last one (indices in the run's list), and why:
+    /// `from` hit its usage limit or left the run, or `to` is available again.
+    Switch {
+        from: usize,
+        to: usize,
+        reason: String,
+    },
+    /// Start turn `turn` (1-based over the whole run, retries included) of `iteration`, with
+    /// agent `agent` (its index in the run's list).
     StartTurn {
         turn: u64,
+        agent: usize,
         iteration_attempt: u32,
         timeout_ms: Option<u64>,
     },
@@ -199,17 +208,30 @@ enum Phase {
     Stopped,
 }
 
+/// One of the run's agents: its failure texts and whether it may take a turn.
+struct Slot {
+    patterns: Patterns,
+    /// Limited until this time (Unix ms); 0 when available.
+    until_ms: u64,
+    /// Taken out of the run (an auth or configuration failure, a missing binary).
+    gone: bool,
+    /// Usage-limit waits in a row with no reset time (each one longer: [`limit_step`]).
+    limit_waits: u32,
+    /// Why it is limited or out of the run.
+    why: Option<String>,
+}
+
 /// The loop's state.
 pub struct Machine {
     limits: Limits,
-    patterns: Patterns,
+    slots: Vec<Slot>,
+    /// The agent of the current (or last) turn.
+    current: usize,
     phase: Phase,
     started_ms: u64,
     turn: u64,
     iterations: u64,
     retries: u32,
-    /// Usage-limit waits in a row with no reset time (each one longer: [`limit_step`]).
-    limit_waits: u32,
     interrupts: u32,
     /// What this run's turns used, summed.
     usage: Usage,
@@ -223,15 +245,30 @@ pub struct Machine {
 
 impl Machine {
     pub fn new(limits: Limits, patterns: Patterns) -> Machine {
+        Machine::with_agents(limits, vec![patterns])
+    }
+
+    /// A run over several agents (failover): each turn goes to the first available one.
+    pub fn with_agents(limits: Limits, agents: Vec<Patterns>) -> Machine {
+        assert!(!agents.is_empty(), "a run needs an agent");
         Machine {
             limits,
-            patterns,
+            slots: agents
+                .into_iter()
+                .map(|patterns| Slot {
+                    patterns,
+                    until_ms: 0,
+                    gone: false,
+                    limit_waits: 0,
+                    why: None,
+                })
+                .collect(),
+            current: 0,
             phase: Phase::Idle,
             started_ms: 0,
             turn: 0,
             iterations: 0,
             retries: 0,
-            limit_waits: 0,
             interrupts: 0,
             usage: Usage::default(),
             stagnant: false,
@@ -243,6 +280,27 @@ impl Machine {
     /// Iterations this run recorded (good turns).
     pub fn iterations(&self) -> u64 {
         self.iterations
+    }
+
+    /// The agent (index) of the current or last turn.
+    pub fn agent(&self) -> usize {
+        self.current
+    }
+
+    /// The first agent still in the run and not limited at `now_ms`.
+    fn available(&self, now_ms: u64) -> Option<usize> {
+        self.slots
+            .iter()
+            .position(|s| !s.gone && s.until_ms <= now_ms)
+    }
+
+    /// The earliest time an agent still in the run is available again.
+    fn earliest(&self) -> Option<u64> {
+        self.slots
+            .iter()
+            .filter(|s| !s.gone)
+            .map(|s| s.until_ms)
+            .min()
     }
 
     /// What this run's turns used so far, summed over the CLI's reports.
@@ -387,17 +445,56 @@ impl Machine {
             Some(deadline) => Some(deadline - now_ms),
             None => None,
         };
+        let agent = match self.available(now_ms) {
+            Some(i) => i,
+            None => match self.earliest() {
+                Some(at) => {
+                    let why = self
+                        .last_failure
+                        .clone()
+                        .unwrap_or_else(|| "every agent is at its usage limit".into());
+                    return self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why);
+                }
+                None => {
+                    return self.stop(Outcome::HardFailure, "no agent is left in the run");
+                }
+            },
+        };
+        let mut actions = Vec::new();
+        if self.turn > 0 && agent != self.current {
+            let from = &self.slots[self.current];
+            let why = from.why.clone().unwrap_or_default();
+            // An agent earlier in the list was passed over only while it was limited.
+            let reason = if agent < self.current {
+                "available again: its usage limit has reset".to_string()
+            } else if from.gone {
+                format!("out of the run: {why}")
+            } else {
+                format!(
+                    "usage limit (available again in {}): {why}",
+                    about(from.until_ms.saturating_sub(now_ms))
+                )
+            };
+            actions.push(Action::Switch {
+                from: self.current,
+                to: agent,
+                reason,
+            });
+        }
+        self.current = agent;
         let timeout_ms = match (self.limits.turn_timeout_ms, remaining) {
             (Some(t), Some(r)) => Some(t.min(r)),
             (t, r) => t.or(r),
         };
         self.turn += 1;
         self.phase = Phase::InTurn;
-        vec![Action::StartTurn {
+        actions.push(Action::StartTurn {
             turn: self.turn,
+            agent,
             iteration_attempt: self.retries + 1,
             timeout_ms,
-        }]
+        });
+        actions
     }
 
     fn turn_ended(
@@ -419,9 +516,14 @@ impl Machine {
         }
         let verdict = match end {
             TurnEnd::NotStarted(why) => Verdict::Hard(why),
-            TurnEnd::Exited(code) => self.patterns.classify(code, output, now_ms),
+            TurnEnd::Exited(code) => self.slots[self.current]
+                .patterns
+                .classify(code, output, now_ms),
             // A CLI that went quiet sleeping inside its turn on a limit is not a failed try.
-            TurnEnd::IdleTimeout => self.patterns.idle(output, now_ms).unwrap_or_else(|| {
+            TurnEnd::IdleTimeout => self.slots[self.current]
+                .patterns
+                .idle(output, now_ms)
+                .unwrap_or_else(|| {
                 Verdict::Failed(format!(
                     "the agent printed nothing for {} (idle timeout): its process group was killed",
                     human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
@@ -455,7 +557,7 @@ impl Machine {
             Verdict::Ok => {
                 // The iteration it makes starts a new retry count (as `goal iterate` does).
                 self.retries = 0;
-                self.limit_waits = 0;
+                self.slots[self.current].limit_waits = 0;
                 self.iterations += 1;
                 self.last_failure = None;
                 self.phase = Phase::Recording;
@@ -475,22 +577,60 @@ impl Machine {
                     iterate,
                 }]
             }
-            Verdict::Hard(why) => self.stop(Outcome::HardFailure, why),
+            Verdict::Hard(why) => {
+                // The agent is out of the run; another one still in it takes the next turn.
+                self.slots[self.current].gone = true;
+                self.slots[self.current].why = Some(why.clone());
+                if self.slots.iter().all(|s| s.gone) {
+                    let why = if self.slots.len() > 1 {
+                        format!("{why}; no agent is left in the run")
+                    } else {
+                        why
+                    };
+                    return self.stop(Outcome::HardFailure, why);
+                }
+                self.last_failure = Some(why);
+                self.next_turn(now_ms)
+            }
             Verdict::UsageLimit {
                 resets_at_ms: Some(at),
                 why,
             } if at > now_ms => {
-                self.limit_waits = 0;
-                self.wait_for_limit(now_ms, at - now_ms, why)
+                self.slots[self.current].limit_waits = 0;
+                self.limited(now_ms, at, why)
             }
             Verdict::UsageLimit { why, .. } => {
                 // No reset time (or one already past): wait in growing steps, no retry spent.
-                self.limit_waits += 1;
-                let step = limit_step(self.limit_waits);
-                self.wait_for_limit(now_ms, step, format!("{why} (no reset time given)"))
+                let slot = &mut self.slots[self.current];
+                slot.limit_waits += 1;
+                let step = limit_step(slot.limit_waits);
+                self.limited(
+                    now_ms,
+                    now_ms + step,
+                    format!("{why} (no reset time given)"),
+                )
             }
             Verdict::Failed(why) => self.failure(now_ms, why),
         }
+    }
+
+    /// The current agent is limited until `until`: the next available agent takes the next turn at
+    /// once; when none is, the run waits for the earliest reset (no retry spent).
+    fn limited(&mut self, now_ms: u64, until: u64, why: String) -> Vec<Action> {
+        let slot = &mut self.slots[self.current];
+        slot.until_ms = until;
+        slot.why = Some(why.clone());
+        self.last_failure = Some(why.clone());
+        if self.available(now_ms).is_some() {
+            return self.next_turn(now_ms);
+        }
+        let at = self.earliest().unwrap_or(until);
+        let why = if self.slots.len() > 1 {
+            format!("{why}; every agent is at its usage limit")
+        } else {
+            why
+        };
+        self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why)
     }
 
     /// Wait `ms` for a usage limit to reset (cut short by --max-time), without spending a retry.
@@ -573,6 +713,22 @@ fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// A wait as people read it, rounded: `45 s`, `12 min`, `1 h 30 min`.
+fn about(ms: u64) -> String {
+    let s = ms.div_ceil(1000);
+    match s {
+        s if s < 90 => format!("{s} s"),
+        s if s < 90 * 60 => format!("{} min", s.div_ceil(60)),
+        s => {
+            let m = s.div_ceil(60);
+            match m % 60 {
+                0 => format!("{} h", m / 60),
+                r => format!("{} h {r} min", m / 60),
+            }
+        }
+    }
+}
+
 /// `90 s`, `5 min`, `1.5 s`.
 pub fn human_ms(ms: u64) -> String {
     if ms.is_multiple_of(60_000) && ms >= 60_000 {
@@ -637,6 +793,16 @@ mod tests {
         fn run(
             &mut self,
             mut agent: impl FnMut(u64, u64) -> (TurnEnd, String, bool),
+            state: impl FnMut(u64) -> GoalState,
+            done: impl FnMut(u64) -> Option<String>,
+        ) -> (Outcome, String) {
+            self.run_agents(move |turn, now, _| agent(turn, now), state, done)
+        }
+
+        /// [`Drive::run`] where `agent(turn, now, index)` also gets the agent given the turn.
+        fn run_agents(
+            &mut self,
+            mut agent: impl FnMut(u64, u64, usize) -> (TurnEnd, String, bool),
             mut state: impl FnMut(u64) -> GoalState,
             mut done: impl FnMut(u64) -> Option<String>,
         ) -> (Outcome, String) {
@@ -646,15 +812,15 @@ mod tests {
                 retries: 0,
             });
             let (mut records, mut dones) = (0, 0);
-            for _ in 0..1000 {
+            for _ in 0..100_000 {
                 let Some(action) = pending.first().cloned() else {
                     panic!("the machine stalled: {:?}", self.log);
                 };
                 pending.remove(0);
                 let next = match action {
-                    Action::StartTurn { turn, .. } => {
+                    Action::StartTurn { turn, agent: i, .. } => {
                         self.now += 1000;
-                        let (end, output, committed) = agent(turn, self.now);
+                        let (end, output, committed) = agent(turn, self.now, i);
                         Some(Event::TurnEnded {
                             now_ms: self.now,
                             end,
@@ -683,6 +849,7 @@ mod tests {
                     }
                     Action::RecordRetry { .. }
                     | Action::BlockRetries { .. }
+                    | Action::Switch { .. }
                     | Action::KillAgent => None,
                     Action::Stop { outcome, reason } => return (outcome, reason),
                 };
@@ -706,6 +873,48 @@ mod tests {
         fn count(&self, f: impl Fn(&Action) -> bool) -> usize {
             self.log.iter().filter(|a| f(a)).count()
         }
+
+        /// The agent of each turn, in order.
+        fn agents(&self) -> Vec<usize> {
+            self.log
+                .iter()
+                .filter_map(|a| match a {
+                    Action::StartTurn { agent, .. } => Some(*agent),
+                    _ => None,
+                })
+                .collect()
+        }
+
+        /// Each switch: (from, to, reason).
+        fn switches(&self) -> Vec<(usize, usize, String)> {
+            self.log
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Switch { from, to, reason } => Some((*from, *to, reason.clone())),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+
+    /// A machine over `n` agents (every one reads every preset's texts).
+    fn agents(n: usize, limits: Limits) -> Drive {
+        Drive {
+            m: Machine::with_agents(limits, (0..n).map(|_| Patterns::all()).collect()),
+            now: T0,
+            log: Vec::new(),
+        }
+    }
+
+    /// Claude Code at its usage limit, resetting `secs` after `now_ms`.
+    fn limit_in(now_ms: u64, secs: u64) -> (TurnEnd, String, bool) {
+        exited(
+            1,
+            &format!(
+                r#"{{"type":"rate_limit_event","rate_limit_info":{{"status":"rejected","resetsAt":{}}}}}"#,
+                now_ms / 1000 + secs
+            ),
+        )
     }
 
     fn exited(code: i32, output: &str) -> (TurnEnd, String, bool) {
@@ -885,6 +1094,292 @@ mod tests {
             assert_eq!(turns(&d), 1);
             assert!(d.waits().is_empty());
         }
+    }
+
+    #[test]
+    fn failover_the_slot_table() {
+        // (what each turn's agent does, by turn; the agents of the turns; the usage-limit waits)
+        type Script = fn(u64, u64, usize) -> (TurnEnd, String, bool);
+        let proven = |n: u64| GoalState::InProgress {
+            all_proven: n >= 1,
+            stagnant: false,
+        };
+        /// (what, agents, script, the agent of each turn, the usage-limit waits, the outcome)
+        type Row = (&'static str, usize, Script, Vec<usize>, Vec<u64>, Outcome);
+        let table: Vec<Row> = vec![
+            (
+                "one agent works: no switch",
+                2,
+                |_, _, _| exited(0, "ok"),
+                vec![0],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "a limit goes to the next agent at once",
+                2,
+                |_, now, i| {
+                    if i == 0 {
+                        limit_in(now, 3600)
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "past two limited agents to the third",
+                3,
+                |_, now, i| {
+                    if i < 2 {
+                        limit_in(now, 600)
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1, 2],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "every agent limited: wait for the earliest reset, then the first again",
+                2,
+                |turn, now, i| match (turn, i) {
+                    (1, _) => limit_in(now, 600),
+                    (2, _) => limit_in(now, 7200),
+                    _ => exited(0, "ok"),
+                },
+                vec![0, 1, 0],
+                vec![599],
+                Outcome::Complete,
+            ),
+            (
+                "the earliest reset is the second agent's: it goes next",
+                2,
+                |turn, now, _| match turn {
+                    1 => limit_in(now, 7200),
+                    2 => limit_in(now, 600),
+                    _ => exited(0, "ok"),
+                },
+                vec![0, 1, 1],
+                vec![600],
+                Outcome::Complete,
+            ),
+            (
+                "a limit without a reset time: out for 30 min, the other goes on",
+                2,
+                |_, _, i| {
+                    if i == 0 {
+                        exited(1, "usage limit reached")
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "both without a reset time: the wait is the earliest step",
+                2,
+                |turn, _, _| {
+                    if turn <= 2 {
+                        exited(1, "usage limit reached")
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1, 0],
+                vec![1799],
+                Outcome::Complete,
+            ),
+            (
+                "an auth failure takes the agent out, the next goes on",
+                2,
+                |_, _, i| {
+                    if i == 0 {
+                        exited(1, AUTH)
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "a missing binary takes the agent out",
+                2,
+                |_, _, i| {
+                    if i == 0 {
+                        (
+                            TurnEnd::NotStarted("cannot run `codex`: not found".into()),
+                            String::new(),
+                            false,
+                        )
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 1],
+                vec![],
+                Outcome::Complete,
+            ),
+            (
+                "none left: exit 2",
+                2,
+                |_, _, _| exited(1, AUTH),
+                vec![0, 1],
+                vec![],
+                Outcome::HardFailure,
+            ),
+            (
+                "a transient failure is retried with the same agent",
+                2,
+                |turn, _, _| {
+                    if turn == 1 {
+                        exited(1, OVERLOADED)
+                    } else {
+                        exited(0, "ok")
+                    }
+                },
+                vec![0, 0],
+                vec![],
+                Outcome::Complete,
+            ),
+        ];
+        for (what, n, script, want_agents, want_waits, want) in table {
+            let mut d = agents(n, limits());
+            let (outcome, reason) = d.run_agents(script, proven, |_| None);
+            assert_eq!(d.agents(), want_agents, "{what}: {reason} {:?}", d.log);
+            let waits: Vec<u64> = d
+                .waits()
+                .iter()
+                .filter(|w| w.1 == WaitKind::UsageLimit)
+                .map(|w| w.0)
+                .collect();
+            assert_eq!(waits, want_waits, "{what}");
+            assert_eq!(outcome, want, "{what}: {reason}");
+            assert_eq!(
+                d.count(|a| matches!(a, Action::RecordRetry { .. })),
+                usize::from(what.contains("transient")),
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn failover_switches_say_why_and_none_left_says_so() {
+        let mut d = agents(2, limits());
+        let (outcome, _) = d.run_agents(
+            |turn, now, _| match turn {
+                1 => limit_in(now, 600),
+                2 => limit_in(now, 7200),
+                _ => exited(0, "ok"),
+            },
+            |n| GoalState::InProgress {
+                all_proven: n >= 1,
+                stagnant: false,
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Complete);
+        let switches = d.switches();
+        assert_eq!(switches.len(), 2, "{switches:?}");
+        assert_eq!((switches[0].0, switches[0].1), (0, 1));
+        assert!(
+            switches[0]
+                .2
+                .starts_with("usage limit (available again in 10 min)"),
+            "{switches:?}"
+        );
+        assert_eq!((switches[1].0, switches[1].1), (1, 0));
+        assert_eq!(switches[1].2, "available again: its usage limit has reset");
+        // The one wait says every agent is limited.
+        let reason = d
+            .log
+            .iter()
+            .find_map(|a| match a {
+                Action::Wait { reason, .. } => Some(reason.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert!(
+            reason.ends_with("every agent is at its usage limit"),
+            "{reason}"
+        );
+
+        // Auth failures: each agent leaves; the last one's failure ends the run, exit 2.
+        let mut d = agents(2, limits());
+        let (outcome, reason) = d.run_agents(|_, _, _| exited(1, AUTH), |_| open(), |_| None);
+        assert_eq!((outcome, outcome.code()), (Outcome::HardFailure, 2));
+        assert!(reason.ends_with("no agent is left in the run"), "{reason}");
+        assert!(
+            d.switches()[0].2.starts_with("out of the run: "),
+            "{:?}",
+            d.switches()
+        );
+        // A single agent's failure reads as before.
+        let mut d = agents(1, limits());
+        let (_, reason) = d.run_agents(|_, _, _| exited(1, AUTH), |_| open(), |_| None);
+        assert!(!reason.contains("no agent is left"), "{reason}");
+
+        // An agent out of the run never comes back, even after the others' limits.
+        let mut d = agents(2, limits());
+        let (outcome, _) = d.run_agents(
+            |turn, now, i| match (turn, i) {
+                (_, 0) => exited(1, AUTH),
+                (2, 1) => limit_in(now, 600),
+                _ => exited(0, "ok"),
+            },
+            |n| GoalState::InProgress {
+                all_proven: n >= 1,
+                stagnant: false,
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(d.agents(), [0, 1, 1]);
+        assert_eq!(d.waits(), [(600, WaitKind::UsageLimit)]);
+    }
+
+    #[test]
+    fn failover_no_reset_steps_grow_per_agent_and_the_first_comes_back() {
+        // Agent 0 names no reset time each time it runs; agent 1 works. Each time agent 0 is
+        // available again (after 30 min, then 60) it takes the turn, then is out a longer step.
+        let mut d = agents(2, limits());
+        let mut at = Vec::new();
+        let (outcome, _) = d.run_agents(
+            |_, now, i| {
+                at.push((i, now));
+                match i {
+                    0 => exited(1, "usage limit reached"),
+                    _ => exited(0, "ok"),
+                }
+            },
+            |n| {
+                if n >= 13_000 {
+                    GoalState::Complete
+                } else {
+                    open()
+                }
+            },
+            |_| None,
+        );
+        assert_eq!(outcome, Outcome::Complete);
+        // Agent 1's turns each take 1 s of the fake clock; agent 0 is back after 1800 s, then
+        // after 3600 s more, then 7200 s (the cap).
+        let zero: Vec<u64> = at
+            .iter()
+            .filter(|(i, _)| *i == 0)
+            .map(|(_, t)| *t)
+            .collect();
+        assert!(zero.len() >= 4, "{zero:?}");
+        let gaps: Vec<u64> = zero.windows(2).map(|w| (w[1] - w[0]) / 1000).collect();
+        assert_eq!(gaps[..3], [1801, 3601, 7201], "{gaps:?}");
+        assert!(d.waits().is_empty(), "agent 1 was always there: no wait");
     }
 
     #[test]
