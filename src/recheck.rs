@@ -3,9 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Serialize;
 
 use crate::audit::git_lines;
@@ -20,28 +18,13 @@ use crate::summary;
 const TAIL_LINES: usize = 20;
 
 /// What a criterion pins: an acceptance test (`verify:`) or a guard (`guard:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PinKind {
-    Acceptance,
-    Guard,
-}
-
-/// `(verify: `cmd`)` or `(guard: `cmd`)` at the end of a criterion. A local reading of both pin
-/// kinds, so that recheck runs guard pins whether or not the pin module knows them yet.
-static ANY_PIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]\s*(verify|guard):\s*`([^`]*)`\s*[)）]\s*$")
-        .expect("the pin pattern compiles")
-});
+pub use crate::pin::Kind as PinKind;
 
 /// The pin of a criterion text, either kind: None when it has none; Err when it does not split.
 pub fn pinned(text: &str) -> Option<(PinKind, std::result::Result<Vec<String>, String>)> {
-    let captures = ANY_PIN.captures(text)?;
-    let kind = match captures.get(1).map(|m| m.as_str()) {
-        Some("guard") => PinKind::Guard,
-        _ => PinKind::Acceptance,
-    };
-    let command = captures.get(2).map_or("", |m| m.as_str()).trim();
+    let located = pin::locate(text)?;
+    let kind = located.kind;
+    let command = located.command.trim();
     let argv = match shell_words::split(command) {
         Ok(argv) if !argv.is_empty() => Ok(argv),
         Ok(_) => Err("the pinned command is empty".to_string()),
@@ -201,7 +184,7 @@ impl<'a> Checker<'a> {
     pub fn check(&mut self, finished: &Finished) -> Result<GoalCheck> {
         let mut criteria = Vec::new();
         for c in &finished.goal.criteria {
-            let text = pin::base(strip_guard(&c.text)).to_string();
+            let text = pin::base(&c.text).to_string();
             let (verdict, tail, kind, command) = match pinned(&c.text) {
                 None => (Verdict::Unpinned, Vec::new(), None, None),
                 Some((kind, Err(why))) => (Verdict::CannotRun, vec![why], Some(kind), None),
@@ -248,14 +231,6 @@ impl<'a> Checker<'a> {
         };
         self.ran.insert(argv.to_vec(), ran.clone());
         Ok(ran)
-    }
-}
-
-/// The criterion text without a guard pin (pin::base removes a verify pin).
-fn strip_guard(text: &str) -> &str {
-    match ANY_PIN.find(text) {
-        Some(m) => text[..m.start()].trim_end(),
-        None => text,
     }
 }
 
@@ -320,7 +295,7 @@ mod tests {
         ];
         for (text, kind, base) in cases {
             assert_eq!(pinned(text).map(|p| p.0), *kind, "{text}");
-            assert_eq!(strip_guard(text), *base, "{text}");
+            assert_eq!(pin::base(text), *base, "{text}");
         }
         assert_eq!(
             pinned("x (guard: `make lint -j2`)").unwrap().1,
