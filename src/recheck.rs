@@ -221,7 +221,7 @@ impl<'a> Checker<'a> {
         } else {
             (self.before)(&pin::render(argv));
             match run_captured(argv, self.root) {
-                Ok((code, output)) => judge(code, &String::from_utf8_lossy(&output)),
+                Ok((code, output)) => judge(argv, code, &String::from_utf8_lossy(&output)),
                 Err(Error::Spawn { program, source }) => Ran {
                     verdict: Verdict::CannotRun,
                     tail: vec![format!("cannot run `{program}`: {source}")],
@@ -236,13 +236,13 @@ impl<'a> Checker<'a> {
 
 /// Holds when the command exits 0 and, where a test summary is recognised, no test failed and
 /// at least one ran; a shell's "command not found" (126, 127) cannot run. Pure.
-fn judge(code: i32, output: &str) -> Ran {
+fn judge(argv: &[String], code: i32, output: &str) -> Ran {
     let lines: Vec<&str> = output.lines().collect();
     let tail: Vec<String> = lines[lines.len().saturating_sub(TAIL_LINES)..]
         .iter()
         .map(|l| l.to_string())
         .collect();
-    let tests = summary::recognise(output);
+    let tests = summary::recognise_run(argv, output);
     let verdict = match (code, tests) {
         (126 | 127, _) => Verdict::CannotRun,
         (0, None) => Verdict::Holds,
@@ -279,10 +279,14 @@ mod tests {
             (127, "sh: foo: not found\n", Verdict::CannotRun),
         ];
         for (code, output, want) in cases {
-            assert_eq!(judge(*code, output).verdict, *want, "{code} {output:?}");
+            assert_eq!(
+                judge(&[], *code, output).verdict,
+                *want,
+                "{code} {output:?}"
+            );
         }
-        assert!(judge(0, "1 passed, 0 failed").tail.is_empty());
-        assert_eq!(judge(1, "a\nb\n").tail, vec!["a", "b"]);
+        assert!(judge(&[], 0, "1 passed, 0 failed").tail.is_empty());
+        assert_eq!(judge(&[], 1, "a\nb\n").tail, vec!["a", "b"]);
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod install;
 mod proof;
 mod red;
 mod red_surfaces;
+mod red_tricks;
 mod redteam;
 mod run;
 mod speed;

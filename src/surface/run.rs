@@ -430,7 +430,7 @@ pub fn run_in_tree(
     };
     let duration_ms = clock.elapsed().as_millis() as u64;
     let text = String::from_utf8_lossy(&output);
-    let mut tests = summary::recognise(&text);
+    let mut tests = summary::recognise_run(argv, &text);
     let mut found = names::from_output(&text);
     if !options.junit.is_empty() {
         let (counts, junit_names) = read_junit(options.junit, &dir, started);
