@@ -106,7 +106,8 @@ fn the_honest_fix_on_the_same_base_completes() {
     // The control: the same package, the code fixed, completes (the rule above is not a blanket no).
     let repo = calc(ADD);
     red(&repo);
-    repo.write("calc/__init__.py", "def add(a, b):\n    return a + b\n");
+    // A different length from the bug: Python's bytecode cache is keyed by mtime and size.
+    repo.write("calc/__init__.py", "def add(a, b):\n    return (a + b)\n");
     repo.ok(&["verify", "-c", "1"]);
     repo.ok(&["iterate", "-m", "fixed add"]);
     repo.ok(&["done"]);
