@@ -112,6 +112,11 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize) -> Result<u8> {
         None => ws.goal()?.goal,
     };
     let (run_args, tail) = racer_args(std::env::args_os().collect())?;
+    if crate::repo::worktree::uncommitted(ws.root()).is_ok_and(|paths| !paths.is_empty()) {
+        ctx.note(
+            "the racers start from the last commit: the uncommitted changes here are not in their worktrees (commit them first to race on them)",
+        );
+    }
     let common = ws.repo.common_dir().to_path_buf();
     let taken = |branch: &str| {
         ws.repo.branch_exists(branch) || race::worktree_path(&common, branch).exists()

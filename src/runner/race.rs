@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 use serde_json::Value;
@@ -297,6 +297,8 @@ struct Racer {
     last_stderr: String,
     exit_code: Option<i32>,
     exited: bool,
+    /// When its process was seen to exit.
+    exited_at: Option<Instant>,
     stdout_open: bool,
     /// Another racer won: this one was sent the second Ctrl-C.
     stopped: bool,
@@ -391,6 +393,7 @@ pub fn race(r: Race) -> Result<RaceReport> {
             last_stderr: String::new(),
             exit_code: None,
             exited: false,
+            exited_at: None,
             stdout_open: false,
             stopped: false,
             signals: 0,
@@ -494,6 +497,7 @@ pub fn race(r: Race) -> Result<RaceReport> {
                 && let Ok(Some(status)) = child.try_wait()
             {
                 racer.exited = true;
+                racer.exited_at = Some(Instant::now());
                 racer.exit_code = Some(
                     status
                         .code()
@@ -503,7 +507,13 @@ pub fn race(r: Race) -> Result<RaceReport> {
         }
         let winner_branch = winner.map(|w| racers[w].seat.branch.clone());
         for (i, racer) in racers.iter_mut().enumerate() {
-            if racer.exited && !racer.stdout_open && racer.report.is_none() {
+            // Its last events are read before it is finished, unless something it started
+            // holds its stdout open long after it exited.
+            let drained = !racer.stdout_open
+                || racer
+                    .exited_at
+                    .is_some_and(|t| t.elapsed() > Duration::from_secs(2));
+            if racer.exited && drained && racer.report.is_none() {
                 let won = winner == Some(i);
                 racer.report = Some(finish(&r, racer, won, winner_branch.as_deref()));
             }
