@@ -174,6 +174,7 @@ fn the_first_racer_proven_done_wins_and_the_other_keeps_its_work_on_its_branch()
         ),
         "{lost}"
     );
+    assert_eq!(lost["reason"], "stopped: goal/say-hello-1 won the race");
     // Two turns, two iterations: the second turn was cut short and recorded.
     assert_eq!(
         (&lost["turns"], &lost["iterations"]),
@@ -517,4 +518,76 @@ fn bad_race_input_exits_two_and_changes_nothing() {
     assert!(stderr(&out).contains("no commit"), "{}", stderr(&out));
     assert_eq!(worktrees(&empty).len(), 1);
     assert_eq!(empty.git(&["for-each-ref"]), "");
+}
+
+#[test]
+fn racers_take_the_presets_in_turn_each_with_its_own_agent_and_usage() {
+    let repo = project();
+    // Stand-ins for two agent CLIs on PATH: each saves its command line; claude proves the goal
+    // once codex is in its turn and reports its usage as Claude Code does; codex never ends.
+    let bin = repo.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let head = format!(
+        "#!/bin/sh\nT='{}'\nW=$(basename \"$PWD\"); S=\"$T/$W\"; mkdir -p \"$S\"\necho \"$0 $*\" > \"$S/argv\"\n",
+        repo.home.path().display()
+    );
+    std::fs::write(
+        bin.join("claude"),
+        format!(
+            "{head}cat > /dev/null\n{}\necho hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"Wrote hello.txt\",\"total_cost_usd\":0.25,\"usage\":{{\"input_tokens\":100,\"output_tokens\":20}}}}'\n",
+            until("$T/say-hello-codex/argv")
+        ),
+    )
+    .unwrap();
+    std::fs::write(bin.join("codex"), format!("{head}sleep 60\n")).unwrap();
+    for name in ["claude", "codex"] {
+        let path = bin.join(name);
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+    }
+    let out = repo
+        .goal()
+        .env("PATH", crate::stand_in::path_with(&[&bin]))
+        .env("GOAL_TIME_SCALE", "0")
+        .env("GOAL_SIGNAL_GRACE", "0.1")
+        .args([
+            "--json", "run", "--race", "2", "--agent", "claude", "--agent", "codex",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    let summary = json(&out);
+    assert_eq!(summary["winner"], "goal/say-hello-claude", "{summary}");
+    let racers = summary["racers"].as_array().unwrap();
+    let fields = |r: &serde_json::Value| (r["agent"].clone(), r["branch"].clone());
+    assert_eq!(
+        racers.iter().map(fields).collect::<Vec<_>>(),
+        [
+            ("claude".into(), "goal/say-hello-claude".into()),
+            ("codex".into(), "goal/say-hello-codex".into()),
+        ]
+    );
+    assert_eq!(
+        racers[0]["usage"],
+        serde_json::json!({"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.25})
+    );
+    assert_eq!(
+        racers[1]["usage"],
+        serde_json::json!({"input_tokens": null, "output_tokens": null, "cost_usd": null})
+    );
+    // Each racer ran its own preset's command line, in its own worktree.
+    let argv =
+        |racer: &str| std::fs::read_to_string(repo.home.path().join(racer).join("argv")).unwrap();
+    assert!(
+        argv("say-hello-claude").contains("claude -p --output-format stream-json"),
+        "{}",
+        argv("say-hello-claude")
+    );
+    assert!(
+        argv("say-hello-codex").contains("codex exec --json"),
+        "{}",
+        argv("say-hello-codex")
+    );
 }

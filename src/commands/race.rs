@@ -9,7 +9,7 @@ use clap::parser::ValueSource;
 use super::run::Args;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::runner::race::{self, Race, RaceReport};
+use crate::runner::race::{self, Race, RaceReport, RacerOutcome};
 use crate::workspace::Workspace;
 
 /// `--race N`: the number of racers, 2 or more.
@@ -235,6 +235,11 @@ fn render(ctx: &Ctx, report: &RaceReport) {
         ctx.say(if i == 0 { ctx.bold(&line) } else { line });
     }
     ctx.say("");
+    for r in &report.racers {
+        if !r.winner && r.outcome != RacerOutcome::Stopped && !r.reason.is_empty() {
+            ctx.say(format!("{}: {}", r.branch, r.reason));
+        }
+    }
     for r in report.racers.iter().filter(|r| r.worktree_kept) {
         ctx.say(format!(
             "worktree kept: {} ({}): {}",

@@ -604,7 +604,11 @@ fn on_event(racer: &mut Racer, line: &str, say: &dyn Fn(&str)) -> bool {
             if let Some(outcome) = RacerOutcome::of_event(name) {
                 racer.outcome = Some(outcome);
                 racer.reason = text("reason").to_string();
-                say(&format!("{branch}: {}", racer.reason));
+                if racer.stopped && outcome != RacerOutcome::Complete {
+                    say(&format!("{branch}: stopped"));
+                } else {
+                    say(&format!("{branch}: {}", racer.reason));
+                }
                 return outcome == RacerOutcome::Complete;
             }
         }
@@ -648,6 +652,10 @@ fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str>) -> Racer
         .unwrap_or_else(|| code.map_or(RacerOutcome::Error, RacerOutcome::of_code));
     if racer.stopped && outcome != RacerOutcome::Complete {
         outcome = RacerOutcome::Stopped;
+        racer.reason = format!(
+            "stopped: {} won the race",
+            winner.unwrap_or("another racer")
+        );
     }
     if racer.reason.is_empty() {
         racer.reason = racer.last_stderr.clone();
