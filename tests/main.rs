@@ -24,6 +24,7 @@ mod generative;
 mod history;
 mod install;
 mod proof;
+mod race;
 mod red;
 mod red_surfaces;
 mod red_tricks;
