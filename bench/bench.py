@@ -23,7 +23,7 @@ realistic goal of 300 iterations, one of 10, and working trees of 50,000 and 100
              serde_json, memchr: cargo test) and on a pytest package; the first red run of a
              crate is shown apart (it seeds the red runs' target folder)       no bar: a cost
 
---only red|log300 runs just those rows (the red rows need cargo and pytest on PATH).
+--only red|log300|growth runs just those rows (the red rows need cargo and pytest on PATH).
 
 Each figure is the median of K runs (default 5), alternating the two commands.
 Timings on shared machines are noisy: read the ratios, not the milliseconds.
@@ -273,7 +273,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, nargs="*", default=[50_000, 100_000], help="working-tree sizes for verify/iterate/status")
-    parser.add_argument("--only", choices=["red", "log300"], help="run only these rows")
+    parser.add_argument("--only", choices=["red", "log300", "growth"], help="run only these rows")
     args = parser.parse_args()
     goal = os.path.abspath(args.goal)
     if not os.path.exists(goal):
@@ -284,6 +284,19 @@ def main():
         rows = []
         if args.only == "red":
             red_rows(rows, goal, root, args.runs)
+        elif args.only == "growth":
+            n = args.iterations
+            big, small = os.path.join(root, "big"), os.path.join(root, "small")
+            trimmed = os.path.join(root, "trimmed")
+            build_history(big, n)
+            build_history(trimmed, n, keep=20)
+            build_history(small, 10)
+            for path in (big, small, trimmed):
+                run([goal, "status"], path, check=False)
+            b, s2 = median_pair(f"cd {big} && {goal} status", f"cd {small} && {goal} status", root, args.runs * 6)
+            ratio_row(rows, "growth", f"goal status @{n} / @10 iterations", b, s2, 1.1)
+            b, s2 = median_pair(f"cd {trimmed} && {goal} status", f"cd {small} && {goal} status", root, args.runs * 6)
+            ratio_row(rows, "growth-t", f"same, @{n} with the log trimmed / @10", b, s2, 1.1)
         else:
             real = os.path.join(root, "real")
             build_history(real, 300)

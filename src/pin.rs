@@ -2,10 +2,6 @@
 //! (guard) a criterion may end with, and the rule that a command which only prints is never
 //! evidence. Pure.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 /// What a pin asks of its command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,26 +51,52 @@ pub struct Pin {
     pub argv: Vec<String>,
 }
 
-/// `(verify: `cmd`)` or `(guard: `cmd`)` at the very end of a criterion, ASCII or full-width
-/// parentheses, any spacing.
-static PIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]\s*(verify|guard):\s*`([^`]*)`\s*[)）]\s*$")
-        .expect("the pin pattern compiles")
-});
+/// Where a pin sits in a criterion text: `(verify: `cmd`)` or `(guard: `cmd`)` at the very end,
+/// ASCII or full-width parentheses, any spacing (Unicode whitespace) around the parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located<'a> {
+    pub kind: Kind,
+    /// The command as written between the backticks, untrimmed.
+    pub command: &'a str,
+    /// The byte offset of the opening parenthesis.
+    pub start: usize,
+}
+
+/// Find the pin at the end of `text`, read backwards from the end. Written by hand rather than as
+/// a regex: every `goal` command reads each criterion, and compiling the pattern cost a fifth of
+/// `goal status`'s instructions.
+pub fn locate(text: &str) -> Option<Located<'_>> {
+    let rest = text.trim_end();
+    let rest = rest
+        .strip_suffix(')')
+        .or_else(|| rest.strip_suffix('）'))?
+        .trim_end();
+    let rest = rest.strip_suffix('`')?;
+    let open = rest.rfind('`')?;
+    let command = &rest[open + 1..];
+    let rest = rest[..open].trim_end().strip_suffix(':')?;
+    let (rest, kind) = match rest.strip_suffix("verify") {
+        Some(rest) => (rest, Kind::Acceptance),
+        None => (rest.strip_suffix("guard")?, Kind::Guard),
+    };
+    let rest = rest.trim_end();
+    let start = match rest.strip_suffix('(') {
+        Some(before) => before.len(),
+        None => rest.strip_suffix('（')?.len(),
+    };
+    Some(Located {
+        kind,
+        command,
+        start,
+    })
+}
 
 /// The pin of a criterion text: None when it has none, Some(Err) when the pin cannot be split
 /// into words (an unbalanced quote) or is empty.
 pub fn parse(text: &str) -> Option<Result<Pin, String>> {
-    let captures = PIN.captures(text)?;
-    let kind = match captures.get(1).map(|m| m.as_str()) {
-        Some("guard") => Kind::Guard,
-        _ => Kind::Acceptance,
-    };
-    let command = captures
-        .get(2)
-        .map_or("", |m| m.as_str())
-        .trim()
-        .to_string();
+    let located = locate(text)?;
+    let kind = located.kind;
+    let command = located.command.trim().to_string();
     if command.is_empty() {
         return Some(Err("the pinned command is empty".into()));
     }
@@ -98,8 +120,8 @@ pub fn argv(text: &str) -> Option<Vec<String>> {
 
 /// The criterion text without its pin (what the requirement says).
 pub fn base(text: &str) -> &str {
-    match PIN.find(text) {
-        Some(m) => text[..m.start()].trim_end(),
+    match locate(text) {
+        Some(pin) => text[..pin.start].trim_end(),
         None => text,
     }
 }
@@ -257,6 +279,53 @@ fn segments(script: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written reader finds exactly what the pattern it replaced found.
+    #[test]
+    fn locate_agrees_with_the_pattern_it_replaced() {
+        let pattern =
+            regex::Regex::new(r"[(（]\s*(verify|guard):\s*`([^`]*)`\s*[)）]\s*$").unwrap();
+        let cases = [
+            "a (verify: `cargo test a`)",
+            "a (verify:`x`)",
+            "a   (  guard:   `make  lint`  )  \n",
+            "a （verify: `x`）",
+            "a （ guard :`x`）",
+            "a (verify : `x`)",
+            "a (Verify: `x`)",
+            "a (verify: `x` `y`)",
+            "a (verify: `x`) (guard: `y`)",
+            "a (guard: `y`) tail",
+            "a (verify: ``)",
+            "a (verify: `   `)",
+            "(verify: `x`)",
+            "a verify: `x`)",
+            "a (verify: `x`",
+            "a (verify: x)",
+            "a (unverify: `x`)",
+            "a (\u{3000}verify:\u{3000}`x`\u{3000})\u{3000}",
+            "a (verify: `é ü`)",
+            "a ((verify: `x`))",
+            "a (verify: `x`))",
+            "plain text",
+            "",
+            ")",
+            "`)",
+            "``)",
+        ];
+        for text in cases {
+            let want = pattern.captures(text).map(|c| {
+                let kind = if &c[1] == "guard" {
+                    Kind::Guard
+                } else {
+                    Kind::Acceptance
+                };
+                (kind, c.get(2).unwrap().as_str(), c.get(0).unwrap().start())
+            });
+            let got = locate(text).map(|l| (l.kind, l.command, l.start));
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
 
     #[test]
     fn pins_parse_from_any_spacing() {

@@ -3,9 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Serialize;
 
 use crate::audit::git_lines;
@@ -20,28 +18,13 @@ use crate::summary;
 const TAIL_LINES: usize = 20;
 
 /// What a criterion pins: an acceptance test (`verify:`) or a guard (`guard:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PinKind {
-    Acceptance,
-    Guard,
-}
-
-/// `(verify: `cmd`)` or `(guard: `cmd`)` at the end of a criterion. A local reading of both pin
-/// kinds, so that recheck runs guard pins whether or not the pin module knows them yet.
-static ANY_PIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]\s*(verify|guard):\s*`([^`]*)`\s*[)）]\s*$")
-        .expect("the pin pattern compiles")
-});
+pub use crate::pin::Kind as PinKind;
 
 /// The pin of a criterion text, either kind: None when it has none; Err when it does not split.
 pub fn pinned(text: &str) -> Option<(PinKind, std::result::Result<Vec<String>, String>)> {
-    let captures = ANY_PIN.captures(text)?;
-    let kind = match captures.get(1).map(|m| m.as_str()) {
-        Some("guard") => PinKind::Guard,
-        _ => PinKind::Acceptance,
-    };
-    let command = captures.get(2).map_or("", |m| m.as_str()).trim();
+    let located = pin::locate(text)?;
+    let kind = located.kind;
+    let command = located.command.trim();
     let argv = match shell_words::split(command) {
         Ok(argv) if !argv.is_empty() => Ok(argv),
         Ok(_) => Err("the pinned command is empty".to_string()),
@@ -201,7 +184,7 @@ impl<'a> Checker<'a> {
     pub fn check(&mut self, finished: &Finished) -> Result<GoalCheck> {
         let mut criteria = Vec::new();
         for c in &finished.goal.criteria {
-            let text = pin::base(strip_guard(&c.text)).to_string();
+            let text = pin::base(&c.text).to_string();
             let (verdict, tail, kind, command) = match pinned(&c.text) {
                 None => (Verdict::Unpinned, Vec::new(), None, None),
                 Some((kind, Err(why))) => (Verdict::CannotRun, vec![why], Some(kind), None),
@@ -238,7 +221,7 @@ impl<'a> Checker<'a> {
         } else {
             (self.before)(&pin::render(argv));
             match run_captured(argv, self.root) {
-                Ok((code, output)) => judge(code, &String::from_utf8_lossy(&output)),
+                Ok((code, output)) => judge(argv, code, &String::from_utf8_lossy(&output)),
                 Err(Error::Spawn { program, source }) => Ran {
                     verdict: Verdict::CannotRun,
                     tail: vec![format!("cannot run `{program}`: {source}")],
@@ -251,23 +234,15 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// The criterion text without a guard pin (pin::base removes a verify pin).
-fn strip_guard(text: &str) -> &str {
-    match ANY_PIN.find(text) {
-        Some(m) => text[..m.start()].trim_end(),
-        None => text,
-    }
-}
-
 /// Holds when the command exits 0 and, where a test summary is recognised, no test failed and
 /// at least one ran; a shell's "command not found" (126, 127) cannot run. Pure.
-fn judge(code: i32, output: &str) -> Ran {
+fn judge(argv: &[String], code: i32, output: &str) -> Ran {
     let lines: Vec<&str> = output.lines().collect();
     let tail: Vec<String> = lines[lines.len().saturating_sub(TAIL_LINES)..]
         .iter()
         .map(|l| l.to_string())
         .collect();
-    let tests = summary::recognise(output);
+    let tests = summary::recognise_run(argv, output);
     let verdict = match (code, tests) {
         (126 | 127, _) => Verdict::CannotRun,
         (0, None) => Verdict::Holds,
@@ -304,10 +279,14 @@ mod tests {
             (127, "sh: foo: not found\n", Verdict::CannotRun),
         ];
         for (code, output, want) in cases {
-            assert_eq!(judge(*code, output).verdict, *want, "{code} {output:?}");
+            assert_eq!(
+                judge(&[], *code, output).verdict,
+                *want,
+                "{code} {output:?}"
+            );
         }
-        assert!(judge(0, "1 passed, 0 failed").tail.is_empty());
-        assert_eq!(judge(1, "a\nb\n").tail, vec!["a", "b"]);
+        assert!(judge(&[], 0, "1 passed, 0 failed").tail.is_empty());
+        assert_eq!(judge(&[], 1, "a\nb\n").tail, vec!["a", "b"]);
     }
 
     #[test]
@@ -320,7 +299,7 @@ mod tests {
         ];
         for (text, kind, base) in cases {
             assert_eq!(pinned(text).map(|p| p.0), *kind, "{text}");
-            assert_eq!(strip_guard(text), *base, "{text}");
+            assert_eq!(pin::base(text), *base, "{text}");
         }
         assert_eq!(
             pinned("x (guard: `make lint -j2`)").unwrap().1,

@@ -20,6 +20,7 @@ mod message;
 mod objects;
 mod scan;
 mod snapshot;
+pub mod worktree;
 
 use message::parse_git_date;
 pub use message::parse_trailers;

@@ -177,6 +177,25 @@ struct Pending {
     ctest_not_run_block: bool,
 }
 
+/// The test summary of a run of `argv`: [`recognise`] over its output without the lines the
+/// command line itself carries. A command that prints its own summary
+/// (`python3 -c "print('1 passed in 0.01s')"`) grades itself: that line is no test's result. Only
+/// lines with a digit in them and at least four characters long are taken out, so that a short
+/// verdict line ("OK") is never lost to a word of the command.
+pub fn recognise_run(argv: &[String], output: &str) -> Option<TestCounts> {
+    let command = argv.join(" ");
+    let echoed = |line: &str| {
+        let text = ANSI.replace_all(line, "");
+        let text = text.trim();
+        text.len() >= 4 && text.bytes().any(|b| b.is_ascii_digit()) && command.contains(text)
+    };
+    if !output.lines().any(echoed) {
+        return recognise(output);
+    }
+    let kept: Vec<&str> = output.lines().filter(|line| !echoed(line)).collect();
+    recognise(&kept.join("\n"))
+}
+
 /// Sum the test summaries in `output`; None when no runner's summary was recognised.
 pub fn recognise(output: &str) -> Option<TestCounts> {
     let mut total = Group::default();
@@ -461,6 +480,64 @@ fn finish(mut total: Group, mut p: Pending) -> Option<TestCounts> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        shell_words::split(line).unwrap()
+    }
+
+    #[test]
+    fn a_summary_the_command_carries_is_not_read() {
+        // (command, output, counts or None)
+        let passed = |n| {
+            Some(TestCounts {
+                passed: n,
+                ..TestCounts::default()
+            })
+        };
+        let cases: &[(&str, &str, Option<TestCounts>)] = &[
+            (
+                r#"python3 -c "print('1 passed in 0.01s')""#,
+                "1 passed in 0.01s\n",
+                None,
+            ),
+            (
+                r#"python3 -c "import marker; print('1 passed in 0.01s')""#,
+                "1 passed in 0.01s\n",
+                None,
+            ),
+            (
+                r#"sh -c 'echo "test result: ok. 3 passed; 0 failed; 0 ignored"'"#,
+                "test result: ok. 3 passed; 0 failed; 0 ignored\n",
+                None,
+            ),
+            (
+                r#"python3 -c "print('Ran 2 tests in 0.001s'); print(); print('OK')""#,
+                "Ran 2 tests in 0.001s\n\nOK\n",
+                None,
+            ),
+            // A real runner's summary is read, whatever words the command has.
+            (
+                "pytest -q tests/test_calc.py",
+                "..\n2 passed in 0.01s\n",
+                passed(2),
+            ),
+            ("make OK", "Ran 2 tests in 0.001s\n\nOK\n", passed(2)),
+            (
+                "cargo test 1",
+                "test result: ok. 1 passed; 0 failed; 0 ignored\n",
+                passed(1),
+            ),
+            // The printed summary is dropped; a real one beside it is still read.
+            (
+                r#"sh -c "pytest -q; echo '5 passed in 0.01s'""#,
+                "1 passed in 0.02s\n5 passed in 0.01s\n",
+                passed(1),
+            ),
+        ];
+        for (command, output, want) in cases {
+            assert_eq!(recognise_run(&words(command), output), *want, "{command}");
+        }
+    }
 
     fn t(passed: u64, failed: u64, ignored: u64) -> Option<TestCounts> {
         Some(TestCounts {

@@ -416,3 +416,30 @@ fn the_agents_take_turns_and_goal_log_names_each_one() {
         "{text}"
     );
 }
+
+#[test]
+fn a_budget_a_listed_agent_cannot_keep_is_refused_before_failover_or_a_race() {
+    // codex reports no cost: --max-cost is refused whether it fails over or races, nothing made.
+    for race in [&[][..], &["--race", "2"][..]] {
+        let repo = project();
+        fake(&repo, "claude", WORK);
+        fake(&repo, "codex", WORK);
+        let before = (repo.commit_count(), repo.git(&["branch", "--list"]));
+        let mut flags = vec!["--max-cost", "1"];
+        flags.extend_from_slice(race);
+        let out = run_agents(&repo, &["claude", "codex"], &flags);
+        assert_eq!(code(&out), 2, "{race:?}: {}", explain(&out));
+        assert!(
+            crate::support::stderr(&out)
+                .contains("--max-cost cannot be kept with the agent `codex`"),
+            "{}",
+            explain(&out)
+        );
+        assert!(order(&repo).is_empty());
+        assert_eq!(
+            (repo.commit_count(), repo.git(&["branch", "--list"])),
+            before,
+            "{race:?}"
+        );
+    }
+}

@@ -13,6 +13,14 @@ fn script(passed: u32, failed: u32) -> String {
     )
 }
 
+/// A test of the goal's work (the file `work`): it fails on the code before the goal, as a pinned
+/// acceptance test must (red before green), and passes with `passed` tests once `work` exists.
+fn work_script(passed: u32, work: &str) -> String {
+    format!(
+        "#!/bin/sh\nif [ ! -f {work} ]; then echo \"0 passed, {passed} failed\"; exit 1; fi\necho \"{passed} passed, 0 failed\"\n"
+    )
+}
+
 fn recheck(repo: &Repo, args: &[&str]) -> Output {
     repo.goal().arg("recheck").args(args).output().unwrap()
 }
@@ -25,7 +33,12 @@ fn finished(repo: &Repo, goal: &str, test: &str) {
         .args(["-c", "the docs say so"])
         .assert()
         .success();
-    repo.write(test, &script(2, 0));
+    let work = format!(
+        "src/{}.txt",
+        test.rsplit('/').next().unwrap().trim_end_matches(".sh")
+    );
+    repo.write(test, &work_script(2, &work));
+    repo.write(&work, "the work\n");
     repo.ok(&["verify"]);
     repo.ok(&["verify", "-c", "2", "--", "sh", test]);
     repo.ok(&["iterate", "-m", "implemented it"]);
@@ -222,7 +235,7 @@ fn row<'a>(rows: &'a [serde_json::Value], place: &str) -> &'a serde_json::Value 
 /// `by-hand` whose tip was committed without goal.
 fn busy() -> (Repo, tempfile::TempDir, std::path::PathBuf) {
     let repo = Repo::new();
-    repo.test_script("tests/a.sh", 1, 0);
+    repo.write("tests/a.sh", &work_script(1, "src/parser.txt"));
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "tests"]);
     repo.goal()
@@ -250,6 +263,8 @@ fn busy() -> (Repo, tempfile::TempDir, std::path::PathBuf) {
         repo.git(&["worktree", "add", "-q", p.to_str().unwrap(), "shipped"]);
         (g, p)
     };
+    std::fs::create_dir_all(wt2.join("src")).unwrap();
+    std::fs::write(wt2.join("src/parser.txt"), "the parser\n").unwrap();
     repo.goal_in(&wt2).args(["verify"]).assert().success();
     repo.goal_in(&wt2)
         .args(["verify", "-c", "2", "--", "sh", "tests/a.sh"])
@@ -266,7 +281,8 @@ fn busy() -> (Repo, tempfile::TempDir, std::path::PathBuf) {
     repo.write(".agents/goal/GOAL.md", &md);
     repo.git(&["commit", "-q", "--no-verify", "-am", "edit by hand"]);
     repo.git(&["checkout", "-q", "main"]);
-    // Live progress on main: a passing verify, not committed.
+    // Live progress on main: the work and a passing verify, not committed.
+    repo.write("src/parser.txt", "the parser\n");
     repo.ok(&["verify", "-c", "1"]);
     (repo, guard, wt)
 }
@@ -506,8 +522,8 @@ fn ledger_lines(text: &str) -> Vec<String> {
 #[test]
 fn two_branches_that_changed_the_same_goal_merge_without_conflict() {
     let repo = Repo::new();
-    repo.test_script("tests/a.sh", 2, 0);
-    repo.test_script("tests/b.sh", 3, 0);
+    repo.write("tests/a.sh", &work_script(2, "src/a.txt"));
+    repo.write("tests/b.sh", &work_script(3, "src/b.txt"));
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "tests"]);
     repo.ok(&["hooks", "install"]);

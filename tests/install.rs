@@ -416,8 +416,17 @@ fn the_packages_install_offline_and_run_goal() {
     );
     let version = env!("CARGO_PKG_VERSION");
     let work = Repo::new();
+    // The hermetic HOME hides the toolchain (scripts/package asks rustc for the host): name it
+    // as this test's own cargo found it.
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
+    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
+    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
     let out = work
         .command(root().join("scripts/package"))
+        .env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_TOOLCHAIN", &toolchain)
         .env("GOAL_BIN", &release)
         .output()
         .unwrap();

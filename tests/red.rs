@@ -12,7 +12,9 @@ use crate::support::{EVIDENCE, Repo, json, stderr, stdout};
 const ADD: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
 const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
-const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+/// `add` fixed, a different length from the bug (Python's bytecode cache is keyed by mtime and
+/// size: an equal length written within the same second would be served the old code).
+const FIXED: &str = "def add(a, b):\n    return (a + b)\n\n\ndef mul(a, b):\n    return a * b\n";
 const TEST_MUL: &str =
     "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const TEST_ADD: &str = "\n\ndef test_add():\n    assert add(2, 2) == 4\n";
@@ -238,11 +240,10 @@ fn trick_printing_pin_recorded_as_a_check_is_refused() {
         "-c",
         "print('1 passed in 0.01s')",
     ]);
+    // The line the command prints is in the command itself: no test's result, so the run is a
+    // check, which cannot complete a goal (and its red run passes on the base too).
     repo.ok(&["verify", "--check", "-c", "1"]);
-    done_refused(
-        &repo,
-        &["the tests of criterion 1 pass on the code before the goal: they do not test the change"],
-    );
+    done_refused(&repo, &["a check alone cannot complete a goal"]);
 }
 
 #[test]

@@ -181,7 +181,7 @@ impl Replayer {
                 Ok(Outcome {
                     exit_code,
                     tests: if junit.is_empty() {
-                        summary::recognise(&String::from_utf8_lossy(&output))
+                        summary::recognise_run(argv, &String::from_utf8_lossy(&output))
                     } else {
                         Some(
                             crate::junit::read_reports(junit, &dir, started)

@@ -20,6 +20,7 @@ pub mod integrate;
 pub mod iterate;
 pub mod log;
 pub mod merge_driver;
+pub mod race;
 pub mod recheck;
 pub mod report;
 pub mod restore;

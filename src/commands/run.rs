@@ -38,6 +38,11 @@ use crate::workspace::Workspace;
 /// Exit codes: 0 complete; 1 blocked or escalated (a person is needed); 2 bad input or a hard
 /// agent failure; 3 a budget ran out; 130 interrupted (one Ctrl-C ends after the current turn is
 /// recorded, a second stops the agent at once).
+///
+/// With `--race N`, N racers run side by side, each in its own new worktree and branch from the
+/// current commit, assigned in turn to the `--agent`s given (or all to the `-- CMD`); the first
+/// whose `goal done` succeeds wins, the others are stopped with their work committed on their
+/// branches, and the winner's branch is left to merge.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The goal to start; without it, the active goal is continued.
@@ -51,10 +56,11 @@ pub struct Args {
     )]
     pub criteria: Vec<String>,
     /// The agent CLI, run in its headless mode (claude, codex, gemini, pi, opencode, aider, cursor;
-    /// cursor is unverified: never run against its real CLI). Repeatable for failover: each turn
-    /// goes to the first listed agent not at its usage limit; one whose auth fails, or whose CLI is
-    /// missing, leaves the run. --agent-arg goes to each of them.
-    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
+    /// cursor is unverified: never run against its real CLI). Repeatable: without `--race`, a
+    /// failover: each turn goes to the first listed agent not at its usage limit, and one whose
+    /// auth fails, or whose CLI is missing, leaves the run (--agent-arg goes to each of them);
+    /// with `--race`, the racers take the agents in turn.
+    #[arg(long, value_name = "NAME", action = clap::ArgAction::Append, value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
     pub agent: Vec<String>,
     /// An argument appended to the preset's command line (repeatable): a model, a profile…
     #[arg(
@@ -88,6 +94,14 @@ pub struct Args {
     /// Run on a detached HEAD anyway (the run's commits are then on no branch).
     #[arg(long)]
     pub detached_ok: bool,
+    /// Race N agents (2 or more) on the goal, each in its own new worktree and branch; the first
+    /// to prove it done wins, and its branch is left to merge.
+    #[arg(long, value_name = "N", value_parser = super::race::parse_racers)]
+    pub race: Option<usize>,
+    /// Keep every racer's worktree when the race ends (by default each is removed, unless it holds
+    /// uncommitted work).
+    #[arg(long, requires = "race")]
+    pub keep_worktrees: bool,
     /// Any agent command instead of a preset: the prompt goes on stdin, in GOAL_PROMPT (and a file
     /// named by GOAL_PROMPT_FILE), and in place of an argument that is exactly `{prompt}`.
     #[arg(last = true, value_name = "CMD")]
@@ -249,20 +263,42 @@ fn run_id() -> String {
 
 /// Start the goal of `goal run "<goal>"`, or check that it is the active one.
 fn start_goal(ws: &Workspace, args: &Args) -> Result<()> {
-    let Some(text) = args.goal.as_deref() else {
+    if check_goal(ws, args.goal.as_deref(), &args.criteria)?.is_some() {
+        ops::init::init(
+            ws,
+            ops::init::Options {
+                goal: args.goal.clone(),
+                criteria: args.criteria.clone(),
+                phases: Vec::new(),
+                abandon_current: false,
+                on_active: &|_| ops::init::OnActive::Keep,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Whether `goal run` may go on with this goal text (None: the active goal) and criteria: Some
+/// with the text when the goal must be started first, None when the active goal is the one to
+/// continue; refused when there is none, or another one is active.
+pub(crate) fn check_goal(
+    ws: &Workspace,
+    text: Option<&str>,
+    criteria: &[String],
+) -> Result<Option<String>> {
+    let Some(text) = text else {
         if ws.read_goal()?.is_none() {
             return Err(Error::refused(
                 format!("no active goal ({} does not exist)", ws.goal_rel.display()),
                 "start one with `goal run \"<goal>\" -c \"<criterion> (verify: `<test command>`)\" --agent <name>`",
             ));
         }
-        return Ok(());
+        return Ok(None);
     };
     if let Some(active) = ws.read_goal()? {
         if active.goal == crate::goal_file::one_line(text) {
             let texts = active.criteria_texts();
-            let new: Vec<&String> = args
-                .criteria
+            let new: Vec<&String> = criteria
                 .iter()
                 .filter(|c| !texts.contains(&crate::goal_file::one_line(c)))
                 .collect();
@@ -276,27 +312,34 @@ fn start_goal(ws: &Workspace, args: &Args) -> Result<()> {
                     "add them with `goal criteria add \"<criterion>\" --verify \"<test command>\"`, then `goal run` (no goal text)",
                 ));
             }
-            return Ok(());
+            return Ok(None);
         }
         return Err(Error::refused(
             format!("another goal is active: \"{}\"", active.goal),
             "continue it with `goal run` (no goal text), or replace it first with `goal init --replace \"<goal>\"`",
         ));
     }
-    ops::init::init(
-        ws,
-        ops::init::Options {
-            goal: Some(text.to_string()),
-            criteria: args.criteria.clone(),
-            phases: Vec::new(),
-            abandon_current: false,
-            on_active: &|_| ops::init::OnActive::Keep,
-        },
-    )?;
-    Ok(())
+    Ok(Some(text.to_string()))
+}
+
+/// The refusal of a `goal run` given neither a preset nor a command.
+pub(crate) fn no_agent() -> Error {
+    Error::usage(
+        "no agent: give a preset or a command",
+        format!(
+            "`goal run --agent claude` (presets: {}), or `goal run -- <command> {{prompt}}`",
+            presets::names().join(", ")
+        ),
+    )
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    // A budget no listed agent can be held to is refused before anything is made (each racer
+    // would refuse it too).
+    check_budgets(&args)?;
+    if let Some(racers) = args.race {
+        return super::race::run(ctx, args, racers);
+    }
     let ws = Workspace::open(ctx)?;
     // An unattended run would hang its commits off nothing: ask for a branch first.
     if ws.repo.head_detached() && !args.detached_ok {
@@ -343,15 +386,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         });
     }
     if agents.is_empty() {
-        return Err(Error::usage(
-            "no agent: give a preset or a command",
-            format!(
-                "`goal run --agent claude` (presets: {}), or `goal run -- <command> {{prompt}}`",
-                presets::names().join(", ")
-            ),
-        ));
+        return Err(no_agent());
     }
-    check_budgets(&args)?;
     start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
     for preset in args.agent.iter().filter_map(|n| presets::preset(n)) {

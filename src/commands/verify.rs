@@ -396,7 +396,13 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
     }
     let (exit_code, output) = run_teed(&run.argv, &run.dir, ctx.json)?;
     let duration_ms = clock.elapsed().as_millis() as u64;
-    let mut tests = summary::recognise(&String::from_utf8_lossy(&output));
+    let text = String::from_utf8_lossy(&output);
+    let mut tests = summary::recognise_run(&run.argv, &text);
+    if tests != summary::recognise(&text) {
+        ctx.note(
+            "warning: the output's test summary is written in the command itself: it is no test's result and proves nothing",
+        );
+    }
     if !args.junit.is_empty() {
         // The reports are the authority on what ran: they replace the output's summary. A
         // report this run did not write proves nothing (zero tests).

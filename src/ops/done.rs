@@ -470,6 +470,22 @@ fn red_gate(
                     continue;
                 }
                 let Some(witness) = witness else { continue };
+                if green.tree == place.target.tree
+                    || green.tree_after.as_deref() == Some(place.target.tree.as_str())
+                {
+                    // The red tree is the base's code with the tests as now: equal to green's
+                    // tree, the goal changed none of the code its tests run.
+                    refusals.push(format!(
+                        "criterion {n}: the goal changed none of the code its tests run (its passing run {} is on the red tree itself: the base's code with the tests as now); red then green on the same code is the environment or a flaky test, not the goal's change",
+                        green.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        format!(
+                            "change the code the criterion is about (outside the tests), then `goal verify -c {n}`"
+                        )
+                    });
+                    continue;
+                }
                 if let Err(missing) =
                     names::green_covers_red(&run_tests(&witness), &run_tests(green))
                 {

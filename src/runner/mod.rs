@@ -11,5 +11,6 @@ pub mod machine;
 pub mod own_files;
 pub mod presets;
 pub mod prompt;
+pub mod race;
 pub mod reset;
 pub mod usage;

@@ -30,16 +30,43 @@ pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv", "vend
 /// The goal's base commit: the first parent of the active goal's `init` commit. None when the
 /// goal started on an unborn branch (its base tree is empty) or there is no goal commit.
 pub fn goal_base(repo: &Repo) -> Result<Option<Oid>> {
-    let Some(init) = crate::history::init_commit(repo)? else {
-        return Ok(None);
-    };
-    let spec = format!("{}^", init.id);
-    let lines = crate::audit::git_lines(repo.root(), &["rev-parse", "--verify", "-q", &spec])?;
-    match lines.and_then(|l| l.into_iter().next()) {
-        Some(line) => Ok(Some(
-            Oid::from_str(line.trim()).map_err(Error::git("read the goal's base commit"))?,
-        )),
+    match crate::history::init_commit(repo)? {
+        Some(init) => base_of(repo, &init),
         None => Ok(None),
+    }
+}
+
+/// The goal's base: the first parent of its init commit (None for a root commit, or a parent a
+/// shallow clone does not have).
+fn base_of(repo: &Repo, init: &crate::repo::CommitInfo) -> Result<Option<Oid>> {
+    Ok(repo.commit_and_parent(init.id)?.1)
+}
+
+/// The goal's init commit and its [`Place`], each read at most once however many of a command's
+/// questions need them (status asks for red states and for done's refusals: six history walks
+/// and a `git rev-parse` before).
+#[derive(Default)]
+pub struct PlaceOnce {
+    init: std::cell::OnceCell<Option<crate::repo::CommitInfo>>,
+    place: std::cell::OnceCell<Place>,
+}
+
+impl PlaceOnce {
+    /// The goal's init commit on this branch (None: no `goal init` in the history).
+    pub fn init(&self, ws: &Workspace) -> Result<Option<&crate::repo::CommitInfo>> {
+        if let Some(init) = self.init.get() {
+            return Ok(init.as_ref());
+        }
+        let init = crate::history::init_commit(&ws.repo)?;
+        Ok(self.init.get_or_init(|| init).as_ref())
+    }
+
+    pub fn place(&self, ws: &Workspace) -> Result<&Place> {
+        if let Some(place) = self.place.get() {
+            return Ok(place);
+        }
+        let place = Place::at(ws, self.init(ws)?.cloned())?;
+        Ok(self.place.get_or_init(|| place))
     }
 }
 
@@ -95,13 +122,21 @@ pub struct Place {
 
 impl Place {
     pub fn of(ws: &crate::workspace::Workspace) -> Result<Place> {
-        let Some(init) = crate::history::init_commit(&ws.repo)? else {
+        Place::at(ws, crate::history::init_commit(&ws.repo)?)
+    }
+
+    /// The place of a goal whose init commit is `init`.
+    fn at(
+        ws: &crate::workspace::Workspace,
+        init: Option<crate::repo::CommitInfo>,
+    ) -> Result<Place> {
+        let Some(init) = init else {
             return Err(Error::usage(
                 "no goal commit found on this branch: the red run needs the commit the goal started from",
                 "start the goal with `goal init`",
             ));
         };
-        let base = goal_base(&ws.repo)?;
+        let base = base_of(&ws.repo, &init)?;
         let work = ws.worktree_tree_full()?;
         let base_tree_full = match base {
             Some(b) => ws.repo.commit_info(b)?.tree,
@@ -133,12 +168,13 @@ pub fn red_states(
     ws: &crate::workspace::Workspace,
     goal: &crate::goal_file::GoalFile,
     ledger: &crate::evidence::Ledger,
+    once: &PlaceOnce,
 ) -> Result<Vec<Option<super::judge::Red>>> {
     let acceptance = goal
         .criteria
         .iter()
         .any(|c| crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance));
-    if !acceptance || crate::history::init_commit(&ws.repo)?.is_none() {
+    if !acceptance || once.init(ws)?.is_none() {
         return Ok(goal
             .criteria
             .iter()
@@ -152,7 +188,7 @@ pub fn red_states(
             })
             .collect());
     }
-    let place = Place::of(ws)?;
+    let place = once.place(ws)?;
     Ok(goal
         .criteria
         .iter()
@@ -343,6 +379,7 @@ pub fn findings(ws: &Workspace, place: &Place) -> Result<super::weaken::Findings
 pub fn done_would_refuse(
     ws: &Workspace,
     goal: &crate::goal_file::GoalFile,
+    once: &PlaceOnce,
 ) -> Result<Option<String>> {
     let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
     if super::judge::guards_only(&texts) {
@@ -350,15 +387,15 @@ pub fn done_would_refuse(
             "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
         ));
     }
-    if crate::history::init_commit(&ws.repo)?.is_none() {
+    if once.init(ws)?.is_none() {
         return Ok(None);
     }
-    let place = Place::of(ws)?;
+    let place = once.place(ws)?;
     let pins: Vec<String> = texts
         .iter()
         .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
         .collect();
-    let found = findings(ws, &place)?;
+    let found = findings(ws, place)?;
     let refusing: Vec<String> = super::judge::weakened(&found.findings, &pins, false)
         .iter()
         .filter(|w| w.refuses)
@@ -430,7 +467,7 @@ pub fn run_in_tree(
     };
     let duration_ms = clock.elapsed().as_millis() as u64;
     let text = String::from_utf8_lossy(&output);
-    let mut tests = summary::recognise(&text);
+    let mut tests = summary::recognise_run(argv, &text);
     let mut found = names::from_output(&text);
     if !options.junit.is_empty() {
         let (counts, junit_names) = read_junit(options.junit, &dir, started);

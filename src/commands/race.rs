@@ -1,0 +1,357 @@
+//! `goal run --race N`: the race's arguments checked before anything is made, its racers'
+//! command line, and its summary (a table, or one JSON document).
+
+use std::ffi::OsString;
+
+use clap::CommandFactory;
+use clap::parser::ValueSource;
+
+use super::run::Args;
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::runner::race::{self, Race, RaceReport, RacerOutcome};
+use crate::workspace::Workspace;
+
+/// `--race N`: the number of racers, 2 or more.
+pub fn parse_racers(text: &str) -> std::result::Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 2 => Ok(n),
+        Ok(n) => Err(format!(
+            "a race needs 2 racers or more, not {n} (without --race, `goal run` runs one agent)"
+        )),
+        Err(_) => Err(format!("`{text}` is not a number of racers (2 or more)")),
+    }
+}
+
+/// The `run` options every racer gets, as given on `argv`: all but the race's own (`--race`,
+/// `--keep-worktrees`), `--agent` (each racer gets one) and the global ones (each racer gets its
+/// own `-C`, `--file`, `--json`); then the goal text and `-- CMD ARGS…`. Read from the command
+/// line itself, so that every option `goal run` has reaches the racers.
+pub fn racer_args(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<OsString>)> {
+    const OWN: &[&str] = &[
+        "race",
+        "keep_worktrees",
+        "agent",
+        "dir",
+        "json",
+        "quiet",
+        "file",
+        "help",
+        "version",
+    ];
+    let cli = crate::cli::Cli::command();
+    let matches = cli
+        .clone()
+        .try_get_matches_from(argv)
+        .map_err(|e| Error::usage(format!("cannot read the command line again: {e}"), ""))?;
+    let (Some(m), Some(run)) = (
+        matches.subcommand_matches("run"),
+        cli.find_subcommand("run"),
+    ) else {
+        return Err(Error::usage(
+            "`--race` belongs to `goal run`",
+            "goal run --race 2 --agent claude --agent codex",
+        ));
+    };
+    let mut options = vec![OsString::from("run")];
+    let mut goal = Vec::new();
+    let mut command = Vec::new();
+    for arg in run.get_arguments() {
+        let id = arg.get_id().as_str();
+        if OWN.contains(&id) || m.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let values: Vec<OsString> = m
+            .get_raw(id)
+            .map(|v| v.map(OsString::from).collect())
+            .unwrap_or_default();
+        if arg.is_positional() {
+            if arg.is_last_set() {
+                command = values;
+            } else {
+                goal.extend(values);
+            }
+            continue;
+        }
+        let Some(long) = arg.get_long() else {
+            continue;
+        };
+        if arg.get_action().takes_values() {
+            for value in values {
+                let mut option = OsString::from(format!("--{long}="));
+                option.push(value);
+                options.push(option);
+            }
+        } else {
+            options.push(OsString::from(format!("--{long}")));
+        }
+    }
+    let mut tail = goal;
+    if !command.is_empty() {
+        tail.push(OsString::from("--"));
+        tail.extend(command);
+    }
+    Ok((options, tail))
+}
+
+pub fn run(ctx: &Ctx, args: Args, racers: usize) -> Result<u8> {
+    if args.agent.is_empty() && args.command.is_empty() {
+        return Err(super::run::no_agent());
+    }
+    let ws = Workspace::open(ctx)?;
+    let Some(start) = ws.repo.head_id()? else {
+        return Err(Error::usage(
+            "no commit to start the racers from (the branch has no commit yet)",
+            "make a first commit with `git commit`, then `goal run --race N` again",
+        ));
+    };
+    ws.repo.ensure_idle()?;
+    // Refused here, before any worktree is made, as each racer would refuse it.
+    let text = match super::run::check_goal(&ws, args.goal.as_deref(), &args.criteria)? {
+        Some(text) => text,
+        None => ws.goal()?.goal,
+    };
+    let (run_args, tail) = racer_args(std::env::args_os().collect())?;
+    if crate::repo::worktree::uncommitted(ws.root()).is_ok_and(|paths| !paths.is_empty()) {
+        ctx.note(
+            "the racers start from the last commit: the uncommitted changes here are not in their worktrees (commit them first to race on them)",
+        );
+    }
+    let common = ws.repo.common_dir().to_path_buf();
+    let taken = |branch: &str| {
+        ws.repo.branch_exists(branch) || race::worktree_path(&common, branch).exists()
+    };
+    let seats = race::seats(
+        &race::slug(&text),
+        racers,
+        &args.agent,
+        args.command.first().map(String::as_str),
+        &taken,
+    );
+    // Each preset's own files are kept out of the racers' commits before they start (they share
+    // info/exclude, and would all write it at once).
+    for seat in seats.iter().filter(|s| s.preset) {
+        if let Some(preset) = crate::runner::presets::preset(&seat.agent) {
+            crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
+                Error::io("cannot write the repository's info/exclude", common.clone()),
+            )?;
+        }
+    }
+    let quiet = ctx.json || ctx.quiet;
+    let say = |line: &str| {
+        if !quiet {
+            println!("goal run --race: {line}");
+        }
+    };
+    let note = |line: &str| {
+        if !ctx.quiet {
+            eprintln!("goal: {line}");
+        }
+    };
+    let report = race::race(Race {
+        repo: &ws.repo,
+        goal_rel: &ws.goal_rel,
+        goal_dir: &ws.goal_dir,
+        file_given: ctx.file.is_some(),
+        start,
+        seats,
+        run_args,
+        tail,
+        keep_worktrees: args.keep_worktrees,
+        say: &say,
+        note: &note,
+    })?;
+    if ctx.json {
+        ctx.emit_json(&report)?;
+    } else {
+        render(ctx, &report);
+    }
+    Ok(report.code)
+}
+
+/// `$0.1234 · 3400 tokens`, or `-` when the agent reported nothing.
+fn usage_text(u: &crate::runner::usage::Usage) -> String {
+    let mut parts = Vec::new();
+    if let Some(cost) = u.cost_usd {
+        parts.push(format!("${cost:.4}"));
+    }
+    if let Some(tokens) = u.tokens() {
+        parts.push(format!("{tokens} tokens"));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// The summary: one row per racer, the worktrees kept, and the winner's merge line.
+fn render(ctx: &Ctx, report: &RaceReport) {
+    let mut rows = vec![[
+        "branch".to_string(),
+        "agent".into(),
+        "outcome".into(),
+        "iterations".into(),
+        "turns".into(),
+        "proven".into(),
+        "diff".into(),
+        "usage".into(),
+    ]];
+    for r in &report.racers {
+        let outcome = if r.winner {
+            "won".to_string()
+        } else {
+            r.outcome.as_str().to_string()
+        };
+        let proven = match (r.proven, r.total) {
+            (Some(p), Some(t)) => format!("{p}/{t}"),
+            _ => "-".into(),
+        };
+        rows.push([
+            r.branch.clone(),
+            r.agent.clone(),
+            outcome,
+            r.iterations.to_string(),
+            r.turns.to_string(),
+            proven,
+            format!(
+                "{} file(s) +{} -{}",
+                r.diff.files, r.diff.insertions, r.diff.deletions
+            ),
+            usage_text(&r.usage),
+        ]);
+    }
+    let widths: Vec<usize> = (0..8)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    ctx.say("");
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        let line = line.join("  ").trim_end().to_string();
+        ctx.say(if i == 0 { ctx.bold(&line) } else { line });
+    }
+    ctx.say("");
+    for r in &report.racers {
+        if !r.winner && r.outcome != RacerOutcome::Stopped && !r.reason.is_empty() {
+            ctx.say(format!("{}: {}", r.branch, r.reason));
+        }
+    }
+    for r in report.racers.iter().filter(|r| r.worktree_kept) {
+        ctx.say(format!(
+            "worktree kept: {} ({}): {}",
+            r.worktree,
+            r.branch,
+            r.kept_because.as_deref().unwrap_or("kept")
+        ));
+    }
+    match &report.winner {
+        Some(branch) => {
+            ctx.say(format!(
+                "{} {branch} proved the goal done first; merge it with:",
+                ctx.green("won:")
+            ));
+            ctx.say(format!("  git merge {branch}"));
+        }
+        None => {
+            let why = if report.interrupted {
+                "interrupted"
+            } else {
+                "no racer proved the goal done"
+            };
+            ctx.say(format!(
+                "{} {why}; each racer's iterations are on its branch (continue one with `git switch <branch>` and `goal run`)",
+                ctx.yellow("no winner:")
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn each_racer_gets_every_run_option_but_the_race_s_own() {
+        let cases: &[(&[&str], &[&str], &[&str])] = &[
+            (
+                &[
+                    "goal",
+                    "-C",
+                    "x",
+                    "--json",
+                    "run",
+                    "Say hi",
+                    "-c",
+                    "a",
+                    "-c",
+                    "b",
+                    "--agent",
+                    "claude",
+                    "--agent",
+                    "codex",
+                    "--agent-arg",
+                    "--model",
+                    "--race",
+                    "3",
+                    "--keep-worktrees",
+                    "--max-iterations",
+                    "4",
+                    "--idle-timeout",
+                    "5m",
+                    "--detached-ok",
+                ],
+                &[
+                    "run",
+                    "--criterion=a",
+                    "--criterion=b",
+                    "--agent-arg=--model",
+                    "--max-iterations=4",
+                    "--idle-timeout=5m",
+                    "--detached-ok",
+                ],
+                &["Say hi"],
+            ),
+            (
+                &["goal", "run", "--race=2", "--", "sh", "x.sh", "{prompt}"],
+                &["run"],
+                &["--", "sh", "x.sh", "{prompt}"],
+            ),
+        ];
+        for (argv, want_options, want_tail) in cases {
+            let (options, tail) = racer_args(os(argv)).unwrap();
+            assert_eq!(options, os(want_options), "{argv:?}");
+            assert_eq!(tail, os(want_tail), "{argv:?}");
+            // What a racer is given parses as one `goal run` with one agent and no race.
+            let mut child = os(&["goal", "-C", "wt", "--json"]);
+            child.extend(options);
+            if argv.contains(&"claude") {
+                child.push("--agent=claude".into());
+            }
+            child.extend(tail);
+            let cli = crate::cli::Cli::try_parse_from(&child).unwrap();
+            let crate::cli::Command::Run(run) = cli.command else {
+                panic!("not a run: {child:?}");
+            };
+            assert!(run.race.is_none() && !run.keep_worktrees);
+            assert!(run.agent.len() <= 1);
+        }
+    }
+
+    #[test]
+    fn racers_are_two_or_more() {
+        assert_eq!(parse_racers("2"), Ok(2));
+        assert_eq!(parse_racers("12"), Ok(12));
+        for bad in ["1", "0", "-3", "two", ""] {
+            assert!(parse_racers(bad).is_err(), "{bad}");
+        }
+    }
+}

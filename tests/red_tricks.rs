@@ -1,0 +1,116 @@
+//! Red before green against tricks that change no test: a conftest the repository ignores that
+//! patches the code, an environment that does, and a pin that prints its own test summary. Each is
+//! refused with the bug still in the code. Real git, real pytest.
+
+use crate::support::{Repo, stderr};
+
+const ADD: &str =
+    "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
+const BUGGY: &str = "def add(a, b):\n    return a - b\n";
+const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+/// Makes `add` right without changing calc/ or any tracked file.
+const PATCH: &str = "import calc\ncalc.add = lambda a, b: a + b\n";
+
+/// A Python package whose `add()` subtracts, with its failing test on the base; a goal to fix it.
+fn calc(criterion: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write("tests/test_calc.py", TESTS);
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc with a failing test"]);
+    repo.init_goal(&[criterion]);
+    repo
+}
+
+/// The pin fails on the code as it is (the bug known).
+#[track_caller]
+fn red(repo: &Repo) {
+    let out = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[track_caller]
+fn done_refused(repo: &Repo, words: &[&str]) {
+    repo.refused(&["done"], 1, words);
+    assert_eq!(repo.read("calc/__init__.py"), BUGGY, "the bug stays");
+    assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is not done");
+}
+
+const SAME_CODE: &str = "criterion 1: the goal changed none of the code its tests run";
+
+#[test]
+fn an_ignored_conftest_that_patches_the_code_is_refused() {
+    let repo = calc(ADD);
+    red(&repo); // a witness on the red tree
+    let exclude = repo.path().join(".git/info/exclude");
+    let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+    text.push_str("conftest.py\n");
+    std::fs::write(&exclude, text).unwrap();
+    repo.write("conftest.py", PATCH);
+    repo.ok(&["verify", "-c", "1"]); // green, on the same tree
+    repo.ok(&["iterate", "-m", "verified"]);
+    done_refused(
+        &repo,
+        &[SAME_CODE, "change the code the criterion is about"],
+    );
+}
+
+#[test]
+fn an_environment_that_patches_the_code_after_an_honest_red_is_refused() {
+    let repo = calc(ADD);
+    red(&repo);
+    let stub = tempfile::tempdir().unwrap();
+    std::fs::write(stub.path().join("fixadd.py"), PATCH).unwrap();
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1"])
+        .env("PYTHONPATH", stub.path())
+        .env("PYTEST_ADDOPTS", "-p fixadd")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "verified"]);
+    done_refused(&repo, &[SAME_CODE]);
+}
+
+#[test]
+fn a_pin_that_prints_its_own_summary_proves_nothing() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.write("marker.py", "OK = True\n");
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--",
+        "python3",
+        "-c",
+        "import marker; print('1 passed in 0.01s')",
+    ]);
+    let out = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains("the output's test summary is written in the command itself"),
+        "{err}"
+    );
+    repo.ok(&["iterate", "-m", "verified"]);
+    done_refused(&repo, &["printed no test summary"]);
+}
+
+#[test]
+fn the_honest_fix_on_the_same_base_completes() {
+    // The control: the same package, the code fixed, completes (the rule above is not a blanket no).
+    let repo = calc(ADD);
+    red(&repo);
+    // A different length from the bug: Python's bytecode cache is keyed by mtime and size.
+    repo.write("calc/__init__.py", "def add(a, b):\n    return (a + b)\n");
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "fixed add"]);
+    repo.ok(&["done"]);
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(log.contains("Goal-Status: complete"), "{log}");
+}
