@@ -647,25 +647,61 @@ fn crate_repo(criterion: &str) -> Repo {
     repo
 }
 
-#[test]
-fn rust_inline_tests_red_green_and_weakening() {
-    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+/// `goal <args>` in `repo` where cargo works: the hermetic HOME hides the toolchain, so it is
+/// named as this test's own cargo found it, with a target folder of the test's own.
+fn goal_with_cargo(repo: &Repo, args: &[&str]) -> std::process::Output {
     let target = repo.home.path().join("target");
-    // The hermetic HOME hides the toolchain: name it as this test's own cargo found it.
     let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
     let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
     let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
-    let cargo = |args: &[&str]| {
-        repo.goal()
-            .args(args)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("RUSTUP_HOME", &rustup)
-            .env("CARGO_HOME", &cargo_home)
-            .env("RUSTUP_TOOLCHAIN", &toolchain)
-            .output()
-            .unwrap()
-    };
+    repo.goal()
+        .args(args)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .output()
+        .unwrap()
+}
+
+const CRATE_TEST_FIRST: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+
+#[test]
+fn rust_test_first_is_the_red_witness_and_done_runs_no_red_run() {
+    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+    // Test first: the inline test written on the old code, seen failing.
+    repo.write("src/lib.rs", CRATE_TEST_FIRST);
+    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["red"], "witnessed", "{status}");
+    let witness = status["criteria"][0]["red_record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Then the fix.
+    repo.write(
+        "src/lib.rs",
+        &CRATE_TEST_FIRST.replace("    a - b\n", "    a + b\n"),
+    );
+    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = goal_with_cargo(&repo, &["done", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("checking that its tests fail"),
+        "done ran a red run of its own: {}",
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["criteria"][0]["red"], witness.as_str());
+    assert_no_worktree(&repo);
+}
+
+#[test]
+fn rust_inline_tests_red_green_and_weakening() {
+    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+    let cargo = |args: &[&str]| goal_with_cargo(&repo, args);
     // The fix with a new inline test, one test ignored and one removed on the way.
     repo.write(
         "src/lib.rs",
