@@ -215,6 +215,50 @@ fn trick_always_true_test_pinned_later_is_refused() {
     done_refused_confirm(&repo);
 }
 
+#[test]
+fn trick_test_redirected_to_a_stub_is_refused_until_confirmed() {
+    let repo = calc(ADD);
+    repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+    let redirected = TEST_MUL.replace(
+        "from calc import add, mul",
+        "from calc import mul\nfrom calc_impl import add",
+    );
+    repo.write("tests/test_calc.py", &format!("{redirected}{TEST_ADD}"));
+    repo.ok(&["verify", "-c", "1"]);
+    done_refused(&repo, &["import-redirected tests/test_calc.py:2 add"]);
+    // Accepted only with --confirm, and recorded.
+    let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Tests-Weakened").as_deref(),
+        Some("import-redirected tests/test_calc.py:2 add")
+    );
+}
+
+#[test]
+fn trick_new_test_file_importing_a_stub_pinned_later_is_refused() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+    repo.write(
+        "tests/test_add_fixed.py",
+        "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n",
+    );
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_add_fixed.py",
+    ]);
+    repo.ok(&["verify", "-c", "1"]);
+    // tests/test_calc.py, unchanged, takes add from calc: the new test takes it from elsewhere.
+    done_refused(&repo, &["import-redirected tests/test_add_fixed.py:1 add"]);
+}
+
 fn done_refused_confirm(repo: &Repo) {
     let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

@@ -204,8 +204,9 @@ impl Weakened {
     }
 }
 
-/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`
-/// or `assertion-free` in a test one of `pins` runs, or any `selection-changed`.
+/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`,
+/// `assertion-free` or `import-redirected` in a test one of `pins` runs, or any
+/// `selection-changed`.
 pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
     finding.kind.refuses()
         && (finding.kind == FindingKind::SelectionChanged

@@ -604,6 +604,133 @@ fn unparsable_files_are_listed_not_guessed() {
 }
 
 #[test]
+fn imports_redirected_to_other_code() {
+    let rs = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let rs_named = rs.replace("use super::*;", "use super::add;");
+    let js = "const { add } = require('../src/calc');\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    let mjs = "import { add } from './calc.js';\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    check(&[
+        (
+            "Python: the name now from a stub module",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace(
+                "from calc import add, mul",
+                "from calc import mul\nfrom calc_impl import add",
+            )),
+            &[(ImportRedirected, 2, "add")],
+        ),
+        (
+            "Python: another name under the old one",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace("import add, mul", "import add_v2 as add, mul")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "Python: a module under the old module's name, inside a test",
+            "tests/test_calc.py",
+            Some("def test_add():\n    import calc\n    assert calc.add(2, 2) == 4\n"),
+            Some("def test_add():\n    import calc_impl as calc\n    assert calc.add(2, 2) == 4\n"),
+            &[(ImportRedirected, 2, "calc")],
+        ),
+        (
+            "Python: more names, the same sources, a relative import made absolute: nothing",
+            "tests/test_calc.py",
+            Some(
+                "from .helpers import add\nimport calc\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            Some(
+                "import pytest\nimport calc\nfrom tests.helpers import add\nfrom calc import mul\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            &[],
+        ),
+        (
+            "Rust: `use super::add_v2 as add;` over the glob import of the code's add",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add_v2 as add;\n",
+            )),
+            &[(ImportRedirected, 6, "tests::add")],
+        ),
+        (
+            "Rust: a named import pointed elsewhere",
+            "src/lib.rs",
+            Some(&rs_named),
+            Some(&rs_named.replace("use super::add;", "use crate::fast::add;")),
+            &[(ImportRedirected, 5, "tests::add")],
+        ),
+        (
+            "Rust: new imports of other names, or of the same item: nothing",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add;\n    use std::collections::HashMap;\n",
+            )),
+            &[],
+        ),
+        (
+            "JavaScript: require of another module",
+            "test/calc.test.js",
+            Some(js),
+            Some(&js.replace("'../src/calc'", "'../src/calc_v2'")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: another export under the old name",
+            "test/calc.test.mjs",
+            Some(mjs),
+            Some(&mjs.replace("{ add }", "{ addFast as add }")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: the same module spelled otherwise, require to import: nothing",
+            "test/calc.test.mjs",
+            Some(&mjs.replace("./calc.js", "../test/calc")),
+            Some(&mjs.replace("{ add }", "{ add, mul }")),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn a_new_test_file_importing_a_name_from_elsewhere_than_the_base_tests() {
+    let change = FileChange {
+        path: "tests/test_add_fixed.py".to_string(),
+        base: None,
+        last: Some(
+            "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n"
+                .to_string(),
+        ),
+    };
+    // (what the base's other test files import `add` from, findings)
+    let cases: &[(&[&str], usize)] = &[(&["calc.add"], 1), (&["calc_impl.add"], 0), (&[], 0)];
+    for (sources, want) in cases {
+        let mut asked = Vec::new();
+        let found = findings_with(
+            &Surface::default_rules(),
+            std::slice::from_ref(&change),
+            &mut |family, name| {
+                asked.push((family, name.to_string()));
+                sources.iter().map(|s| s.to_string()).collect()
+            },
+        );
+        let kinds: Vec<(FindingKind, usize, &str)> = found
+            .findings
+            .iter()
+            .map(|f| (f.kind, f.line, f.test.as_str()))
+            .collect();
+        let expected: Vec<(FindingKind, usize, &str)> =
+            (0..*want).map(|_| (ImportRedirected, 1, "add")).collect();
+        assert_eq!(kinds, expected, "{sources:?}");
+        assert_eq!(asked, vec![(imports::Family::Python, "add".to_string())]);
+    }
+}
+
+#[test]
 fn kinds_trailers_and_refusals() {
     let cases: &[(FindingKind, &str, bool)] = &[
         (TestRemoved, "test-removed", true),
@@ -612,6 +739,7 @@ fn kinds_trailers_and_refusals() {
         (AssertionWeakened, "assertion-weakened", false),
         (SelectionChanged, "selection-changed", true),
         (AssertionFree, "assertion-free", true),
+        (ImportRedirected, "import-redirected", true),
     ];
     for (kind, name, refuses) in cases {
         assert_eq!(kind.as_str(), *name);
