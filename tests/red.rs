@@ -191,6 +191,21 @@ fn trick_deselecting_addopts_is_refused() {
 }
 
 #[test]
+fn an_honest_fix_with_reporting_addopts_completes() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\naddopts = \"-ra -p no:cacheprovider\"\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo.goal().args(["done", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["tests_weakened"], serde_json::json!([]));
+}
+
+#[test]
 fn trick_always_true_test_pinned_later_is_refused() {
     let repo = calc("add(2, 2) returns 4");
     repo.write(

@@ -466,6 +466,47 @@ fn go() {
 }
 
 #[test]
+fn addopts_that_select_and_addopts_that_report() {
+    // (addopts, whether it selects tests)
+    let cases: &[(&str, bool)] = &[
+        ("-ra -p no:cacheprovider", false),
+        ("-q -v -rA --tb short --color=yes --strict-markers", false),
+        (
+            "-pno:cacheprovider -p no:randomly -W error -W ignore::DeprecationWarning",
+            false,
+        ),
+        (
+            "--junitxml out.xml --durations 5 -n 4 --cov src --cov-report term",
+            false,
+        ),
+        (
+            "--log-level INFO --basetemp tmp --capture no -s -l --showlocals",
+            false,
+        ),
+        ("-k mul", true),
+        ("-kmul", true),
+        ("-m 'not slow'", true),
+        ("--deselect tests/test_calc.py::test_add", true),
+        ("--ignore=tests/test_calc.py", true),
+        ("--ignore-glob '*_add.py'", true),
+        ("tests/test_mul.py", true),
+        ("-p myplugin", true),
+        ("-p no:doctest", true),
+        ("-p no:unittest", true),
+        ("-x", true),
+        ("--maxfail=1", true),
+        ("--maxfail 1", true),
+        ("-o python_files=test_mul.py", true),
+        ("--override-ini=python_functions=check_*", true),
+        ("--lf", true),
+    ];
+    for (value, selects) in cases {
+        let chosen = super::config::addopts_selection(value);
+        assert_eq!(!chosen.is_empty(), *selects, "{value}: {chosen:?}");
+    }
+}
+
+#[test]
 fn configuration() {
     check(&[
         (
@@ -480,6 +521,15 @@ fn configuration() {
             "pyproject.toml",
             Some("[tool.pytest.ini_options]\naddopts = \"-q\"\n"),
             Some("[tool.pytest.ini_options]\naddopts = \"-q -rA --tb=short\"\n"),
+            &[],
+        ),
+        (
+            "an honest fix's report options, in a new addopts: no selection change",
+            "pyproject.toml",
+            Some("[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n"),
+            Some(
+                "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\naddopts = \"-ra -p no:cacheprovider\"\n",
+            ),
             &[],
         ),
         (
