@@ -16,6 +16,11 @@ fn fixed() -> String {
 
 /// The small Python package with the bug (`add` returns `a - b`) and a goal to fix it.
 fn calc_goal() -> Repo {
+    calc_goal_with(PIN)
+}
+
+/// [`calc_goal`] with the goal's one criterion `criterion`.
+fn calc_goal_with(criterion: &str) -> Repo {
     let repo = Repo::new();
     repo.write("calc.py", CALC);
     repo.write("tests/test_calc.py", TEST);
@@ -23,7 +28,7 @@ fn calc_goal() -> Repo {
     repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "calc"]);
-    repo.init_goal(&[PIN]);
+    repo.init_goal(&[criterion]);
     repo
 }
 
@@ -374,6 +379,63 @@ fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
     let (code, v) = audit(&repo, &[]);
     assert_eq!(v["tests_weakened"][0]["confirmed"], true, "{v}");
     assert_eq!(code, 0, "{v}");
+}
+
+#[test]
+fn audit_rerun_calls_a_red_run_of_no_test_inconclusive_and_shows_it() {
+    let repo = calc_goal_with(
+        "add(2, 2) returns 4 (verify: `python3 -m pytest -q -p no:cacheprovider tests/test_calc.py -k nomatch_xyz`)",
+    );
+    repo.ok(&["iterate", "-m", "nothing yet"]);
+    let (code, v) = audit(&repo, &["--rerun"]);
+    let c = &v["criteria"][0];
+    assert_eq!(c["red_replay"], "inconclusive", "{v}");
+    assert!(
+        c["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "inconclusive"),
+        "{v}"
+    );
+    assert_eq!(code, 1, "{v}");
+    let out = repo.goal().args(["audit", "--rerun"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "red run replayed: inconclusive: its tests did not run on the code before the goal"
+        ),
+        "the criterion shows its red run: {text}"
+    );
+    assert!(
+        text.contains("1 red run(s) replayed: 0 red, 0 passes-on-base, 1 inconclusive"),
+        "{text}"
+    );
+    assert!(!text.contains("pass on the goal's base"), "{text}");
+}
+
+#[test]
+fn audit_and_report_agree_on_an_unrecorded_finding_of_an_unfinished_goal() {
+    let repo = calc_goal();
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n",
+    );
+    repo.ok(&["iterate", "-m", "deselected"]);
+    let said = "tests weakened: selection-changed pyproject.toml:5 tool.pytest.ini_options.addopts — not recorded with --confirm: `goal done` refuses this";
+    let audit = stdout(&repo.goal().arg("audit").output().unwrap());
+    assert!(audit.contains(said), "{audit}");
+    assert!(
+        audit.contains(
+            "1 test weakening finding(s), 1 refusing and not recorded with --confirm (1 in a goal not finished: `goal done` will refuse them)"
+        ),
+        "{audit}"
+    );
+    let report = stdout(&repo.goal().arg("report").output().unwrap());
+    assert!(
+        report.contains("— not recorded with --confirm: `goal done` refuses this"),
+        "{report}"
+    );
 }
 
 #[test]
