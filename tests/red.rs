@@ -12,7 +12,9 @@ use crate::support::{EVIDENCE, Repo, json, stderr, stdout};
 const ADD: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
 const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
-const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+/// The fix, a different length from the bug's, so that Python's bytecode cache (keyed by mtime
+/// and size) cannot serve the old code within the same second.
+const FIXED: &str = "def add(a, b):\n    return (a + b)\n\n\ndef mul(a, b):\n    return a * b\n";
 const TEST_MUL: &str =
     "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const TEST_ADD: &str = "\n\ndef test_add():\n    assert add(2, 2) == 4\n";
