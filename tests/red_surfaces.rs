@@ -529,6 +529,13 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
         ),
         (
             "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[cfg_attr(not(miri), cfg(any()))]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "skip-added",
+            "tests::adds",
+        ),
+        (
+            "src/lib.rs",
             "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\npub fn add_v2(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
             "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\npub fn add_v2(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::add_v2 as add;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
             "import-redirected",

@@ -243,6 +243,84 @@ fn rust() {
     ]);
 }
 
+#[test]
+fn rust_tests_compiled_out_by_a_cfg_are_skipped() {
+    let base = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    fn subs() {\n        assert_eq!(add(2, -2), 0);\n    }\n}\n";
+    let on_adds = |attr: &str| {
+        base.replace(
+            "    #[test]\n    fn adds",
+            &format!("    #[test]\n    {attr}\n    fn adds"),
+        )
+    };
+    let on_module =
+        |attr: &str| base.replace("#[cfg(test)]\nmod tests", &format!("{attr}\nmod tests"));
+    type Want<'a> = &'a [(FindingKind, usize, &'a str)];
+    let both: Want = &[(SkipAdded, 3, "tests::adds"), (SkipAdded, 3, "tests::subs")];
+    let adds: Want = &[(SkipAdded, 8, "tests::adds")];
+    let cases: Vec<(&str, String, Want)> = vec![
+        ("cfg(any())", on_adds("#[cfg(any())]"), adds),
+        ("cfg(FALSE)", on_adds("#[cfg(FALSE)]"), adds),
+        ("cfg(not(all()))", on_adds("#[cfg(not(all()))]"), adds),
+        (
+            "cfg_attr(not(miri), cfg(any()))",
+            on_adds("#[cfg_attr(not(miri), cfg(any()))]"),
+            adds,
+        ),
+        (
+            "cfg_attr(not(miri), ignore)",
+            on_adds("#[cfg_attr(not(miri), ignore)]"),
+            adds,
+        ),
+        ("cfg(miri)", on_adds("#[cfg(miri)]"), adds),
+        (
+            "the module: cfg(all(test, any()))",
+            on_module("#[cfg(all(test, any()))]"),
+            both,
+        ),
+        (
+            "the module: cfg(not(test))",
+            on_module("#[cfg(not(test))]"),
+            both,
+        ),
+        (
+            "the module: cfg(all(test, never = \"x\"))",
+            on_module("#[cfg(all(test, never = \"x\"))]"),
+            both,
+        ),
+        // Honest gates that may hold: the platform, a feature, a cfg the code itself uses.
+        ("cfg(unix)", on_adds("#[cfg(unix)]"), &[]),
+        ("cfg(not(windows))", on_adds("#[cfg(not(windows))]"), &[]),
+        ("cfg(feature)", on_adds("#[cfg(feature = \"serde\")]"), &[]),
+        (
+            "cfg_attr(miri, ignore)",
+            on_adds("#[cfg_attr(miri, ignore)]"),
+            &[],
+        ),
+        (
+            "a cfg of the project's own",
+            on_adds("#[cfg(has_simd)]").replace(
+                "pub fn add",
+                "#[cfg(has_simd)]\npub fn fast() {}\n\npub fn add",
+            ),
+            &[],
+        ),
+    ];
+    for (what, last, want) in &cases {
+        let want: Vec<(FindingKind, usize, String)> = want
+            .iter()
+            .map(|(k, l, t)| (*k, *l, t.to_string()))
+            .collect();
+        let got = found("src/lib.rs", Some(base), Some(last));
+        let got: Vec<_> = if what.starts_with("a cfg of the project") {
+            // Its lines moved down by the new code: only the kinds count here.
+            got.into_iter().filter(|f| f.0 == SkipAdded).collect()
+        } else {
+            got
+        };
+        assert_eq!(got, want, "{what}");
+    }
+}
+
 const JS: &str = "\
 const { add } = require('./calc');
 
