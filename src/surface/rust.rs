@@ -569,13 +569,13 @@ fn merge(base: &Scope, work: &Scope, keep: Option<&dyn Fn(&str) -> bool>) -> Str
 }
 
 /// What a Rust file's test items import (`use` items in `#[cfg(test)]` modules and in test
-/// functions, by the module path they are in), their glob imports, and the names the file's code
-/// defines, for the `import-redirected` findings.
-pub fn test_imports(source: &str) -> Result<Imports, RustParseError> {
+/// functions, by the module path they are in; every `use` of a file that is a test whole, `whole`),
+/// their glob imports, and the names the file's code defines, for the `import-redirected` findings.
+pub fn test_imports(source: &str, whole: bool) -> Result<Imports, RustParseError> {
     with_spans_dropped(|| {
         let parsed = parse(source)?;
         let mut out = Imports::default();
-        walk_imports(&parsed.file.items, &mut Vec::new(), false, &mut out);
+        walk_imports(&parsed.file.items, &mut Vec::new(), whole, &mut out);
         Ok(out)
     })
 }

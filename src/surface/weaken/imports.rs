@@ -59,7 +59,8 @@ impl Language {
     pub fn imports(self, path: &str, text: &str) -> Result<Imports, String> {
         match self {
             Language::Python => python(path, text),
-            Language::Rust => super::super::rust::test_imports(text).map_err(|e| e.to_string()),
+            Language::Rust => super::super::rust::test_imports(text, rust_test_file(path))
+                .map_err(|e| e.to_string()),
             Language::JavaScript => js(path, text, tree_sitter_javascript::LANGUAGE.into()),
             Language::TypeScript => js(
                 path,
@@ -70,6 +71,17 @@ impl Language {
             Language::Go => Ok(Imports::default()),
         }
     }
+}
+
+/// Whether a Rust file is a test whole by its path: an integration test (`tests/…`), or a test
+/// module in a file of its own (`src/tests.rs`, `src/a/tests/mod.rs`, `src/a_test.rs`).
+fn rust_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.starts_with("tests/")
+        || path.contains("/tests/")
+        || matches!(name, "tests.rs" | "test.rs")
+        || name.ends_with("_test.rs")
+        || name.ends_with("_tests.rs")
 }
 
 /// Whether a source may be compared with another file's: Rust paths relative to the module

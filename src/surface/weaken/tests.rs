@@ -801,6 +801,15 @@ fn imports_redirected_to_other_code() {
             &[],
         ),
         (
+            "Rust: an integration test's import pointed elsewhere",
+            "tests/it.rs",
+            Some("use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n"),
+            Some(
+                "use calc::add_v2 as add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n",
+            ),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
             "JavaScript: require of another module",
             "test/calc.test.js",
             Some(js),
