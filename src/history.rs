@@ -425,6 +425,32 @@ pub fn commit_findings(
             if let (Some(base), Some(last)) = (base, last) {
                 weaken::compare(&path, &base, &last, &mut out);
             }
+            if let Some(family) = language.family() {
+                let last = cases.imports.of(repo, new, &path, language)?;
+                if !last.bindings.is_empty() {
+                    let base = cases.imports.of(repo, old, &path, language)?;
+                    let mut elsewhere = from.map(|tree| {
+                        crate::surface::red::TreeImports::new(
+                            repo,
+                            tree,
+                            surface,
+                            &mut cases.imports,
+                        )
+                    });
+                    weaken::imports::redirects(
+                        &path,
+                        &base,
+                        &last,
+                        &mut |name| {
+                            elsewhere
+                                .as_mut()
+                                .map(|e| e.sources(family, name))
+                                .unwrap_or_default()
+                        },
+                        &mut out,
+                    );
+                }
+            }
             continue;
         }
         let read = |id: Option<Oid>| -> Result<Option<String>> {
@@ -444,7 +470,16 @@ pub fn commit_findings(
         changes.push(FileChange { path, base, last });
     }
     if !changes.is_empty() {
-        out.extend(weaken::findings(surface, &changes).findings);
+        let mut elsewhere = from.map(|tree| {
+            crate::surface::red::TreeImports::new(repo, tree, surface, &mut cases.imports)
+        });
+        let found = weaken::findings_with(surface, &changes, &mut |family, name| {
+            elsewhere
+                .as_mut()
+                .map(|e| e.sources(family, name))
+                .unwrap_or_default()
+        });
+        out.extend(found.findings);
     }
     out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
     out.dedup();
@@ -454,7 +489,11 @@ pub fn commit_findings(
 /// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is
 /// parsed once as one commit's result and the next one's base. Kept small: cleared when full.
 #[derive(Default)]
-pub struct Cases(std::collections::HashMap<Oid, Option<std::rc::Rc<Vec<weaken::TestCase>>>>);
+pub struct Cases {
+    tests: std::collections::HashMap<Oid, Option<std::rc::Rc<Vec<weaken::TestCase>>>>,
+    /// What each version of a test file imports, for `import-redirected`.
+    imports: crate::surface::red::ImportCache,
+}
 
 impl Cases {
     /// The test cases of blob `id` (None: the file is absent, an empty list); None when the blob
@@ -468,7 +507,7 @@ impl Cases {
         let Some(id) = id else {
             return Ok(Some(Default::default()));
         };
-        if let Some(found) = self.0.get(&id) {
+        if let Some(found) = self.tests.get(&id) {
             return Ok(found.clone());
         }
         let text = String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned();
@@ -477,10 +516,10 @@ impl Cases {
         } else {
             language.tests(&text).ok().map(std::rc::Rc::new)
         };
-        if self.0.len() >= 256 {
-            self.0.clear();
+        if self.tests.len() >= 256 {
+            self.tests.clear();
         }
-        self.0.insert(id, parsed.clone());
+        self.tests.insert(id, parsed.clone());
         Ok(parsed)
     }
 }

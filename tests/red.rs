@@ -193,6 +193,21 @@ fn trick_deselecting_addopts_is_refused() {
 }
 
 #[test]
+fn an_honest_fix_with_reporting_addopts_completes() {
+    let repo = calc(ADD);
+    repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
+    repo.write("calc/__init__.py", FIXED);
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\naddopts = \"-ra -p no:cacheprovider\"\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo.goal().args(["done", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["tests_weakened"], serde_json::json!([]));
+}
+
+#[test]
 fn trick_always_true_test_pinned_later_is_refused() {
     let repo = calc("add(2, 2) returns 4");
     repo.write(
@@ -215,6 +230,50 @@ fn trick_always_true_test_pinned_later_is_refused() {
     );
     // Confirmed, the finding lets it through to the red run, which passes on the base.
     done_refused_confirm(&repo);
+}
+
+#[test]
+fn trick_test_redirected_to_a_stub_is_refused_until_confirmed() {
+    let repo = calc(ADD);
+    repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+    let redirected = TEST_MUL.replace(
+        "from calc import add, mul",
+        "from calc import mul\nfrom calc_impl import add",
+    );
+    repo.write("tests/test_calc.py", &format!("{redirected}{TEST_ADD}"));
+    repo.ok(&["verify", "-c", "1"]);
+    done_refused(&repo, &["import-redirected tests/test_calc.py:2 add"]);
+    // Accepted only with --confirm, and recorded.
+    let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        repo.trailer("HEAD~1", "Goal-Tests-Weakened").as_deref(),
+        Some("import-redirected tests/test_calc.py:2 add")
+    );
+}
+
+#[test]
+fn trick_new_test_file_importing_a_stub_pinned_later_is_refused() {
+    let repo = calc("add(2, 2) returns 4");
+    repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+    repo.write(
+        "tests/test_add_fixed.py",
+        "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n",
+    );
+    repo.ok(&[
+        "criteria",
+        "pin",
+        "1",
+        "--",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_add_fixed.py",
+    ]);
+    repo.ok(&["verify", "-c", "1"]);
+    // tests/test_calc.py, unchanged, takes add from calc: the new test takes it from elsewhere.
+    done_refused(&repo, &["import-redirected tests/test_add_fixed.py:1 add"]);
 }
 
 fn done_refused_confirm(repo: &Repo) {
@@ -648,25 +707,61 @@ fn crate_repo(criterion: &str) -> Repo {
     repo
 }
 
-#[test]
-fn rust_inline_tests_red_green_and_weakening() {
-    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+/// `goal <args>` in `repo` where cargo works: the hermetic HOME hides the toolchain, so it is
+/// named as this test's own cargo found it, with a target folder of the test's own.
+fn goal_with_cargo(repo: &Repo, args: &[&str]) -> std::process::Output {
     let target = repo.home.path().join("target");
-    // The hermetic HOME hides the toolchain: name it as this test's own cargo found it.
     let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
     let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
     let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
-    let cargo = |args: &[&str]| {
-        repo.goal()
-            .args(args)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("RUSTUP_HOME", &rustup)
-            .env("CARGO_HOME", &cargo_home)
-            .env("RUSTUP_TOOLCHAIN", &toolchain)
-            .output()
-            .unwrap()
-    };
+    repo.goal()
+        .args(args)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .output()
+        .unwrap()
+}
+
+const CRATE_TEST_FIRST: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+
+#[test]
+fn rust_test_first_is_the_red_witness_and_done_runs_no_red_run() {
+    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+    // Test first: the inline test written on the old code, seen failing.
+    repo.write("src/lib.rs", CRATE_TEST_FIRST);
+    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["red"], "witnessed", "{status}");
+    let witness = status["criteria"][0]["red_record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Then the fix.
+    repo.write(
+        "src/lib.rs",
+        &CRATE_TEST_FIRST.replace("    a - b\n", "    a + b\n"),
+    );
+    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = goal_with_cargo(&repo, &["done", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("checking that its tests fail"),
+        "done ran a red run of its own: {}",
+        stderr(&out)
+    );
+    assert_eq!(json(&out)["criteria"][0]["red"], witness.as_str());
+    assert_no_worktree(&repo);
+}
+
+#[test]
+fn rust_inline_tests_red_green_and_weakening() {
+    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
+    let cargo = |args: &[&str]| goal_with_cargo(&repo, args);
     // The fix with a new inline test, one test ignored and one removed on the way.
     repo.write(
         "src/lib.rs",

@@ -16,6 +16,11 @@ fn fixed() -> String {
 
 /// The small Python package with the bug (`add` returns `a - b`) and a goal to fix it.
 fn calc_goal() -> Repo {
+    calc_goal_with(PIN)
+}
+
+/// [`calc_goal`] with the goal's one criterion `criterion`.
+fn calc_goal_with(criterion: &str) -> Repo {
     let repo = Repo::new();
     repo.write("calc.py", CALC);
     repo.write("tests/test_calc.py", TEST);
@@ -23,24 +28,28 @@ fn calc_goal() -> Repo {
     repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "calc"]);
-    repo.init_goal(&[PIN]);
+    repo.init_goal(&[criterion]);
     repo
 }
 
-/// A way to weaken the tests: what it is, the finding kind it must leave, how it is made.
-type Trick = (&'static str, &'static str, Box<dyn Fn(&Repo)>);
+/// A way to weaken the tests: what it is, the finding kind it must leave and the file it names,
+/// how it is made.
+type Trick = (&'static str, &'static str, &'static str, Box<dyn Fn(&Repo)>);
 
-/// The five tricks that change the tests, each with the finding kind it must leave.
+/// The tricks that change the tests, each with the finding kind it must leave.
 fn tricks() -> Vec<Trick> {
+    const T: &str = "tests/test_calc.py";
     vec![
         (
             "assertion weakened",
             "assertion-weakened",
+            T,
             Box::new(|r: &Repo| r.write("tests/test_calc.py", &TEST.replace("== 4", "== 0"))),
         ),
         (
             "skip added",
             "skip-added",
+            T,
             Box::new(|r: &Repo| {
                 let t = TEST
                     .replace("from calc", "import pytest\nfrom calc")
@@ -51,6 +60,7 @@ fn tricks() -> Vec<Trick> {
         (
             "test deleted",
             "test-removed",
+            T,
             Box::new(|r: &Repo| {
                 let t =
                     "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
@@ -60,6 +70,7 @@ fn tricks() -> Vec<Trick> {
         (
             "deselected",
             "selection-changed",
+            "pyproject.toml",
             Box::new(|r: &Repo| {
                 r.write(
                     "pyproject.toml",
@@ -70,10 +81,36 @@ fn tricks() -> Vec<Trick> {
         (
             "always-true test",
             "assertion-free",
+            "tests/test_add_fixed.py",
             Box::new(|r: &Repo| {
                 r.write(
                     "tests/test_add_fixed.py",
                     "def test_add_fixed():\n    assert True\n",
+                )
+            }),
+        ),
+        (
+            "the test's add taken from a stub",
+            "import-redirected",
+            T,
+            Box::new(|r: &Repo| {
+                r.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+                let t = TEST.replace(
+                    "from calc import add, mul",
+                    "from calc import mul\nfrom calc_impl import add",
+                );
+                r.write("tests/test_calc.py", &t)
+            }),
+        ),
+        (
+            "a new test taking add from a stub",
+            "import-redirected",
+            "tests/test_add_fixed.py",
+            Box::new(|r: &Repo| {
+                r.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
+                r.write(
+                    "tests/test_add_fixed.py",
+                    "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n",
                 )
             }),
         ),
@@ -91,7 +128,7 @@ fn kinds(row: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn log_flags_each_trick_on_the_commit_that_made_it() {
-    for (n, (what, kind, trick)) in tricks().into_iter().enumerate() {
+    for (n, (what, kind, file, trick)) in tricks().into_iter().enumerate() {
         let repo = calc_goal();
         trick(&repo);
         // Half through `goal iterate`, half by hand: whoever made it, the commit is flagged.
@@ -121,13 +158,6 @@ fn log_flags_each_trick_on_the_commit_that_made_it() {
         assert_eq!(kinds(row), vec![kind.to_string()], "{what}");
         let f = &row["tests_weakened"][0];
         assert_eq!(f["commit"], made.as_str(), "{what}");
-        let file = if kind == "selection-changed" {
-            "pyproject.toml"
-        } else if kind == "assertion-free" {
-            "tests/test_add_fixed.py"
-        } else {
-            "tests/test_calc.py"
-        };
         assert_eq!(f["file"], file, "{what}");
         assert!(f["line"].as_u64().unwrap() >= 1, "{what}");
         if by_hand {
@@ -352,8 +382,65 @@ fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
 }
 
 #[test]
+fn audit_rerun_calls_a_red_run_of_no_test_inconclusive_and_shows_it() {
+    let repo = calc_goal_with(
+        "add(2, 2) returns 4 (verify: `python3 -m pytest -q -p no:cacheprovider tests/test_calc.py -k nomatch_xyz`)",
+    );
+    repo.ok(&["iterate", "-m", "nothing yet"]);
+    let (code, v) = audit(&repo, &["--rerun"]);
+    let c = &v["criteria"][0];
+    assert_eq!(c["red_replay"], "inconclusive", "{v}");
+    assert!(
+        c["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "inconclusive"),
+        "{v}"
+    );
+    assert_eq!(code, 1, "{v}");
+    let out = repo.goal().args(["audit", "--rerun"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "red run replayed: inconclusive: its tests did not run on the code before the goal"
+        ),
+        "the criterion shows its red run: {text}"
+    );
+    assert!(
+        text.contains("1 red run(s) replayed: 0 red, 0 passes-on-base, 1 inconclusive"),
+        "{text}"
+    );
+    assert!(!text.contains("pass on the goal's base"), "{text}");
+}
+
+#[test]
+fn audit_and_report_agree_on_an_unrecorded_finding_of_an_unfinished_goal() {
+    let repo = calc_goal();
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n",
+    );
+    repo.ok(&["iterate", "-m", "deselected"]);
+    let said = "tests weakened: selection-changed pyproject.toml:5 tool.pytest.ini_options.addopts — not recorded with --confirm: `goal done` refuses this";
+    let audit = stdout(&repo.goal().arg("audit").output().unwrap());
+    assert!(audit.contains(said), "{audit}");
+    assert!(
+        audit.contains(
+            "1 test weakening finding(s), 1 refusing and not recorded with --confirm (1 in a goal not finished: `goal done` will refuse them)"
+        ),
+        "{audit}"
+    );
+    let report = stdout(&repo.goal().arg("report").output().unwrap());
+    assert!(
+        report.contains("— not recorded with --confirm: `goal done` refuses this"),
+        "{report}"
+    );
+}
+
+#[test]
 fn report_and_audit_show_each_trick() {
-    for (what, kind, trick) in tricks() {
+    for (what, kind, file, trick) in tricks() {
         let repo = calc_goal();
         trick(&repo);
         repo.ok(&["iterate", "-m", "tests tidied"]);
@@ -376,6 +463,7 @@ fn report_and_audit_show_each_trick() {
         // Audit lists it (exit 1 only once a finished goal carries it unrecorded).
         let (_, a) = audit(&repo, &[]);
         assert_eq!(a["tests_weakened"][0]["kind"], kind, "{what}: {a}");
+        assert_eq!(a["tests_weakened"][0]["file"], file, "{what}: {a}");
     }
 }
 
@@ -438,6 +526,27 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
             "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn keeps() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n}\n",
             "test-removed",
             "tests::adds",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[cfg_attr(not(miri), cfg(any()))]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+            "skip-added",
+            "tests::adds",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\npub fn add_v2(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\npub fn add_v2(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::add_v2 as add;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
+            "import-redirected",
+            "tests::add",
+        ),
+        (
+            "test/add.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../add_v2');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+            "import-redirected",
+            "add",
         ),
         (
             "test/add.test.js",

@@ -773,7 +773,7 @@ pub struct WeakenedFinding {
     /// A `Goal-Tests-Weakened` trailer of the goal records it (`goal done --confirm`).
     pub confirmed: bool,
     /// It refuses `goal done` without `--confirm`: a `selection-changed`, or a `test-removed`,
-    /// `skip-added` or `assertion-free` in a test a pin runs.
+    /// `skip-added`, `assertion-free` or `import-redirected` in a test a pin runs.
     pub refuses: bool,
 }
 
@@ -797,11 +797,9 @@ pub fn goal_findings(
         None => repo.empty_tree()?,
     };
     // (`tree_without` only computes ids: the goal folder is dropped from the changes instead.)
-    let changes: Vec<_> = crate::surface::red::surface_changes(repo, base_tree, last, &surface)?
-        .into_iter()
-        .filter(|c| !Path::new(&c.path).starts_with(goal_dir))
-        .collect();
-    let found = crate::surface::weaken::findings(&surface, &changes);
+    let found = crate::surface::red::goal_findings(repo, base_tree, last, &surface, &|path| {
+        Path::new(path).starts_with(goal_dir)
+    })?;
     let pins: Vec<String> = goal
         .criteria
         .iter()

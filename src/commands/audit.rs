@@ -304,22 +304,17 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             tests: run.tests,
         };
         c.red_replayed = Some(outcome);
-        let verdict = match &c.record {
-            Some(record) => {
-                let mut seen = record.clone();
-                seen.exit_code = run.exit_code;
-                seen.tests = run.tests;
-                let text = String::from_utf8_lossy(&run.output);
-                let lines: Vec<&str> = text.lines().collect();
-                seen.output_tail = lines[lines.len().saturating_sub(40)..]
-                    .iter()
-                    .map(|l| l.to_string())
-                    .collect();
-                crate::surface::judge::red_outcome(&seen, run.path_missing.is_some())
-            }
-            None if run.exit_code != 0 => crate::surface::judge::RedOutcome::Red,
-            None => crate::surface::judge::RedOutcome::PassesOnBase,
-        };
+        // Judged as `goal verify --red` judges it: a run of no test is inconclusive, with or
+        // without a record of the criterion.
+        let text = String::from_utf8_lossy(&run.output);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+        let verdict = crate::surface::judge::red_outcome_of(
+            run.exit_code,
+            run.tests,
+            &tail,
+            run.path_missing.is_some(),
+        );
         let name = match verdict {
             crate::surface::judge::RedOutcome::Red => "red",
             crate::surface::judge::RedOutcome::PassesOnBase => "passes-on-base",
@@ -415,10 +410,8 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
                 f.finding.trailer_value(),
                 if f.confirmed {
                     " (recorded with --confirm)"
-                } else if fails(g, f) {
-                    " — not recorded with --confirm: `goal done` refuses this"
                 } else if f.refuses {
-                    " — `goal done` will refuse this without --confirm"
+                    " — not recorded with --confirm: `goal done` refuses this"
                 } else {
                     ""
                 }
@@ -450,10 +443,23 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
     if weakened > 0 {
         let unrecorded = goals
             .iter()
+            .flat_map(|g| &g.tests_weakened)
+            .filter(|f| f.refuses && !f.confirmed)
+            .count();
+        let failing = goals
+            .iter()
             .map(|g| g.tests_weakened.iter().filter(|f| fails(g, f)).count())
             .sum::<usize>();
+        let open = if unrecorded > failing {
+            format!(
+                " ({} in a goal not finished: `goal done` will refuse them)",
+                unrecorded - failing
+            )
+        } else {
+            String::new()
+        };
         tail.push(format!(
-            "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm"
+            "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm{open}"
         ));
     }
     if args.rerun {
@@ -471,10 +477,27 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             count("cannot run"),
             count("skipped")
         ));
+        // Red runs (acceptance criteria, on the red tree) and unpinned records on the base.
+        let red_runs: Vec<&str> = goals
+            .iter()
+            .flat_map(|g| &g.criteria)
+            .filter_map(|c| c.red_replay.as_deref())
+            .collect();
+        if !red_runs.is_empty() {
+            let n = |state: &str| red_runs.iter().filter(|r| **r == state).count();
+            tail.push(format!(
+                "{} red run(s) replayed: {} red, {} passes-on-base, {} inconclusive, {} cannot run",
+                red_runs.len(),
+                n("red"),
+                n("passes-on-base"),
+                n("inconclusive"),
+                n("cannot run")
+            ));
+        }
         let on_base = goals
             .iter()
             .flat_map(|g| &g.criteria)
-            .filter(|c| c.flags.iter().any(|f| f == "passes-on-base"))
+            .filter(|c| c.base.is_some() && c.flags.iter().any(|f| f == "passes-on-base"))
             .count();
         if on_base > 0 {
             tail.push(format!(
@@ -495,39 +518,14 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
 fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
     let tick = if c.ticked { "[x]" } else { "[ ]" };
     ctx.say(format!("  {tick} {}. {}", c.number, c.text));
-    let Some(record) = &c.record else {
-        if let Some(why) = &c.why {
-            let line = format!("      {why}");
-            ctx.say(if c.ticked { ctx.red(&line) } else { line });
+    match &c.record {
+        None => {
+            if let Some(why) = &c.why {
+                let line = format!("      {why}");
+                ctx.say(if c.ticked { ctx.red(&line) } else { line });
+            }
         }
-        return;
-    };
-    let unpinned = if c.pinned {
-        ""
-    } else {
-        " — unpinned: the agent chose this command"
-    };
-    ctx.say(format!(
-        "      evidence {} `{}` ({}) ticked in {}{unpinned}",
-        record.id,
-        pin::render(&record.argv),
-        Outcome::of(record).describe(),
-        c.commit.as_deref().map(audit::short_id).unwrap_or_default()
-    ));
-    match (c.replay.as_deref(), &c.replayed) {
-        (Some("reproduced"), _) => ctx.say(format!("      {}", ctx.green("reproduced"))),
-        (Some("not reproduced"), Some(replayed)) => ctx.say(format!(
-            "      {}: recorded {}; replayed {}",
-            ctx.red("not reproduced"),
-            Outcome::of(record).describe(),
-            replayed.describe()
-        )),
-        (Some(state), _) => ctx.say(format!(
-            "      {}: {}",
-            ctx.red(state),
-            c.replay_reason.as_deref().unwrap_or("")
-        )),
-        (None, _) => {}
+        Some(record) => print_record(ctx, c, record),
     }
     if let Some(red) = &c.red {
         let line = match (red.state, &red.record) {
@@ -578,6 +576,37 @@ fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
             ctx.yellow("warning: passes-on-base"),
             base.describe()
         ));
+    }
+}
+
+/// The deciding record of a criterion and what replaying it came to.
+fn print_record(ctx: &Ctx, c: &CriterionAudit, record: &crate::evidence::Record) {
+    let unpinned = if c.pinned {
+        ""
+    } else {
+        " — unpinned: the agent chose this command"
+    };
+    ctx.say(format!(
+        "      evidence {} `{}` ({}) ticked in {}{unpinned}",
+        record.id,
+        pin::render(&record.argv),
+        Outcome::of(record).describe(),
+        c.commit.as_deref().map(audit::short_id).unwrap_or_default()
+    ));
+    match (c.replay.as_deref(), &c.replayed) {
+        (Some("reproduced"), _) => ctx.say(format!("      {}", ctx.green("reproduced"))),
+        (Some("not reproduced"), Some(replayed)) => ctx.say(format!(
+            "      {}: recorded {}; replayed {}",
+            ctx.red("not reproduced"),
+            Outcome::of(record).describe(),
+            replayed.describe()
+        )),
+        (Some(state), _) => ctx.say(format!(
+            "      {}: {}",
+            ctx.red(state),
+            c.replay_reason.as_deref().unwrap_or("")
+        )),
+        (None, _) => {}
     }
 }
 

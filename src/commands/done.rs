@@ -20,8 +20,9 @@ pub struct Args {
     #[arg(long)]
     pub report: bool,
     /// Accept what weakens the tests (a test removed or skipped, an assertion-free test, a
-    /// changed test selection), each recorded in a `Goal-Tests-Weakened` trailer, or a goal whose
-    /// criteria are all guards (`Goal-Guards-Only: confirmed`).
+    /// changed test selection, a test importing a name from other code), each recorded in a
+    /// `Goal-Tests-Weakened` trailer, or a goal whose criteria are all guards
+    /// (`Goal-Guards-Only: confirmed`).
     #[arg(long)]
     pub confirm: bool,
     #[command(flatten)]

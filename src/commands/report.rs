@@ -290,7 +290,7 @@ fn weakened_line(f: &audit::WeakenedFinding) -> String {
         if f.confirmed {
             " (recorded with --confirm)"
         } else if f.refuses {
-            " — not recorded with --confirm"
+            " — not recorded with --confirm: `goal done` refuses this"
         } else {
             ""
         }

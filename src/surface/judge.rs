@@ -35,22 +35,36 @@ const NO_TESTS: &[&str] = &[
 /// working tree but not in the red tree). Inconclusive first: a run that collected nothing
 /// proves nothing either way.
 pub fn red_outcome(record: &Record, path_missing: bool) -> RedOutcome {
+    red_outcome_of(
+        record.exit_code,
+        record.tests,
+        &record.output_tail.join("\n"),
+        path_missing,
+    )
+}
+
+/// [`red_outcome`] from a run's exit code, test counts and the end of its output (`tail`).
+pub fn red_outcome_of(
+    exit_code: i32,
+    tests: Option<crate::summary::TestCounts>,
+    tail: &str,
+    path_missing: bool,
+) -> RedOutcome {
     if path_missing {
         return RedOutcome::Inconclusive;
     }
-    let tail = record.output_tail.join("\n");
     let said_none = NO_TESTS.iter().any(|m| tail.contains(m));
-    match record.tests {
+    match tests {
         // Something failed: red, whatever else the output says.
         Some(t) if t.failed > 0 => RedOutcome::Red,
         // Nothing passed, nothing failed: none collected, or all skipped.
         Some(t) if t.passed == 0 => RedOutcome::Inconclusive,
-        Some(_) if record.exit_code != 0 => RedOutcome::Red,
+        Some(_) if exit_code != 0 => RedOutcome::Red,
         Some(_) => RedOutcome::PassesOnBase,
         // No summary: the runner said it found nothing (pytest exit 4 or 5), or it failed (a
         // build or an import against the old code), or it passed.
         None if said_none => RedOutcome::Inconclusive,
-        None if record.exit_code != 0 => RedOutcome::Red,
+        None if exit_code != 0 => RedOutcome::Red,
         None => RedOutcome::PassesOnBase,
     }
 }
@@ -204,8 +218,9 @@ impl Weakened {
     }
 }
 
-/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`
-/// or `assertion-free` in a test one of `pins` runs, or any `selection-changed`.
+/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`,
+/// `assertion-free` or `import-redirected` in a test one of `pins` runs, or any
+/// `selection-changed`.
 pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
     finding.kind.refuses()
         && (finding.kind == FindingKind::SelectionChanged

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::rust::{Inspection, RustParseError, has_test_items, inspect, red_rust_keeping};
-use super::weaken::FileChange;
+use super::weaken::imports::{Family, Imports};
+use super::weaken::{FileChange, Findings, Language};
 use super::{Role, Surface, config};
 use crate::error::Result;
 use crate::repo::{Oid, Repo, TreeChange, TreeFile};
@@ -302,6 +303,141 @@ pub fn surface_changes(
         });
     }
     Ok(out)
+}
+
+/// The imports of test files already read, by blob (shared between the trees of a history).
+#[derive(Default)]
+pub struct ImportCache(std::collections::HashMap<(Oid, String), std::rc::Rc<Imports>>);
+
+impl ImportCache {
+    /// The imports of blob `id` at `path` (relative imports are read from its folder); None
+    /// for no blob; a blob that does not parse imports nothing.
+    pub fn of(
+        &mut self,
+        repo: &Repo,
+        id: Option<Oid>,
+        path: &str,
+        language: Language,
+    ) -> Result<std::rc::Rc<Imports>> {
+        let Some(id) = id else {
+            return Ok(Default::default());
+        };
+        let key = (id, path.to_string());
+        if let Some(found) = self.0.get(&key) {
+            return Ok(found.clone());
+        }
+        let text = String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned();
+        Ok(self.insert(key, language.imports(path, &text).unwrap_or_default()))
+    }
+
+    fn insert(&mut self, key: (Oid, String), imports: Imports) -> std::rc::Rc<Imports> {
+        if self.0.len() >= 4096 {
+            self.0.clear();
+        }
+        let found = std::rc::Rc::new(imports);
+        self.0.insert(key, found.clone());
+        found
+    }
+}
+
+/// The imports of one tree's test files, read as they are asked for: the `elsewhere` of
+/// [`super::weaken::findings_with`] for a goal whose base is that tree. Only the files holding the
+/// name asked for are parsed; a file that cannot be read counts as importing nothing.
+pub struct TreeImports<'a> {
+    repo: &'a Repo,
+    tree: Oid,
+    surface: &'a Surface,
+    files: Option<Vec<(String, Oid, Language)>>,
+    cache: &'a mut ImportCache,
+}
+
+impl<'a> TreeImports<'a> {
+    pub fn new(
+        repo: &'a Repo,
+        tree: Oid,
+        surface: &'a Surface,
+        cache: &'a mut ImportCache,
+    ) -> TreeImports<'a> {
+        TreeImports {
+            repo,
+            tree,
+            surface,
+            files: None,
+            cache,
+        }
+    }
+
+    /// The sources the tree's test files of `family` import `name` from.
+    pub fn sources(&mut self, family: Family, name: &str) -> BTreeSet<String> {
+        if self.files.is_none() {
+            let surface = self.surface;
+            let files = self.repo.tree_files(self.tree).unwrap_or_default();
+            self.files = Some(
+                files
+                    .into_iter()
+                    .filter(|f| {
+                        matches!(
+                            surface.classify(&f.path),
+                            Role::Test | Role::WholeConfig | Role::RustSource
+                        )
+                    })
+                    .filter_map(|f| Language::of(&f.path).map(|l| (f.path, f.id, l)))
+                    .filter(|(_, _, l)| l.family().is_some())
+                    .collect(),
+            );
+        }
+        let mut out = BTreeSet::new();
+        for (path, id, language) in self.files.iter().flatten() {
+            if language.family() != Some(family) {
+                continue;
+            }
+            let key = (*id, path.clone());
+            let imports = match self.cache.0.get(&key) {
+                Some(found) => found.clone(),
+                None => {
+                    let Ok(bytes) = self.repo.blob_bytes(*id) else {
+                        continue;
+                    };
+                    if memchr::memmem::find(&bytes, name.as_bytes()).is_none() {
+                        continue;
+                    }
+                    let text = String::from_utf8_lossy(&bytes);
+                    self.cache
+                        .insert(key, language.imports(path, &text).unwrap_or_default())
+                }
+            };
+            out.extend(
+                imports
+                    .bindings
+                    .iter()
+                    .filter(|b| b.name == name)
+                    .map(|b| b.source.clone()),
+            );
+        }
+        out
+    }
+}
+
+/// The weakening findings of the goal's diff over the test surface from tree `base` to tree
+/// `last`, leaving out the paths `skip` holds (the goal folder).
+pub fn goal_findings(
+    repo: &Repo,
+    base: Oid,
+    last: Oid,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<Findings> {
+    let changes: Vec<FileChange> = surface_changes(repo, base, last, surface)?
+        .into_iter()
+        .filter(|c| !skip(&c.path))
+        .collect();
+    let mut cache = ImportCache::default();
+    let mut base_imports = TreeImports::new(repo, base, surface, &mut cache);
+    Ok(super::weaken::findings_with(
+        surface,
+        &changes,
+        &mut |family, name| base_imports.sources(family, name),
+    ))
 }
 
 /// The working version of a path (its removal when the goal deleted it).

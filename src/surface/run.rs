@@ -364,13 +364,13 @@ pub fn findings(ws: &Workspace, place: &Place) -> Result<super::weaken::Findings
             "fix it with `git config --unset-all goal.tests`",
         )
     })?;
-    let changes = super::red::surface_changes(
+    super::red::goal_findings(
         &ws.repo,
         place.base_tree_full,
         ws.worktree_tree_full()?,
         &surface,
-    )?;
-    Ok(super::weaken::findings(&surface, &changes))
+        &|_| false,
+    )
 }
 
 /// Why `goal done` (without `--confirm`) would refuse a goal whose criteria are all proven, for

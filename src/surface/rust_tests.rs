@@ -55,7 +55,7 @@ fn red_rust_cases() {
         (
             None,
             "fn f() {}\n#[test]\nfn t() { f(); }\n",
-            "\n#[test]\nfn t() { f(); }\n",
+            "#[test]\nfn t() { f(); }\n",
         ),
         // No tests anywhere: the base as it is.
         (Some("fn f() {}\n"), "fn g() {}\n", "fn f() {}\n"),
@@ -63,7 +63,7 @@ fn red_rust_cases() {
         (
             Some("fn f() {}\n#[test]\nfn t() {}\n"),
             "fn f() {}\n",
-            "fn f() {}\n\n",
+            "fn f() {}\n",
         ),
         // cfg(all(test, …)) items are tests; cfg(not(test)) and cfg(any(test, feature)) are code.
         (
@@ -75,13 +75,13 @@ fn red_rust_cases() {
         (
             Some("mod m {\n    pub fn f() {}\n}\n"),
             "mod m {\n    pub fn f() {}\n    #[tokio::test]\n    async fn t() {}\n}\n",
-            "mod m {\n    pub fn f() {}\n\n#[tokio::test]\n    async fn t() {}\n}\n",
+            "mod m {\n    pub fn f() {}\n    #[tokio::test]\n    async fn t() {}\n}\n",
         ),
         // … or into a new module of the same name when the base has none.
         (
             Some("fn f() {}\n"),
             "mod m {\n    #[test]\n    fn t() {}\n}\n",
-            "fn f() {}\n\nmod m {\n#[test]\n    fn t() {}\n}\n",
+            "fn f() {}\n\nmod m {\n    #[test]\n    fn t() {}\n}\n",
         ),
         // A shebang-less inner attribute and doc comments stay; #[ignore] tests are tests.
         (
@@ -96,12 +96,92 @@ fn red_rust_cases() {
     }
 }
 
+/// The base of a crate whose `add` subtracts, with one inline test.
+const CRATE_BASE: &str = "\
+//! Calc.
+
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+pub fn mul(a: i32, b: i32) -> i32 {
+    a * b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn muls() {
+        assert_eq!(mul(2, 3), 6);
+    }
+}
+";
+
+#[test]
+fn where_the_goal_changed_only_tests_the_red_file_is_the_working_file() {
+    // (base, work): each work changes only tests (added, edited, removed, moved, nested).
+    let nested_base = "mod m {\n    pub fn f() {}\n}\n\npub fn g() {}\n";
+    let cases: Vec<(&str, String)> = vec![
+        // A test added to the test module.
+        (
+            CRATE_BASE,
+            CRATE_BASE.replace(
+                "        assert_eq!(mul(2, 3), 6);\n    }\n",
+                "        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n",
+            ),
+        ),
+        // The first test module of a file, after a blank line.
+        (
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n".to_string(),
+        ),
+        // The tests removed (and the blank lines around them with them).
+        (CRATE_BASE, CRATE_BASE[..CRATE_BASE.find("#[cfg(test)]").unwrap()].trim_end().to_string() + "\n"),
+        // A test moved between code items, one in a nested module, comments between items.
+        (
+            nested_base,
+            "mod m {\n    pub fn f() {}\n\n    #[test]\n    fn t() {}\n}\n\n// between\n#[test]\nfn top() {}\n\npub fn g() {}\n".to_string(),
+        ),
+    ];
+    for (base, work) in &cases {
+        assert_eq!(red_rust(Some(base), work).unwrap(), *work, "base {base:?}");
+    }
+}
+
+#[test]
+fn the_red_file_of_the_final_tree_is_the_test_first_file() {
+    // Test first: the test written on the old code; then the fix, which also adds a helper,
+    // removes a function and rewrites a comment between items.
+    let test_first = CRATE_BASE.replace(
+        "        assert_eq!(mul(2, 3), 6);\n    }\n",
+        "        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n",
+    );
+    let fixed = test_first.replace("    a - b\n", "    a + b\n").replace(
+        "pub fn mul",
+        "/// Helps.\nfn helper() -> i32 {\n    1\n}\n\npub fn mul",
+    );
+    assert_eq!(red_rust(Some(CRATE_BASE), &fixed).unwrap(), test_first);
+    // A function the goal removed comes back where it was.
+    let removed = fixed.replace("pub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n", "");
+    assert_eq!(red_rust(Some(CRATE_BASE), &removed).unwrap(), test_first);
+    // A module the goal added that holds tests keeps only its tests.
+    let added = format!(
+        "{fixed}\nmod extra {{\n    pub fn e() {{}}\n\n    #[test]\n    fn e_works() {{}}\n}}\n"
+    );
+    assert_eq!(
+        red_rust(Some(CRATE_BASE), &added).unwrap(),
+        format!("{test_first}\nmod extra {{\n    #[test]\n    fn e_works() {{}}\n}}\n")
+    );
+}
+
 #[test]
 fn mod_declarations_reaching_tests_are_kept() {
     let base = "pub mod a;\n";
     let work = "pub mod a;\npub mod b;\nmod c;\n";
     let red = red_rust_keeping(Some(base), work, &|name| name == "b").unwrap();
-    assert_eq!(red, "pub mod a;\n\npub mod b;\n");
+    assert_eq!(red, "pub mod a;\npub mod b;\n");
     assert_eq!(red_rust(Some(base), work).unwrap(), base);
 }
 
@@ -226,6 +306,6 @@ fn non_ascii_text_a_bom_and_a_shebang_keep_their_bytes() {
     let red = red_rust(Some(base), work).unwrap();
     assert_eq!(
         red,
-        "\u{feff}#!/usr/bin/env rust-script\n// café → ünïcode\nfn f() -> &'static str { \"é\" }\n\n\n/// Prüfung\n#[test]\nfn neu() { assert_eq!(f(), \"é\"); }\n"
+        "\u{feff}#!/usr/bin/env rust-script\n// café → ünïcode\nfn f() -> &'static str { \"é\" }\n/// Prüfung\n#[test]\nfn neu() { assert_eq!(f(), \"é\"); }\n"
     );
 }

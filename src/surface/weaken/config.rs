@@ -87,8 +87,74 @@ fn selection(path: &str, key: &str, base: Option<&str>, last: Option<&str>) -> F
     }
 }
 
-/// The arguments of an `addopts` value that choose tests: `-k`/`-m`/`--deselect`/`--ignore…`/`-p`/
-/// `--lf`/… with their values, and bare paths; sorted, so reordering is no change.
+/// pytest options that take a value and only change what is reported or how tests run, not
+/// which run (`--tb short`, `-W error`, `-n 4`, `--cov src`): their value is no path.
+const REPORTING_WITH_VALUE: &[&str] = &[
+    "-r",
+    "--tb",
+    "--color",
+    "--code-highlight",
+    "--show-capture",
+    "--capture",
+    "--verbosity",
+    "-W",
+    "--pythonwarnings",
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--html",
+    "--result-log",
+    "--durations",
+    "--durations-min",
+    "--basetemp",
+    "--log-level",
+    "--log-format",
+    "--log-date-format",
+    "--log-cli-level",
+    "--log-cli-format",
+    "--log-cli-date-format",
+    "--log-file",
+    "--log-file-level",
+    "--log-file-format",
+    "--log-file-date-format",
+    "-n",
+    "--numprocesses",
+    "--dist",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--cov-fail-under",
+    "--timeout",
+    "--reruns",
+    "--reruns-delay",
+];
+
+/// Plugins whose disabling (`-p no:NAME`) changes no test selection: caches, output, warnings,
+/// coverage, ordering. (`no:doctest`, `no:unittest`, `no:python`, … do deselect.)
+const HARMLESS_TO_DISABLE: &[&str] = &[
+    "cacheprovider",
+    "warnings",
+    "faulthandler",
+    "pastebin",
+    "junitxml",
+    "logging",
+    "legacypath",
+    "stepwise",
+    "randomly",
+    "random_order",
+    "cov",
+    "sugar",
+    "html",
+    "metadata",
+    "timeout",
+    "xdist",
+    "rerunfailures",
+];
+
+/// The arguments of an `addopts` value that choose tests: `-k`/`-m`/`--deselect`/`--ignore…`/
+/// `-p PLUGIN`/`-o`/`--lf`/`-x`/`--maxfail`/… with their values, and bare paths; sorted, so
+/// reordering is no change. Reporting options (`-ra`, `-q`, `--tb short`, `-W error`, …) and
+/// disabling a harmless plugin (`-p no:cacheprovider`) are not chosen.
 pub(super) fn addopts_selection(value: &str) -> Vec<String> {
     let words = shell_words::split(value)
         .unwrap_or_else(|_| value.split_whitespace().map(str::to_string).collect());
@@ -99,16 +165,42 @@ pub(super) fn addopts_selection(value: &str) -> Vec<String> {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (word.clone(), None),
         };
+        if REPORTING_WITH_VALUE.contains(&flag.as_str()) {
+            if inline.is_none() {
+                words.next();
+            }
+            continue;
+        }
+        // `-p NAME` / `-pNAME`: loading a plugin may deselect; disabling a harmless one does not.
+        if let Some(attached) = flag.strip_prefix("-p")
+            && !flag.starts_with("--")
+        {
+            let plugin = if attached.is_empty() {
+                words.next().unwrap_or_default()
+            } else {
+                attached.to_string()
+            };
+            if plugin
+                .strip_prefix("no:")
+                .is_some_and(|p| HARMLESS_TO_DISABLE.contains(&p))
+            {
+                continue;
+            }
+            out.push(format!("-p {plugin}").trim().to_string());
+            continue;
+        }
         let takes_value = matches!(
             flag.as_str(),
             "-k" | "-m"
                 | "--deselect"
                 | "--ignore"
                 | "--ignore-glob"
-                | "-p"
                 | "--rootdir"
                 | "--confcutdir"
                 | "-c"
+                | "-o"
+                | "--override-ini"
+                | "--maxfail"
         );
         let selects = takes_value
             || matches!(
@@ -127,16 +219,10 @@ pub(super) fn addopts_selection(value: &str) -> Vec<String> {
             )
             || flag.starts_with("-k")
             || flag.starts_with("-m")
+            || flag.starts_with("-o")
             || flag.starts_with("--maxfail");
         if selects {
-            let value = if takes_value
-                && inline.is_none()
-                && (flag == "-k"
-                    || flag == "-m"
-                    || flag.starts_with("--")
-                    || flag == "-p"
-                    || flag == "-c")
-            {
+            let value = if takes_value && inline.is_none() {
                 words.next()
             } else {
                 inline
@@ -154,11 +240,14 @@ pub(super) fn addopts_selection(value: &str) -> Vec<String> {
     out
 }
 
-fn pytest_value(key: &str, value: &str) -> String {
+/// What a pytest key's value chooses, as compared between base and end: None for an `addopts`
+/// that chooses nothing (reporting options only), the same as no `addopts` at all.
+fn pytest_value(key: &str, value: &str) -> Option<String> {
     if key == "addopts" {
-        addopts_selection(value).join("\n")
+        let chosen = addopts_selection(value);
+        (!chosen.is_empty()).then(|| chosen.join("\n"))
     } else {
-        value.split_whitespace().collect::<Vec<_>>().join(" ")
+        Some(value.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 }
 
@@ -217,7 +306,7 @@ pub(super) fn partial(
             };
             for (key_path, short) in keys {
                 let value = |d: &toml_edit::DocumentMut| {
-                    toml_get(d, &key_path).map(|i| pytest_value(&short, &toml_text(i)))
+                    toml_get(d, &key_path).and_then(|i| pytest_value(&short, &toml_text(i)))
                 };
                 if value(&b) != value(&l) {
                     out.push(selection(path, &key_path.join("."), base, last));
@@ -329,7 +418,8 @@ pub(super) fn whole(
         };
         for key in b.keys().chain(l.keys()).filter(|k| chosen(k)) {
             let short = key.split_once('.').map_or(key.as_str(), |(_, k)| k);
-            let value = |m: &BTreeMap<String, String>| m.get(key).map(|v| pytest_value(short, v));
+            let value =
+                |m: &BTreeMap<String, String>| m.get(key).and_then(|v| pytest_value(short, v));
             if value(&b) != value(&l) && !out.iter().any(|f| f.file == path && &f.test == key) {
                 out.push(selection(path, key, base, last));
             }

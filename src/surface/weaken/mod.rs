@@ -2,6 +2,8 @@
 //! (a test removed, a skip added, an assertion removed or weakened, the selection changed, a test
 //! that asserts nothing), found per language with a real parser.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use super::{Role, Surface};
@@ -9,6 +11,7 @@ use super::{Role, Surface};
 mod annotations;
 mod config;
 mod go;
+pub mod imports;
 mod js;
 mod pins;
 mod python;
@@ -35,6 +38,9 @@ pub enum FindingKind {
     SelectionChanged,
     /// A test added or changed by the goal asserts nothing, or only constants.
     AssertionFree,
+    /// A name the tests imported on the base is imported from other code at the end (`from calc
+    /// import add` → `from calc_impl import add`, `use super::add_v2 as add;`).
+    ImportRedirected,
 }
 
 impl FindingKind {
@@ -47,6 +53,7 @@ impl FindingKind {
             FindingKind::AssertionWeakened => "assertion-weakened",
             FindingKind::SelectionChanged => "selection-changed",
             FindingKind::AssertionFree => "assertion-free",
+            FindingKind::ImportRedirected => "import-redirected",
         }
     }
 
@@ -139,15 +146,29 @@ pub struct TestCase {
     pub empty: bool,
 }
 
+/// The sources the base's test files of a family import a name from (empty: none imports it),
+/// for the `import-redirected` findings of a file new to the name.
+pub type Elsewhere<'a> = dyn FnMut(imports::Family, &str) -> BTreeSet<String> + 'a;
+
+/// [`findings_with`] with no test file of the base to compare a newly imported name with.
+pub fn findings(surface: &Surface, changes: &[FileChange]) -> Findings {
+    findings_with(surface, changes, &mut |_, _| BTreeSet::new())
+}
+
 /// The findings of a goal's changes over the test surface: each file by its role (test files per
 /// language by extension: `.rs`, `.py`, `.js`/`.mjs`/`.cjs`/`.jsx`, `.ts`/`.tsx`/`.mts`/`.cts`,
 /// `.go`; configuration files by kind). Files that are not on the surface are ignored; files that
-/// do not parse are listed in `unreadable`. Sorted by file, then line.
-pub fn findings(surface: &Surface, changes: &[FileChange]) -> Findings {
+/// do not parse are listed in `unreadable`. `elsewhere` tells the imports of the base's other
+/// test files. Sorted by file, then line.
+pub fn findings_with(
+    surface: &Surface,
+    changes: &[FileChange],
+    elsewhere: &mut Elsewhere,
+) -> Findings {
     let mut out = Findings::default();
     for change in changes {
         let role = surface.classify(&change.path);
-        if let Err(reason) = file_findings(role, change, &mut out.findings) {
+        if let Err(reason) = file_findings(role, change, elsewhere, &mut out.findings) {
             out.unreadable.push(Unreadable {
                 file: change.path.clone(),
                 reason,
@@ -166,6 +187,7 @@ pub fn findings(surface: &Surface, changes: &[FileChange]) -> Findings {
 pub fn file_findings(
     role: Role,
     change: &FileChange,
+    elsewhere: &mut Elsewhere,
     out: &mut Vec<Finding>,
 ) -> Result<(), String> {
     if change.base == change.last {
@@ -220,9 +242,41 @@ pub fn file_findings(
             let base = parse(change.base.as_deref())?;
             let last = parse(change.last.as_deref())?;
             compare(path, &base, &last, out);
+            compare_imports(
+                path,
+                language,
+                change.base.as_deref(),
+                change.last.as_deref(),
+                elsewhere,
+                out,
+            );
             Ok(())
         }
     }
+}
+
+/// The `import-redirected` findings of a test file (see [`imports::redirects`]); a side whose
+/// imports cannot be read counts as importing nothing.
+pub fn compare_imports(
+    path: &str,
+    language: Language,
+    base: Option<&str>,
+    last: Option<&str>,
+    elsewhere: &mut Elsewhere,
+    out: &mut Vec<Finding>,
+) {
+    let Some(family) = language.family() else {
+        return;
+    };
+    let read = |t: Option<&str>| {
+        t.and_then(|t| language.imports(path, t).ok())
+            .unwrap_or_default()
+    };
+    let (base, last) = (read(base), read(last));
+    if last.bindings.is_empty() {
+        return;
+    }
+    imports::redirects(path, &base, &last, &mut |name| elsewhere(family, name), out);
 }
 
 /// A language whose tests the findings parse.

@@ -48,7 +48,8 @@ fn cargo_prefix(file: &str) -> String {
 
 /// Whether `finding` is in a test that `pin` (the pinned command line) runs. A `selection-changed`
 /// always counts. A pin naming paths runs the files at or under them; a pin naming none runs the
-/// runner's default set (all); `cargo test FILTER…` runs the tests whose full name holds a filter.
+/// runner's default set (all); `cargo test FILTER…` runs the tests whose full name holds a filter
+/// (and every `import-redirected` of the files it builds).
 /// Where the words cannot tell (`-k`, `-run`, a script), it counts: a doubt refuses.
 pub fn pin_runs(pin: &str, finding: &Finding) -> bool {
     if finding.kind == FindingKind::SelectionChanged {
@@ -89,7 +90,8 @@ pub fn pin_runs(pin: &str, finding: &Finding) -> bool {
                 filters.push(w.clone());
             }
         }
-        if filters.is_empty() {
+        // A redirected import serves every test of its module, whatever the filter names.
+        if filters.is_empty() || finding.kind == FindingKind::ImportRedirected {
             return true;
         }
         let full = format!("{}{}", cargo_prefix(&finding.file), finding.test);

@@ -243,6 +243,84 @@ fn rust() {
     ]);
 }
 
+#[test]
+fn rust_tests_compiled_out_by_a_cfg_are_skipped() {
+    let base = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    fn subs() {\n        assert_eq!(add(2, -2), 0);\n    }\n}\n";
+    let on_adds = |attr: &str| {
+        base.replace(
+            "    #[test]\n    fn adds",
+            &format!("    #[test]\n    {attr}\n    fn adds"),
+        )
+    };
+    let on_module =
+        |attr: &str| base.replace("#[cfg(test)]\nmod tests", &format!("{attr}\nmod tests"));
+    type Want<'a> = &'a [(FindingKind, usize, &'a str)];
+    let both: Want = &[(SkipAdded, 3, "tests::adds"), (SkipAdded, 3, "tests::subs")];
+    let adds: Want = &[(SkipAdded, 8, "tests::adds")];
+    let cases: Vec<(&str, String, Want)> = vec![
+        ("cfg(any())", on_adds("#[cfg(any())]"), adds),
+        ("cfg(FALSE)", on_adds("#[cfg(FALSE)]"), adds),
+        ("cfg(not(all()))", on_adds("#[cfg(not(all()))]"), adds),
+        (
+            "cfg_attr(not(miri), cfg(any()))",
+            on_adds("#[cfg_attr(not(miri), cfg(any()))]"),
+            adds,
+        ),
+        (
+            "cfg_attr(not(miri), ignore)",
+            on_adds("#[cfg_attr(not(miri), ignore)]"),
+            adds,
+        ),
+        ("cfg(miri)", on_adds("#[cfg(miri)]"), adds),
+        (
+            "the module: cfg(all(test, any()))",
+            on_module("#[cfg(all(test, any()))]"),
+            both,
+        ),
+        (
+            "the module: cfg(not(test))",
+            on_module("#[cfg(not(test))]"),
+            both,
+        ),
+        (
+            "the module: cfg(all(test, never = \"x\"))",
+            on_module("#[cfg(all(test, never = \"x\"))]"),
+            both,
+        ),
+        // Honest gates that may hold: the platform, a feature, a cfg the code itself uses.
+        ("cfg(unix)", on_adds("#[cfg(unix)]"), &[]),
+        ("cfg(not(windows))", on_adds("#[cfg(not(windows))]"), &[]),
+        ("cfg(feature)", on_adds("#[cfg(feature = \"serde\")]"), &[]),
+        (
+            "cfg_attr(miri, ignore)",
+            on_adds("#[cfg_attr(miri, ignore)]"),
+            &[],
+        ),
+        (
+            "a cfg of the project's own",
+            on_adds("#[cfg(has_simd)]").replace(
+                "pub fn add",
+                "#[cfg(has_simd)]\npub fn fast() {}\n\npub fn add",
+            ),
+            &[],
+        ),
+    ];
+    for (what, last, want) in &cases {
+        let want: Vec<(FindingKind, usize, String)> = want
+            .iter()
+            .map(|(k, l, t)| (*k, *l, t.to_string()))
+            .collect();
+        let got = found("src/lib.rs", Some(base), Some(last));
+        let got: Vec<_> = if what.starts_with("a cfg of the project") {
+            // Its lines moved down by the new code: only the kinds count here.
+            got.into_iter().filter(|f| f.0 == SkipAdded).collect()
+        } else {
+            got
+        };
+        assert_eq!(got, want, "{what}");
+    }
+}
+
 const JS: &str = "\
 const { add } = require('./calc');
 
@@ -466,6 +544,47 @@ fn go() {
 }
 
 #[test]
+fn addopts_that_select_and_addopts_that_report() {
+    // (addopts, whether it selects tests)
+    let cases: &[(&str, bool)] = &[
+        ("-ra -p no:cacheprovider", false),
+        ("-q -v -rA --tb short --color=yes --strict-markers", false),
+        (
+            "-pno:cacheprovider -p no:randomly -W error -W ignore::DeprecationWarning",
+            false,
+        ),
+        (
+            "--junitxml out.xml --durations 5 -n 4 --cov src --cov-report term",
+            false,
+        ),
+        (
+            "--log-level INFO --basetemp tmp --capture no -s -l --showlocals",
+            false,
+        ),
+        ("-k mul", true),
+        ("-kmul", true),
+        ("-m 'not slow'", true),
+        ("--deselect tests/test_calc.py::test_add", true),
+        ("--ignore=tests/test_calc.py", true),
+        ("--ignore-glob '*_add.py'", true),
+        ("tests/test_mul.py", true),
+        ("-p myplugin", true),
+        ("-p no:doctest", true),
+        ("-p no:unittest", true),
+        ("-x", true),
+        ("--maxfail=1", true),
+        ("--maxfail 1", true),
+        ("-o python_files=test_mul.py", true),
+        ("--override-ini=python_functions=check_*", true),
+        ("--lf", true),
+    ];
+    for (value, selects) in cases {
+        let chosen = super::config::addopts_selection(value);
+        assert_eq!(!chosen.is_empty(), *selects, "{value}: {chosen:?}");
+    }
+}
+
+#[test]
 fn configuration() {
     check(&[
         (
@@ -480,6 +599,15 @@ fn configuration() {
             "pyproject.toml",
             Some("[tool.pytest.ini_options]\naddopts = \"-q\"\n"),
             Some("[tool.pytest.ini_options]\naddopts = \"-q -rA --tb=short\"\n"),
+            &[],
+        ),
+        (
+            "an honest fix's report options, in a new addopts: no selection change",
+            "pyproject.toml",
+            Some("[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n"),
+            Some(
+                "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\naddopts = \"-ra -p no:cacheprovider\"\n",
+            ),
             &[],
         ),
         (
@@ -604,6 +732,142 @@ fn unparsable_files_are_listed_not_guessed() {
 }
 
 #[test]
+fn imports_redirected_to_other_code() {
+    let rs = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let rs_named = rs.replace("use super::*;", "use super::add;");
+    let js = "const { add } = require('../src/calc');\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    let mjs = "import { add } from './calc.js';\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    check(&[
+        (
+            "Python: the name now from a stub module",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace(
+                "from calc import add, mul",
+                "from calc import mul\nfrom calc_impl import add",
+            )),
+            &[(ImportRedirected, 2, "add")],
+        ),
+        (
+            "Python: another name under the old one",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace("import add, mul", "import add_v2 as add, mul")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "Python: a module under the old module's name, inside a test",
+            "tests/test_calc.py",
+            Some("def test_add():\n    import calc\n    assert calc.add(2, 2) == 4\n"),
+            Some("def test_add():\n    import calc_impl as calc\n    assert calc.add(2, 2) == 4\n"),
+            &[(ImportRedirected, 2, "calc")],
+        ),
+        (
+            "Python: more names, the same sources, a relative import made absolute: nothing",
+            "tests/test_calc.py",
+            Some(
+                "from .helpers import add\nimport calc\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            Some(
+                "import pytest\nimport calc\nfrom tests.helpers import add\nfrom calc import mul\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            &[],
+        ),
+        (
+            "Rust: `use super::add_v2 as add;` over the glob import of the code's add",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add_v2 as add;\n",
+            )),
+            &[(ImportRedirected, 6, "tests::add")],
+        ),
+        (
+            "Rust: a named import pointed elsewhere",
+            "src/lib.rs",
+            Some(&rs_named),
+            Some(&rs_named.replace("use super::add;", "use crate::fast::add;")),
+            &[(ImportRedirected, 5, "tests::add")],
+        ),
+        (
+            "Rust: new imports of other names, or of the same item: nothing",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add;\n    use std::collections::HashMap;\n",
+            )),
+            &[],
+        ),
+        (
+            "Rust: an integration test's import pointed elsewhere",
+            "tests/it.rs",
+            Some("use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n"),
+            Some(
+                "use calc::add_v2 as add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n",
+            ),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: require of another module",
+            "test/calc.test.js",
+            Some(js),
+            Some(&js.replace("'../src/calc'", "'../src/calc_v2'")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: another export under the old name",
+            "test/calc.test.mjs",
+            Some(mjs),
+            Some(&mjs.replace("{ add }", "{ addFast as add }")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: the same module spelled otherwise, require to import: nothing",
+            "test/calc.test.mjs",
+            Some(&mjs.replace("./calc.js", "../test/calc")),
+            Some(&mjs.replace("{ add }", "{ add, mul }")),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn a_new_test_file_importing_a_name_from_elsewhere_than_the_base_tests() {
+    let change = FileChange {
+        path: "tests/test_add_fixed.py".to_string(),
+        base: None,
+        last: Some(
+            "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n"
+                .to_string(),
+        ),
+    };
+    // (what the base's other test files import `add` from, findings)
+    let cases: &[(&[&str], usize)] = &[(&["calc.add"], 1), (&["calc_impl.add"], 0), (&[], 0)];
+    for (sources, want) in cases {
+        let mut asked = Vec::new();
+        let found = findings_with(
+            &Surface::default_rules(),
+            std::slice::from_ref(&change),
+            &mut |family, name| {
+                asked.push((family, name.to_string()));
+                sources.iter().map(|s| s.to_string()).collect()
+            },
+        );
+        let kinds: Vec<(FindingKind, usize, &str)> = found
+            .findings
+            .iter()
+            .map(|f| (f.kind, f.line, f.test.as_str()))
+            .collect();
+        let expected: Vec<(FindingKind, usize, &str)> =
+            (0..*want).map(|_| (ImportRedirected, 1, "add")).collect();
+        assert_eq!(kinds, expected, "{sources:?}");
+        assert_eq!(asked, vec![(imports::Family::Python, "add".to_string())]);
+    }
+}
+
+#[test]
 fn kinds_trailers_and_refusals() {
     let cases: &[(FindingKind, &str, bool)] = &[
         (TestRemoved, "test-removed", true),
@@ -612,6 +876,7 @@ fn kinds_trailers_and_refusals() {
         (AssertionWeakened, "assertion-weakened", false),
         (SelectionChanged, "selection-changed", true),
         (AssertionFree, "assertion-free", true),
+        (ImportRedirected, "import-redirected", true),
     ];
     for (kind, name, refuses) in cases {
         assert_eq!(kind.as_str(), *name);
