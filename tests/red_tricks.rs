@@ -114,3 +114,62 @@ fn the_honest_fix_on_the_same_base_completes() {
     let log = repo.git(&["log", "--format=%B"]);
     assert!(log.contains("Goal-Status: complete"), "{log}");
 }
+
+/// The base's test of `add`, expecting a wrong value (so the goal must change its assertion).
+const TESTS_WRONG: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n";
+
+#[test]
+fn a_weakened_assertion_whose_red_run_failed_elsewhere_is_refused() {
+    let repo = calc(ADD);
+    // The assertion weakened to what the bug returns, and an import of a module the goal adds, so
+    // that the red run fails at collection, never reaching the weakened test.
+    repo.write("version.py", "VERSION = 2\n");
+    repo.write(
+        "tests/test_calc.py",
+        &format!(
+            "import version  # noqa: F401\n{}",
+            TESTS.replace("== 4", "== 0")
+        ),
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "version module"]);
+    done_refused(
+        &repo,
+        &[
+            "criterion 1: the goal weakens a test its pin runs (assertion-weakened tests/test_calc.py:",
+            "did not show that test failing",
+        ],
+    );
+    // Accepted by a human, it completes and says so in the history.
+    repo.ok(&["done", "--confirm"]);
+    let log = repo.git(&["log", "-1", "--skip=1", "--format=%B"]);
+    let all = repo.git(&["log", "--format=%B"]);
+    assert!(
+        all.contains("Goal-Tests-Weakened: assertion-weakened tests/test_calc.py:"),
+        "{log}\n{all}"
+    );
+}
+
+#[test]
+fn a_changed_assertion_that_failed_on_the_base_by_name_completes() {
+    // The base's test expected a wrong value; the goal corrects it and fixes the code. The red run
+    // shows the changed test itself failing: the pair judges it, and it completes.
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", BUGGY);
+    repo.write("tests/test_calc.py", TESTS_WRONG);
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc with a wrong test"]);
+    repo.init_goal(&[ADD]);
+    repo.write("tests/test_calc.py", TESTS);
+    red(&repo);
+    repo.write("calc/__init__.py", "def add(a, b):\n    return (a + b)\n");
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "fixed add and its test"]);
+    let out = repo.goal().args(["done"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

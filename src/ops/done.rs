@@ -15,7 +15,8 @@ use crate::proof::{Proof, Unaccepted};
 use crate::repo::{DiffStat, Oid, Stage};
 use crate::summary::TestCounts;
 use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
-use crate::surface::names::{self, RunTests};
+use crate::surface::names::{self, RunTests, TestNames};
+use crate::surface::weaken::FindingKind;
 use crate::trailers::Action;
 use crate::workspace::Workspace;
 
@@ -382,7 +383,7 @@ fn red_gate(
             ),
         );
     }
-    let weakened = judge::weakened(&found.findings, &pins, confirm);
+    let mut weakened = judge::weakened(&found.findings, &pins, confirm);
     for w in weakened.iter().filter(|w| !w.refuses) {
         super::note(
             quiet,
@@ -486,6 +487,38 @@ fn red_gate(
                     });
                     continue;
                 }
+                // A weakened assertion is judged by the red/green pair: so the pair must be about
+                // that test. A red run that failed only elsewhere (another test, an import or a
+                // build of code the goal added) does not show the weakened test tests the change.
+                let mut unshown = Vec::new();
+                for w in weakened.iter_mut().filter(|w| {
+                    matches!(
+                        w.kind,
+                        FindingKind::AssertionWeakened | FindingKind::AssertionRemoved
+                    ) && judge::pin_runs_test(&p.command, &w.file, &w.test)
+                }) {
+                    if failed_by_name(witness.names.as_ref(), &w.test) {
+                        continue;
+                    }
+                    if confirm {
+                        w.confirmed = true;
+                        continue;
+                    }
+                    unshown.push(w.describe());
+                }
+                if !unshown.is_empty() {
+                    refusals.push(format!(
+                        "criterion {n}: the goal weakens a test its pin runs ({}), and its red run {} did not show that test failing (it failed elsewhere: another test, or an import or build failure): nothing shows the weakened test tests the change",
+                        unshown.join("; "),
+                        witness.id
+                    ));
+                    hint.get_or_insert_with(|| {
+                        format!(
+                            "restore the assertion, or make the weakened test itself fail on the code before the goal (see it with `goal verify --red -c {n}`); accept it with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)"
+                        )
+                    });
+                    continue;
+                }
                 if let Err(missing) =
                     names::green_covers_red(&run_tests(&witness), &run_tests(green))
                 {
@@ -548,6 +581,19 @@ fn red_gate(
     Ok(RedGate {
         weakened,
         guards_only,
+    })
+}
+
+/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`) failed.
+fn failed_by_name(names: Option<&TestNames>, test: &str) -> bool {
+    let Some(names) = names else { return false };
+    names.names.iter().any(|t| {
+        t.outcome == names::Outcome::Failed
+            && (t.name == test
+                || [":", ".", " ", "/"]
+                    .iter()
+                    .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
+                || t.name.contains(&format!("::{test}[")))
     })
 }
 
