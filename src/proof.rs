@@ -214,6 +214,17 @@ impl Proof {
             .iter()
             .filter(|c| c.state == State::Proven)
             .count();
+        // done refuses a criterion whose tests pass on the code before the goal: no surface may
+        // say it is proven, nor tell the agent to run `goal done`.
+        let on_base: Vec<usize> = self
+            .criteria
+            .iter()
+            .filter(|c| c.state == State::PassesOnBase)
+            .map(|c| c.number)
+            .collect();
+        if !on_base.is_empty() && self.acceptance.is_ok() {
+            self.acceptance = Err(Unaccepted::Unproven(on_base));
+        }
         self
     }
 }

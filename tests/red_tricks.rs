@@ -173,3 +173,38 @@ fn a_changed_assertion_that_failed_on_the_base_by_name_completes() {
     let out = repo.goal().args(["done"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn a_criterion_that_passes_on_the_base_is_unproven_on_every_surface() {
+    // Its pin already passes on the code before the goal: done refuses it, so status, inject and
+    // the Claude Stop hook must not call it proven or send the agent to `goal done`.
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", "def add(a, b):\n    return (a + b)\n");
+    repo.write("tests/test_calc.py", TESTS);
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc, already right"]);
+    repo.init_goal(&[ADD]);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.refused(&["done"], 1, &["pass on the code before the goal"]);
+    let status = crate::support::json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["state"], "passes-on-base", "{status}");
+    assert_eq!(status["proven"], 0, "{status}");
+    let next = status["next"].as_str().unwrap();
+    assert!(!next.contains("goal done"), "{next}");
+    let inject = crate::support::stdout(&repo.goal().args(["inject"]).output().unwrap());
+    assert!(!inject.contains("Every criterion is proven"), "{inject}");
+    let out = repo
+        .goal()
+        .args(["hook", "claude"])
+        .write_stdin(r#"{"hook_event_name":"Stop","stop_hook_active":false}"#)
+        .output()
+        .unwrap();
+    let hook = crate::support::stdout(&out);
+    assert!(hook.contains("\"decision\":\"block\""), "{hook}");
+    assert!(hook.contains("passes-on-base"), "{hook}");
+}

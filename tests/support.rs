@@ -27,6 +27,7 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
         .to_path_buf();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin_dir];
+    paths.extend(pytest_dir().iter().cloned());
     paths.extend(std::env::split_paths(&path));
     cmd.env_clear()
         .env("PATH", std::env::join_paths(paths).unwrap())
@@ -38,6 +39,59 @@ fn hermetic(cmd: &mut std::process::Command, home: &Path) {
         .env("GIT_COMMITTER_DATE", "@1796051045 +0000")
         .env("GOAL_NOW", NOW)
         .env("NO_COLOR", "1");
+}
+
+/// The pytest the red-before-green tests run (they drive a real Python package).
+const PYTEST: &str = "9.2.0";
+
+/// Where a `pytest` comes from when `PATH` has none: a venv the suite makes once per machine
+/// (`$GOAL_TEST_CACHE`, else `~/.cache/goal-tests`, `pytest-<version>`), so that `cargo test
+/// --locked` needs nothing installed by hand (only python3 and the registry). None when `PATH` has one already.
+fn pytest_dir() -> &'static Option<PathBuf> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        if std::env::split_paths(&path).any(|d| d.join("pytest").is_file()) {
+            return None;
+        }
+        let cache = std::env::var_os("GOAL_TEST_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/goal-tests"))
+            })?;
+        let venv = cache.join(format!("pytest-{PYTEST}"));
+        let bin = venv.join("bin");
+        if bin.join("pytest").is_file() {
+            return Some(bin);
+        }
+        // One maker at a time across the test processes (an OS lock), the others wait for it.
+        std::fs::create_dir_all(&cache).ok()?;
+        let lock = std::fs::File::create(cache.join(format!("pytest-{PYTEST}.lock"))).ok()?;
+        lock.lock().ok()?;
+        if bin.join("pytest").is_file() {
+            return Some(bin);
+        }
+        let _ = std::fs::remove_dir_all(&venv);
+        let made = std::process::Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::process::Command::new(bin.join("pip"))
+                .args(["install", "--quiet", "--disable-pip-version-check"])
+                .arg(format!("pytest=={PYTEST}"))
+                .status()
+                .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!(
+                "tests: no pytest on PATH and none could be installed into {}",
+                venv.display()
+            );
+            let _ = std::fs::remove_dir_all(&venv);
+            return None;
+        }
+        Some(bin)
+    })
 }
 
 impl Repo {
