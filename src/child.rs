@@ -391,19 +391,34 @@ fn run_child(
         ));
     };
     let run = ChildRun::start();
-    let mut child = Command::new(program)
+    // One pipe for both streams, as `2>&1` gives: the output keeps the order the child wrote it
+    // in. With a pipe each, a reader could take cargo's `error: test failed` (stderr) before the
+    // rest of libtest's `test result: FAILED. 2 passed; …` line (stdout, written in pieces), and
+    // the summary line no longer parsed.
+    let (reader, writer) = std::io::pipe().map_err(Error::io(
+        "cannot make a pipe for the command's output",
+        cwd,
+    ))?;
+    let writer_err = writer.try_clone().map_err(Error::io(
+        "cannot make a pipe for the command's output",
+        cwd,
+    ))?;
+    let mut command = Command::new(program);
+    command
         .args(&argv[1..])
         .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(cwd)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|source| Error::Spawn {
-            program: program.clone(),
-            source,
-        })?;
+        .stdout(writer)
+        .stderr(writer_err)
+        .process_group(0);
+    let spawned = command.spawn();
+    // The parent's copies of the write end go, so the reader sees the end when the child's do.
+    drop(command);
+    let child = spawned.map_err(|source| Error::Spawn {
+        program: program.clone(),
+        source,
+    })?;
     let output = Arc::new(Mutex::new(Vec::new()));
     let (sender, events) = mpsc::channel();
     let pump = |mut source: Box<dyn Read + Send>, is_err: bool| {
@@ -431,15 +446,8 @@ fn run_child(
             let _ = done.send(Event::PumpDone);
         });
     };
-    let mut pumps = 0;
-    if let Some(out) = child.stdout.take() {
-        pump(Box::new(out), false);
-        pumps += 1;
-    }
-    if let Some(err) = child.stderr.take() {
-        pump(Box::new(err), true);
-        pumps += 1;
-    }
+    pump(Box::new(reader), false);
+    let pumps = 1;
     let status = match supervise(&run, child, events, sender, pumps) {
         Ok(status) => status,
         Err(signal) => return Err(interrupted_error(signal)),

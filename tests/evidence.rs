@@ -883,3 +883,27 @@ fn a_pin_proven_as_a_check_runs_as_a_check_again() {
     let text = stdout(&repo.goal().arg("status").output().unwrap());
     assert!(text.contains("goal verify --check -c 1"), "{text}");
 }
+
+#[test]
+fn the_output_keeps_the_order_the_command_wrote_it_in() {
+    // stdout and stderr written in turn, a piece at a time (as libtest writes `test result: `,
+    // `FAILED`, `. 2 passed; …` while cargo writes to stderr): goal reads both from one pipe, so
+    // its copy (the tee and the record's summary) has them in the order written.
+    let repo = setup(&["interleaved output"]);
+    repo.write(
+        "t.sh",
+        "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8; do printf \"o$i \"; printf \"e$i \" >&2; done\nprintf '\\n%d passed in 0.01s\\n' 1\n",
+    );
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "sh", "t.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let want: String = (1..=8).map(|i| format!("o{i} e{i} ")).collect();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&want),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
