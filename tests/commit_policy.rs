@@ -543,3 +543,30 @@ fn init_replace_runs_the_hooks_on_both_commits_before_abandoning_the_old_goal() 
     );
     assert!(repo.goal_md().contains("Another goal"));
 }
+
+#[test]
+fn restore_takes_no_verify_and_says_so_in_its_commit() {
+    let repo = Repo::new();
+    repo.init_goal(&["app runs"]);
+    repo.ok(&["abandon", "--reason", "wrong goal"]);
+    hook(
+        &repo,
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\necho 'hook: no' >&2\nexit 1\n",
+    );
+    let head = repo.head();
+    let out = repo.goal().args(["restore"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hook: no"), "{}", stderr(&out));
+    assert_eq!(repo.head(), head, "nothing committed");
+    let out = repo.goal().args(["restore", "-n"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Action").as_deref(),
+        Some("restore")
+    );
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Hooks").as_deref(),
+        Some("skipped")
+    );
+}

@@ -12,10 +12,13 @@ use crate::workspace::Workspace;
 ///
 /// Refused when a goal is active, or when no goal was abandoned since the last restore.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub commit: super::CommitFlags,
+}
 
-pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
-    let ws = Workspace::open(ctx)?;
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     let crate::ops::restore::Restored {
         goal,
         abandoned_in,
