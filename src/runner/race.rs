@@ -593,7 +593,19 @@ fn on_event(racer: &mut Racer, line: &str, say: &dyn Fn(&str)) -> bool {
         "iterate" => {
             racer.iterations += 1;
             racer.open_turn = None;
-            say(&format!("{branch}: iteration recorded: {}", text("state")));
+            // After the agent's own `goal done` the goal is gone and the event says iteration 0.
+            let iteration = event
+                .get("iteration")
+                .and_then(Value::as_u64)
+                .filter(|n| *n > 0)
+                .unwrap_or(racer.iterations);
+            say(&format!(
+                "{branch}: iteration {iteration} recorded (by {})",
+                match text("recorded_by") {
+                    "" => "the run",
+                    by => by,
+                }
+            ));
         }
         "retry" => say(&format!("{branch}: retry — {}", text("reason"))),
         "done_refused" => say(&format!(
