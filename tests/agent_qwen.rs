@@ -12,7 +12,7 @@ use crate::run::{code, events, explain, named, project, state};
 use crate::support::Repo;
 
 /// `goal run --json --agent qwen` with the CLI set up against the stand-in.
-fn run_qwen(repo: &Repo, dir: &std::path::Path, api: &StandIn, key: &str) -> Output {
+fn run_qwen(repo: &Repo, dir: &std::path::Path, api: &StandIn, key: Option<&str>) -> Output {
     let home = state(repo);
     std::fs::create_dir_all(home.join(".qwen")).unwrap();
     std::fs::write(
@@ -22,10 +22,13 @@ fn run_qwen(repo: &Repo, dir: &std::path::Path, api: &StandIn, key: &str) -> Out
     .unwrap();
     let tmp = home.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    repo.goal()
-        .env("PATH", path_with(dir))
+    let mut goal = repo.goal();
+    match key {
+        Some(key) => goal.env("OPENAI_API_KEY", key),
+        None => goal.env_remove("OPENAI_API_KEY"),
+    };
+    goal.env("PATH", path_with(dir))
         .env("GOAL_TIME_SCALE", "0")
-        .env("OPENAI_API_KEY", key)
         .env(
             "OPENAI_BASE_URL",
             format!("http://127.0.0.1:{}/v1", api.port),
@@ -55,7 +58,7 @@ fn the_real_qwen_cli_in_a_fresh_repository_writes_verifies_and_completes_after_a
     };
     let repo = project();
     let api = StandIn::start(&dir, &state(&repo), "503,work", &[]);
-    let out = run_qwen(&repo, &dir, &api, "offline-test-key");
+    let out = run_qwen(&repo, &dir, &api, Some("offline-test-key"));
     assert_eq!(code(&out), 0, "{}", explain(&out));
     let ev = events(&out);
     assert_eq!(named(&ev, "done").len(), 1, "{}", explain(&out));
@@ -103,7 +106,7 @@ fn the_real_qwen_cli_with_a_bad_key_stops_at_once() {
     let repo = project();
     let head = repo.head();
     let api = StandIn::start(&dir, &state(&repo), "401", &[]);
-    let out = run_qwen(&repo, &dir, &api, "sk-offline-test");
+    let out = run_qwen(&repo, &dir, &api, Some("sk-offline-test"));
     assert_eq!(code(&out), 2, "{}", explain(&out));
     let ev = events(&out);
     assert!(named(&ev, "retry").is_empty(), "{ev:?}");
@@ -129,7 +132,7 @@ fn the_real_qwen_cli_waits_out_its_quota_without_spending_a_retry() {
     // OpenAI's quota (429 insufficient_quota, no reset given: the first 30 min step), then the
     // work. qwen tries the 429 seven times by itself (`retry-after: 1`) before it exits 1.
     let api = StandIn::start(&dir, &state(&repo), "quota,work", &[]);
-    let out = run_qwen(&repo, &dir, &api, "offline-test-key");
+    let out = run_qwen(&repo, &dir, &api, Some("offline-test-key"));
     assert_eq!(code(&out), 0, "{}", explain(&out));
     let ev = events(&out);
     assert_eq!(named(&ev, "done").len(), 1, "{}", explain(&out));
@@ -143,4 +146,25 @@ fn the_real_qwen_cli_waits_out_its_quota_without_spending_a_retry() {
     want.push("work");
     assert_eq!(calls(&api), want);
     assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
+}
+
+#[test]
+fn the_real_qwen_cli_with_no_key_stops_at_once() {
+    let Some(dir) = installed("qwen", "qwen") else {
+        return;
+    };
+    let repo = project();
+    let api = StandIn::start(&dir, &state(&repo), "work", &[]);
+    let out = run_qwen(&repo, &dir, &api, None);
+    // "Missing API key for OpenAI-compatible auth. …", exit 1, before any request.
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    let ev = events(&out);
+    assert!(named(&ev, "retry").is_empty(), "{ev:?}");
+    assert_eq!(named(&ev, "turn_end")[0]["exit_code"], 1, "{ev:?}");
+    let reason = named(&ev, "error")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("Missing API key"), "{reason}");
+    assert!(api.requests().is_empty(), "no request reached the API");
 }
