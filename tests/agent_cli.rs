@@ -119,6 +119,7 @@ fn the_start_event_and_help_say_which_presets_are_verified() {
         ("cursor", false, serde_json::Value::Null),
         ("codex", true, serde_json::json!("0.169.0")),
         ("gemini", true, serde_json::json!("0.61.0")),
+        ("qwen", true, serde_json::json!("0.24.4")),
     ];
     for (preset, verified, version) in cases {
         let out = repo

@@ -11,6 +11,7 @@ mod agent_cli;
 mod agent_codex;
 mod agent_gemini;
 mod agent_opencode;
+mod agent_qwen;
 mod agents;
 mod audit;
 mod baseline;

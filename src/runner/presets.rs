@@ -254,6 +254,41 @@ pub const PRESETS: &[Preset] = &[
         own_files: &[],
     },
     Preset {
+        name: "qwen",
+        argv: &["qwen", "--yolo", "--output-format", "stream-json"],
+        prompt: PromptPlace::Stdin,
+        output: Output::JsonLines,
+        ok_exits: &[],
+        hard_exits: &[],
+        auth: &[
+            r"\[API Error: 40[13]\b",
+            r"Incorrect API key provided",
+            r"Missing API key for OpenAI-compatible auth",
+            r"No auth type is selected",
+        ],
+        usage_limit: &[
+            r"exceeded your current quota",
+            r"usage limit.*reset",
+            r"quota will reset",
+        ],
+        transient: &[
+            r"\[API Error: (408|409|429|5\d\d)\b",
+            r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#,
+        ],
+        failed_on_success: &[r#""type"\s*:\s*"result".*"is_error"\s*:\s*true"#],
+        doc: "Qwen Code 0.24.4 (npm `@qwen-code/qwen-code`, a fork of Gemini CLI), run for real against a local stand-in for the OpenAI chat completions API: `qwen --yolo --output-format stream-json` reads the prompt from stdin (a positional prompt that starts with `-` is taken for an option, and `--` before it leaves it unread) and prints one JSON event a line (`system` init, `assistant` with `tool_use` blocks, `user` with `tool_result`, a final `{\"type\":\"result\",\"is_error\":…}` with `usage`). `--yolo` approves its shell tool (`run_shell_command`) and its edits headless. It exits 1 for every failure, the reason in the final `result` event's `error.message`: `[API Error: 401 Incorrect API key provided: …]` stops at once, as do `Missing API key for OpenAI-compatible auth.` (no OPENAI_API_KEY), `No auth type is selected.` (set `security.auth.selectedType: \"openai\"` in ~/.qwen/settings.json, or add `--agent-arg --auth-type --agent-arg openai`) and a 403 (read on its status, not seen); `[API Error: 5xx …]` and a 429 rate limit are retried; OpenAI's quota (`[API Error: 429 You exceeded your current quota, please check your plan and billing details.]`, to which it adds `Possible quota limitations in place …`) is a usage limit with no reset time (waited out, the wait growing). Other usage-limit texts (`usage limit … reset`, `quota will reset`) are generic, not seen from it. The endpoint is OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. Its own retries on a persistent 500: 28 calls over about 100 s with the default settings; with `model.generationConfig.maxRetries: 0` in settings.json, 7 calls over about 70 s (1.5 s doubling to 30 s; a 503's or 429's `retry-after` is honoured), which, as its code reads, no setting lowers. Usage: tokens from the final `result` event's `usage` (`input_tokens`, which counts the cached part `cache_read_input_tokens` reports, less that part, plus `output_tokens`); no cost.",
+        verified: Some("0.24.4"),
+        reports: Reports {
+            tokens: true,
+            cost: false,
+        },
+        usage: usage::qwen,
+        recovered: &[],
+        wraps: false,
+        in_turn_wait: &[],
+        own_files: &[],
+    },
+    Preset {
         name: "pi",
         argv: &["pi", "--mode", "json", "-p", "{prompt}"],
         prompt: PromptPlace::Arg,
@@ -557,6 +592,66 @@ mod tests {
                 1,
                 "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
                 "hard",
+            ),
+            // Qwen Code 0.24.4 --output-format stream-json, seen with the real CLI against a
+            // stand-in OpenAI API: every failure exits 1, the reason in the final result event.
+            (
+                "qwen",
+                1,
+                r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"[API Error: 401 Incorrect API key provided: sk-offl****test. You can find your API key at https://platform.openai.com/account/api-keys.]"}]}}
+{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0},"error":{"message":"[API Error: 401 Incorrect API key provided: sk-offl****test. You can find your API key at https://platform.openai.com/account/api-keys.]"}}"#,
+                "hard",
+            ),
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"usage":{"input_tokens":0,"output_tokens":0},"error":{"message":"Missing API key for OpenAI-compatible auth. Set settings.security.auth.apiKey, or set the 'OPENAI_API_KEY' environment variable."}}"#,
+                "hard",
+            ),
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"usage":{"input_tokens":0,"output_tokens":0},"error":{"message":"No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) before running in non-interactive mode."}}"#,
+                "hard",
+            ),
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0},"error":{"message":"[API Error: 503 Service Unavailable]"}}"#,
+                "failed",
+            ),
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: 500 The server had an error while processing your request. Sorry about that!]"}}"#,
+                "failed",
+            ),
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: 429 You exceeded your current quota, please check your plan and billing details.]\nPossible quota limitations in place or slow response times detected. Please wait and try again later."}}"#,
+                "usage-limit-no-reset",
+            ),
+            // A constructed rate limit, not seen from it: retried, not waited out.
+            (
+                "qwen",
+                1,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: 429 Rate limit reached for requests]\nPossible quota limitations in place or slow response times detected. Please wait and try again later."}}"#,
+                "failed",
+            ),
+            // A tool's output that mentions a 401 is not the API's.
+            (
+                "qwen",
+                0,
+                r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_2","is_error":false,"content":"Command: curl -i localhost\nOutput: HTTP/1.1 401 Unauthorized\nExit Code: 0"}]}}
+{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Wrote hello.txt; goal verify passed.","usage":{"input_tokens":600,"output_tokens":40,"cache_read_input_tokens":20,"total_tokens":640}}"#,
+                "ok",
+            ),
+            (
+                "qwen",
+                0,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: 503 Service Unavailable]"}}"#,
+                "failed",
             ),
             // Pi 0.73.1 (--mode json).
             (
@@ -1065,6 +1160,11 @@ Attempt 10 failed: The model is overloaded. Please try again later.. Max attempt
                 "gemini",
                 include_str!("../../tests/gemini/package.json"),
                 "@google/gemini-cli",
+            ),
+            (
+                "qwen",
+                include_str!("../../tests/qwen/package.json"),
+                "@qwen-code/qwen-code",
             ),
             (
                 "pi",

@@ -105,6 +105,24 @@ pub fn claude(output: &str) -> Usage {
         .unwrap_or_default()
 }
 
+/// Qwen Code's final `result` event: `usage.input_tokens` counts the cached part that
+/// `cache_read_input_tokens` reports, so that is taken off; no cost.
+pub fn qwen(output: &str) -> Usage {
+    json_values(output)
+        .iter()
+        .rfind(|v| v["type"] == "result")
+        .map(|v| {
+            let u = &v["usage"];
+            let cached = count(&u["cache_read_input_tokens"]).unwrap_or(0);
+            Usage {
+                input_tokens: count(&u["input_tokens"]).map(|i| i.saturating_sub(cached)),
+                output_tokens: count(&u["output_tokens"]),
+                cost_usd: None,
+            }
+        })
+        .unwrap_or_default()
+}
+
 /// Codex's `turn.completed` events: `usage.input_tokens` counts the cached input that
 /// `cached_input_tokens` reports, so that is taken off; no cost.
 pub fn codex(output: &str) -> Usage {
@@ -301,6 +319,20 @@ mod tests {
                 gemini,
                 "{\n  \"session_id\": \"s\",\n  \"error\": {\"type\": \"Error\", \"message\": \"The model is overloaded.\", \"code\": 503}\n}",
                 u(None, None, None),
+            ),
+            // Qwen Code 0.24.4 stream-json: the final result (the stand-in's run, two calls).
+            (
+                "qwen",
+                qwen,
+                r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":300,"output_tokens":20,"cache_read_input_tokens":10,"total_tokens":320}}}
+{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"done","usage":{"input_tokens":600,"output_tokens":40,"cache_read_input_tokens":20,"total_tokens":640}}"#,
+                u(Some(580), Some(40), None),
+            ),
+            (
+                "qwen, no key",
+                qwen,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true,"usage":{"input_tokens":0,"output_tokens":0},"error":{"message":"No auth type is selected."}}"#,
+                u(Some(0), Some(0), None),
             ),
             // pi 0.73.1 --mode json: one message_end per assistant message.
             (
