@@ -20,12 +20,14 @@ mod message;
 mod objects;
 mod scan;
 mod snapshot;
+mod temp_worktree;
 pub mod worktree;
 
 use message::parse_git_date;
 pub use message::parse_trailers;
 pub use objects::{TreeChange, TreeFile};
 use snapshot::TreeItems;
+pub use temp_worktree::TempWorktree;
 
 /// An open, non-bare repository with a working tree.
 pub struct Repo {

@@ -183,17 +183,31 @@ struct Pending {
 /// lines with a digit in them and at least four characters long are taken out, so that a short
 /// verdict line ("OK") is never lost to a word of the command.
 pub fn recognise_run(argv: &[String], output: &str) -> Option<TestCounts> {
+    recognise_run_noting(argv, output).0
+}
+
+/// [`recognise_run`], and whether a summary the command carries was left out (the result
+/// differs from reading every line). The output is read once unless a line was taken out.
+pub fn recognise_run_noting(argv: &[String], output: &str) -> (Option<TestCounts>, bool) {
     let command = argv.join(" ");
-    let echoed = |line: &str| {
-        let text = ANSI.replace_all(line, "");
-        let text = text.trim();
-        text.len() >= 4 && text.bytes().any(|b| b.is_ascii_digit()) && command.contains(text)
-    };
-    if !output.lines().any(echoed) {
-        return recognise(output);
+    let mut dropped = false;
+    let kept: Vec<&str> = output
+        .lines()
+        .filter(|line| {
+            let text = ANSI.replace_all(line, "");
+            let text = text.trim();
+            let echoed = text.len() >= 4
+                && text.bytes().any(|b| b.is_ascii_digit())
+                && command.contains(text);
+            dropped |= echoed;
+            !echoed
+        })
+        .collect();
+    if !dropped {
+        return (recognise(output), false);
     }
-    let kept: Vec<&str> = output.lines().filter(|line| !echoed(line)).collect();
-    recognise(&kept.join("\n"))
+    let tests = recognise(&kept.join("\n"));
+    (tests, tests != recognise(output))
 }
 
 /// Sum the test summaries in `output`; None when no runner's summary was recognised.

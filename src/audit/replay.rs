@@ -4,106 +4,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::Outcome;
 use crate::child;
 use crate::error::{Error, Result};
 use crate::pin;
 use crate::repo::Oid;
+use crate::repo::TempWorktree;
 use crate::summary;
-
-/// A detached worktree of one commit in a temporary folder; removed when dropped.
-struct TempWorktree {
-    repo_root: PathBuf,
-    path: PathBuf,
-    /// Holds the folder; removing it comes after `git worktree remove`.
-    _dir: tempfile::TempDir,
-}
-
-/// Run git in `root` as a child of its own (signals passed on, no output shown); its success.
-fn git_quiet(root: &Path, args: &[&str]) -> Result<bool> {
-    let mut command = Command::new("git");
-    command
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    match child::status(&mut command) {
-        Ok(status) => Ok(status.success()),
-        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(match child::interrupted() {
-            Some(15) => Error::Interrupted {
-                signal: "SIGTERM",
-                code: 143,
-            },
-            _ => Error::Interrupted {
-                signal: "SIGINT",
-                code: 130,
-            },
-        }),
-        Err(source) => Err(Error::Spawn {
-            program: "git".into(),
-            source,
-        }),
-    }
-}
-
-impl TempWorktree {
-    fn add(repo_root: &Path, commit: Oid) -> Result<TempWorktree> {
-        let dir = tempfile::Builder::new()
-            .prefix("goal-audit-")
-            .tempdir()
-            .map_err(Error::io(
-                "cannot create a temporary folder in",
-                std::env::temp_dir(),
-            ))?;
-        let path = dir.path().join("tree");
-        let worktree = TempWorktree {
-            repo_root: repo_root.to_path_buf(),
-            path,
-            _dir: dir,
-        };
-        let target = worktree.path.to_string_lossy().into_owned();
-        let commit = commit.to_string();
-        // No hook runs: a post-checkout hook could come with the branch (core.hooksPath).
-        let added = git_quiet(
-            repo_root,
-            &[
-                "-c",
-                "core.hooksPath=/dev/null",
-                "worktree",
-                "add",
-                "--detach",
-                "--quiet",
-                &target,
-                &commit,
-            ],
-        )?;
-        if !added {
-            return Err(Error::refused(
-                format!("cannot check out commit {commit} in a temporary worktree"),
-                "check the repository with `git worktree list` and `git fsck`; CI must fetch the whole history (`fetch-depth: 0`)",
-            ));
-        }
-        Ok(worktree)
-    }
-}
-
-impl Drop for TempWorktree {
-    fn drop(&mut self) {
-        let target = self.path.to_string_lossy().into_owned();
-        let removed = git_quiet(
-            &self.repo_root,
-            &["worktree", "remove", "--force", "--force", &target],
-        )
-        .unwrap_or(false);
-        if !removed {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-        let _ = git_quiet(&self.repo_root, &["worktree", "prune"]);
-    }
-}
 
 /// What a replay gave: an outcome, or why the command could not run.
 pub type RunResult = std::result::Result<Outcome, String>;
@@ -155,7 +63,7 @@ impl Replayer {
         junit: &[String],
         why: &str,
     ) -> Result<RunResult> {
-        let worktree = TempWorktree::add(&self.repo_root, commit)?;
+        let worktree = TempWorktree::of_commit(&self.repo_root, "goal-audit-", commit)?;
         let dir = worktree.path.join(cwd);
         let place = if cwd.is_empty() {
             String::new()

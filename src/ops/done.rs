@@ -491,11 +491,12 @@ fn red_gate(
                 // that test. A red run that failed only elsewhere (another test, an import or a
                 // build of code the goal added) does not show the weakened test tests the change.
                 let mut unshown = Vec::new();
-                for w in weakened.iter_mut().filter(|w| {
+                // `weakened` is `found.findings` judged, one for one.
+                for (w, _) in weakened.iter_mut().zip(&found.findings).filter(|(w, f)| {
                     matches!(
                         w.kind,
                         FindingKind::AssertionWeakened | FindingKind::AssertionRemoved
-                    ) && judge::pin_runs_test(&p.command, &w.file, &w.test)
+                    ) && crate::surface::weaken::pin_runs(&p.command, f)
                 }) {
                     if failed_by_name(witness.names.as_ref(), &w.test) {
                         continue;

@@ -227,17 +227,6 @@ pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
             || pins.iter().any(|p| pin_runs(p, finding)))
 }
 
-/// Whether pin `pin` runs test `test` of `file` (as a finding names them).
-pub fn pin_runs_test(pin: &str, file: &str, test: &str) -> bool {
-    let probe = Finding {
-        kind: FindingKind::AssertionWeakened,
-        file: file.to_string(),
-        line: 0,
-        test: test.to_string(),
-    };
-    pin_runs(pin, &probe)
-}
-
 /// The findings of a goal as done judges them (`confirm`: `goal done --confirm`).
 pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Weakened> {
     findings

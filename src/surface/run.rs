@@ -8,7 +8,6 @@
 //! dependencies from scratch.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::Surface;
 use super::judge::RedOutcome;
@@ -20,7 +19,7 @@ use crate::context::now_rfc3339;
 use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::pin;
-use crate::repo::{Oid, Repo};
+use crate::repo::{Oid, Repo, TempWorktree};
 use crate::summary::{self, TestCounts};
 use crate::workspace::{Workspace, write_atomic};
 
@@ -446,7 +445,7 @@ pub fn run_in_tree(
     argv: &[String],
     options: &TreeRunOptions,
 ) -> Result<TreeRun> {
-    let worktree = TempWorktree::add(options.work_root, head, tree)?;
+    let worktree = TempWorktree::of_tree(options.work_root, "goal-red-", head, tree)?;
     let dir = worktree.path.join(options.cwd);
     let missing = missing_path(argv, &options.work_root.join(options.cwd), &dir);
     link_dependencies(options.work_root, &worktree.path);
@@ -648,99 +647,6 @@ fn seed(from: &Path, to: &Path, own: &[String], depth: usize) {
         } else if depth < 2 && matches!(name.as_str(), "CACHEDIR.TAG" | ".rustc_info.json") {
             let _ = std::fs::copy(e.path(), &target);
         }
-    }
-}
-
-/// A detached worktree holding one tree in a temporary folder; removed when dropped (Ctrl-C
-/// included: the run is stopped, the error comes back here, and the drop runs).
-struct TempWorktree {
-    repo_root: PathBuf,
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-/// Run git in `root` as a child of its own (signals passed on, no output shown); its success.
-fn git_quiet(root: &Path, args: &[&str]) -> Result<bool> {
-    let mut command = Command::new("git");
-    command
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    match child::status(&mut command) {
-        Ok(status) => Ok(status.success()),
-        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(match child::interrupted() {
-            Some(15) => Error::Interrupted {
-                signal: "SIGTERM",
-                code: 143,
-            },
-            _ => Error::Interrupted {
-                signal: "SIGINT",
-                code: 130,
-            },
-        }),
-        Err(source) => Err(Error::Spawn {
-            program: "git".into(),
-            source,
-        }),
-    }
-}
-
-impl TempWorktree {
-    fn add(repo_root: &Path, head: Oid, tree: Oid) -> Result<TempWorktree> {
-        let dir = tempfile::Builder::new()
-            .prefix("goal-red-")
-            .tempdir()
-            .map_err(Error::io(
-                "cannot create a temporary folder in",
-                std::env::temp_dir(),
-            ))?;
-        let path = dir.path().join("tree");
-        let worktree = TempWorktree {
-            repo_root: repo_root.to_path_buf(),
-            path,
-            _dir: dir,
-        };
-        let target = worktree.path.to_string_lossy().into_owned();
-        let (head, tree) = (head.to_string(), tree.to_string());
-        // No hook runs (core.hooksPath), and nothing is checked out until the tree is read in.
-        let added = git_quiet(
-            repo_root,
-            &[
-                "-c",
-                "core.hooksPath=/dev/null",
-                "worktree",
-                "add",
-                "--detach",
-                "--no-checkout",
-                "--quiet",
-                &target,
-                &head,
-            ],
-        )? && git_quiet(&worktree.path, &["read-tree", "--reset", "-u", &tree])?;
-        if !added {
-            return Err(Error::refused(
-                format!("cannot check out tree {tree} in a temporary worktree"),
-                "check the repository with `git worktree list` and `git fsck`",
-            ));
-        }
-        Ok(worktree)
-    }
-}
-
-impl Drop for TempWorktree {
-    fn drop(&mut self) {
-        let target = self.path.to_string_lossy().into_owned();
-        let removed = git_quiet(
-            &self.repo_root,
-            &["worktree", "remove", "--force", "--force", &target],
-        )
-        .unwrap_or(false);
-        if !removed {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-        let _ = git_quiet(&self.repo_root, &["worktree", "prune"]);
     }
 }
 
