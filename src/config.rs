@@ -149,6 +149,11 @@ where
 }
 
 impl Config {
+    /// How many recent iterations stagnation looks at (their Progress Log entries included).
+    pub fn log_window(&self) -> u64 {
+        (self.stagnation_window + self.escalate_after + 1) as u64
+    }
+
     /// Read every `goal.*` key; a malformed value is a usage error that names the key.
     pub fn load(repo: &Repo) -> Result<Config> {
         let d = Config::default();

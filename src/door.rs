@@ -35,7 +35,7 @@ pub struct Commit<'a> {
     pub run: Option<String>,
     pub run_agent: Option<String>,
     /// What the run's agent CLI used for the turns this commit records (`Goal-Usage`).
-    pub usage: Option<crate::runner::usage::Usage>,
+    pub usage: Option<crate::usage::Usage>,
     /// Confirmed weakening findings (`Goal-Tests-Weakened`, one each).
     pub tests_weakened: Vec<String>,
     /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).

@@ -11,11 +11,11 @@ use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
-use crate::runner::usage::Usage;
 use crate::stagnation::{self, Point, Signals, Verdict};
 use crate::surface::Surface;
 use crate::surface::weaken::{self, FileChange, Finding};
 use crate::trailers::{Action, GoalTrailers};
+use crate::usage::Usage;
 
 /// A commit that carries `Goal-*` trailers.
 #[derive(Debug, Clone)]
@@ -37,11 +37,6 @@ impl GoalCommit {
 
 /// The stagnation verdict of the active goal after its last recorded iteration, from history.
 /// Walks back only as far as the window and the escalation count need.
-/// How many recent iterations stagnation looks at (their Progress Log entries included).
-pub fn log_window(config: &Config) -> u64 {
-    (config.stagnation_window + config.escalate_after + 1) as u64
-}
-
 pub fn stagnation(
     repo: &Repo,
     goal_dir: &Path,
@@ -60,7 +55,7 @@ pub fn stagnation_with(
     config: &Config,
     pending: Option<Point>,
 ) -> Result<Verdict> {
-    let needed = log_window(config);
+    let needed = config.log_window();
     let mut commits = Vec::new();
     let mut restored = false;
     for info in repo.first_parent_walk()? {

@@ -33,9 +33,9 @@ pub mod error;
 pub mod evidence;
 /// Fault injection for the crash-consistency tests.
 pub mod fault;
-/// The commit gate: what the hooks and goal's own commits refuse. Pure rules over a staged tree.
 /// Every goal in flight: rows for worktrees and branch tips, and `goal run`'s run.json marker.
 pub mod fleet;
+/// The commit gate: what the hooks and goal's own commits refuse. Pure rules over a staged tree.
 pub mod gate;
 /// The GOAL.md model: a lossless line-based document, parsed and edited in place. Pure.
 pub mod goal_file;
@@ -47,17 +47,17 @@ pub mod junit;
 pub mod lint;
 /// Whether a change of criteria is material (a lowered bar) or safe. Pure.
 pub mod material;
-/// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 /// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
 pub mod merge_driver;
 /// One function per operation (init, iterate, done, block, resume, abandon, restore, retries).
 pub mod ops;
+/// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 pub mod pin;
 /// One truth for "proven" and for "would `goal done` accept". Pure.
 pub mod proof;
-/// The only git user (git2 and the git CLI): open, snapshot trees, commit, walk history.
 /// Finished goals rechecked on the current tree: their pins run again, nothing recorded.
 pub mod recheck;
+/// The only git user (git2 and the git CLI): open, snapshot trees, commit, walk history.
 pub mod repo;
 /// Backoff and the retry guard: pure rules over raw attempts.
 pub mod retry;
@@ -77,6 +77,8 @@ pub mod surface;
 pub mod texts;
 /// The `Goal-*` trailers of goal commits: writing them and reading them back.
 pub mod trailers;
+/// What an agent's turn used (tokens, cost), read from each CLI's output. Pure.
+pub mod usage;
 /// The user's git hooks, run on goal's own commits as `git commit` would.
 pub mod user_hooks;
 /// The goal's home in one worktree: paths, the lock, atomic writes, loading GOAL.md and the ledger.

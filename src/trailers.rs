@@ -2,7 +2,7 @@
 
 use crate::goal_file::{GoalFile, one_line};
 use crate::repo::CommitInfo;
-use crate::runner::usage::Usage;
+use crate::usage::Usage;
 
 /// What a goal commit did (the `Goal-Action` trailer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -324,7 +324,7 @@ impl Workspace {
 
     /// [`Workspace::goal_for_view`]; `None` when there is no goal.
     pub fn read_goal_for_view(&self) -> Result<Option<GoalFile>> {
-        let window = crate::history::log_window(&self.config);
+        let window = self.config.log_window();
         match crate::goal_file::lean::read(&self.goal_path(), window) {
             Ok(Lean::Read(goal)) => Ok(Some(*goal)),
             Ok(Lean::Missing) => Ok(None),

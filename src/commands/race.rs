@@ -170,7 +170,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize) -> Result<u8> {
 }
 
 /// `$0.1234 · 3400 tokens`, or `-` when the agent reported nothing.
-fn usage_text(u: &crate::runner::usage::Usage) -> String {
+fn usage_text(u: &crate::usage::Usage) -> String {
     let mut parts = Vec::new();
     if let Some(cost) = u.cost_usd {
         parts.push(format!("${cost:.4}"));

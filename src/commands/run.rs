@@ -19,7 +19,7 @@ use crate::runner::machine::{
 };
 use crate::runner::presets::{self, Patterns, PromptPlace};
 use crate::runner::prompt::{Extra, turn_prompt};
-use crate::runner::usage::Usage;
+use crate::usage::Usage;
 use crate::workspace::Workspace;
 
 /// Drive an agent CLI, turn after turn, until the goal is proven done (by `goal done`'s gate,

@@ -31,7 +31,7 @@ pub struct Options {
     /// The `goal run` that calls it (`Goal-Run` on the completion), and what its agents used
     /// since its last commit (`Goal-Usage`).
     pub run: Option<String>,
-    pub usage: Option<crate::runner::usage::Usage>,
+    pub usage: Option<crate::usage::Usage>,
 }
 
 #[derive(Debug, Serialize)]

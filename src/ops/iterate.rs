@@ -21,7 +21,7 @@ pub struct Options {
     pub run_id: Option<String>,
     pub run_agent: Option<String>,
     /// What the run's agent used for the turns this iteration records (`goal run` itself knows).
-    pub usage: Option<crate::runner::usage::Usage>,
+    pub usage: Option<crate::usage::Usage>,
     /// No warnings on stderr.
     pub quiet: bool,
 }

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::presets::{NETWORK, NOTE_LEVEL, PRESETS, Preset};
-use super::usage;
+use crate::usage;
 
 /// What a turn's exit code and output say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +87,7 @@ impl Patterns {
         let tail = tail_lines(output, 200);
         let joined;
         let tail = if self.wraps {
-            joined = unwrap_lines(tail);
+            joined = crate::usage::unwrap_lines(tail);
             joined.as_str()
         } else {
             tail
@@ -177,29 +177,6 @@ fn clip(text: &str) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
     }
-}
-
-/// Lines a CLI wrapped at 80 columns joined again: a line that ends in a space after a word
-/// (where the wrapper broke it) goes on in the next line.
-pub fn unwrap_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut lines = text.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let next_goes_on = lines
-            .peek()
-            .is_some_and(|n| n.chars().next().is_some_and(|c| !c.is_whitespace()));
-        if body.ends_with(' ')
-            && body.trim_end().len() + 1 == body.len()
-            && !body.trim().is_empty()
-            && next_goes_on
-        {
-            out.push_str(body);
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
 }
 
 /// Anthropic's spend-limit day, as opencode prints it: `You will regain access on 2026-12-02 at

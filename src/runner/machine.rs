@@ -5,8 +5,8 @@
 //! whole error table is tested with a fake clock.
 
 use super::presets::{Patterns, Verdict};
-use super::usage::Usage;
 use crate::retry::Backoff;
+use crate::usage::Usage;
 
 /// The spend budgets of a run (`--max-cost`, `--max-tokens`), over the usage the agent CLI reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -824,7 +824,7 @@ mod tests {
                         Some(Event::TurnEnded {
                             now_ms: self.now,
                             end,
-                            usage: crate::runner::usage::claude(&output),
+                            usage: crate::usage::claude(&output),
                             output,
                             committed,
                         })

@@ -13,4 +13,3 @@ pub mod presets;
 pub mod prompt;
 pub mod race;
 pub mod reset;
-pub mod usage;

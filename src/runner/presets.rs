@@ -5,7 +5,7 @@
 //! Most agent CLIs exit 1 for every failure, so the output decides. Sources are named per row;
 //! where a fact comes from users' reports rather than a run of the real CLI, the row says so.
 
-use super::usage::{self, Reports, Usage};
+use crate::usage::{self, Reports, Usage};
 
 /// Where a preset's command line takes the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -485,8 +485,9 @@ use regex::Regex;
 
 #[cfg(test)]
 mod tests {
-    use super::super::classify::{regain_access, unwrap_lines};
+    use super::super::classify::regain_access;
     use super::*;
+    use crate::usage::unwrap_lines;
 
     const NOW: u64 = 1_800_000_000_000;
 

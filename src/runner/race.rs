@@ -18,13 +18,13 @@ use serde_json::Value;
 
 use super::agent::INTERRUPTS;
 use super::presets;
-use super::usage::Usage;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
 use crate::repo::worktree::{head_of, uncommitted};
 use crate::repo::{DiffStat, Oid, Repo};
 use crate::trailers::GoalTrailers;
+use crate::usage::Usage;
 use crate::workspace::Workspace;
 
 /// One racer's place in the race.

@@ -230,7 +230,7 @@ fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'stati
 pub fn aider(output: &str) -> Usage {
     static TOKENS: OnceLock<Option<Regex>> = OnceLock::new();
     static COST: OnceLock<Option<Regex>> = OnceLock::new();
-    let text = super::classify::unwrap_lines(output);
+    let text = unwrap_lines(output);
     let mut usage = Usage::default();
     if let Some(tokens) = regex(
         &TOKENS,
@@ -254,6 +254,29 @@ pub fn aider(output: &str) -> Usage {
             .and_then(|c| c[1].parse().ok());
     }
     usage
+}
+
+/// Lines a CLI wrapped at 80 columns joined again: a line that ends in a space after a word
+/// (where the wrapper broke it) goes on in the next line.
+pub fn unwrap_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let next_goes_on = lines
+            .peek()
+            .is_some_and(|n| n.chars().next().is_some_and(|c| !c.is_whitespace()));
+        if body.ends_with(' ')
+            && body.trim_end().len() + 1 == body.len()
+            && !body.trim().is_empty()
+            && next_goes_on
+        {
+            out.push_str(body);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
