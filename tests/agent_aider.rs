@@ -107,7 +107,7 @@ fn aider_edits_goal_verify_runs_as_its_test_command_and_the_run_completes() {
     // What aider reported of the turn: one call, 200 in / 40 out, $0.0012.
     let log =
         std::fs::read_to_string(named(&ev, "turn_start")[0]["log"].as_str().unwrap()).unwrap();
-    let usage = goal::runner::usage::aider(&log);
+    let usage = goal::usage::aider(&log);
     assert_eq!(usage.input_tokens, Some(200));
     assert_eq!(usage.output_tokens, Some(40));
     assert_eq!(usage.cost_usd, Some(0.0012));

@@ -52,11 +52,7 @@ pub(crate) fn turn_log(repo: &crate::support::Repo, n: u32) -> String {
 }
 
 /// What the preset's usage reader makes of turn `n`'s output.
-pub(crate) fn turn_usage(
-    repo: &crate::support::Repo,
-    preset: &str,
-    n: u32,
-) -> goal::runner::usage::Usage {
+pub(crate) fn turn_usage(repo: &crate::support::Repo, preset: &str, n: u32) -> goal::usage::Usage {
     (goal::runner::presets::preset(preset).unwrap().usage)(&turn_log(repo, n))
 }
 

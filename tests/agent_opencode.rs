@@ -89,7 +89,7 @@ fn opencode_writes_the_code_runs_goal_verify_and_the_run_completes() {
     assert_eq!(api.turns(), 1);
     // What opencode reported of the turn's usage: two model calls of 120 in / 30 out, priced
     // at $3 / $15 per million tokens.
-    let usage = goal::runner::usage::opencode(&turn_log(&repo, &out, 1));
+    let usage = goal::usage::opencode(&turn_log(&repo, &out, 1));
     assert_eq!(usage.input_tokens, Some(240));
     assert_eq!(usage.output_tokens, Some(60));
     let cost = usage.cost_usd.unwrap();
