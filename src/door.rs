@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::gate;
 use crate::goal_file::GoalFile;
 use crate::repo::{Oid, Stage, Staging};
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::user_hooks::{Hooks, restore_trailers};
 use crate::workspace::{Lock, Workspace, write_atomic};
 
@@ -21,7 +21,7 @@ const HOOK_INDEX_PREFIX: &str = "goal-hook-index-";
 
 /// A goal commit about to be made.
 pub struct Commit<'a> {
-    pub action: Action,
+    pub action: GoalAction,
     pub subject: String,
     pub body: Vec<String>,
     pub stage: Stage,
@@ -46,10 +46,14 @@ pub struct Commit<'a> {
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
 /// are proven on what they commit; other ticks stay in the working file for the next `iterate`.
-fn housekeeping(action: Action) -> bool {
+fn housekeeping(action: GoalAction) -> bool {
     matches!(
         action,
-        Action::Block | Action::Resume | Action::Criteria | Action::Escalate | Action::Restore
+        GoalAction::Block
+            | GoalAction::Resume
+            | GoalAction::Criteria
+            | GoalAction::Escalate
+            | GoalAction::Restore
     )
 }
 
@@ -95,7 +99,7 @@ fn proven_ticks_only(
 }
 
 impl<'a> Commit<'a> {
-    pub fn new(action: Action, subject: impl Into<String>) -> Self {
+    pub fn new(action: GoalAction, subject: impl Into<String>) -> Self {
         Commit {
             action,
             subject: subject.into(),

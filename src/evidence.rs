@@ -898,7 +898,7 @@ mod tests {
 
     #[test]
     fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
-        use crate::surface::names::{Outcome, TestName};
+        use crate::surface::names::{TestName, TestOutcome};
         // A line written before the red run existed: no red, base_run or tests.names.
         let (old, old_line) = seal(run(&[1], 0, Some((3, 0)), "T", false), "");
         assert!(!old_line.contains("\"red\""), "{old_line}");
@@ -910,7 +910,7 @@ mod tests {
         let names = TestNames {
             names: vec![TestName {
                 name: "tests/test_calc.py::test_add".into(),
-                outcome: Outcome::Failed,
+                outcome: TestOutcome::Failed,
             }],
             truncated: false,
         };

@@ -12,7 +12,7 @@ use crate::audit::git_lines;
 use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::repo::{CommitInfo, Oid, Repo};
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 
 /// Where a row's goal was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -120,7 +120,7 @@ fn flags(trailers: Option<&GoalTrailers>, status: &str, has_goal: bool) -> Vec<&
         match t.verdict.as_deref() {
             Some("stagnant") => flags.push("stagnant"),
             Some("escalated") => flags.push("escalated"),
-            _ if t.action == Some(Action::Escalate) => flags.push("escalated"),
+            _ if t.action == Some(GoalAction::Escalate) => flags.push("escalated"),
             _ => {}
         }
     }
@@ -309,8 +309,8 @@ fn finished_at(
 ) -> Option<(&'static str, GoalFile)> {
     let action = tip?.trailers.as_ref()?.action?;
     let status = match action {
-        Action::Done => "complete",
-        Action::Abandon => "abandoned",
+        GoalAction::Done => "complete",
+        GoalAction::Abandon => "abandoned",
         _ => return None,
     };
     let (_, parent) = repo.commit_and_parent(Oid::from_str(tip_id).ok()?).ok()?;
@@ -471,7 +471,7 @@ mod tests {
     #[test]
     fn flags_from_the_tip() {
         let mut t = GoalTrailers {
-            action: Some(Action::Iterate),
+            action: Some(GoalAction::Iterate),
             iteration: 3,
             status: "in-progress".into(),
             passing: 0,
@@ -489,7 +489,7 @@ mod tests {
         assert_eq!(flags(Some(&t), "in-progress", true), vec!["stagnant"]);
         t.verdict = Some("progress".into());
         assert!(flags(Some(&t), "in-progress", true).is_empty());
-        t.action = Some(Action::Escalate);
+        t.action = Some(GoalAction::Escalate);
         t.verdict = None;
         assert_eq!(
             flags(Some(&t), "blocked", true),

@@ -11,10 +11,10 @@ use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::material;
 use crate::repo::{CommitInfo, DiffStat, Repo};
-use crate::stagnation::{self, Point, Signals, Verdict};
+use crate::stagnation::{self, Point, Signals, StagnationVerdict};
 use crate::surface::Surface;
 use crate::surface::weaken::{self, FileChange, Finding};
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::usage::Usage;
 
 /// A commit that carries `Goal-*` trailers.
@@ -25,13 +25,13 @@ pub struct GoalCommit {
 }
 
 impl GoalCommit {
-    fn action(&self) -> Option<Action> {
+    fn action(&self) -> Option<GoalAction> {
         self.trailers.action
     }
 
     /// Whether this commit records an iteration (or the init, iteration 0).
     fn is_point(&self) -> bool {
-        matches!(self.action(), Some(Action::Init | Action::Iterate))
+        matches!(self.action(), Some(GoalAction::Init | GoalAction::Iterate))
     }
 }
 
@@ -42,7 +42,7 @@ pub fn stagnation(
     goal_dir: &Path,
     goal: &GoalFile,
     config: &Config,
-) -> Result<Verdict> {
+) -> Result<StagnationVerdict> {
     stagnation_with(repo, goal_dir, goal, config, None)
 }
 
@@ -54,7 +54,7 @@ pub fn stagnation_with(
     goal: &GoalFile,
     config: &Config,
     pending: Option<Point>,
-) -> Result<Verdict> {
+) -> Result<StagnationVerdict> {
     let needed = config.log_window();
     let mut commits = Vec::new();
     let mut restored = false;
@@ -66,19 +66,22 @@ pub fn stagnation_with(
         let commit = GoalCommit { info, trailers };
         // A restore takes back the abandon before it: the goal goes on across both.
         match commit.action() {
-            Some(Action::Restore) => {
+            Some(GoalAction::Restore) => {
                 restored = true;
                 continue;
             }
-            Some(Action::Abandon) if restored => {
+            Some(GoalAction::Abandon) if restored => {
                 restored = false;
                 continue;
             }
             _ => {}
         }
-        let stop = commit.action() == Some(Action::Init)
+        let stop = commit.action() == Some(GoalAction::Init)
             || (commit.is_point() && commit.trailers.iteration + needed <= goal.iteration);
-        let ends_other_goal = matches!(commit.action(), Some(Action::Done | Action::Abandon));
+        let ends_other_goal = matches!(
+            commit.action(),
+            Some(GoalAction::Done | GoalAction::Abandon)
+        );
         if ends_other_goal {
             break;
         }
@@ -101,7 +104,7 @@ pub fn stagnation_with(
     }
     let boundary = commits
         .iter()
-        .filter(|c| c.action() == Some(Action::Escalate))
+        .filter(|c| c.action() == Some(GoalAction::Escalate))
         .map(|c| c.trailers.iteration)
         .max();
     Ok(stagnation::verdict(
@@ -163,11 +166,11 @@ pub fn init_commit(repo: &Repo) -> Result<Option<CommitInfo>> {
     for info in repo.first_parent_walk()? {
         let info = info?;
         match GoalTrailers::read(&info).and_then(|t| t.action) {
-            Some(Action::Init) => return Ok(Some(info)),
+            Some(GoalAction::Init) => return Ok(Some(info)),
             // A restore takes back the abandon before it.
-            Some(Action::Restore) => restored = true,
-            Some(Action::Abandon) if restored => restored = false,
-            Some(Action::Done | Action::Abandon) => return Ok(None),
+            Some(GoalAction::Restore) => restored = true,
+            Some(GoalAction::Abandon) if restored => restored = false,
+            Some(GoalAction::Done | GoalAction::Abandon) => return Ok(None),
             _ => {}
         }
     }
@@ -590,8 +593,8 @@ pub fn work_text(info: &CommitInfo) -> String {
 }
 
 /// The summary of an iteration: the first line of work after `goal: iteration N: `.
-fn summary_of(info: &CommitInfo, action: Option<Action>, goal: &str) -> String {
-    if action == Some(Action::Init) {
+fn summary_of(info: &CommitInfo, action: Option<GoalAction>, goal: &str) -> String {
+    if action == Some(GoalAction::Init) {
         return format!("init: {goal}");
     }
     let subject = info.subject().trim_start_matches("goal: ");
@@ -628,14 +631,14 @@ pub fn walk_goals(
         let info = info?;
         let action = GoalTrailers::read(&info).and_then(|t| t.action);
         match action {
-            Some(Action::Restore) => restore_seen = true,
-            Some(Action::Abandon) if restore_seen => {
+            Some(GoalAction::Restore) => restore_seen = true,
+            Some(GoalAction::Abandon) if restore_seen => {
                 restore_seen = false;
                 restored.insert(info.id);
             }
             _ => {}
         }
-        let init = action == Some(Action::Init);
+        let init = action == Some(GoalAction::Init);
         // Each commit is read once: its message and trailers are kept (a few hundred bytes a
         // commit), not read again on the way forward.
         ids.push(info);
@@ -772,7 +775,7 @@ impl<'a> Walker<'a> {
         self.last_blob = blob;
         let parent_tree = self.last_tree.replace(info.tree);
         // Inside a goal, every commit's own change to the test surface is looked at.
-        let findings = if self.goal.is_some() && action != Some(Action::Init) && has_goal {
+        let findings = if self.goal.is_some() && action != Some(GoalAction::Init) && has_goal {
             commit_findings(
                 self.repo,
                 &self.surface,
@@ -792,7 +795,7 @@ impl<'a> Walker<'a> {
             }
             return Ok(());
         };
-        if action == Some(Action::Init) || self.goal.is_none() {
+        if action == Some(GoalAction::Init) || self.goal.is_none() {
             self.end_goal(sink)?;
             let text = criteria_at(self.repo, info.tree, self.goal_rel)
                 .map(|g| g.goal)
@@ -810,7 +813,7 @@ impl<'a> Walker<'a> {
             .map(|(g, _)| g.clone())
             .unwrap_or_default();
 
-        if matches!(action, Some(Action::Init | Action::Iterate)) {
+        if matches!(action, Some(GoalAction::Init | GoalAction::Iterate)) {
             // What the replaced row's commits used stays counted.
             let mut carried = None;
             match self.pending.take() {
@@ -894,7 +897,7 @@ impl<'a> Walker<'a> {
         } else {
             Change::default()
         };
-        if matches!(action, Some(Action::Complete | Action::Block)) {
+        if matches!(action, Some(GoalAction::Complete | GoalAction::Block)) {
             // A completion or a block is a row of its own, after the iteration it followed: a
             // row shows its own commit's trailers (the proofs `goal done` committed are the
             // complete row's, not the last iteration's), and the iteration was not blocked.
@@ -952,7 +955,7 @@ impl<'a> Walker<'a> {
                     .extend(trailers.tests_weakened.iter().cloned());
             }
             // The goal's last row shows how it ended: complete, with every criterion.
-            if action == Some(Action::Complete) {
+            if action == Some(GoalAction::Complete) {
                 row.status.clone_from(&trailers.status);
                 row.passing = trailers.passing;
                 row.total = trailers.total;
@@ -963,7 +966,7 @@ impl<'a> Walker<'a> {
             change.apply(row);
             weakened(row, &info.id.to_string(), findings);
         }
-        if matches!(action, Some(Action::Done | Action::Abandon)) {
+        if matches!(action, Some(GoalAction::Done | GoalAction::Abandon)) {
             self.end_goal(sink)?;
         }
         Ok(())

@@ -12,7 +12,7 @@ use crate::surface::judge::{Red, RedState};
 /// What the evidence says of one criterion on the current tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum State {
+pub enum ProofState {
     /// The latest witnessed record naming it on this tree passes.
     Proven,
     /// Passing evidence exists, but on another tree (the code changed since).
@@ -27,14 +27,14 @@ pub enum State {
     PassesOnBase,
 }
 
-impl State {
+impl ProofState {
     pub fn as_str(self) -> &'static str {
         match self {
-            State::Proven => "proven",
-            State::Stale => "stale",
-            State::Failing => "failing",
-            State::Open => "open",
-            State::PassesOnBase => "passes-on-base",
+            ProofState::Proven => "proven",
+            ProofState::Stale => "stale",
+            ProofState::Failing => "failing",
+            ProofState::Open => "open",
+            ProofState::PassesOnBase => "passes-on-base",
         }
     }
 }
@@ -45,7 +45,7 @@ pub struct CriterionProof {
     pub number: usize,
     /// Its box is `[x]` in GOAL.md.
     pub ticked: bool,
-    pub state: State,
+    pub state: ProofState,
     /// The id of the record that proves it (state proven), else None.
     pub evidence: Option<String>,
     /// The command that would prove it again (its pin, else the recorded command), or None.
@@ -92,16 +92,16 @@ impl CriterionProof {
     /// The next step for this criterion, in one line.
     pub fn next_step(&self) -> String {
         match (self.state, self.rerun_line()) {
-            (State::Proven, _) => format!("criterion {} is proven", self.number),
-            (State::PassesOnBase, _) => format!(
+            (ProofState::Proven, _) => format!("criterion {} is proven", self.number),
+            (ProofState::PassesOnBase, _) => format!(
                 "the tests of criterion {n} pass on the code before the goal: they do not test the change — write a test that fails there (`goal verify --red -c {n}` shows it), then `goal verify -c {n}`",
                 n = self.number
             ),
-            (State::Stale, Some(line)) => format!(
+            (ProofState::Stale, Some(line)) => format!(
                 "criterion {} is stale (its evidence is for older code): re-run `{line}`",
                 self.number
             ),
-            (State::Failing, Some(line)) => format!(
+            (ProofState::Failing, Some(line)) => format!(
                 "criterion {} is failing on this code: fix it, then `{line}`",
                 self.number
             ),
@@ -201,8 +201,8 @@ impl Proof {
     pub fn with_red(mut self, reds: &[Option<Red>]) -> Proof {
         for (c, red) in self.criteria.iter_mut().zip(reds) {
             c.red = red.as_ref().map(|r| r.state);
-            if c.state == State::Proven && c.red == Some(RedState::PassesOnBase) {
-                c.state = State::PassesOnBase;
+            if c.state == ProofState::Proven && c.red == Some(RedState::PassesOnBase) {
+                c.state = ProofState::PassesOnBase;
                 c.why = Some(format!(
                     "the tests of criterion {} pass on the code before the goal: they do not test the change",
                     c.number
@@ -212,14 +212,14 @@ impl Proof {
         self.proven = self
             .criteria
             .iter()
-            .filter(|c| c.state == State::Proven)
+            .filter(|c| c.state == ProofState::Proven)
             .count();
         // done refuses a criterion whose tests pass on the code before the goal: no surface may
         // say it is proven, nor tell the agent to run `goal done`.
         let on_base: Vec<usize> = self
             .criteria
             .iter()
-            .filter(|c| c.state == State::PassesOnBase)
+            .filter(|c| c.state == ProofState::PassesOnBase)
             .map(|c| c.number)
             .collect();
         if !on_base.is_empty() && self.acceptance.is_ok() {
@@ -254,9 +254,9 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                 _ => None,
             };
             let (state, evidence, record, why) = match judgement {
-                Judgement::Proven(r) => (State::Proven, Some(r.id.clone()), Some(r), None),
+                Judgement::Proven(r) => (ProofState::Proven, Some(r.id.clone()), Some(r), None),
                 Judgement::Stale(r) => (
-                    State::Stale,
+                    ProofState::Stale,
                     None,
                     Some(r),
                     Some(format!(
@@ -264,14 +264,14 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
                         r.id
                     )),
                 ),
-                Judgement::Failing(r, why) => (State::Failing, None, Some(r), Some(why)),
+                Judgement::Failing(r, why) => (ProofState::Failing, None, Some(r), Some(why)),
                 Judgement::Removed { ref id, .. } => (
-                    State::Failing,
+                    ProofState::Failing,
                     None,
                     None,
                     Some(crate::evidence::removed_reason(id)),
                 ),
-                Judgement::Open(why) => (State::Open, None, None, Some(why)),
+                Judgement::Open(why) => (ProofState::Open, None, None, Some(why)),
             };
             let (rerun, rerun_cwd) = match (&pinned, record, &judgement_removed) {
                 (Some(p), _, _) => (Some(p.argv.clone()), String::new()),
@@ -296,7 +296,10 @@ pub fn judge(goal: &GoalFile, ledger: &Ledger, tree: Option<&str>) -> Proof {
             }
         })
         .collect();
-    let proven = criteria.iter().filter(|c| c.state == State::Proven).count();
+    let proven = criteria
+        .iter()
+        .filter(|c| c.state == ProofState::Proven)
+        .count();
     let acceptance = acceptance(ledger, tree, &criteria);
     Proof {
         criteria,
@@ -317,7 +320,7 @@ fn acceptance(
     ledger.verify_chain().map_err(Unaccepted::BrokenChain)?;
     let unproven: Vec<usize> = criteria
         .iter()
-        .filter(|c| c.state != State::Proven)
+        .filter(|c| c.state != ProofState::Proven)
         .map(|c| c.number)
         .collect();
     if !unproven.is_empty() {

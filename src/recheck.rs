@@ -38,7 +38,7 @@ pub fn pinned(text: &str) -> Option<(PinKind, std::result::Result<Vec<String>, S
 /// The verdict on one criterion of a finished goal, on the current tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum RecheckVerdict {
     /// Its pin passes here.
     Holds,
     /// Its pin fails here (non-zero exit, failed tests, or no test ran).
@@ -49,19 +49,19 @@ pub enum Verdict {
     Unpinned,
 }
 
-impl Verdict {
+impl RecheckVerdict {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Holds => "holds",
-            Verdict::Broken => "broken",
-            Verdict::CannotRun => "cannot-run",
-            Verdict::Unpinned => "unpinned",
+            RecheckVerdict::Holds => "holds",
+            RecheckVerdict::Broken => "broken",
+            RecheckVerdict::CannotRun => "cannot-run",
+            RecheckVerdict::Unpinned => "unpinned",
         }
     }
 
     /// Whether this verdict lets recheck succeed (an unpinned criterion is listed, not judged).
     pub fn ok(self) -> bool {
-        matches!(self, Verdict::Holds | Verdict::Unpinned)
+        matches!(self, RecheckVerdict::Holds | RecheckVerdict::Unpinned)
     }
 }
 
@@ -69,7 +69,7 @@ impl Verdict {
 pub struct CriterionCheck {
     pub number: usize,
     pub text: String,
-    pub verdict: Verdict,
+    pub verdict: RecheckVerdict,
     /// The last lines of the pin's output (and why, for cannot-run); empty when it holds.
     pub output_tail: Vec<String>,
     #[serde(skip)]
@@ -159,7 +159,7 @@ fn bad_range(range: &str) -> Error {
 /// The result of running one pinned command.
 #[derive(Clone)]
 struct Ran {
-    verdict: Verdict,
+    verdict: RecheckVerdict,
     tail: Vec<String>,
 }
 
@@ -186,8 +186,8 @@ impl<'a> Checker<'a> {
         for c in &finished.goal.criteria {
             let text = pin::base(&c.text).to_string();
             let (verdict, tail, kind, command) = match pinned(&c.text) {
-                None => (Verdict::Unpinned, Vec::new(), None, None),
-                Some((kind, Err(why))) => (Verdict::CannotRun, vec![why], Some(kind), None),
+                None => (RecheckVerdict::Unpinned, Vec::new(), None, None),
+                Some((kind, Err(why))) => (RecheckVerdict::CannotRun, vec![why], Some(kind), None),
                 Some((kind, Ok(argv))) => {
                     let ran = self.run(&argv)?;
                     (ran.verdict, ran.tail, Some(kind), Some(pin::render(&argv)))
@@ -215,7 +215,7 @@ impl<'a> Checker<'a> {
         }
         let ran = if let Some(why) = pin::self_grading(argv) {
             Ran {
-                verdict: Verdict::CannotRun,
+                verdict: RecheckVerdict::CannotRun,
                 tail: vec![format!("not evidence: {why}")],
             }
         } else {
@@ -223,7 +223,7 @@ impl<'a> Checker<'a> {
             match run_captured(argv, self.root) {
                 Ok((code, output)) => judge(argv, code, &String::from_utf8_lossy(&output)),
                 Err(Error::Spawn { program, source }) => Ran {
-                    verdict: Verdict::CannotRun,
+                    verdict: RecheckVerdict::CannotRun,
                     tail: vec![format!("cannot run `{program}`: {source}")],
                 },
                 Err(e) => return Err(e),
@@ -244,13 +244,13 @@ fn judge(argv: &[String], code: i32, output: &str) -> Ran {
         .collect();
     let tests = summary::recognise_run(argv, output);
     let verdict = match (code, tests) {
-        (126 | 127, _) => Verdict::CannotRun,
-        (0, None) => Verdict::Holds,
-        (0, Some(t)) if t.failed == 0 && t.passed >= 1 => Verdict::Holds,
-        _ => Verdict::Broken,
+        (126 | 127, _) => RecheckVerdict::CannotRun,
+        (0, None) => RecheckVerdict::Holds,
+        (0, Some(t)) if t.failed == 0 && t.passed >= 1 => RecheckVerdict::Holds,
+        _ => RecheckVerdict::Broken,
     };
     Ran {
-        tail: if verdict == Verdict::Holds {
+        tail: if verdict == RecheckVerdict::Holds {
             Vec::new()
         } else {
             tail
@@ -265,18 +265,18 @@ mod tests {
 
     #[test]
     fn judging_a_run() {
-        let cases: &[(i32, &str, Verdict)] = &[
-            (0, "3 passed, 0 failed\n", Verdict::Holds),
-            (0, "lint clean\n", Verdict::Holds),
-            (1, "2 passed, 1 failed\n", Verdict::Broken),
-            (0, "0 passed, 0 failed\n", Verdict::Broken),
+        let cases: &[(i32, &str, RecheckVerdict)] = &[
+            (0, "3 passed, 0 failed\n", RecheckVerdict::Holds),
+            (0, "lint clean\n", RecheckVerdict::Holds),
+            (1, "2 passed, 1 failed\n", RecheckVerdict::Broken),
+            (0, "0 passed, 0 failed\n", RecheckVerdict::Broken),
             (
                 0,
                 "running 0 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored\n",
-                Verdict::Broken,
+                RecheckVerdict::Broken,
             ),
-            (2, "boom\n", Verdict::Broken),
-            (127, "sh: foo: not found\n", Verdict::CannotRun),
+            (2, "boom\n", RecheckVerdict::Broken),
+            (127, "sh: foo: not found\n", RecheckVerdict::CannotRun),
         ];
         for (code, output, want) in cases {
             assert_eq!(

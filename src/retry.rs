@@ -45,20 +45,20 @@ impl Backoff {
 /// A caller-declared attempt outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum AttemptOutcome {
     Success,
     Failure,
     NoProgress,
     Unknown,
 }
 
-impl Outcome {
-    pub fn parse(text: &str) -> Option<Outcome> {
+impl AttemptOutcome {
+    pub fn parse(text: &str) -> Option<AttemptOutcome> {
         Some(match text {
-            "success" => Outcome::Success,
-            "failure" => Outcome::Failure,
-            "no_progress" => Outcome::NoProgress,
-            "unknown" => Outcome::Unknown,
+            "success" => AttemptOutcome::Success,
+            "failure" => AttemptOutcome::Failure,
+            "no_progress" => AttemptOutcome::NoProgress,
+            "unknown" => AttemptOutcome::Unknown,
             _ => return None,
         })
     }
@@ -67,7 +67,7 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Attempt {
-    pub outcome: Outcome,
+    pub outcome: AttemptOutcome,
     #[serde(rename = "strategyId", skip_serializing_if = "Option::is_none")]
     pub strategy_id: Option<String>,
 }
@@ -87,16 +87,16 @@ pub struct Policy {
 /// retry.json: raw attempts and policy only, never a derived value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct State {
+pub struct RetryState {
     #[serde(rename = "schemaVersion")]
     pub schema_version: u32,
     pub attempts: Vec<Attempt>,
     pub policy: Policy,
 }
 
-impl Default for State {
+impl Default for RetryState {
     fn default() -> Self {
-        State {
+        RetryState {
             schema_version: 1,
             attempts: Vec::new(),
             policy: Policy::default(),
@@ -104,10 +104,10 @@ impl Default for State {
     }
 }
 
-impl State {
+impl RetryState {
     /// Strict load: exactly the schema, schemaVersion 1, valid attempts and policy.
-    pub fn parse(text: &str) -> Result<State, String> {
-        let state: State = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<RetryState, String> {
+        let state: RetryState = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if state.schema_version != 1 {
             return Err(format!(
                 "schemaVersion is {}, expected 1",
@@ -136,7 +136,7 @@ impl State {
     pub fn failures(&self) -> u32 {
         self.attempts
             .iter()
-            .filter(|a| a.outcome == Outcome::Failure)
+            .filter(|a| a.outcome == AttemptOutcome::Failure)
             .count() as u32
     }
 }
@@ -162,7 +162,7 @@ pub struct StrategyRun {
 
 /// The verdict, with exactly these keys in this order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Verdict {
+pub struct RetryVerdict {
     pub attempts: u64,
     #[serde(rename = "consecutiveFailures")]
     pub consecutive_failures: u64,
@@ -179,8 +179,13 @@ fn trailing(attempts: &[Attempt], pred: impl Fn(&Attempt) -> bool) -> u64 {
 }
 
 /// Judge an episode under a policy.
-pub fn judge(attempts: &[Attempt], policy: &Policy) -> Verdict {
-    let stalled = |a: &Attempt| matches!(a.outcome, Outcome::Failure | Outcome::NoProgress);
+pub fn judge(attempts: &[Attempt], policy: &Policy) -> RetryVerdict {
+    let stalled = |a: &Attempt| {
+        matches!(
+            a.outcome,
+            AttemptOutcome::Failure | AttemptOutcome::NoProgress
+        )
+    };
     let strategy_run = attempts.last().filter(|a| stalled(a)).and_then(|last| {
         let id = last.strategy_id.clone()?;
         let n = trailing(attempts, |a| {
@@ -194,7 +199,7 @@ pub fn judge(attempts: &[Attempt], policy: &Policy) -> Verdict {
     let count = attempts.len() as u64;
     let retry_allowed = match attempts.last() {
         None => true,
-        Some(last) if last.outcome == Outcome::Success => false,
+        Some(last) if last.outcome == AttemptOutcome::Success => false,
         Some(_) => {
             policy.max_attempts.is_none_or(|max| count < max)
                 && match (&strategy_run, policy.max_strategy_attempts) {
@@ -203,10 +208,10 @@ pub fn judge(attempts: &[Attempt], policy: &Policy) -> Verdict {
                 }
         }
     };
-    Verdict {
+    RetryVerdict {
         attempts: count,
-        consecutive_failures: trailing(attempts, |a| a.outcome == Outcome::Failure),
-        consecutive_no_progress: trailing(attempts, |a| a.outcome == Outcome::NoProgress),
+        consecutive_failures: trailing(attempts, |a| a.outcome == AttemptOutcome::Failure),
+        consecutive_no_progress: trailing(attempts, |a| a.outcome == AttemptOutcome::NoProgress),
         strategy_run,
         retry_allowed,
     }
@@ -228,7 +233,7 @@ pub fn parse_judge_input(text: &str) -> Result<(Vec<Attempt>, Policy), String> {
             return Err(format!("attempts[{i}] must be an object"));
         };
         let outcome = match a.get("outcome") {
-            Some(Value::String(s)) => Outcome::parse(s).ok_or_else(|| {
+            Some(Value::String(s)) => AttemptOutcome::parse(s).ok_or_else(|| {
                 format!("attempts[{i}].outcome `{s}` is not one of success, failure, no_progress, unknown")
             })?,
             _ => return Err(format!("attempts[{i}].outcome must be a string")),
@@ -310,10 +315,10 @@ mod tests {
                     .split_once(':')
                     .map_or((t, None), |(o, s)| (o, Some(s.to_string())));
                 let outcome = match o {
-                    "S" => Outcome::Success,
-                    "F" => Outcome::Failure,
-                    "N" => Outcome::NoProgress,
-                    _ => Outcome::Unknown,
+                    "S" => AttemptOutcome::Success,
+                    "F" => AttemptOutcome::Failure,
+                    "N" => AttemptOutcome::NoProgress,
+                    _ => AttemptOutcome::Unknown,
                 };
                 Attempt {
                     outcome,
@@ -426,11 +431,11 @@ mod tests {
     fn strategy_ids_are_never_trimmed() {
         let attempts = vec![
             Attempt {
-                outcome: Outcome::Failure,
+                outcome: AttemptOutcome::Failure,
                 strategy_id: Some(" a".into()),
             },
             Attempt {
-                outcome: Outcome::Failure,
+                outcome: AttemptOutcome::Failure,
                 strategy_id: Some("a".into()),
             },
         ];
@@ -478,8 +483,10 @@ mod tests {
     #[test]
     fn state_loads_strictly() {
         assert!(
-            State::parse(r#"{"schemaVersion":1,"attempts":[{"outcome":"failure"}],"policy":{}}"#)
-                .is_ok()
+            RetryState::parse(
+                r#"{"schemaVersion":1,"attempts":[{"outcome":"failure"}],"policy":{}}"#
+            )
+            .is_ok()
         );
         let bad = [
             r#"{"schemaVersion":2,"attempts":[],"policy":{}}"#,
@@ -490,32 +497,32 @@ mod tests {
             r#"not json"#,
         ];
         for text in bad {
-            assert!(State::parse(text).is_err(), "{text}");
+            assert!(RetryState::parse(text).is_err(), "{text}");
         }
-        let s = State::default();
-        assert_eq!(State::parse(&s.render()).unwrap(), s);
+        let s = RetryState::default();
+        assert_eq!(RetryState::parse(&s.render()).unwrap(), s);
     }
 
     #[test]
     fn outcome_words_and_the_failure_count() {
         // word → outcome, one line each: every arm of the parser decides a row.
         let table = [
-            ("success", Some(Outcome::Success)),
-            ("failure", Some(Outcome::Failure)),
-            ("no_progress", Some(Outcome::NoProgress)),
-            ("unknown", Some(Outcome::Unknown)),
+            ("success", Some(AttemptOutcome::Success)),
+            ("failure", Some(AttemptOutcome::Failure)),
+            ("no_progress", Some(AttemptOutcome::NoProgress)),
+            ("unknown", Some(AttemptOutcome::Unknown)),
             ("Failure", None),
             ("no-progress", None),
             ("", None),
         ];
         for (word, outcome) in table {
-            assert_eq!(Outcome::parse(word), outcome, "{word:?}");
+            assert_eq!(AttemptOutcome::parse(word), outcome, "{word:?}");
         }
         // Only failures count towards `goal retry`: 0, then 2 among 4 attempts.
-        assert_eq!(State::default().failures(), 0);
-        let state = State {
+        assert_eq!(RetryState::default().failures(), 0);
+        let state = RetryState {
             attempts: a("F S F N U"),
-            ..State::default()
+            ..RetryState::default()
         };
         assert_eq!(state.failures(), 2);
     }

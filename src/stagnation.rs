@@ -58,7 +58,7 @@ pub fn signals_at(points: &[Point], n: usize, window: usize) -> Signals {
 
 /// The verdict after the last iteration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Verdict {
+pub struct StagnationVerdict {
     #[serde(flatten)]
     pub signals: Signals,
     /// Consecutive stagnant verdicts ending here (each one an auto-recovery), counted after the
@@ -75,9 +75,9 @@ pub fn verdict(
     window: usize,
     escalate_after: usize,
     boundary: Option<u64>,
-) -> Verdict {
+) -> StagnationVerdict {
     let Some(last) = points.len().checked_sub(1) else {
-        return Verdict::default();
+        return StagnationVerdict::default();
     };
     let signals = signals_at(points, last, window);
     let mut run = 0;
@@ -90,7 +90,7 @@ pub fn verdict(
         run += 1;
     }
     let escalate = signals.stagnant && run > escalate_after;
-    Verdict {
+    StagnationVerdict {
         signals,
         recoveries: if escalate { escalate_after } else { run },
         escalate,

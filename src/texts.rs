@@ -2,7 +2,7 @@
 //! continuation prompt, the save-progress directive, re-run lines. Pure.
 
 use crate::goal_file::{GoalFile, Status};
-use crate::proof::{Proof, State};
+use crate::proof::{Proof, ProofState};
 use crate::stagnation::STRATEGY_PROMPT;
 
 /// How a criterion is proven, test first, as the agents are told it (the Claude adapter's request
@@ -102,7 +102,7 @@ pub fn rerun_lines(proof: &Proof) -> String {
     proof
         .criteria
         .iter()
-        .filter(|c| matches!(c.state, State::Stale | State::Failing))
+        .filter(|c| matches!(c.state, ProofState::Stale | ProofState::Failing))
         .map(|c| format!("{}\n", c.next_step()))
         .collect()
 }

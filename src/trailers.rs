@@ -7,7 +7,7 @@ use crate::usage::Usage;
 /// What a goal commit did (the `Goal-Action` trailer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Action {
+pub enum GoalAction {
     Init,
     Iterate,
     Criteria,
@@ -20,34 +20,34 @@ pub enum Action {
     Restore,
 }
 
-impl Action {
+impl GoalAction {
     pub fn as_str(self) -> &'static str {
         match self {
-            Action::Init => "init",
-            Action::Iterate => "iterate",
-            Action::Criteria => "criteria",
-            Action::Block => "block",
-            Action::Resume => "resume",
-            Action::Escalate => "escalate",
-            Action::Complete => "complete",
-            Action::Done => "done",
-            Action::Abandon => "abandon",
-            Action::Restore => "restore",
+            GoalAction::Init => "init",
+            GoalAction::Iterate => "iterate",
+            GoalAction::Criteria => "criteria",
+            GoalAction::Block => "block",
+            GoalAction::Resume => "resume",
+            GoalAction::Escalate => "escalate",
+            GoalAction::Complete => "complete",
+            GoalAction::Done => "done",
+            GoalAction::Abandon => "abandon",
+            GoalAction::Restore => "restore",
         }
     }
 
-    fn parse(text: &str) -> Option<Action> {
+    fn parse(text: &str) -> Option<GoalAction> {
         Some(match text {
-            "init" => Action::Init,
-            "iterate" => Action::Iterate,
-            "criteria" => Action::Criteria,
-            "block" => Action::Block,
-            "resume" => Action::Resume,
-            "escalate" => Action::Escalate,
-            "complete" => Action::Complete,
-            "done" => Action::Done,
-            "abandon" => Action::Abandon,
-            "restore" => Action::Restore,
+            "init" => GoalAction::Init,
+            "iterate" => GoalAction::Iterate,
+            "criteria" => GoalAction::Criteria,
+            "block" => GoalAction::Block,
+            "resume" => GoalAction::Resume,
+            "escalate" => GoalAction::Escalate,
+            "complete" => GoalAction::Complete,
+            "done" => GoalAction::Done,
+            "abandon" => GoalAction::Abandon,
+            "restore" => GoalAction::Restore,
             _ => return None,
         })
     }
@@ -56,7 +56,7 @@ impl Action {
 /// The facts a goal commit records in its trailers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GoalTrailers {
-    pub action: Option<Action>,
+    pub action: Option<GoalAction>,
     pub iteration: u64,
     /// in-progress, blocked, complete or abandoned.
     pub status: String,
@@ -84,7 +84,7 @@ pub struct GoalTrailers {
 
 impl GoalTrailers {
     /// The trailers for a commit of `goal` in its new state.
-    pub fn of(goal: &GoalFile, action: Action) -> GoalTrailers {
+    pub fn of(goal: &GoalFile, action: GoalAction) -> GoalTrailers {
         GoalTrailers {
             action: Some(action),
             iteration: goal.iteration,
@@ -119,7 +119,7 @@ impl GoalTrailers {
         Some(GoalTrailers {
             action: commit
                 .trailer("Goal-Action")
-                .and_then(|a| Action::parse(a.trim())),
+                .and_then(|a| GoalAction::parse(a.trim())),
             iteration,
             status,
             passing,
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn message_round_trip() {
         let t = GoalTrailers {
-            action: Some(Action::Criteria),
+            action: Some(GoalAction::Criteria),
             iteration: 4,
             status: "in-progress".into(),
             passing: 1,

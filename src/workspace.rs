@@ -261,30 +261,32 @@ impl Workspace {
     }
 
     /// The retry state; a malformed (or misplaced) retry.json gives one warning and a fresh state.
-    pub fn retry_state(&self) -> crate::retry::State {
+    pub fn retry_state(&self) -> crate::retry::RetryState {
         let rel = self.retry_rel();
         if let Err(e) = self.check_inside(&rel) {
             eprintln!(
                 "goal: warning: ignoring {}: {e}; starting a fresh retry state",
                 rel.display()
             );
-            return crate::retry::State::default();
+            return crate::retry::RetryState::default();
         }
         match std::fs::read_to_string(self.abs(&rel)) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => crate::retry::State::default(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                crate::retry::RetryState::default()
+            }
             Err(e) => {
                 eprintln!(
                     "goal: warning: cannot read {}: {e}; starting a fresh retry state",
                     rel.display()
                 );
-                crate::retry::State::default()
+                crate::retry::RetryState::default()
             }
-            Ok(text) => crate::retry::State::parse(&text).unwrap_or_else(|e| {
+            Ok(text) => crate::retry::RetryState::parse(&text).unwrap_or_else(|e| {
                 eprintln!(
                     "goal: warning: {} is malformed ({e}); starting a fresh retry state",
                     rel.display()
                 );
-                crate::retry::State::default()
+                crate::retry::RetryState::default()
             }),
         }
     }

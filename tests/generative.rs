@@ -97,7 +97,7 @@ proptest! {
         let _ = GoalFile::parse_bytes(&bytes);
         let _ = Ledger::parse(&bytes);
         let text = String::from_utf8_lossy(&bytes);
-        let _ = goal::retry::State::parse(&text);
+        let _ = goal::retry::RetryState::parse(&text);
         let _ = goal::retry::parse_judge_input(&text);
         let _ = goal::detect::detect(&text);
         let _ = goal::summary::recognise(&text);

@@ -19,7 +19,7 @@ use crate::material;
 use crate::pin;
 use crate::repo::{CommitInfo, Oid, Repo};
 use crate::summary::TestCounts;
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::workspace::Workspace;
 
 /// The commits of one goal, oldest first, along first parents: from its `init` to its `done`
@@ -61,7 +61,7 @@ fn oid(text: &str) -> Result<Oid> {
     Oid::from_str(text.trim()).map_err(Error::git("read a commit id"))
 }
 
-fn action_of(info: &CommitInfo) -> Option<Action> {
+fn action_of(info: &CommitInfo) -> Option<GoalAction> {
     GoalTrailers::read(info).and_then(|t| t.action)
 }
 
@@ -134,11 +134,11 @@ fn spans_of(
     for i in (0..=oldest).rev() {
         let info = repo.commit_info(oid(&line[i])?)?;
         match action_of(&info) {
-            Some(Action::Init) => {
+            Some(GoalAction::Init) => {
                 start = i;
                 break;
             }
-            Some(Action::Done | Action::Abandon) if i < oldest => {
+            Some(GoalAction::Done | GoalAction::Abandon) if i < oldest => {
                 start = i + 1;
                 break;
             }
@@ -151,7 +151,7 @@ fn spans_of(
         let info = repo.commit_info(oid(text)?)?;
         let action = action_of(&info);
         match action {
-            Some(Action::Init) => {
+            Some(GoalAction::Init) => {
                 let base = parent_of(root, info.id)?;
                 spans.push(Span {
                     commits: vec![info],
@@ -161,7 +161,7 @@ fn spans_of(
                 open = true;
             }
             // A restore takes the goal back up where its abandon left it.
-            Some(Action::Restore) if !open && !spans.is_empty() => {
+            Some(GoalAction::Restore) if !open && !spans.is_empty() => {
                 if let Some(span) = spans.last_mut() {
                     span.commits.push(info);
                 }
@@ -171,7 +171,7 @@ fn spans_of(
                 if let Some(span) = spans.last_mut() {
                     span.commits.push(info);
                 }
-                if matches!(action, Some(Action::Done | Action::Abandon)) {
+                if matches!(action, Some(GoalAction::Done | GoalAction::Abandon)) {
                     open = false;
                 }
             }
@@ -254,14 +254,14 @@ pub struct CommitCheck {
 
 /// A run's result: what a record claims, or what a replay saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+pub struct RunOutcome {
     pub exit_code: i32,
     pub tests: Option<TestCounts>,
 }
 
-impl Outcome {
-    pub fn of(record: &Record) -> Outcome {
-        Outcome {
+impl RunOutcome {
+    pub fn of(record: &Record) -> RunOutcome {
+        RunOutcome {
             exit_code: record.exit_code,
             tests: record.tests,
         }
@@ -303,16 +303,16 @@ pub struct CriterionAudit {
     /// The commit that ticked it.
     pub commit: Option<String>,
     /// What the record claims.
-    pub recorded: Option<Outcome>,
+    pub recorded: Option<RunOutcome>,
     /// reproduced | not reproduced | cannot run | skipped; null without `--rerun`.
     pub replay: Option<String>,
     /// Why it was skipped or could not run.
     pub replay_reason: Option<String>,
     /// The commit the replay ran at.
     pub replay_commit: Option<String>,
-    pub replayed: Option<Outcome>,
+    pub replayed: Option<RunOutcome>,
     /// The run on the goal's base tree (red before green), when one was made.
-    pub base: Option<Outcome>,
+    pub base: Option<RunOutcome>,
     /// acceptance, guard or unpinned.
     pub kind: &'static str,
     /// An acceptance criterion's red state on the goal's last state (`witnessed`, `pending`: no
@@ -320,11 +320,11 @@ pub struct CriterionAudit {
     /// criteria, and goals started on an unborn branch.
     pub red: Option<crate::surface::judge::Red>,
     /// What the red record (witness or last red run) claims.
-    pub red_recorded: Option<Outcome>,
+    pub red_recorded: Option<RunOutcome>,
     /// What replaying the red run (`--rerun`) came to: red, passes-on-base, inconclusive, or
     /// cannot run.
     pub red_replay: Option<String>,
-    pub red_replayed: Option<Outcome>,
+    pub red_replayed: Option<RunOutcome>,
     /// unpinned, open, unproven, passes-on-base, no-red-witness.
     pub flags: Vec<String>,
     /// Why it has no deciding record.
@@ -720,7 +720,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
                         audit.argv = Some(record.argv.clone());
                         audit.cwd = Some(record.cwd.clone());
                         audit.pinned = pin::argv(&c.text).as_ref() == Some(&record.argv);
-                        audit.recorded = Some(Outcome::of(record));
+                        audit.recorded = Some(RunOutcome::of(record));
                         if !audit.pinned {
                             audit.flag("unpinned");
                         }
@@ -751,7 +751,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
                 .as_ref()
                 .and_then(|r| r.record.as_deref())
                 .and_then(|id| ledger.records.iter().find(|r| r.id == id))
-                .map(Outcome::of);
+                .map(RunOutcome::of);
             if finished
                 && audit
                     .red

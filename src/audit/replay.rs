@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::Outcome;
+use super::RunOutcome;
 use crate::child;
 use crate::error::{Error, Result};
 use crate::pin;
@@ -14,7 +14,7 @@ use crate::repo::TempWorktree;
 use crate::summary;
 
 /// What a replay gave: an outcome, or why the command could not run.
-pub type RunResult = std::result::Result<Outcome, String>;
+pub type RunResult = std::result::Result<RunOutcome, String>;
 
 /// Runs records' commands at commits, each distinct (commit, argv, folder) once.
 pub struct Replayer {
@@ -86,7 +86,7 @@ impl Replayer {
             // Read as `goal verify` read it: the JUnit reports, when the record names them.
             Ok((exit_code, output)) => {
                 self.show_tail(commit, &output);
-                Ok(Outcome {
+                Ok(RunOutcome {
                     exit_code,
                     tests: if junit.is_empty() {
                         summary::recognise_run(argv, &String::from_utf8_lossy(&output))

@@ -6,11 +6,11 @@ use serde_json::json;
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::retry::{self, Attempt, Outcome, Policy, State};
+use crate::retry::{self, Attempt, AttemptOutcome, Policy, RetryState};
 use crate::workspace::{Workspace, write_atomic};
 
 /// The retry guard: caller-declared attempts of the current episode and a retry policy, judged
-/// on request. State lives in .agents/goal/retry.json (raw data only).
+/// on request. RetryState lives in .agents/goal/retry.json (raw data only).
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Record an attempt: success, failure, no_progress or unknown, with an optional strategy id.
@@ -41,7 +41,7 @@ pub enum Command {
     Status,
 }
 
-fn save(ws: &Workspace, state: &State) -> Result<()> {
+fn save(ws: &Workspace, state: &RetryState) -> Result<()> {
     write_atomic(&ws.abs(&ws.retry_rel()), state.render().as_bytes())
 }
 
@@ -59,7 +59,7 @@ fn limit(text: &str) -> Result<u64> {
 }
 
 /// Print a verdict: the JSON alone on stdout, a reading on stderr. Exit 0 allowed, 1 not.
-fn print_verdict(ctx: &Ctx, verdict: &retry::Verdict) -> Result<u8> {
+fn print_verdict(ctx: &Ctx, verdict: &retry::RetryVerdict) -> Result<u8> {
     let text = serde_json::to_string(verdict).map_err(|e| invalid(e.to_string()))?;
     println!("{text}");
     crate::context::json_written();
@@ -94,7 +94,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             outcome,
             strategy_id,
         } => {
-            let outcome = Outcome::parse(&outcome).ok_or_else(|| {
+            let outcome = AttemptOutcome::parse(&outcome).ok_or_else(|| {
                 invalid(format!(
                     "outcome `{outcome}` is not one of success, failure, no_progress, unknown"
                 ))
@@ -165,7 +165,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     "goal attempt clear --yes",
                 ));
             }
-            save(&ws, &State::default())?;
+            save(&ws, &RetryState::default())?;
             ctx.say("retry state cleared: no attempts, no policy");
         }
         Command::Status => {

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::audit::replay::Replayer;
 use crate::audit::{
-    self, CommitCheck, CriterionAudit, GoalAudit, Outcome, Problem, Scope, WeakenedFinding,
+    self, CommitCheck, CriterionAudit, GoalAudit, Problem, RunOutcome, Scope, WeakenedFinding,
 };
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -214,7 +214,7 @@ fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Re
         match result {
             Ok(outcome) => {
                 c.replay = Some(
-                    if outcome == Outcome::of(&record) {
+                    if outcome == RunOutcome::of(&record) {
                         "reproduced"
                     } else {
                         "not reproduced"
@@ -299,7 +299,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             }
         };
         replayer.show_tail(base, &run.output);
-        let outcome = Outcome {
+        let outcome = RunOutcome {
             exit_code: run.exit_code,
             tests: run.tests,
         };
@@ -590,7 +590,7 @@ fn print_record(ctx: &Ctx, c: &CriterionAudit, record: &crate::evidence::Record)
         "      evidence {} `{}` ({}) ticked in {}{unpinned}",
         record.id,
         pin::render(&record.argv),
-        Outcome::of(record).describe(),
+        RunOutcome::of(record).describe(),
         c.commit.as_deref().map(audit::short_id).unwrap_or_default()
     ));
     match (c.replay.as_deref(), &c.replayed) {
@@ -598,7 +598,7 @@ fn print_record(ctx: &Ctx, c: &CriterionAudit, record: &crate::evidence::Record)
         (Some("not reproduced"), Some(replayed)) => ctx.say(format!(
             "      {}: recorded {}; replayed {}",
             ctx.red("not reproduced"),
-            Outcome::of(record).describe(),
+            RunOutcome::of(record).describe(),
             replayed.describe()
         )),
         (Some(state), _) => ctx.say(format!(

@@ -10,9 +10,9 @@ use crate::context::Ctx;
 use crate::detect::{self, Granularity, Kind};
 use crate::error::{Error, Result};
 use crate::goal_file::Status;
-use crate::proof::State;
+use crate::proof::ProofState;
 use crate::texts as inject;
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::workspace::{Workspace, write_atomic};
 
 /// Agent-harness hooks.
@@ -225,7 +225,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         .criteria
         .iter()
         .zip(&proof.criteria)
-        .filter(|(_, p)| p.state != State::Proven)
+        .filter(|(_, p)| p.state != ProofState::Proven)
         .map(|(c, p)| format!("{}. {} ({})", c.number, c.text, p.state.as_str()))
         .collect();
     let next = if goal.criteria.is_empty() {
@@ -239,7 +239,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         let reruns: Vec<String> = proof
             .criteria
             .iter()
-            .filter(|p| matches!(p.state, State::Stale | State::Failing))
+            .filter(|p| matches!(p.state, ProofState::Stale | ProofState::Failing))
             .map(|p| p.next_step())
             .collect();
         let reruns = if reruns.is_empty() {
@@ -267,7 +267,7 @@ fn last_iteration_commit(ws: &Workspace) -> Result<String> {
     for info in ws.repo.first_parent_walk()? {
         let info = info?;
         if let Some(t) = GoalTrailers::read(&info)
-            && matches!(t.action, Some(Action::Iterate | Action::Init))
+            && matches!(t.action, Some(GoalAction::Iterate | GoalAction::Init))
         {
             return Ok(info.id.to_string());
         }

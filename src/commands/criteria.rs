@@ -10,7 +10,7 @@ use crate::goal_file::{GoalFile, one_line};
 use crate::lint;
 use crate::material;
 use crate::pin;
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 /// Change the acceptance criteria. Removing one, or rewording it into a different requirement,
@@ -311,7 +311,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             ws.here, ws.here
         ));
     }
-    let mut commit = Commit::new(Action::Criteria, subject.clone());
+    let mut commit = Commit::new(GoalAction::Criteria, subject.clone());
     commit.material_change = material_change.clone();
     let oid = commit.make(&ws, Some(&goal), &goal)?;
     if ctx.json {

@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let name = path.rsplit('/').next().unwrap_or_default();
     let merged: std::result::Result<Vec<u8>, Conflict> = match name {
         "evidence.jsonl" => merge_evidence(&base, &ours, &theirs),
-        "retry.json" => Ok(crate::retry::State::default().render().into_bytes()),
+        "retry.json" => Ok(crate::retry::RetryState::default().render().into_bytes()),
         _ => merge_goal(&base, &ours, &theirs),
     };
     match merged {

@@ -3,7 +3,7 @@
 use crate::commands::audit::escape;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::recheck::{Checker, GoalCheck, PinKind, Verdict, finished_goals};
+use crate::recheck::{Checker, GoalCheck, PinKind, RecheckVerdict, finished_goals};
 use crate::workspace::Workspace;
 
 /// Run the pinned commands of every finished goal again on the current tree, in place: do the
@@ -82,10 +82,10 @@ fn print_text(ctx: &Ctx, goals: &[GoalCheck], ok: bool) {
         for c in &g.criteria {
             counts[c.verdict as usize] += 1;
             let word = match c.verdict {
-                Verdict::Holds => ctx.green("holds"),
-                Verdict::Broken => ctx.red("broken"),
-                Verdict::CannotRun => ctx.red("cannot-run"),
-                Verdict::Unpinned => ctx.yellow("unpinned"),
+                RecheckVerdict::Holds => ctx.green("holds"),
+                RecheckVerdict::Broken => ctx.red("broken"),
+                RecheckVerdict::CannotRun => ctx.red("cannot-run"),
+                RecheckVerdict::Unpinned => ctx.yellow("unpinned"),
             };
             let pad = " ".repeat(10usize.saturating_sub(c.verdict.as_str().len()));
             let what = match (&c.command, c.kind) {
@@ -103,10 +103,10 @@ fn print_text(ctx: &Ctx, goals: &[GoalCheck], ok: bool) {
         "recheck: {} — {} goal(s): {} hold, {} broken, {} cannot run, {} unpinned",
         if ok { "ok" } else { "FAILED" },
         goals.len(),
-        counts[Verdict::Holds as usize],
-        counts[Verdict::Broken as usize],
-        counts[Verdict::CannotRun as usize],
-        counts[Verdict::Unpinned as usize],
+        counts[RecheckVerdict::Holds as usize],
+        counts[RecheckVerdict::Broken as usize],
+        counts[RecheckVerdict::CannotRun as usize],
+        counts[RecheckVerdict::Unpinned as usize],
     ));
 }
 

@@ -12,7 +12,7 @@ use crate::history::{self, MaterialEntry, Row, RunSummary, Sink};
 use crate::pin;
 use crate::repo::Oid;
 use crate::summary::TestCounts;
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::workspace::Workspace;
 
 /// Summarise a goal, active or finished, for a pull request: the goal, each criterion with its
@@ -127,12 +127,12 @@ fn build(ws: &Workspace, rev: &str) -> Result<Report> {
     let mut escalations = 0;
     for info in &span.commits {
         let trailers = GoalTrailers::read(info);
-        if trailers.as_ref().and_then(|t| t.action) == Some(Action::Escalate) {
+        if trailers.as_ref().and_then(|t| t.action) == Some(GoalAction::Escalate) {
             escalations += 1;
         }
         let iteration = trailers.map_or(0, |t| t.iteration);
         if let Some(bytes) = ws.repo.file_in_tree(info.tree, &ws.retry_rel())?
-            && let Ok(state) = crate::retry::State::parse(&String::from_utf8_lossy(&bytes))
+            && let Ok(state) = crate::retry::RetryState::parse(&String::from_utf8_lossy(&bytes))
         {
             let n = per_iteration.entry(iteration).or_default();
             *n = (*n).max(state.failures());

@@ -15,7 +15,7 @@ use crate::runner::agent::{self, INTERRUPTS, Turn};
 use crate::runner::clock::{self, Clock, ms, time_scale};
 use crate::runner::display::Display;
 use crate::runner::machine::{
-    Action, Budget, Event, GoalState, Limits, Machine, Outcome, TurnEnd, WaitKind, human_ms,
+    Budget, Event, GoalState, Limits, Machine, RunEnd, Step, TurnEnd, WaitKind, human_ms,
 };
 use crate::runner::presets::{self, Patterns, PromptPlace};
 use crate::runner::prompt::{Extra, turn_prompt};
@@ -511,7 +511,7 @@ struct Edge<'a> {
     /// What the run has spent so far, for the status line (` · $0.12 · 3400 tokens`, or empty).
     spend: String,
     /// The machine's actions still to carry out.
-    pending: Vec<Action>,
+    pending: Vec<Step>,
 }
 
 impl Edge<'_> {
@@ -520,32 +520,32 @@ impl Edge<'_> {
         while !self.pending.is_empty() {
             let action = self.pending.remove(0);
             let next = match action {
-                Action::StartTurn {
+                Step::StartTurn {
                     turn,
                     agent,
                     iteration_attempt,
                     timeout_ms,
                 } => self.start_turn(turn, agent, iteration_attempt, timeout_ms)?,
-                Action::Record { turn, iterate } => self.record(turn, iterate)?,
-                Action::RecordRetry {
+                Step::Record { turn, iterate } => self.record(turn, iterate)?,
+                Step::RecordRetry {
                     retry,
                     max,
                     delay_s,
                     reason,
                 } => self.record_retry(retry, max, delay_s, reason)?,
-                Action::BlockRetries { reason } => {
+                Step::BlockRetries { reason } => {
                     record_failure(self.ws, &reason)?;
                     None
                 }
-                Action::Wait {
+                Step::Wait {
                     ms: wait_ms,
                     delay_s,
                     kind,
                     reason,
                 } => self.wait(wait_ms, delay_s, kind, reason)?,
-                Action::CallDone => self.call_done()?,
-                Action::KillAgent => None,
-                Action::Switch { from, to, reason } => {
+                Step::CallDone => self.call_done()?,
+                Step::KillAgent => None,
+                Step::Switch { from, to, reason } => {
                     let (from, to) = (self.agents[from].name.clone(), self.agents[to].name.clone());
                     self.display.event(
                         "switch",
@@ -557,7 +557,7 @@ impl Edge<'_> {
                     }
                     None
                 }
-                Action::Stop { outcome, reason } => return self.stop(outcome, reason),
+                Step::Stop { outcome, reason } => return self.stop(outcome, reason),
             };
             if let Some(event) = next {
                 // A Ctrl-C that came while recording or while `goal done` ran counts before the
@@ -663,7 +663,7 @@ impl Edge<'_> {
                     let actions = self.machine.handle(Event::Interrupt {
                         now_ms: self.clock.now_ms(),
                     });
-                    if actions.contains(&Action::KillAgent) {
+                    if actions.contains(&Step::KillAgent) {
                         kill = true;
                     } else {
                         self.display.event(
@@ -672,7 +672,7 @@ impl Edge<'_> {
                             "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
                         );
                     }
-                    follow.extend(actions.into_iter().filter(|a| *a != Action::KillAgent));
+                    follow.extend(actions.into_iter().filter(|a| *a != Step::KillAgent));
                 }
                 self.display.status(&format!(
                     "turn {turn} · {summary}{spend} · agent working",
@@ -937,14 +937,14 @@ impl Edge<'_> {
     }
 
     /// The run's last word: the stop event, a hard failure's diagnostic, the exit code.
-    fn stop(&mut self, outcome: Outcome, reason: String) -> Result<u8> {
+    fn stop(&mut self, outcome: RunEnd, reason: String) -> Result<u8> {
         self.display.finish();
         let event = match outcome {
-            Outcome::Complete => "done",
-            Outcome::Blocked => "blocked",
-            Outcome::Budget => "budget",
-            Outcome::Interrupted => "interrupted",
-            Outcome::HardFailure => "error",
+            RunEnd::Complete => "done",
+            RunEnd::Blocked => "blocked",
+            RunEnd::Budget => "budget",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::HardFailure => "error",
         };
         self.display.event(
             event,
@@ -956,7 +956,7 @@ impl Edge<'_> {
                 spend_text(&self.machine.usage()).replace(" · ", ", "),
                 run_id = self.run_id),
         );
-        if outcome == Outcome::HardFailure && !self.ctx.json {
+        if outcome == RunEnd::HardFailure && !self.ctx.json {
             eprint!(
                 "{}",
                 crate::error::diagnostic(

@@ -6,8 +6,8 @@ use crate::context::Ctx;
 use crate::error::Result;
 use crate::goal_file::{GoalFile, Status};
 use crate::history;
-use crate::proof::{Proof, State};
-use crate::stagnation::Verdict;
+use crate::proof::{Proof, ProofState};
+use crate::stagnation::StagnationVerdict;
 use crate::workspace::Workspace;
 
 /// Show the active goal: status, iteration, each criterion with its evidence, passing X/Y,
@@ -24,7 +24,7 @@ pub struct CriterionView {
     /// The id of the fresh passing evidence record, or null.
     pub evidence: Option<String>,
     /// proven | stale | failing | open | passes-on-base.
-    pub state: State,
+    pub state: ProofState,
     /// acceptance | guard | unpinned.
     pub kind: &'static str,
     /// An acceptance criterion's red state: pending | witnessed | passes-on-base | inconclusive
@@ -73,7 +73,7 @@ pub struct StatusView {
     pub next: String,
     pub ledger: LedgerView,
     pub phase: Option<String>,
-    pub stagnation: Verdict,
+    pub stagnation: StagnationVerdict,
     pub retry: RetryView,
     pub blocked: Option<Vec<String>>,
     pub file: String,
@@ -163,7 +163,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
         Status::InProgress => proof
             .criteria
             .iter()
-            .find(|c| c.state != State::Proven)
+            .find(|c| c.state != ProofState::Proven)
             .map(|c| c.next_step())
             .unwrap_or_default(),
     }
@@ -235,18 +235,18 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             "[ ]".to_string()
         };
         let state = match (c.state, &c.evidence, &c.rerun_line) {
-            (State::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
-            (State::PassesOnBase, _, _) => ctx.red(&format!(
+            (ProofState::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
+            (ProofState::PassesOnBase, _, _) => ctx.red(&format!(
                 "passes-on-base — {}; write a test that fails there (`goal verify --red -c {}`)",
                 c.why
                     .as_deref()
                     .unwrap_or("its tests pass on the code before the goal"),
                 c.number
             )),
-            (State::Stale, _, Some(line)) => {
+            (ProofState::Stale, _, Some(line)) => {
                 ctx.yellow(&format!("stale — the code changed since; re-run `{line}`"))
             }
-            (State::Failing, _, line) => ctx.red(&format!(
+            (ProofState::Failing, _, line) => ctx.red(&format!(
                 "failing — {}{}",
                 c.why.as_deref().unwrap_or("the last run failed"),
                 line.as_ref()

@@ -4,7 +4,7 @@ use crate::door::Commit;
 use crate::error::Result;
 use crate::goal_file::GoalFile;
 use crate::repo::Oid;
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 /// The goal abandoned, as it was, and the commit that deleted its files.
@@ -33,7 +33,7 @@ pub fn abandon_locked(ws: &Workspace, goal: GoalFile, reason: &str) -> Result<Ab
 
 /// The commit that deletes the goal files (Goal-Status: abandoned).
 pub fn abandon_commit(ws: &Workspace, goal: &GoalFile, reason: &str) -> Commit<'static> {
-    let mut commit = Commit::new(Action::Abandon, format!("abandon \"{}\"", goal.goal));
+    let mut commit = Commit::new(GoalAction::Abandon, format!("abandon \"{}\"", goal.goal));
     commit.body = vec![format!("Reason: {reason}")];
     commit.status = Some("abandoned");
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];

@@ -5,7 +5,7 @@ use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, Status};
 use crate::repo::Oid;
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 /// The goal after a block or a resume, and the commit.
@@ -35,7 +35,7 @@ pub fn block(ws: &Workspace, reason: &str) -> Result<Changed> {
     goal.set_blocked(reason);
     goal.set_status(Status::Blocked);
     goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(Action::Block, format!("block: {reason}"));
+    let mut commit = Commit::new(GoalAction::Block, format!("block: {reason}"));
     commit.body = vec![format!("Reason: {reason}")];
     let oid = commit.make(ws, Some(&goal), &goal)?;
     Ok(Changed { goal, commit: oid })
@@ -58,7 +58,7 @@ pub fn resume(ws: &Workspace) -> Result<Changed> {
     goal.clear_blocked();
     goal.set_status(Status::InProgress);
     goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(Action::Resume, "resume");
+    let mut commit = Commit::new(GoalAction::Resume, "resume");
     // A resumed goal starts a fresh retry episode.
     commit.new_retry_episode(ws);
     let oid = commit.make(ws, Some(&goal), &goal)?;

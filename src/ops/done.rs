@@ -17,7 +17,7 @@ use crate::summary::TestCounts;
 use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
 use crate::surface::names::{self, RunTests, TestNames};
 use crate::surface::weaken::FindingKind;
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 pub struct Options {
@@ -278,7 +278,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         }
         goal.set_status(Status::Complete);
         goal.set_updated(&now_rfc3339());
-        let mut commit = Commit::new(Action::Complete, format!("complete \"{}\"", goal.goal));
+        let mut commit = Commit::new(GoalAction::Complete, format!("complete \"{}\"", goal.goal));
         commit.stage = Stage::All;
         commit.body = material_changes.iter().map(material_line).collect();
         commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
@@ -295,7 +295,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         pending.push(commit.prepare(ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
-    let mut commit = Commit::new(Action::Done, format!("done \"{}\"", goal.goal));
+    let mut commit = Commit::new(GoalAction::Done, format!("done \"{}\"", goal.goal));
     if pending.is_empty() {
         commit.run.clone_from(&options.run);
         commit.usage = options.usage;
@@ -589,7 +589,7 @@ fn red_gate(
 fn failed_by_name(names: Option<&TestNames>, test: &str) -> bool {
     let Some(names) = names else { return false };
     names.names.iter().any(|t| {
-        t.outcome == names::Outcome::Failed
+        t.outcome == names::TestOutcome::Failed
             && (t.name == test
                 || [":", ".", " ", "/"]
                     .iter()

@@ -6,7 +6,7 @@ use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, one_line};
 use crate::repo::{Oid, Stage};
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 use super::abandon::{Abandoned, abandon_commit, abandon_locked};
@@ -129,7 +129,7 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
     }
 
     let goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
-    let mut commit = Commit::new(Action::Init, format!("init \"{goal_text}\""));
+    let mut commit = Commit::new(GoalAction::Init, format!("init \"{goal_text}\""));
     commit.stage = Stage::GoalOnly;
     // Evidence and retry state of an earlier goal belong to no goal now.
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];

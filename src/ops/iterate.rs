@@ -6,10 +6,10 @@ use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::history;
-use crate::proof::{self, CriterionProof, Proof, State};
+use crate::proof::{self, CriterionProof, Proof, ProofState};
 use crate::repo::{Oid, Stage};
-use crate::stagnation::Verdict;
-use crate::trailers::Action;
+use crate::stagnation::StagnationVerdict;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 pub struct Options {
@@ -36,7 +36,7 @@ pub struct Iterated {
     pub proof: Proof,
     /// Ticks taken back: not proven on the committed code.
     pub unticked: Vec<CriterionProof>,
-    pub verdict: Verdict,
+    pub verdict: StagnationVerdict,
     /// The escalation's message, when stagnation blocked the goal.
     pub escalated: Option<String>,
 }
@@ -69,7 +69,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
         Stage::All
     };
     let mut commit = Commit::new(
-        Action::Iterate,
+        GoalAction::Iterate,
         format!("iteration {number}: {}", messages[0]),
     );
     commit.stage = stage;
@@ -85,7 +85,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     for p in proof
         .criteria
         .iter()
-        .filter(|p| p.ticked && p.state != State::Proven)
+        .filter(|p| p.ticked && p.state != ProofState::Proven)
     {
         goal.set_passed(p.number, false);
         unticked.push(p.clone());
@@ -93,7 +93,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     for p in proof
         .criteria
         .iter()
-        .filter(|p| p.ticked && p.state == State::Proven)
+        .filter(|p| p.ticked && p.state == ProofState::Proven)
     {
         if let Some(id) = &p.evidence
             && !commit.evidence.contains(id)
@@ -175,7 +175,12 @@ fn verdict_before_commit(
 }
 
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.
-fn escalate(ws: &Workspace, goal: &mut GoalFile, verdict: &Verdict, quiet: bool) -> Result<String> {
+fn escalate(
+    ws: &Workspace,
+    goal: &mut GoalFile,
+    verdict: &StagnationVerdict,
+    quiet: bool,
+) -> Result<String> {
     let message = format!(
         "Stagnation: no progress over {} iterations after {} auto-recoveries ({}); a person should look at the approach",
         ws.config.stagnation_window,

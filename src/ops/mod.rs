@@ -17,7 +17,7 @@ use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::{GoalFile, Status};
 use crate::repo::Oid;
-use crate::trailers::Action;
+use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
 /// The short form of a commit id for people.
@@ -59,7 +59,7 @@ pub fn escalate(
     goal.set_blocked(message);
     goal.set_status(Status::Blocked);
     goal.set_updated(&now_rfc3339());
-    let mut commit = Commit::new(Action::Escalate, subject);
+    let mut commit = Commit::new(GoalAction::Escalate, subject);
     commit.body = vec![message.to_string()];
     commit.other = other;
     let oid = commit.make(ws, Some(goal), goal)?;

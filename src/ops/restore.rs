@@ -4,7 +4,7 @@ use crate::door::Commit;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::repo::{CommitInfo, Oid};
-use crate::trailers::{Action, GoalTrailers};
+use crate::trailers::{GoalAction, GoalTrailers};
 use crate::workspace::Workspace;
 
 /// The goal restored, the commit that had abandoned it, and the restoring commit.
@@ -21,8 +21,8 @@ fn last_abandoned(ws: &Workspace) -> Result<Option<(CommitInfo, CommitInfo)>> {
         let info = info?;
         match GoalTrailers::read(&info).and_then(|t| t.action) {
             // The last abandoned goal is back already (and may have been finished since).
-            Some(Action::Restore) => return Ok(None),
-            Some(Action::Abandon) => {
+            Some(GoalAction::Restore) => return Ok(None),
+            Some(GoalAction::Abandon) => {
                 return match walk.next() {
                     Some(parent) => Ok(Some((info, parent?))),
                     None => Ok(None),
@@ -66,7 +66,7 @@ pub fn restore(ws: &Workspace) -> Result<Restored> {
     for rel in [ws.evidence_rel(), ws.retry_rel()] {
         other.push((rel.clone(), ws.repo.file_in_tree(before.tree, &rel)?));
     }
-    let mut commit = Commit::new(Action::Restore, format!("restore \"{}\"", goal.goal));
+    let mut commit = Commit::new(GoalAction::Restore, format!("restore \"{}\"", goal.goal));
     commit.body = vec![format!(
         "Restores the goal abandoned in {}.",
         super::short(abandoned.id)

@@ -2,7 +2,7 @@
 //! blocks the goal in an escalation commit.
 
 use crate::error::{Error, Result};
-use crate::retry::{Attempt, Backoff, Outcome};
+use crate::retry::{Attempt, AttemptOutcome, Backoff};
 use crate::workspace::{Workspace, write_atomic};
 
 pub struct Options {
@@ -47,7 +47,7 @@ pub fn record_failure(ws: &Workspace, options: Options) -> Result<Retried> {
     let mut state = ws.retry_state();
     let n = state.failures() + 1;
     state.attempts.push(Attempt {
-        outcome: Outcome::Failure,
+        outcome: AttemptOutcome::Failure,
         strategy_id: options.strategy.clone(),
     });
     if n > backoff.max_retries {

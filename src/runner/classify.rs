@@ -11,7 +11,7 @@ use crate::usage;
 
 /// What a turn's exit code and output say.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum TurnVerdict {
     /// The turn ended normally.
     Ok,
     /// A failed turn: retried with backoff. The text says why.
@@ -83,7 +83,7 @@ impl Patterns {
     }
 
     /// Judge a turn by its exit code and output. `now_ms`: Unix ms, for "resets in 5h".
-    pub fn classify(&self, exit_code: i32, output: &str, now_ms: u64) -> Verdict {
+    pub fn classify(&self, exit_code: i32, output: &str, now_ms: u64) -> TurnVerdict {
         let tail = tail_lines(output, 200);
         let joined;
         let tail = if self.wraps {
@@ -105,7 +105,7 @@ impl Patterns {
                 .max()
                 .map_or(tail, |end| &tail[end..]);
             return match found(&self.failed_on_success, after) {
-                None => Verdict::Ok,
+                None => TurnVerdict::Ok,
                 Some(_) => self.failure(
                     exit_code,
                     after,
@@ -116,7 +116,7 @@ impl Patterns {
         }
         if self.hard_exits.contains(&exit_code) {
             let what = found(&self.auth, tail).map_or(String::new(), |m| format!(": {}", clip(&m)));
-            return Verdict::Hard(format!(
+            return TurnVerdict::Hard(format!(
                 "the agent exited {exit_code} (bad input or configuration){what}"
             ));
         }
@@ -131,7 +131,7 @@ impl Patterns {
     /// What an idle timeout means: a CLI that printed it would sleep inside the turn (opencode
     /// waiting out a `retry-after`) is waiting for a limit to lift — a usage limit, with its reset
     /// time when the output names one — not a failed try. None: an idle timeout like any other.
-    pub fn idle(&self, output: &str, now_ms: u64) -> Option<Verdict> {
+    pub fn idle(&self, output: &str, now_ms: u64) -> Option<TurnVerdict> {
         // The last line that is not a log line of no weight (opencode's INFO lines of its own
         // start-up tasks may come after the error).
         let last = output
@@ -144,7 +144,7 @@ impl Patterns {
             return None;
         }
         let tail = tail_lines(output, 200);
-        Some(Verdict::UsageLimit {
+        Some(TurnVerdict::UsageLimit {
             resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
             why: format!(
                 "usage limit: the agent went quiet waiting inside its turn after an API error ({})",
@@ -153,18 +153,24 @@ impl Patterns {
         })
     }
 
-    fn failure(&self, exit_code: i32, tail: &str, now_ms: u64, transient: Option<&str>) -> Verdict {
+    fn failure(
+        &self,
+        exit_code: i32,
+        tail: &str,
+        now_ms: u64,
+        transient: Option<&str>,
+    ) -> TurnVerdict {
         let found = |set: &[Regex]| set.iter().find_map(|r| r.find(tail).map(|m| m.as_str()));
         if let Some(m) = found(&self.auth) {
-            return Verdict::Hard(format!("auth or configuration failure: {}", clip(m)));
+            return TurnVerdict::Hard(format!("auth or configuration failure: {}", clip(m)));
         }
         if let Some(m) = found(&self.usage_limit) {
-            return Verdict::UsageLimit {
+            return TurnVerdict::UsageLimit {
                 resets_at_ms: reset_time(tail, now_ms).or_else(|| regain_access(tail)),
                 why: format!("usage limit: {}", clip(m)),
             };
         }
-        Verdict::Failed(match transient {
+        TurnVerdict::Failed(match transient {
             Some(m) => format!("transient error (exit {exit_code}): {}", clip(m)),
             None => format!("the agent exited {exit_code}"),
         })

@@ -4,7 +4,7 @@
 //! clock, no git: the caller owns those and passes the time (Unix ms) with every event, so the
 //! whole error table is tested with a fake clock.
 
-use super::presets::{Patterns, Verdict};
+use super::presets::{Patterns, TurnVerdict};
 use crate::retry::Backoff;
 use crate::usage::Usage;
 
@@ -118,7 +118,7 @@ pub enum Event {
 /// Why a run stopped, with its exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum RunEnd {
     Complete,
     Blocked,
     HardFailure,
@@ -126,14 +126,14 @@ pub enum Outcome {
     Interrupted,
 }
 
-impl Outcome {
+impl RunEnd {
     pub fn code(self) -> u8 {
         match self {
-            Outcome::Complete => 0,
-            Outcome::Blocked => 1,
-            Outcome::HardFailure => 2,
-            Outcome::Budget => 3,
-            Outcome::Interrupted => 130,
+            RunEnd::Complete => 0,
+            RunEnd::Blocked => 1,
+            RunEnd::HardFailure => 2,
+            RunEnd::Budget => 3,
+            RunEnd::Interrupted => 130,
         }
     }
 }
@@ -148,7 +148,7 @@ pub enum WaitKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum Step {
     /// The next turn goes to another agent than the last one (indices in the run's list), and why:
     /// `from` hit its usage limit or left the run, or `to` is available again.
     Switch {
@@ -193,7 +193,7 @@ pub enum Action {
     /// Kill the agent's process group now (a second Ctrl-C).
     KillAgent,
     Stop {
-        outcome: Outcome,
+        outcome: RunEnd,
         reason: String,
     },
 }
@@ -329,15 +329,15 @@ impl Machine {
             .map(|m| self.started_ms.saturating_add(m))
     }
 
-    fn stop(&mut self, outcome: Outcome, reason: impl Into<String>) -> Vec<Action> {
+    fn stop(&mut self, outcome: RunEnd, reason: impl Into<String>) -> Vec<Step> {
         self.phase = Phase::Stopped;
-        vec![Action::Stop {
+        vec![Step::Stop {
             outcome,
             reason: reason.into(),
         }]
     }
 
-    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+    pub fn handle(&mut self, event: Event) -> Vec<Step> {
         if self.phase == Phase::Stopped {
             return Vec::new();
         }
@@ -366,10 +366,7 @@ impl Machine {
             }
             Event::DoneAnswered { now_ms, refusal } if self.phase == Phase::CallingDone => {
                 match refusal {
-                    None => self.stop(
-                        Outcome::Complete,
-                        "every criterion is proven: goal complete",
-                    ),
+                    None => self.stop(RunEnd::Complete, "every criterion is proven: goal complete"),
                     Some(refusal) => {
                         self.refusal = Some(refusal);
                         self.next_turn(now_ms)
@@ -380,8 +377,8 @@ impl Machine {
             Event::Interrupt { .. } => {
                 self.interrupts += 1;
                 match self.phase {
-                    Phase::InTurn if self.interrupts >= 2 => vec![Action::KillAgent],
-                    Phase::Idle | Phase::Waiting => self.stop(Outcome::Interrupted, "interrupted"),
+                    Phase::InTurn if self.interrupts >= 2 => vec![Step::KillAgent],
+                    Phase::Idle | Phase::Waiting => self.stop(RunEnd::Interrupted, "interrupted"),
                     _ => Vec::new(),
                 }
             }
@@ -390,19 +387,19 @@ impl Machine {
         }
     }
 
-    fn after_state(&mut self, now_ms: u64, state: GoalState) -> Vec<Action> {
+    fn after_state(&mut self, now_ms: u64, state: GoalState) -> Vec<Step> {
         match state {
-            GoalState::Complete => self.stop(Outcome::Complete, "the goal is complete"),
+            GoalState::Complete => self.stop(RunEnd::Complete, "the goal is complete"),
             GoalState::Gone => self.stop(
-                Outcome::Blocked,
+                RunEnd::Blocked,
                 "the goal files are gone (the goal was abandoned)",
             ),
             GoalState::Blocked => self.stop(
-                Outcome::Blocked,
+                RunEnd::Blocked,
                 "the goal is blocked: a person is needed (see `goal status`, then `goal resume`)",
             ),
             GoalState::InProgress { .. } if self.interrupts > 0 => self.stop(
-                Outcome::Interrupted,
+                RunEnd::Interrupted,
                 "interrupted: the last turn was recorded",
             ),
             GoalState::InProgress {
@@ -412,7 +409,7 @@ impl Machine {
                 self.stagnant = stagnant;
                 if all_proven {
                     self.phase = Phase::CallingDone;
-                    vec![Action::CallDone]
+                    vec![Step::CallDone]
                 } else {
                     self.next_turn(now_ms)
                 }
@@ -420,25 +417,25 @@ impl Machine {
         }
     }
 
-    fn next_turn(&mut self, now_ms: u64) -> Vec<Action> {
+    fn next_turn(&mut self, now_ms: u64) -> Vec<Step> {
         if self.interrupts > 0 {
-            return self.stop(Outcome::Interrupted, "interrupted");
+            return self.stop(RunEnd::Interrupted, "interrupted");
         }
         if let Some(max) = self.limits.max_iterations
             && self.iterations >= max
         {
             return self.stop(
-                Outcome::Budget,
+                RunEnd::Budget,
                 format!("--max-iterations {max} reached and the goal is not proven done"),
             );
         }
         if let Some(why) = self.limits.budget.spent(&self.usage) {
-            return self.stop(Outcome::Budget, why);
+            return self.stop(RunEnd::Budget, why);
         }
         let remaining = match self.deadline() {
             Some(deadline) if now_ms >= deadline => {
                 return self.stop(
-                    Outcome::Budget,
+                    RunEnd::Budget,
                     "--max-time ran out and the goal is not proven done",
                 );
             }
@@ -456,7 +453,7 @@ impl Machine {
                     return self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why);
                 }
                 None => {
-                    return self.stop(Outcome::HardFailure, "no agent is left in the run");
+                    return self.stop(RunEnd::HardFailure, "no agent is left in the run");
                 }
             },
         };
@@ -475,7 +472,7 @@ impl Machine {
                     about(from.until_ms.saturating_sub(now_ms))
                 )
             };
-            actions.push(Action::Switch {
+            actions.push(Step::Switch {
                 from: self.current,
                 to: agent,
                 reason,
@@ -488,7 +485,7 @@ impl Machine {
         };
         self.turn += 1;
         self.phase = Phase::InTurn;
-        actions.push(Action::StartTurn {
+        actions.push(Step::StartTurn {
             turn: self.turn,
             agent,
             iteration_attempt: self.retries + 1,
@@ -503,19 +500,19 @@ impl Machine {
         end: TurnEnd,
         output: &str,
         committed: bool,
-    ) -> Vec<Action> {
+    ) -> Vec<Step> {
         if committed {
             // The agent recorded an iteration itself: a new iteration, a new retry count.
             self.retries = 0;
         }
         if self.interrupts >= 2 {
             return self.stop(
-                Outcome::Interrupted,
+                RunEnd::Interrupted,
                 "interrupted twice: the agent was stopped",
             );
         }
         let verdict = match end {
-            TurnEnd::NotStarted(why) => Verdict::Hard(why),
+            TurnEnd::NotStarted(why) => TurnVerdict::Hard(why),
             TurnEnd::Exited(code) => self.slots[self.current]
                 .patterns
                 .classify(code, output, now_ms),
@@ -524,7 +521,7 @@ impl Machine {
                 .patterns
                 .idle(output, now_ms)
                 .unwrap_or_else(|| {
-                Verdict::Failed(format!(
+                TurnVerdict::Failed(format!(
                     "the agent printed nothing for {} (idle timeout): its process group was killed",
                     human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
                 ))
@@ -532,29 +529,29 @@ impl Machine {
             TurnEnd::TurnTimeout => {
                 if self.max_time_passed(now_ms) {
                     return self.stop(
-                        Outcome::Budget,
+                        RunEnd::Budget,
                         "--max-time ran out during a turn: the agent was stopped",
                     );
                 }
-                Verdict::Failed(format!(
+                TurnVerdict::Failed(format!(
                     "the turn took longer than {} (turn timeout): its process group was killed",
                     human_ms(self.limits.turn_timeout_ms.unwrap_or(0))
                 ))
             }
-            TurnEnd::Killed => Verdict::Failed("the agent was killed".into()),
+            TurnEnd::Killed => TurnVerdict::Failed("the agent was killed".into()),
         };
-        if self.interrupts == 1 && verdict != Verdict::Ok {
-            return self.stop(Outcome::Interrupted, "interrupted: the last turn failed");
+        if self.interrupts == 1 && verdict != TurnVerdict::Ok {
+            return self.stop(RunEnd::Interrupted, "interrupted: the last turn failed");
         }
         // A failed turn that spent the budget is not retried (a good one is recorded first,
         // and the next turn is refused).
-        if !matches!(verdict, Verdict::Ok | Verdict::Hard(_))
+        if !matches!(verdict, TurnVerdict::Ok | TurnVerdict::Hard(_))
             && let Some(why) = self.limits.budget.spent(&self.usage)
         {
-            return self.stop(Outcome::Budget, why);
+            return self.stop(RunEnd::Budget, why);
         }
         match verdict {
-            Verdict::Ok => {
+            TurnVerdict::Ok => {
                 // The iteration it makes starts a new retry count (as `goal iterate` does).
                 self.retries = 0;
                 self.slots[self.current].limit_waits = 0;
@@ -572,12 +569,12 @@ impl Machine {
                         .unwrap_or_else(|| "no summary".into());
                     format!("turn {}: {}", self.turn, clip(&summary, 200))
                 });
-                vec![Action::Record {
+                vec![Step::Record {
                     turn: self.turn,
                     iterate,
                 }]
             }
-            Verdict::Hard(why) => {
+            TurnVerdict::Hard(why) => {
                 // The agent is out of the run; another one still in it takes the next turn.
                 self.slots[self.current].gone = true;
                 self.slots[self.current].why = Some(why.clone());
@@ -587,19 +584,19 @@ impl Machine {
                     } else {
                         why
                     };
-                    return self.stop(Outcome::HardFailure, why);
+                    return self.stop(RunEnd::HardFailure, why);
                 }
                 self.last_failure = Some(why);
                 self.next_turn(now_ms)
             }
-            Verdict::UsageLimit {
+            TurnVerdict::UsageLimit {
                 resets_at_ms: Some(at),
                 why,
             } if at > now_ms => {
                 self.slots[self.current].limit_waits = 0;
                 self.limited(now_ms, at, why)
             }
-            Verdict::UsageLimit { why, .. } => {
+            TurnVerdict::UsageLimit { why, .. } => {
                 // No reset time (or one already past): wait in growing steps, no retry spent.
                 let slot = &mut self.slots[self.current];
                 slot.limit_waits += 1;
@@ -610,13 +607,13 @@ impl Machine {
                     format!("{why} (no reset time given)"),
                 )
             }
-            Verdict::Failed(why) => self.failure(now_ms, why),
+            TurnVerdict::Failed(why) => self.failure(now_ms, why),
         }
     }
 
     /// The current agent is limited until `until`: the next available agent takes the next turn at
     /// once; when none is, the run waits for the earliest reset (no retry spent).
-    fn limited(&mut self, now_ms: u64, until: u64, why: String) -> Vec<Action> {
+    fn limited(&mut self, now_ms: u64, until: u64, why: String) -> Vec<Step> {
         let slot = &mut self.slots[self.current];
         slot.until_ms = until;
         slot.why = Some(why.clone());
@@ -634,11 +631,11 @@ impl Machine {
     }
 
     /// Wait `ms` for a usage limit to reset (cut short by --max-time), without spending a retry.
-    fn wait_for_limit(&mut self, now_ms: u64, ms: u64, why: String) -> Vec<Action> {
+    fn wait_for_limit(&mut self, now_ms: u64, ms: u64, why: String) -> Vec<Step> {
         let until = match self.deadline() {
             Some(d) if d <= now_ms => {
                 return self.stop(
-                    Outcome::Budget,
+                    RunEnd::Budget,
                     format!("{why}; --max-time ran out before it resets"),
                 );
             }
@@ -647,7 +644,7 @@ impl Machine {
         };
         self.phase = Phase::Waiting;
         self.last_failure = Some(why.clone());
-        vec![Action::Wait {
+        vec![Step::Wait {
             ms: until - now_ms,
             delay_s: ms.div_ceil(1000),
             kind: WaitKind::UsageLimit,
@@ -655,18 +652,18 @@ impl Machine {
         }]
     }
 
-    fn failure(&mut self, now_ms: u64, why: String) -> Vec<Action> {
+    fn failure(&mut self, now_ms: u64, why: String) -> Vec<Step> {
         self.retries += 1;
         self.last_failure = Some(why.clone());
         let backoff = self.limits.backoff;
         if self.retries > backoff.max_retries {
             self.phase = Phase::Stopped;
             return vec![
-                Action::BlockRetries {
+                Step::BlockRetries {
                     reason: why.clone(),
                 },
-                Action::Stop {
-                    outcome: Outcome::Blocked,
+                Step::Stop {
+                    outcome: RunEnd::Blocked,
                     reason: format!(
                         "retries exhausted: {} failed retries in this iteration (last: {why}); the goal is blocked",
                         backoff.max_retries
@@ -681,13 +678,13 @@ impl Machine {
         }
         self.phase = Phase::Waiting;
         vec![
-            Action::RecordRetry {
+            Step::RecordRetry {
                 retry: self.retries,
                 max: backoff.max_retries,
                 delay_s,
                 reason: why.clone(),
             },
-            Action::Wait {
+            Step::Wait {
                 ms,
                 delay_s,
                 kind: WaitKind::Retry,
@@ -770,7 +767,7 @@ mod tests {
     struct Drive {
         m: Machine,
         now: u64,
-        log: Vec<Action>,
+        log: Vec<Step>,
     }
 
     impl Drive {
@@ -782,7 +779,7 @@ mod tests {
             }
         }
 
-        fn send(&mut self, event: Event) -> Vec<Action> {
+        fn send(&mut self, event: Event) -> Vec<Step> {
             let actions = self.m.handle(event);
             self.log.extend(actions.iter().cloned());
             actions
@@ -795,7 +792,7 @@ mod tests {
             mut agent: impl FnMut(u64, u64) -> (TurnEnd, String, bool),
             state: impl FnMut(u64) -> GoalState,
             done: impl FnMut(u64) -> Option<String>,
-        ) -> (Outcome, String) {
+        ) -> (RunEnd, String) {
             self.run_agents(move |turn, now, _| agent(turn, now), state, done)
         }
 
@@ -805,7 +802,7 @@ mod tests {
             mut agent: impl FnMut(u64, u64, usize) -> (TurnEnd, String, bool),
             mut state: impl FnMut(u64) -> GoalState,
             mut done: impl FnMut(u64) -> Option<String>,
-        ) -> (Outcome, String) {
+        ) -> (RunEnd, String) {
             let mut pending = self.send(Event::Start {
                 now_ms: self.now,
                 state: open(),
@@ -818,7 +815,7 @@ mod tests {
                 };
                 pending.remove(0);
                 let next = match action {
-                    Action::StartTurn { turn, agent: i, .. } => {
+                    Step::StartTurn { turn, agent: i, .. } => {
                         self.now += 1000;
                         let (end, output, committed) = agent(turn, self.now, i);
                         Some(Event::TurnEnded {
@@ -829,29 +826,29 @@ mod tests {
                             committed,
                         })
                     }
-                    Action::Record { .. } => {
+                    Step::Record { .. } => {
                         records += 1;
                         Some(Event::Recorded {
                             now_ms: self.now,
                             state: state(records),
                         })
                     }
-                    Action::CallDone => {
+                    Step::CallDone => {
                         dones += 1;
                         Some(Event::DoneAnswered {
                             now_ms: self.now,
                             refusal: done(dones),
                         })
                     }
-                    Action::Wait { ms, .. } => {
+                    Step::Wait { ms, .. } => {
                         self.now += ms;
                         Some(Event::TimerFired { now_ms: self.now })
                     }
-                    Action::RecordRetry { .. }
-                    | Action::BlockRetries { .. }
-                    | Action::Switch { .. }
-                    | Action::KillAgent => None,
-                    Action::Stop { outcome, reason } => return (outcome, reason),
+                    Step::RecordRetry { .. }
+                    | Step::BlockRetries { .. }
+                    | Step::Switch { .. }
+                    | Step::KillAgent => None,
+                    Step::Stop { outcome, reason } => return (outcome, reason),
                 };
                 if let Some(event) = next {
                     pending.extend(self.send(event));
@@ -864,13 +861,13 @@ mod tests {
             self.log
                 .iter()
                 .filter_map(|a| match a {
-                    Action::Wait { delay_s, kind, .. } => Some((*delay_s, *kind)),
+                    Step::Wait { delay_s, kind, .. } => Some((*delay_s, *kind)),
                     _ => None,
                 })
                 .collect()
         }
 
-        fn count(&self, f: impl Fn(&Action) -> bool) -> usize {
+        fn count(&self, f: impl Fn(&Step) -> bool) -> usize {
             self.log.iter().filter(|a| f(a)).count()
         }
 
@@ -879,7 +876,7 @@ mod tests {
             self.log
                 .iter()
                 .filter_map(|a| match a {
-                    Action::StartTurn { agent, .. } => Some(*agent),
+                    Step::StartTurn { agent, .. } => Some(*agent),
                     _ => None,
                 })
                 .collect()
@@ -890,7 +887,7 @@ mod tests {
             self.log
                 .iter()
                 .filter_map(|a| match a {
-                    Action::Switch { from, to, reason } => Some((*from, *to, reason.clone())),
+                    Step::Switch { from, to, reason } => Some((*from, *to, reason.clone())),
                     _ => None,
                 })
                 .collect()
@@ -922,7 +919,7 @@ mod tests {
     }
 
     fn turns(d: &Drive) -> usize {
-        d.count(|a| matches!(a, Action::StartTurn { .. }))
+        d.count(|a| matches!(a, Step::StartTurn { .. }))
     }
 
     #[test]
@@ -932,16 +929,16 @@ mod tests {
             ..limits()
         });
         let (outcome, reason) = d.run(|_, _| exited(1, OVERLOADED), |_| open(), |_| None);
-        assert_eq!(outcome, Outcome::Blocked, "{reason}");
+        assert_eq!(outcome, RunEnd::Blocked, "{reason}");
         assert_eq!(outcome.code(), 1);
         let delays: Vec<u64> = d.waits().iter().map(|w| w.0).collect();
         assert_eq!(delays, [30, 60, 120, 240, 300, 300, 300, 300, 300, 300]);
         assert!(d.waits().iter().all(|w| w.1 == WaitKind::Retry));
         // Retries are not iterations: --max-iterations 1 still allows 11 tries.
         assert_eq!(turns(&d), 11);
-        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 10);
-        assert_eq!(d.count(|a| matches!(a, Action::BlockRetries { .. })), 1);
-        assert_eq!(d.count(|a| matches!(a, Action::Record { .. })), 0);
+        assert_eq!(d.count(|a| matches!(a, Step::RecordRetry { .. })), 10);
+        assert_eq!(d.count(|a| matches!(a, Step::BlockRetries { .. })), 1);
+        assert_eq!(d.count(|a| matches!(a, Step::Record { .. })), 0);
         assert!(reason.contains("overloaded"), "{reason}");
     }
 
@@ -961,7 +958,7 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Blocked);
+        assert_eq!(outcome, RunEnd::Blocked);
         let delays: Vec<u64> = d.waits().iter().map(|w| w.0).collect();
         assert_eq!(delays, [30, 60, 30]);
     }
@@ -986,9 +983,9 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
         assert_eq!(d.waits(), [(3, WaitKind::UsageLimit)]);
-        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!(d.count(|a| matches!(a, Step::RecordRetry { .. })), 0);
         assert_eq!(d.m.retries(), 0);
     }
 
@@ -1003,14 +1000,14 @@ mod tests {
             |_| open(),
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Budget);
+        assert_eq!(outcome, RunEnd::Budget);
         assert_eq!(outcome.code(), 3);
         assert_eq!(d.waits(), [(5 * 3600, WaitKind::UsageLimit)]);
         let waited: u64 = d
             .log
             .iter()
             .filter_map(|a| match a {
-                Action::Wait { ms, .. } => Some(*ms),
+                Step::Wait { ms, .. } => Some(*ms),
                 _ => None,
             })
             .sum();
@@ -1033,7 +1030,7 @@ mod tests {
             |n| if n >= 2 { GoalState::Blocked } else { open() },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Blocked);
+        assert_eq!(outcome, RunEnd::Blocked);
         let limit = WaitKind::UsageLimit;
         // 30 min, 60, 120, capped at 2 h; a good turn starts the steps again.
         assert_eq!(
@@ -1046,7 +1043,7 @@ mod tests {
                 (1800, limit)
             ]
         );
-        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!(d.count(|a| matches!(a, Step::RecordRetry { .. })), 0);
         assert_eq!(
             (1..=6).map(limit_step).collect::<Vec<_>>(),
             [
@@ -1067,13 +1064,13 @@ mod tests {
             |_| open(),
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert_eq!(outcome, RunEnd::Budget, "{reason}");
         assert!(reason.contains("--max-time"), "{reason}");
         let limit = WaitKind::UsageLimit;
         // The third step (2 h, nominal) is cut short where --max-time ends.
         assert_eq!(d.waits(), [(1800, limit), (3600, limit), (7200, limit)]);
         assert_eq!(d.now, T0 + 2 * 3_600_000);
-        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!(d.count(|a| matches!(a, Step::RecordRetry { .. })), 0);
     }
 
     #[test]
@@ -1089,7 +1086,7 @@ mod tests {
         ] {
             let mut d = Drive::new(limits());
             let (outcome, _) = d.run(|_, _| end.clone(), |_| open(), |_| None);
-            assert_eq!(outcome, Outcome::HardFailure, "{end:?}");
+            assert_eq!(outcome, RunEnd::HardFailure, "{end:?}");
             assert_eq!(outcome.code(), 2);
             assert_eq!(turns(&d), 1);
             assert!(d.waits().is_empty());
@@ -1105,7 +1102,7 @@ mod tests {
             stagnant: false,
         };
         /// (what, agents, script, the agent of each turn, the usage-limit waits, the outcome)
-        type Row = (&'static str, usize, Script, Vec<usize>, Vec<u64>, Outcome);
+        type Row = (&'static str, usize, Script, Vec<usize>, Vec<u64>, RunEnd);
         let table: Vec<Row> = vec![
             (
                 "one agent works: no switch",
@@ -1113,7 +1110,7 @@ mod tests {
                 |_, _, _| exited(0, "ok"),
                 vec![0],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "a limit goes to the next agent at once",
@@ -1127,7 +1124,7 @@ mod tests {
                 },
                 vec![0, 1],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "past two limited agents to the third",
@@ -1141,7 +1138,7 @@ mod tests {
                 },
                 vec![0, 1, 2],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "every agent limited: wait for the earliest reset, then the first again",
@@ -1153,7 +1150,7 @@ mod tests {
                 },
                 vec![0, 1, 0],
                 vec![599],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "the earliest reset is the second agent's: it goes next",
@@ -1165,7 +1162,7 @@ mod tests {
                 },
                 vec![0, 1, 1],
                 vec![600],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "a limit without a reset time: out for 30 min, the other goes on",
@@ -1179,7 +1176,7 @@ mod tests {
                 },
                 vec![0, 1],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "both without a reset time: the wait is the earliest step",
@@ -1193,7 +1190,7 @@ mod tests {
                 },
                 vec![0, 1, 0],
                 vec![1799],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "an auth failure takes the agent out, the next goes on",
@@ -1207,7 +1204,7 @@ mod tests {
                 },
                 vec![0, 1],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "a missing binary takes the agent out",
@@ -1225,7 +1222,7 @@ mod tests {
                 },
                 vec![0, 1],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
             (
                 "none left: exit 2",
@@ -1233,7 +1230,7 @@ mod tests {
                 |_, _, _| exited(1, AUTH),
                 vec![0, 1],
                 vec![],
-                Outcome::HardFailure,
+                RunEnd::HardFailure,
             ),
             (
                 "a transient failure is retried with the same agent",
@@ -1247,7 +1244,7 @@ mod tests {
                 },
                 vec![0, 0],
                 vec![],
-                Outcome::Complete,
+                RunEnd::Complete,
             ),
         ];
         for (what, n, script, want_agents, want_waits, want) in table {
@@ -1263,7 +1260,7 @@ mod tests {
             assert_eq!(waits, want_waits, "{what}");
             assert_eq!(outcome, want, "{what}: {reason}");
             assert_eq!(
-                d.count(|a| matches!(a, Action::RecordRetry { .. })),
+                d.count(|a| matches!(a, Step::RecordRetry { .. })),
                 usize::from(what.contains("transient")),
                 "{what}"
             );
@@ -1285,7 +1282,7 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
         let switches = d.switches();
         assert_eq!(switches.len(), 2, "{switches:?}");
         assert_eq!((switches[0].0, switches[0].1), (0, 1));
@@ -1302,7 +1299,7 @@ mod tests {
             .log
             .iter()
             .find_map(|a| match a {
-                Action::Wait { reason, .. } => Some(reason.clone()),
+                Step::Wait { reason, .. } => Some(reason.clone()),
                 _ => None,
             })
             .unwrap();
@@ -1314,7 +1311,7 @@ mod tests {
         // Auth failures: each agent leaves; the last one's failure ends the run, exit 2.
         let mut d = agents(2, limits());
         let (outcome, reason) = d.run_agents(|_, _, _| exited(1, AUTH), |_| open(), |_| None);
-        assert_eq!((outcome, outcome.code()), (Outcome::HardFailure, 2));
+        assert_eq!((outcome, outcome.code()), (RunEnd::HardFailure, 2));
         assert!(reason.ends_with("no agent is left in the run"), "{reason}");
         assert!(
             d.switches()[0].2.starts_with("out of the run: "),
@@ -1340,7 +1337,7 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
         assert_eq!(d.agents(), [0, 1, 1]);
         assert_eq!(d.waits(), [(600, WaitKind::UsageLimit)]);
     }
@@ -1368,7 +1365,7 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
         // Agent 1's turns each take 1 s of the fake clock; agent 0 is back after 1800 s, then
         // after 3600 s more, then 7200 s (the cap).
         let zero: Vec<u64> = at
@@ -1450,12 +1447,12 @@ mod tests {
                 usage: Usage::default(),
             });
             let got = match actions.as_slice() {
-                [Action::Record { .. }] => "record".to_string(),
-                [Action::RecordRetry { delay_s, .. }, Action::Wait { .. }] => {
+                [Step::Record { .. }] => "record".to_string(),
+                [Step::RecordRetry { delay_s, .. }, Step::Wait { .. }] => {
                     format!("retry {delay_s}")
                 }
-                [Action::Wait { delay_s, .. }] => format!("wait {delay_s}"),
-                [Action::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
+                [Step::Wait { delay_s, .. }] => format!("wait {delay_s}"),
+                [Step::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
                 other => format!("{other:?}"),
             };
             assert_eq!(got, want, "{end:?} {output}");
@@ -1470,7 +1467,7 @@ mod tests {
             ..limits()
         });
         let (outcome, reason) = d.run(|_, _| exited(0, "worked"), |_| open(), |_| None);
-        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 2), "{reason}");
+        assert_eq!((outcome, turns(&d)), (RunEnd::Budget, 2), "{reason}");
         assert!(reason.contains("--max-iterations 2"));
 
         // --max-time: failures wait 30 s, 60 s; the third wait is cut at the deadline.
@@ -1479,7 +1476,7 @@ mod tests {
             ..limits()
         });
         let (outcome, reason) = d.run(|_, _| exited(1, "boom"), |_| open(), |_| None);
-        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert_eq!(outcome, RunEnd::Budget, "{reason}");
         assert_eq!(turns(&d), 3);
 
         // The turn timeout is capped by the time left.
@@ -1495,7 +1492,7 @@ mod tests {
         });
         assert!(matches!(
             actions.as_slice(),
-            [Action::StartTurn {
+            [Step::StartTurn {
                 timeout_ms: Some(10_000),
                 ..
             }]
@@ -1510,8 +1507,8 @@ mod tests {
         });
         assert!(matches!(
             actions.as_slice(),
-            [Action::Stop {
-                outcome: Outcome::Budget,
+            [Step::Stop {
+                outcome: RunEnd::Budget,
                 ..
             }]
         ));
@@ -1583,9 +1580,9 @@ mod tests {
             ..limits()
         });
         let (outcome, reason) = d.run(|_, _| exited(0, &result(0.25, 40)), |_| open(), |_| None);
-        assert_eq!(outcome, Outcome::Budget, "{reason}");
+        assert_eq!(outcome, RunEnd::Budget, "{reason}");
         assert_eq!(turns(&d), 2);
-        assert_eq!(d.count(|a| matches!(a, Action::Record { .. })), 2);
+        assert_eq!(d.count(|a| matches!(a, Step::Record { .. })), 2);
         assert_eq!(
             d.m.usage(),
             Usage {
@@ -1603,7 +1600,7 @@ mod tests {
             ..limits()
         });
         let (outcome, reason) = d.run(|_, _| exited(0, &result(0.0, 40)), |_| open(), |_| None);
-        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 3), "{reason}");
+        assert_eq!((outcome, turns(&d)), (RunEnd::Budget, 3), "{reason}");
         assert!(
             reason.contains("--max-tokens 120 reached (150 tokens"),
             "{reason}"
@@ -1618,8 +1615,8 @@ mod tests {
         });
         let failed = r#"{"type":"result","is_error":true,"result":"boom","total_cost_usd":0.2,"usage":{"input_tokens":1,"output_tokens":1}}"#;
         let (outcome, _) = d.run(|_, _| exited(1, failed), |_| open(), |_| None);
-        assert_eq!((outcome, turns(&d)), (Outcome::Budget, 1));
-        assert_eq!(d.count(|a| matches!(a, Action::RecordRetry { .. })), 0);
+        assert_eq!((outcome, turns(&d)), (RunEnd::Budget, 1));
+        assert_eq!(d.count(|a| matches!(a, Step::RecordRetry { .. })), 0);
         // Proven on the turn that reaches it: completion wins.
         let mut d = Drive::new(Limits {
             budget: Budget {
@@ -1636,7 +1633,7 @@ mod tests {
             },
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
     }
 
     #[test]
@@ -1650,9 +1647,9 @@ mod tests {
             },
             |n| (n == 1).then(|| "no passing test evidence on this tree".to_string()),
         );
-        assert_eq!(outcome, Outcome::Complete);
+        assert_eq!(outcome, RunEnd::Complete);
         assert_eq!(turns(&d), 3);
-        assert_eq!(d.count(|a| *a == Action::CallDone), 2);
+        assert_eq!(d.count(|a| *a == Step::CallDone), 2);
         assert_eq!(
             d.m.refusal.as_deref(),
             Some("no passing test evidence on this tree")
@@ -1667,8 +1664,8 @@ mod tests {
             |_| open(),
             |_| None,
         );
-        assert_eq!(outcome, Outcome::Budget);
-        assert_eq!(d.count(|a| *a == Action::CallDone), 0);
+        assert_eq!(outcome, RunEnd::Budget);
+        assert_eq!(d.count(|a| *a == Step::CallDone), 0);
     }
 
     #[test]
@@ -1688,7 +1685,7 @@ mod tests {
             |_| None,
         );
         stagnant_seen_at_turn.push(d.m.stagnant);
-        assert_eq!(outcome, Outcome::Blocked);
+        assert_eq!(outcome, RunEnd::Blocked);
         assert_eq!(outcome.code(), 1);
         assert_eq!(turns(&d), 5);
         assert_eq!(stagnant_seen_at_turn, [true]);
@@ -1711,7 +1708,7 @@ mod tests {
         });
         assert_eq!(
             a,
-            [Action::Record {
+            [Step::Record {
                 turn: 1,
                 iterate: Some("turn 1: Added the limiter".into())
             }]
@@ -1729,7 +1726,7 @@ mod tests {
         });
         assert_eq!(
             a,
-            [Action::Record {
+            [Step::Record {
                 turn: 2,
                 iterate: None
             }]
@@ -1747,7 +1744,7 @@ mod tests {
         });
         assert_eq!(
             a,
-            [Action::Record {
+            [Step::Record {
                 turn: 3,
                 iterate: Some("turn 3: no summary".into())
             }]
@@ -1774,15 +1771,15 @@ mod tests {
             committed: false,
             usage: Usage::default(),
         });
-        assert!(matches!(a.as_slice(), [Action::Record { .. }]));
+        assert!(matches!(a.as_slice(), [Step::Record { .. }]));
         let a = m.handle(Event::Recorded {
             now_ms: T0,
             state: open(),
         });
         assert!(matches!(
             a.as_slice(),
-            [Action::Stop {
-                outcome: Outcome::Interrupted,
+            [Step::Stop {
+                outcome: RunEnd::Interrupted,
                 ..
             }]
         ));
@@ -1790,10 +1787,7 @@ mod tests {
         let mut m = machine(limits());
         start(&mut m);
         m.handle(Event::Interrupt { now_ms: T0 });
-        assert_eq!(
-            m.handle(Event::Interrupt { now_ms: T0 }),
-            [Action::KillAgent]
-        );
+        assert_eq!(m.handle(Event::Interrupt { now_ms: T0 }), [Step::KillAgent]);
         let a = m.handle(Event::TurnEnded {
             now_ms: T0,
             end: TurnEnd::Killed,
@@ -1803,12 +1797,12 @@ mod tests {
         });
         assert!(matches!(
             a.as_slice(),
-            [Action::Stop {
-                outcome: Outcome::Interrupted,
+            [Step::Stop {
+                outcome: RunEnd::Interrupted,
                 ..
             }]
         ));
-        assert_eq!(Outcome::Interrupted.code(), 130);
+        assert_eq!(RunEnd::Interrupted.code(), 130);
         // During a backoff wait: stop at once.
         let mut m = machine(limits());
         start(&mut m);
@@ -1822,8 +1816,8 @@ mod tests {
         let a = m.handle(Event::Interrupt { now_ms: T0 });
         assert!(matches!(
             a.as_slice(),
-            [Action::Stop {
-                outcome: Outcome::Interrupted,
+            [Step::Stop {
+                outcome: RunEnd::Interrupted,
                 ..
             }]
         ));
@@ -1851,9 +1845,9 @@ mod tests {
                 retries: 0,
             });
             let got = match a.as_slice() {
-                [Action::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
-                [Action::CallDone] => "done".into(),
-                [Action::StartTurn { .. }] => "turn".into(),
+                [Step::Stop { outcome, .. }] => format!("stop {}", outcome.code()),
+                [Step::CallDone] => "done".into(),
+                [Step::StartTurn { .. }] => "turn".into(),
                 other => format!("{other:?}"),
             };
             assert_eq!(got, want, "{state:?}");
@@ -1874,7 +1868,7 @@ mod tests {
         });
         assert!(matches!(
             a.as_slice(),
-            [Action::BlockRetries { .. }, Action::Stop { .. }]
+            [Step::BlockRetries { .. }, Step::Stop { .. }]
         ));
     }
 }

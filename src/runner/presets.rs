@@ -479,7 +479,7 @@ pub fn names() -> Vec<&'static str> {
     PRESETS.iter().map(|p| p.name).collect()
 }
 
-pub use super::classify::{Patterns, Verdict, last_message, reset_time};
+pub use super::classify::{Patterns, TurnVerdict, last_message, reset_time};
 #[cfg(test)]
 use regex::Regex;
 
@@ -491,7 +491,7 @@ mod tests {
 
     const NOW: u64 = 1_800_000_000_000;
 
-    fn classify(agent: &str, exit: i32, output: &str) -> Verdict {
+    fn classify(agent: &str, exit: i32, output: &str) -> TurnVerdict {
         let patterns = match preset(agent) {
             Some(p) => Patterns::of(p),
             None => Patterns::all(),
@@ -510,16 +510,16 @@ mod tests {
     const AIDER_401: &str = "Aider v0.86.2\nModel: openai/fake-model with whole edit format\nGit repo: .git with 2 files\nRepo-map: using 1024 tokens, auto refresh\n\nlitellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect \nAPI key provided: sk-offl****test. You can find your API key at \nhttps://platform.openai.com/account/api-keys.\nThe API provider is not able to authenticate you. Check your API key.\n\nhttps://platform.openai.com/account/api-keys\n\n";
     const AIDER_QUOTA: &str = "Repo-map: using 1024 tokens, auto refresh\n\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\nRetrying in 0.2 seconds...\nlitellm.RateLimitError: RateLimitError: OpenAIException - You have hit your \nusage limit. Your quota will reset in 2 hours.\nThe API provider has rate limited you. Try again later or check your quotas.\n\n";
 
-    fn kind(v: &Verdict) -> &'static str {
+    fn kind(v: &TurnVerdict) -> &'static str {
         match v {
-            Verdict::Ok => "ok",
-            Verdict::Failed(_) => "failed",
-            Verdict::UsageLimit {
+            TurnVerdict::Ok => "ok",
+            TurnVerdict::Failed(_) => "failed",
+            TurnVerdict::UsageLimit {
                 resets_at_ms: Some(_),
                 ..
             } => "usage-limit",
-            Verdict::UsageLimit { .. } => "usage-limit-no-reset",
-            Verdict::Hard(_) => "hard",
+            TurnVerdict::UsageLimit { .. } => "usage-limit-no-reset",
+            TurnVerdict::Hard(_) => "hard",
         }
     }
 

@@ -1,7 +1,7 @@
 //! The prompt of one `goal run` turn, from the goal, its proof and what the loop knows. Pure.
 
 use crate::goal_file::GoalFile;
-use crate::proof::{Proof, State};
+use crate::proof::{Proof, ProofState};
 use crate::stagnation::STRATEGY_PROMPT;
 use crate::texts as inject;
 
@@ -30,7 +30,7 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
         let todo: Vec<_> = proof
             .criteria
             .iter()
-            .filter(|c| c.state != State::Proven)
+            .filter(|c| c.state != ProofState::Proven)
             .collect();
         if !todo.is_empty() {
             text.push_str("Criteria not proven yet (prove each with its re-run line once the code is there):\n");

@@ -21,7 +21,7 @@ pub const NAMES_CAP: usize = 2000;
 /// What one test came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum TestOutcome {
     Passed,
     /// Skipped, ignored, deselected, pending, todo, xfail.
     Ignored,
@@ -33,7 +33,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestName {
     pub name: String,
-    pub outcome: Outcome,
+    pub outcome: TestOutcome,
 }
 
 /// The tests a run named, in the order first seen (`tests.names` of a record).
@@ -47,7 +47,7 @@ pub struct TestNames {
 
 impl TestNames {
     /// The outcome of `name`, if the run named it.
-    pub fn outcome(&self, name: &str) -> Option<Outcome> {
+    pub fn outcome(&self, name: &str) -> Option<TestOutcome> {
         self.names
             .iter()
             .find(|t| t.name == name)
@@ -92,13 +92,15 @@ static MARK: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-fn outcome_of(word: &str) -> Option<Outcome> {
+fn outcome_of(word: &str) -> Option<TestOutcome> {
     Some(match word {
-        "ok" | "PASS" | "PASSED" | "XPASS" | "✔" | "✓" => Outcome::Passed,
+        "ok" | "PASS" | "PASSED" | "XPASS" | "✔" | "✓" => TestOutcome::Passed,
         "FAILED" | "FAIL" | "ERROR" | "not ok" | "TIMEOUT" | "SIGSEGV" | "SIGABRT" | "✖" | "✕" => {
-            Outcome::Failed
+            TestOutcome::Failed
         }
-        "ignored" | "SKIP" | "SKIPPED" | "XFAIL" | "DESELECTED" | "﹣" | "○" => Outcome::Ignored,
+        "ignored" | "SKIP" | "SKIPPED" | "XFAIL" | "DESELECTED" | "﹣" | "○" => {
+            TestOutcome::Ignored
+        }
         _ => return None,
     })
 }
@@ -108,12 +110,12 @@ fn outcome_of(word: &str) -> Option<Outcome> {
 #[derive(Default)]
 struct Gather {
     order: Vec<String>,
-    outcomes: BTreeMap<String, Outcome>,
+    outcomes: BTreeMap<String, TestOutcome>,
     truncated: bool,
 }
 
 impl Gather {
-    fn add(&mut self, name: &str, outcome: Outcome) {
+    fn add(&mut self, name: &str, outcome: TestOutcome) {
         let name = name.trim();
         if name.is_empty() {
             return;
@@ -165,7 +167,7 @@ pub fn from_output(output: &str) -> TestNames {
             Some((c[2].to_string(), &c[1]).to_owned_outcome())
         } else if let Some(c) = TAP.captures(line) {
             let outcome = if c.get(3).is_some() {
-                Some(Outcome::Ignored)
+                Some(TestOutcome::Ignored)
             } else {
                 outcome_of(&c[1])
             };
@@ -179,7 +181,7 @@ pub fn from_output(output: &str) -> TestNames {
                 continue;
             }
             let outcome = if skip {
-                Some(Outcome::Ignored)
+                Some(TestOutcome::Ignored)
             } else {
                 outcome_of(&c[1])
             };
@@ -195,11 +197,11 @@ pub fn from_output(output: &str) -> TestNames {
 }
 
 trait OwnedOutcome {
-    fn to_owned_outcome(self) -> (String, Option<Outcome>);
+    fn to_owned_outcome(self) -> (String, Option<TestOutcome>);
 }
 
 impl OwnedOutcome for (String, &str) {
-    fn to_owned_outcome(self) -> (String, Option<Outcome>) {
+    fn to_owned_outcome(self) -> (String, Option<TestOutcome>) {
         (self.0, outcome_of(self.1))
     }
 }
@@ -212,7 +214,7 @@ pub fn from_junit(xml: &[u8]) -> Result<TestNames, String> {
     let mut buf = Vec::new();
     let mut gather = Gather::default();
     let mut depth = 0usize;
-    let mut case: Option<(usize, String, Outcome)> = None;
+    let mut case: Option<(usize, String, TestOutcome)> = None;
     loop {
         let position = reader.buffer_position();
         let event = reader
@@ -242,16 +244,16 @@ pub fn from_junit(xml: &[u8]) -> Result<TestNames, String> {
                             format!("{class}::{name}")
                         };
                         if empty {
-                            gather.add(&full, Outcome::Passed);
+                            gather.add(&full, TestOutcome::Passed);
                         } else {
-                            case = Some((depth, full, Outcome::Passed));
+                            case = Some((depth, full, TestOutcome::Passed));
                         }
                     }
                     ("failure" | "error", Some((at, _, outcome))) if *at + 1 == depth => {
-                        *outcome = Outcome::Failed;
+                        *outcome = TestOutcome::Failed;
                     }
                     ("skipped", Some((at, _, outcome))) if *at + 1 == depth => {
-                        *outcome = (*outcome).max(Outcome::Ignored);
+                        *outcome = (*outcome).max(TestOutcome::Ignored);
                     }
                     _ => {}
                 }
@@ -287,10 +289,10 @@ pub struct RunTests<'a> {
 #[serde(tag = "why", rename_all = "kebab-case")]
 pub enum Missing {
     /// A test that failed red did not pass green (`green` is what it came to there, if named).
-    #[error("{name} failed on the code before the goal but {}", match green { Some(Outcome::Failed) => "fails at the end", Some(Outcome::Ignored) => "is skipped at the end", _ => "did not run at the end" })]
+    #[error("{name} failed on the code before the goal but {}", match green { Some(TestOutcome::Failed) => "fails at the end", Some(TestOutcome::Ignored) => "is skipped at the end", _ => "did not run at the end" })]
     NotPassed {
         name: String,
-        green: Option<Outcome>,
+        green: Option<TestOutcome>,
     },
     /// A test the base ran is not in the final run.
     #[error("{name} ran on the base but not at the end")]
@@ -319,9 +321,9 @@ fn both_named<'a>(a: &RunTests<'a>, b: &RunTests<'a>) -> Option<(&'a TestNames, 
 pub fn green_covers_red(red: &RunTests, green: &RunTests) -> Result<(), Vec<Missing>> {
     let mut missing = Vec::new();
     if let Some((r, g)) = both_named(red, green) {
-        for t in r.names.iter().filter(|t| t.outcome == Outcome::Failed) {
+        for t in r.names.iter().filter(|t| t.outcome == TestOutcome::Failed) {
             let outcome = g.outcome(&t.name);
-            if outcome != Some(Outcome::Passed) {
+            if outcome != Some(TestOutcome::Passed) {
                 missing.push(Missing::NotPassed {
                     name: t.name.clone(),
                     green: outcome,

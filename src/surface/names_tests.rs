@@ -1,7 +1,7 @@
-use super::Outcome::*;
+use super::TestOutcome::*;
 use super::*;
 
-fn named(output: &str) -> Vec<(String, Outcome)> {
+fn named(output: &str) -> Vec<(String, TestOutcome)> {
     from_output(output)
         .names
         .into_iter()
@@ -9,7 +9,7 @@ fn named(output: &str) -> Vec<(String, Outcome)> {
         .collect()
 }
 
-fn list(items: &[(&str, Outcome)]) -> Vec<(String, Outcome)> {
+fn list(items: &[(&str, TestOutcome)]) -> Vec<(String, TestOutcome)> {
     items.iter().map(|(n, o)| (n.to_string(), *o)).collect()
 }
 
@@ -32,7 +32,7 @@ test at fx.test.mjs:4:1
 
 #[test]
 fn names_from_real_runner_output() {
-    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, Outcome)]);
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, TestOutcome)]);
     let cases: &[Case] = &[
         (
             "cargo test",
@@ -102,7 +102,7 @@ fn names_from_real_runner_output() {
 
 #[test]
 fn names_line_by_line() {
-    let cases: &[(&str, &[(&str, Outcome)])] = &[
+    let cases: &[(&str, &[(&str, TestOutcome)])] = &[
         ("test a::b ... ok", &[("a::b", Passed)]),
         (
             "test a::b ... ignored, needs a network",
@@ -163,7 +163,7 @@ fn names_are_capped() {
 #[test]
 fn names_from_junit() {
     let names = from_junit(include_bytes!("../../tests/fixtures/junit/pytest.xml")).unwrap();
-    let got: Vec<(String, Outcome)> = names
+    let got: Vec<(String, TestOutcome)> = names
         .names
         .into_iter()
         .map(|t| (t.name, t.outcome))
@@ -182,7 +182,7 @@ fn names_from_junit() {
     assert!(from_junit(b"<testsuite><testcase name=\"a\"></testsuite>").is_err());
 }
 
-fn names(items: &[(&str, Outcome)]) -> TestNames {
+fn names(items: &[(&str, TestOutcome)]) -> TestNames {
     TestNames {
         names: items
             .iter()
