@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pin;
 use crate::summary::TestCounts;
-use crate::surface::names::TestNames;
+use crate::test_names::TestNames;
 
 /// The SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -898,7 +898,7 @@ mod tests {
 
     #[test]
     fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
-        use crate::surface::names::{TestName, TestOutcome};
+        use crate::test_names::{TestName, TestOutcome};
         // A line written before the red run existed: no red, base_run or tests.names.
         let (old, old_line) = seal(run(&[1], 0, Some((3, 0)), "T", false), "");
         assert!(!old_line.contains("\"red\""), "{old_line}");

@@ -73,6 +73,8 @@ pub mod store;
 pub mod summary;
 /// The test surface: test files and items, the red tree, weakening findings, runner test names.
 pub mod surface;
+/// Test names a run reported (from its output or JUnit reports), and the rules comparing them.
+pub mod test_names;
 /// The texts agents read of the goal's state (injection, continuation, save-progress). Pure.
 pub mod texts;
 /// The `Goal-*` trailers of goal commits: writing them and reading them back.
@@ -177,7 +179,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         quiet: cli.quiet,
         color: context::color_wanted(),
     };
-    commands::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command)
+    cli::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command)
 }
 
 /// `goal: error: …` and `hint: …` on stderr.

@@ -196,7 +196,7 @@ impl Proof {
         self.criteria.get(number.wrapping_sub(1))
     }
 
-    /// The criteria's red states (one per criterion, from [`crate::surface::run::red_states`]):
+    /// The criteria's red states (one per criterion, from `ops::red::red_states`):
     /// a proven criterion whose last red run passed is `passes-on-base`, not proven.
     pub fn with_red(mut self, reds: &[Option<Red>]) -> Proof {
         for (c, red) in self.criteria.iter_mut().zip(reds) {

@@ -236,17 +236,8 @@ impl Workspace {
         )
     }
 
-    /// Every criterion of `goal` judged on the working tree as it is now (the tree is hashed
-    /// only when there is evidence to judge).
-    /// With the red states of its acceptance criteria: one whose last red run passed on the
-    /// goal's base is not proven (what status, inject, the hooks and `goal run` all say).
-    pub fn proof(&self, goal: &GoalFile) -> Result<crate::proof::Proof> {
-        let ledger = self.ledger()?;
-        let once = crate::surface::run::PlaceOnce::default();
-        let reds = crate::surface::run::red_states(self, goal, &ledger, &once)?;
-        Ok(self.proof_with(goal, &ledger)?.with_red(&reds))
-    }
-
+    /// Every criterion of `goal` judged on the working tree as it is now, without red states
+    /// (the tree is hashed only when there is evidence to judge); `ops::proof` adds them.
     pub fn proof_with(
         &self,
         goal: &GoalFile,

@@ -280,7 +280,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             c.number,
             &base.to_string()[..7]
         );
-        let options = crate::surface::run::TreeRunOptions {
+        let options = crate::surface::tree_run::TreeRunOptions {
             work_root: ws.root(),
             git_dir: ws.repo.common_dir(),
             cwd: "",
@@ -288,8 +288,9 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             show: false,
             to_stderr: true,
         };
-        let run = match crate::surface::run::run_in_tree(&ws.repo, base, tree, &pin.argv, &options)
-        {
+        let run = match crate::surface::tree_run::run_in_tree(
+            &ws.repo, base, tree, &pin.argv, &options,
+        ) {
             Ok(run) => run,
             Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(e) => {

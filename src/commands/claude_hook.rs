@@ -153,7 +153,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         _ => {}
     }
     let mut text = match ws.read_goal()? {
-        Some(goal) => inject::injection(&goal, &ws.proof(&goal)?, None),
+        Some(goal) => inject::injection(&goal, &crate::ops::proof(&ws, &goal)?, None),
         None => String::new(),
     };
     for note in notes {
@@ -172,7 +172,7 @@ fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
     let Some(goal) = ws.read_goal()? else {
         return Ok(None);
     };
-    let proof = ws.proof(&goal)?;
+    let proof = crate::ops::proof(&ws, &goal)?;
     Ok(context(
         "SessionStart",
         inject::injection(&goal, &proof, None),
@@ -220,7 +220,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
     };
     let bytes = serde_json::to_vec(&state).map_err(|e| Error::usage(e.to_string(), ""))?;
     write_atomic(&path, &bytes)?;
-    let proof = ws.proof(&goal)?;
+    let proof = crate::ops::proof(&ws, &goal)?;
     let open: Vec<String> = goal
         .criteria
         .iter()

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             color: false,
         };
         let ws = Workspace::open(&here).ok()?;
-        ws.proof(goal).ok().map(|p| p.proven)
+        crate::ops::proof(&ws, goal).ok().map(|p| p.proven)
     };
     let run_in = |path: &Path| {
         let repo = crate::repo::Repo::discover(path).ok()?;

@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let Some(goal) = ws.read_goal_for_view()? else {
         return Ok(0);
     };
-    let proof = ws.proof(&goal)?;
+    let proof = crate::ops::proof(&ws, &goal)?;
     print!("{}", injection(&goal, &proof, usage));
     Ok(0)
 }
@@ -50,7 +50,7 @@ pub fn run_continuation(ctx: &Ctx, _args: ContinuationArgs) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
     // The progress figure is the proven count, as everywhere.
-    let proven = ws.proof(&goal)?.proven;
+    let proven = crate::ops::proof(&ws, &goal)?.proven;
     match ws.config.language {
         crate::config::Language::Zh => print!("{}", continuation(&goal, proven)),
         crate::config::Language::En => print!("{}", continuation_en(&goal, proven)),

@@ -32,49 +32,10 @@ pub mod verify;
 
 use crate::repo::Oid;
 
-use crate::cli::Command;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::goal_file::GoalFile;
 use crate::workspace::Workspace;
-
-/// Run one command; `app` gives goal's whole command line as clap describes it (for completions
-/// and the manual page).
-pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8> {
-    match command {
-        Command::Init(args) => init::run(ctx, args),
-        Command::Status(args) => status::run(ctx, args),
-        Command::Criteria(cmd) => criteria::run(ctx, cmd),
-        Command::Verify(args) => verify::run(ctx, args),
-        Command::Check(args) => check::run_check(ctx, args),
-        Command::Uncheck(args) => check::run_uncheck(ctx, args),
-        Command::Iterate(args) => iterate::run(ctx, args),
-        Command::Retry(args) => retry::run(ctx, args),
-        Command::Run(args) => run::run(ctx, args),
-        Command::Block(args) => block::run(ctx, args),
-        Command::Resume(args) => resume::run(ctx, args),
-        Command::Done(args) => done::run(ctx, args),
-        Command::Abandon(args) => abandon::run(ctx, args),
-        Command::Restore(args) => restore::run(ctx, args),
-        Command::Log(args) => log::run(ctx, args),
-        Command::Audit(args) => audit::run(ctx, args),
-        Command::Recheck(args) => recheck::run(ctx, args),
-        Command::Fleet(args) => fleet::run(ctx, args),
-        Command::MergeDriver(args) => merge_driver::run(ctx, args),
-        Command::Report(args) => report::run(ctx, args),
-        Command::Hooks(cmd) => hooks::run(ctx, cmd),
-        Command::Detect(args) => detect::run(ctx, args),
-        Command::Inject(args) => inject::run(ctx, args),
-        Command::Continuation(args) => inject::run_continuation(ctx, args),
-        Command::Attempt(cmd) => attempt::run(ctx, cmd),
-        Command::Hook(cmd) => claude_hook::run(ctx, cmd),
-        Command::Integrate(cmd) => integrate::run(ctx, cmd),
-        Command::Config(args) => config::run(ctx, args),
-        Command::Demo(args) => demo::run(ctx, args),
-        Command::Completions(args) => completions::run(ctx, args, app()),
-        Command::Man(args) => completions::run_man(ctx, args, app()),
-    }
-}
 
 /// The flags of every command that commits.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -229,7 +229,7 @@ fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
         };
         return Ok((state, "no goal".into()));
     };
-    let proof = ws.proof(&goal)?;
+    let proof = crate::ops::proof(ws, &goal)?;
     let summary = format!(
         "iteration {} · proven {}/{}",
         goal.iteration,
@@ -591,7 +591,7 @@ impl Edge<'_> {
             let reader = self.agents[agent].reader;
             let goal = self.ws.goal()?;
             let iteration_before = goal.iteration;
-            let proof = self.ws.proof(&goal)?;
+            let proof = crate::ops::proof(self.ws, &goal)?;
             let prompt = turn_prompt(
                 &goal,
                 &proof,

@@ -84,8 +84,8 @@ pub struct StatusView {
 /// Gather everything `status` shows (also used by the agent adapters).
 pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let ledger = ws.ledger()?;
-    let once = crate::surface::run::PlaceOnce::default();
-    let reds = crate::surface::run::red_states(ws, goal, &ledger, &once)?;
+    let once = crate::ops::red::PlaceOnce::default();
+    let reds = crate::ops::red::red_states(ws, goal, &ledger, &once)?;
     let proof = ws.proof_with(goal, &ledger)?.with_red(&reds);
     let criteria = goal
         .criteria
@@ -121,7 +121,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         criteria,
         next: match (proof.complete(), goal.status) {
             (true, Status::InProgress | Status::Complete) => {
-                crate::surface::run::done_would_refuse(ws, goal, &once)?
+                crate::ops::red::done_would_refuse(ws, goal, &once)?
                     .unwrap_or_else(|| next_step(goal, &proof))
             }
             _ => next_step(goal, &proof),

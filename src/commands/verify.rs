@@ -10,10 +10,10 @@ use crate::context::{Ctx, now_rfc3339};
 use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::goal_file::GoalFile;
+use crate::ops::red as run;
 use crate::pin;
 use crate::summary;
 use crate::surface::judge::{self, RedOutcome};
-use crate::surface::run;
 use crate::workspace::Workspace;
 
 /// Run a test command (argv, no shell) in the current directory, stream its output, and append
@@ -348,7 +348,7 @@ fn run_elsewhere(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, args: &Args) -> Res
     Ok(exit)
 }
 
-pub use crate::surface::run::Place;
+pub use crate::ops::red::Place;
 
 fn tests_words(record: &Record) -> String {
     match record.tests {
@@ -445,7 +445,7 @@ fn verify_one(ctx: &Ctx, ws: &Workspace, run: &Run, args: &Args) -> Result<(Reco
 
     let _lock = ws.lock()?;
     let ledger = ws.ledger()?;
-    let names = crate::surface::names::from_output(&String::from_utf8_lossy(&output));
+    let names = crate::test_names::from_output(&String::from_utf8_lossy(&output));
     let (record, line) = evidence::seal_with(
         NewRecord {
             criteria: run.criteria.clone(),

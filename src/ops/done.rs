@@ -15,8 +15,8 @@ use crate::proof::{Proof, Unaccepted};
 use crate::repo::{DiffStat, Oid, Stage};
 use crate::summary::TestCounts;
 use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
-use crate::surface::names::{self, RunTests, TestNames};
 use crate::surface::weaken::FindingKind;
+use crate::test_names::{self as names, RunTests, TestNames};
 use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
@@ -370,10 +370,10 @@ fn red_gate(
             guards_only: false,
         });
     }
-    let mut place = crate::surface::run::Place::of(ws)?;
+    let mut place = crate::ops::red::Place::of(ws)?;
     place.locked = true;
     // Findings: the goal's diff, base tree → the working tree, over the test surface.
-    let found = crate::surface::run::findings(ws, &place)?;
+    let found = crate::ops::red::findings(ws, &place)?;
     for u in &found.unreadable {
         super::note(
             quiet,
@@ -447,15 +447,7 @@ fn red_gate(
                                 place.base_short()
                             );
                         }
-                        crate::surface::run::red_run(
-                            quiet,
-                            ws,
-                            &place,
-                            n,
-                            text,
-                            &p.argv,
-                            &green.junit,
-                        )?
+                        crate::ops::red::red_run(quiet, ws, &place, n, text, &p.argv, &green.junit)?
                     }
                 };
                 if let Some(why) = judge::outcome_message(n, &outcome) {
@@ -548,7 +540,7 @@ fn red_gate(
                                 place.base_short()
                             );
                         }
-                        crate::surface::run::base_run(
+                        crate::ops::red::base_run(
                             quiet,
                             ws,
                             &place,

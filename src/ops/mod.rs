@@ -7,6 +7,7 @@ pub mod block;
 pub mod done;
 pub mod init;
 pub mod iterate;
+pub mod red;
 pub mod restore;
 pub mod retry;
 
@@ -23,6 +24,16 @@ use crate::workspace::Workspace;
 /// The short form of a commit id for people.
 pub fn short(oid: Oid) -> String {
     oid.to_string()[..10].to_string()
+}
+
+/// Every criterion of `goal` judged on the working tree as it is now, with the red states of its
+/// acceptance criteria: one whose last red run passed on the goal's base is not proven (what
+/// status, inject, the hooks and `goal run` all say).
+pub fn proof(ws: &Workspace, goal: &GoalFile) -> Result<crate::proof::Proof> {
+    let ledger = ws.ledger()?;
+    let once = red::PlaceOnce::default();
+    let reds = red::red_states(ws, goal, &ledger, &once)?;
+    Ok(ws.proof_with(goal, &ledger)?.with_red(&reds))
 }
 
 /// A line for the user on stderr, prefixed `goal:` (not when `quiet`).

@@ -802,7 +802,7 @@ fn record_cut_short(
 /// goal commit on its branch counted them (a completed goal's files are gone).
 fn standing(ws: &Workspace, tip: Option<Oid>) -> (Option<usize>, Option<usize>) {
     if let Ok(Some(goal)) = ws.read_goal()
-        && let Ok(proof) = ws.proof(&goal)
+        && let Ok(proof) = crate::ops::proof(ws, &goal)
     {
         return (Some(proof.proven), Some(goal.criteria.len()));
     }

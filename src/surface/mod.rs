@@ -8,10 +8,9 @@ use glob::{MatchOptions, Pattern};
 
 pub mod config;
 pub mod judge;
-pub mod names;
 pub mod red;
-pub mod run;
 pub mod rust;
+pub mod tree_run;
 pub mod weaken;
 
 /// The paths that are tests by default (a path matching one is a test file, taken whole).

@@ -36,7 +36,7 @@ fn names_from_real_runner_output() {
     let cases: &[Case] = &[
         (
             "cargo test",
-            include_str!("../../tests/fixtures/runners/cargo-fail.txt"),
+            include_str!("../tests/fixtures/runners/cargo-fail.txt"),
             &[
                 ("tests::adds", Passed),
                 ("tests::adds_zero", Passed),
@@ -45,7 +45,7 @@ fn names_from_real_runner_output() {
         ),
         (
             "cargo nextest",
-            include_str!("../../tests/fixtures/runners/nextest-fail.txt"),
+            include_str!("../tests/fixtures/runners/nextest-fail.txt"),
             &[
                 ("tests::adds_zero", Passed),
                 ("tests::adds", Passed),
@@ -54,22 +54,22 @@ fn names_from_real_runner_output() {
         ),
         (
             "pytest short summary",
-            include_str!("../../tests/fixtures/runners/pytest-fail.txt"),
+            include_str!("../tests/fixtures/runners/pytest-fail.txt"),
             &[("test_fx.py::test_flaky", Failed)],
         ),
         (
             "go test -v",
-            include_str!("../../tests/fixtures/runners/go-fail.txt"),
+            include_str!("../tests/fixtures/runners/go-fail.txt"),
             &[("TestAdds", Passed), ("TestFlaky", Failed)],
         ),
         (
             "node --test (TAP)",
-            include_str!("../../tests/fixtures/runners/node-fail.txt"),
+            include_str!("../tests/fixtures/runners/node-fail.txt"),
             &[("adds", Passed), ("flaky", Failed)],
         ),
         (
             "node-tap (TAP 14, nested)",
-            include_str!("../../tests/fixtures/runners/tap-fail.txt"),
+            include_str!("../tests/fixtures/runners/tap-fail.txt"),
             &[
                 ("adds", Passed),
                 ("multiplies", Passed),
@@ -80,7 +80,7 @@ fn names_from_real_runner_output() {
         ),
         (
             "jest",
-            include_str!("../../tests/fixtures/runners/jest-fail.txt"),
+            include_str!("../tests/fixtures/runners/jest-fail.txt"),
             &[("adds", Passed), ("flaky", Failed)],
         ),
         (
@@ -162,7 +162,7 @@ fn names_are_capped() {
 
 #[test]
 fn names_from_junit() {
-    let names = from_junit(include_bytes!("../../tests/fixtures/junit/pytest.xml")).unwrap();
+    let names = from_junit(include_bytes!("../tests/fixtures/junit/pytest.xml")).unwrap();
     let got: Vec<(String, TestOutcome)> = names
         .names
         .into_iter()

@@ -397,5 +397,5 @@ pub fn guard_holds(base: &RunTests, green: &RunTests) -> Result<(), Vec<Missing>
 }
 
 #[cfg(test)]
-#[path = "names_tests.rs"]
+#[path = "test_names_tests.rs"]
 mod tests;

@@ -1,0 +1,353 @@
+//! The red and base runs of a goal in this worktree: where they stand (the goal's base commit,
+//! the red tree of the working tree now), each criterion's red state, running a pin on the red
+//! tree or the base tree and recording it in the ledger, and what `goal done` would refuse.
+
+use crate::context::now_rfc3339;
+use crate::error::{Error, Result};
+use crate::evidence::{self, NewRecord, Record};
+use crate::pin;
+use crate::repo::{Oid, Repo};
+use crate::surface::Surface;
+use crate::surface::judge::RedOutcome;
+use crate::surface::judge::RedTarget;
+use crate::surface::red::RedTree;
+use crate::surface::tree_run::{TreeRun, TreeRunOptions, red_target, run_in_tree};
+use crate::workspace::{Workspace, write_atomic};
+
+/// The goal's base: the first parent of its init commit (None for a root commit, or a parent a
+/// shallow clone does not have).
+fn base_of(repo: &Repo, init: &crate::repo::CommitInfo) -> Result<Option<Oid>> {
+    Ok(repo.commit_and_parent(init.id)?.1)
+}
+
+/// The goal's init commit and its [`Place`], each read at most once however many of a command's
+/// questions need them (status asks for red states and for done's refusals: six history walks
+/// and a `git rev-parse` before).
+#[derive(Default)]
+pub struct PlaceOnce {
+    init: std::cell::OnceCell<Option<crate::repo::CommitInfo>>,
+    place: std::cell::OnceCell<Place>,
+}
+
+impl PlaceOnce {
+    /// The goal's init commit on this branch (None: no `goal init` in the history).
+    pub fn init(&self, ws: &Workspace) -> Result<Option<&crate::repo::CommitInfo>> {
+        if let Some(init) = self.init.get() {
+            return Ok(init.as_ref());
+        }
+        let init = crate::history::init_commit(&ws.repo)?;
+        Ok(self.init.get_or_init(|| init).as_ref())
+    }
+
+    pub fn place(&self, ws: &Workspace) -> Result<&Place> {
+        if let Some(place) = self.place.get() {
+            return Ok(place);
+        }
+        let place = Place::at(ws, self.init(ws)?.cloned())?;
+        Ok(self.place.get_or_init(|| place))
+    }
+}
+
+/// Where a goal's red and base runs stand: its base commit, the commit the temporary worktrees
+/// start from, and the red tree of the working tree as it is now.
+pub struct Place {
+    /// The caller holds the worktree's lock already (`goal done`): appending takes no other.
+    pub locked: bool,
+    pub base: Option<Oid>,
+    pub head: Oid,
+    pub red: RedTree,
+    pub target: RedTarget,
+    /// The base tree without the goal folder (a guard's base record is on it).
+    pub base_tree: Oid,
+    /// The base tree as committed (what a base run checks out).
+    pub base_tree_full: Oid,
+}
+
+impl Place {
+    pub fn of(ws: &crate::workspace::Workspace) -> Result<Place> {
+        Place::at(ws, crate::history::init_commit(&ws.repo)?)
+    }
+
+    /// The place of a goal whose init commit is `init`.
+    fn at(
+        ws: &crate::workspace::Workspace,
+        init: Option<crate::repo::CommitInfo>,
+    ) -> Result<Place> {
+        let Some(init) = init else {
+            return Err(Error::usage(
+                "no goal commit found on this branch: the red run needs the commit the goal started from",
+                "start the goal with `goal init`",
+            ));
+        };
+        let base = base_of(&ws.repo, &init)?;
+        let work = ws.worktree_tree_full()?;
+        let base_tree_full = match base {
+            Some(b) => ws.repo.commit_info(b)?.tree,
+            None => ws.repo.empty_tree()?,
+        };
+        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir)?;
+        Ok(Place {
+            locked: false,
+            base,
+            head: init.id,
+            base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
+            base_tree_full,
+            red,
+            target,
+        })
+    }
+
+    /// The base commit's short id, for messages.
+    pub fn base_short(&self) -> String {
+        self.base
+            .map_or("(empty)".to_string(), |b| b.to_string()[..7].to_string())
+    }
+}
+
+/// The red state of each criterion of `goal` on the working tree as it is now (None for guards
+/// and unpinned criteria); all None when no criterion is an acceptance criterion, so that the
+/// red tree is built only when something needs it.
+pub fn red_states(
+    ws: &crate::workspace::Workspace,
+    goal: &crate::goal_file::GoalFile,
+    ledger: &crate::evidence::Ledger,
+    once: &PlaceOnce,
+) -> Result<Vec<Option<crate::surface::judge::Red>>> {
+    let acceptance = goal
+        .criteria
+        .iter()
+        .any(|c| crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance));
+    if !acceptance || once.init(ws)?.is_none() {
+        return Ok(goal
+            .criteria
+            .iter()
+            .map(|c| {
+                (crate::pin::kind(&c.text) == Some(crate::pin::Kind::Acceptance)).then_some(
+                    crate::surface::judge::Red {
+                        state: crate::surface::judge::RedState::Pending,
+                        record: None,
+                    },
+                )
+            })
+            .collect());
+    }
+    let place = once.place(ws)?;
+    Ok(goal
+        .criteria
+        .iter()
+        .map(|c| crate::surface::judge::red_state(ledger, c.number, &c.text, &place.target))
+        .collect())
+}
+
+/// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
+/// nothing ran). What it came to.
+pub fn red_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<(Option<Record>, RedOutcome)> {
+    if !place.target.trusted {
+        for u in &place.red.untrusted {
+            super::note(
+                quiet,
+                format!("the red tree is not trustworthy: {}", u.reason),
+            );
+        }
+        return Ok((None, RedOutcome::Inconclusive));
+    }
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the code before the goal (base {}) with the tests as now",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.red.tree,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let missing = result.path_missing.clone();
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: Some(evidence::Red {
+            base: place.target.base.clone(),
+            tests: place.target.tests.clone(),
+        }),
+        base_run: false,
+    };
+    let record = append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &place.target.tree,
+        result,
+        extra,
+        junit,
+    )?;
+    let outcome = crate::surface::judge::red_outcome(&record, missing.is_some());
+    if let Some(path) = missing {
+        super::note(
+            quiet,
+            format!("`{path}` does not exist on the code before the goal: nothing of it ran"),
+        );
+    }
+    Ok((Some(record), outcome))
+}
+
+/// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).
+pub fn base_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<Record> {
+    if !quiet {
+        eprintln!(
+            "goal: running `{}` on the goal's base (base {})",
+            pin::render(argv),
+            place.base_short()
+        );
+    }
+    let result = run_in_tree(
+        &ws.repo,
+        place.head,
+        place.base_tree_full,
+        argv,
+        &options(quiet, ws, junit),
+    )?;
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: None,
+        base_run: true,
+    };
+    let tree = place.base_tree.to_string();
+    append(ws, place, n, text, argv, &tree, result, extra, junit)
+}
+
+fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
+    TreeRunOptions {
+        work_root: ws.root(),
+        git_dir: ws.repo.common_dir(),
+        cwd: "",
+        junit,
+        show: !quiet,
+        to_stderr: true,
+    }
+}
+
+/// Seal a run made elsewhere as a record of criterion `n` on `tree`, witness it and append it.
+#[allow(clippy::too_many_arguments)]
+fn append(
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    tree: &str,
+    result: TreeRun,
+    extra: evidence::Extra,
+    junit: &[String],
+) -> Result<Record> {
+    let _lock = if place.locked { None } else { Some(ws.lock()?) };
+    let ledger = ws.ledger()?;
+    let (record, line) = evidence::seal_with(
+        NewRecord {
+            criteria: vec![(n, text.to_string())],
+            argv: argv.to_vec(),
+            cwd: String::new(),
+            exit_code: result.exit_code,
+            started: now_rfc3339(),
+            duration_ms: result.duration_ms,
+            tree: tree.to_string(),
+            tree_after: None,
+            created: Vec::new(),
+            changed: Vec::new(),
+            tests: result.tests,
+            junit: junit.to_vec(),
+            check: false,
+            output: result.output,
+        },
+        extra,
+        &ledger.head_hash(),
+    );
+    append_line(ws, &record, &line)?;
+    Ok(record)
+}
+
+/// Witness a sealed record, then append its line to evidence.jsonl.
+pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
+    // The witness first: a crash after it leaves an unused hash, never an unwitnessed record.
+    ws.witness(record)?;
+    let evidence_path = ws.abs(&ws.evidence_rel());
+    let mut bytes = std::fs::read(&evidence_path).unwrap_or_default();
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(line.as_bytes());
+    write_atomic(&evidence_path, &bytes)
+}
+
+/// The weakening findings of the goal's diff (base tree → the working tree) over the test surface.
+pub fn findings(ws: &Workspace, place: &Place) -> Result<crate::surface::weaken::Findings> {
+    let surface = Surface::from_repo(&ws.repo).map_err(|e| {
+        Error::usage(
+            e.to_string(),
+            "fix it with `git config --unset-all goal.tests`",
+        )
+    })?;
+    crate::surface::red::goal_findings(
+        &ws.repo,
+        place.base_tree_full,
+        ws.worktree_tree_full()?,
+        &surface,
+        &|_| false,
+    )
+}
+
+/// Why `goal done` (without `--confirm`) would refuse a goal whose criteria are all proven, for
+/// status's next step: a goal of guards only, or a finding that refuses. None when it would not
+/// (or when the goal has no history to compare with).
+pub fn done_would_refuse(
+    ws: &Workspace,
+    goal: &crate::goal_file::GoalFile,
+    once: &PlaceOnce,
+) -> Result<Option<String>> {
+    let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
+    if crate::surface::judge::guards_only(&texts) {
+        return Ok(Some(
+            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
+        ));
+    }
+    if once.init(ws)?.is_none() {
+        return Ok(None);
+    }
+    let place = once.place(ws)?;
+    let pins: Vec<String> = texts
+        .iter()
+        .filter_map(|t| pin::parse(t).and_then(|p| p.ok()).map(|p| p.command))
+        .collect();
+    let found = findings(ws, place)?;
+    let refusing: Vec<String> = crate::surface::judge::weakened(&found.findings, &pins, false)
+        .iter()
+        .filter(|w| w.refuses)
+        .map(|w| w.describe())
+        .collect();
+    Ok((!refusing.is_empty()).then(|| {
+        format!(
+            "the goal weakens its tests ({}): restore them, or accept each with `goal done --confirm`",
+            refusing.join("; ")
+        )
+    }))
+}
