@@ -33,8 +33,6 @@ pub mod verify;
 use crate::repo::Oid;
 
 use crate::context::Ctx;
-use crate::error::{Error, Result};
-use crate::goal_file::GoalFile;
 use crate::workspace::Workspace;
 
 /// The flags of every command that commits.
@@ -46,16 +44,7 @@ pub struct CommitFlags {
     pub no_verify: bool,
 }
 
-/// Parse a 1-based criterion number against the goal.
-pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
-    if number == 0 || number > goal.criteria.len() {
-        return Err(Error::NoSuchCriterion {
-            number,
-            count: goal.criteria.len(),
-        });
-    }
-    Ok(number)
-}
+pub use crate::ops::criterion_number;
 
 /// The new files a commit brought in (the goal's own left out): at most 10 paths, then a count.
 pub fn added_lines(ws: &Workspace, commit: Oid) -> Vec<String> {

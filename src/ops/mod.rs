@@ -10,6 +10,7 @@ pub mod iterate;
 pub mod red;
 pub mod restore;
 pub mod retry;
+pub mod verify;
 
 use std::path::PathBuf;
 
@@ -34,6 +35,17 @@ pub fn proof(ws: &Workspace, goal: &GoalFile) -> Result<crate::proof::Proof> {
     let once = red::PlaceOnce::default();
     let reds = red::red_states(ws, goal, &ledger, &once)?;
     Ok(ws.proof_with(goal, &ledger)?.with_red(&reds))
+}
+
+/// Parse a 1-based criterion number against the goal.
+pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
+    if number == 0 || number > goal.criteria.len() {
+        return Err(Error::NoSuchCriterion {
+            number,
+            count: goal.criteria.len(),
+        });
+    }
+    Ok(number)
 }
 
 /// A line for the user on stderr, prefixed `goal:` (not when `quiet`).

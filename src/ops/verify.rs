@@ -1,0 +1,410 @@
+//! `goal verify`: run a test command (or the criteria's pins) and record evidence bound to the
+//! working tree, ticking each criterion it proves and unticking one it does not; or one pin's run
+//! on the red tree or the goal's base tree.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::child::run_teed;
+use crate::context::now_rfc3339;
+use crate::error::{Error, Result};
+use crate::evidence::{self, NewRecord, Record};
+use crate::goal_file::GoalFile;
+use crate::pin;
+use crate::summary;
+use crate::surface::judge::{self, RedOutcome};
+use crate::workspace::Workspace;
+
+use super::red::{self as run, Place};
+
+/// What `goal verify` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The criteria the run is for (`-c`, as given).
+    pub criteria: Vec<usize>,
+    pub check: bool,
+    pub junit: Vec<String>,
+    /// Run the pin on the red tree (`--red`) or record a guard's base run (`--base`).
+    pub red: bool,
+    pub base: bool,
+    /// The command given after `--` (empty: the pins).
+    pub argv: Vec<String>,
+    /// Where the command was started (a given command runs there, a pin at the worktree root).
+    pub cwd: PathBuf,
+    /// No progress lines on stderr (`--quiet`).
+    pub quiet: bool,
+    /// `--json`: the command's output goes to stderr, stdout keeps the one document.
+    pub json: bool,
+}
+
+/// What a red or base run came to: its record (None when nothing ran: an untrustworthy red
+/// tree), the exit code to report, and the sentence that says it.
+pub struct Elsewhere {
+    pub record: Option<Record>,
+    pub exit: u8,
+    pub message: String,
+}
+
+/// One command to run and the criteria its evidence is for.
+pub struct Run {
+    pub argv: Vec<String>,
+    /// Where it runs, and the same relative to the worktree root.
+    pub dir: PathBuf,
+    pub cwd: String,
+    pub criteria: Vec<(usize, String)>,
+    /// Accept it without a test summary: `--check`, or a pin last proven as a check.
+    pub check: bool,
+    /// It runs a guard's pin: without a test summary it is a check (a linter), untold.
+    pub guard: bool,
+}
+
+/// What the command line asks for: one given command, or the pinned ones.
+pub fn plan(
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &crate::evidence::Ledger,
+    args: &Options,
+) -> Result<Vec<Run>> {
+    let mut numbers = Vec::new();
+    for &n in &args.criteria {
+        let n = super::criterion_number(goal, n)?;
+        if !numbers.contains(&n) {
+            numbers.push(n);
+        }
+    }
+    let text = |n: usize| goal.criteria[n - 1].text.clone();
+    if !args.argv.is_empty() {
+        if let Some(why) = pin::self_grading(&args.argv) {
+            return Err(Error::refused(
+                format!("`{}` is not evidence: {why}", pin::render(&args.argv)),
+                "goal verify -c <N> -- <the test command that checks it>",
+            ));
+        }
+        for &n in &numbers {
+            if let Some(pinned) = pin::argv(&text(n))
+                && pinned != args.argv
+            {
+                return Err(Error::refused(
+                    format!(
+                        "criterion {n} is pinned to `{}`: another command (`{}`) cannot prove it",
+                        pin::render(&pinned),
+                        pin::render(&args.argv)
+                    ),
+                    format!(
+                        "run its pin with `goal verify -c {n}`, or change the pin with `goal criteria pin {n} --confirm -- <command>`"
+                    ),
+                ));
+            }
+        }
+        // A pin runs at the worktree root, wherever `goal verify` was started.
+        let pinned = numbers.iter().any(|&n| pin::argv(&text(n)).is_some());
+        let (dir, cwd) = if pinned {
+            (ws.root().to_path_buf(), String::new())
+        } else {
+            (args.cwd.clone(), ws.here.clone())
+        };
+        let guard = numbers
+            .iter()
+            .any(|&n| pin::kind(&text(n)) == Some(pin::Kind::Guard));
+        return Ok(vec![Run {
+            argv: args.argv.clone(),
+            dir,
+            cwd,
+            criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
+            check: args.check,
+            guard,
+        }]);
+    }
+    // No command: the pins, each distinct one once, in criterion order, at the worktree root.
+    let wanted: Vec<usize> = if numbers.is_empty() {
+        (1..=goal.criteria.len()).collect()
+    } else {
+        numbers.clone()
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    for n in wanted {
+        let argv = match pin::parse(&text(n)) {
+            Some(Ok(p)) => p.argv,
+            Some(Err(why)) => {
+                return Err(Error::usage(
+                    format!("criterion {n}: {why}"),
+                    format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
+                ));
+            }
+            None if numbers.is_empty() => continue,
+            None => {
+                return Err(Error::usage(
+                    format!("criterion {n} has no pinned command, and no command was given"),
+                    format!(
+                        "give the test command: `goal verify -c {n} -- <test command>`, or pin one: `goal criteria pin {n} -- <test command>`"
+                    ),
+                ));
+            }
+        };
+        if let Some(why) = pin::self_grading(&argv) {
+            return Err(Error::refused(
+                format!(
+                    "criterion {n}'s pin `{}` is not evidence: {why}",
+                    pin::render(&argv)
+                ),
+                format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
+            ));
+        }
+        // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
+        // pin that prints no test summary is a check without --check.
+        let check = args.check || ledger.pin_runs_as_check(n, &text(n));
+        let guard = pin::kind(&text(n)) == Some(pin::Kind::Guard);
+        match runs.iter_mut().find(|r| r.argv == argv) {
+            Some(run) => {
+                run.criteria.push((n, text(n)));
+                run.check |= check;
+                run.guard |= guard;
+            }
+            None => runs.push(Run {
+                argv,
+                dir: ws.root().to_path_buf(),
+                cwd: String::new(),
+                criteria: vec![(n, text(n))],
+                check,
+                guard,
+            }),
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::usage(
+            "no criterion has a pinned command, and no command was given",
+            "goal verify -c <N> -- <test command>, or pin one: `goal criteria pin <N> -- <test command>`",
+        ));
+    }
+    Ok(runs)
+}
+
+/// `goal verify --red -c N` / `--base -c N`: one criterion's pin on the red tree or the base tree.
+pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Elsewhere> {
+    let flag = if args.red { "--red" } else { "--base" };
+    let [n] = args.criteria[..] else {
+        return Err(Error::usage(
+            format!("{flag} runs one criterion's pin: give it with -c"),
+            format!("goal verify {flag} -c <N>"),
+        ));
+    };
+    let n = super::criterion_number(goal, n)?;
+    let text = goal.criteria[n - 1].text.clone();
+    let pinned = match pin::parse(&text) {
+        Some(Ok(p)) => p,
+        Some(Err(why)) => {
+            return Err(Error::usage(
+                format!("criterion {n}: {why}"),
+                format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
+            ));
+        }
+        None => {
+            return Err(Error::usage(
+                format!("criterion {n} has no pinned command: {flag} runs a criterion's pin"),
+                format!("pin the test that proves it: `goal criteria pin {n} -- <test command>`"),
+            ));
+        }
+    };
+    match (args.red, pinned.kind) {
+        (true, pin::Kind::Guard) => {
+            return Err(Error::usage(
+                format!(
+                    "criterion {n} is a guard: it must pass before and after the goal, not fail first"
+                ),
+                format!("record its run on the goal's base with `goal verify --base -c {n}`"),
+            ));
+        }
+        (false, pin::Kind::Acceptance) => {
+            return Err(Error::usage(
+                format!(
+                    "criterion {n} is an acceptance criterion: its base run is the red run, which must fail"
+                ),
+                format!("run it on the code before the goal with `goal verify --red -c {n}`"),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(why) = pin::self_grading(&pinned.argv) {
+        return Err(Error::refused(
+            format!(
+                "criterion {n}'s pin `{}` is not evidence: {why}",
+                pinned.command
+            ),
+            format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
+        ));
+    }
+    refuse_broken_chain(ws)?;
+    let place = Place::of(ws)?;
+    let (record, exit, message) = if args.red {
+        let (record, outcome) = run::red_run(
+            args.quiet || args.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
+        let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
+            format!("criterion {n} fails on the code before the goal, as it should (red)")
+        });
+        (record, u8::from(outcome != RedOutcome::Red), message)
+    } else {
+        let record = run::base_run(
+            args.quiet || args.json,
+            ws,
+            &place,
+            n,
+            &text,
+            &pinned.argv,
+            &args.junit,
+        )?;
+        let message = if record.passes() {
+            format!("guard {n} on the goal's base: recorded")
+        } else {
+            format!(
+                "guard {n} fails on the goal's base ({}): `goal done` compares it with the end all the same",
+                record.failure_reason()
+            )
+        };
+        (Some(record), 0, message)
+    };
+    Ok(Elsewhere {
+        record,
+        exit,
+        message,
+    })
+}
+
+/// evidence.jsonl must verify before anything is appended to it.
+pub fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
+    let ledger = ws.ledger()?;
+    if let Err(reason) = ledger.verify_chain() {
+        let rel = ws.evidence_rel();
+        return Err(Error::refused(
+            format!(
+                "{} does not verify ({reason}): nothing more is appended to a broken chain",
+                rel.display()
+            ),
+            crate::store::broken_ledger_hint(&rel),
+        ));
+    }
+    Ok(())
+}
+
+/// Run one command and record its evidence; returns the record and the exit code to report.
+pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<(Record, u8)> {
+    let before_full = ws.worktree_tree_full()?;
+    let tree = ws.repo.tree_without(before_full, &ws.goal_dir)?.to_string();
+    let started = now_rfc3339();
+    let started_at = std::time::SystemTime::now();
+    let clock = Instant::now();
+    if !args.quiet && !args.json {
+        eprintln!(
+            "goal: running `{}`{}",
+            pin::render(&run.argv),
+            match run.cwd.as_str() {
+                "" => String::new(),
+                cwd => format!(" in {cwd}"),
+            }
+        );
+    }
+    let (exit_code, output) = run_teed(&run.argv, &run.dir, args.json)?;
+    let duration_ms = clock.elapsed().as_millis() as u64;
+    let text = String::from_utf8_lossy(&output);
+    let (mut tests, echoed) = summary::recognise_run_noting(&run.argv, &text);
+    if echoed {
+        super::note(
+            args.quiet,
+            "warning: the output's test summary is written in the command itself: it is no test's result and proves nothing",
+        );
+    }
+    if !args.junit.is_empty() {
+        // The reports are the authority on what ran: they replace the output's summary. A
+        // report this run did not write proves nothing (zero tests).
+        tests = Some(
+            match crate::junit::read_reports(&args.junit, &run.dir, started_at) {
+                Ok((counts, _)) => counts,
+                Err(why) => {
+                    super::note(
+                        args.quiet,
+                        format!("warning: --junit: {why}; it proves nothing"),
+                    );
+                    summary::TestCounts::default()
+                }
+            },
+        );
+    }
+    let after_full = ws.worktree_tree_full()?;
+    let (mut created, changed) = if after_full == before_full {
+        (Vec::new(), Vec::new())
+    } else {
+        ws.repo
+            .changed_paths(before_full, after_full, &ws.goal_dir)?
+    };
+    // Rewriting an untracked file (a cache such as __pycache__/*.pyc) is like creating one: the
+    // tracked code is as it was.
+    let tracked = ws.repo.tracked(&changed)?;
+    let mut tracked_changes = Vec::new();
+    for (path, is_tracked) in changed.into_iter().zip(tracked) {
+        if is_tracked {
+            tracked_changes.push(path);
+        } else {
+            created.push(path);
+        }
+    }
+    let changed = tracked_changes;
+    // A run that only added or rewrote untracked files (caches, build outputs, a new lock file)
+    // left the code as it was: the evidence holds for the tree with those files too.
+    let tree_after = if changed.is_empty() && !created.is_empty() {
+        Some(ws.repo.tree_without(after_full, &ws.goal_dir)?.to_string())
+    } else {
+        None
+    };
+
+    let _lock = ws.lock()?;
+    let ledger = ws.ledger()?;
+    let names = crate::test_names::from_output(&String::from_utf8_lossy(&output));
+    let (record, line) = evidence::seal_with(
+        NewRecord {
+            criteria: run.criteria.clone(),
+            argv: run.argv.clone(),
+            cwd: run.cwd.clone(),
+            exit_code,
+            started,
+            duration_ms,
+            tree,
+            tree_after,
+            created,
+            changed,
+            tests,
+            junit: args.junit.clone(),
+            check: run.check || (run.guard && tests.is_none()),
+            output,
+        },
+        evidence::Extra {
+            names: Some(names),
+            ..Default::default()
+        },
+        &ledger.head_hash(),
+    );
+    super::red::append_line(ws, &record, &line)?;
+
+    let mut goal = ws.goal()?;
+    for (n, text) in &run.criteria {
+        // The goal may have changed while the command ran: tick only the same criterion.
+        if goal.criterion(*n).is_some_and(|c| &c.text == text) {
+            goal.set_passed(*n, record.proves());
+        }
+    }
+    if !run.criteria.is_empty() {
+        goal.set_updated(&now_rfc3339());
+        ws.write_goal(&goal)?;
+    }
+    let code = if exit_code != 0 {
+        u8::try_from(exit_code).unwrap_or(1).max(1)
+    } else {
+        u8::from(!record.proves())
+    };
+    Ok((record, code))
+}
