@@ -79,9 +79,9 @@ pub enum Error {
     /// The goal is marked complete, so it cannot be changed this way (exit 1).
     #[error("the goal is complete: cannot {what}")]
     MarkedComplete { what: String },
-    /// goal's own gate refused a commit (exit 1).
+    /// goal's own gate refused a commit (exit 1), with the next command for each reason.
     #[error("{message}")]
-    GateRefused { message: String, hint: String },
+    GateRefused { message: String, hints: Vec<String> },
     /// The command given to `goal verify` (or a deslop command) could not be started.
     #[error("cannot run `{program}`: {source}")]
     Spawn {
@@ -233,12 +233,18 @@ impl Error {
             Error::Usage { hint, .. }
             | Error::Refused { hint, .. }
             | Error::NotProven { hint, .. }
-            | Error::Blocked { hint, .. }
-            | Error::GateRefused { hint, .. } => {
+            | Error::Blocked { hint, .. } => {
                 if hint.is_empty() {
                     return None;
                 }
                 hint.clone()
+            }
+            Error::GateRefused { hints, .. } => {
+                if hints.is_empty() {
+                    return None;
+                }
+                // One per line, under the first: `hint: a` then `      b`.
+                hints.join("\n      ")
             }
             Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
             Error::HookRefused { hook, .. } => format!(
@@ -300,7 +306,7 @@ mod tests {
             (
                 Error::GateRefused {
                     message: "x".into(),
-                    hint: String::new(),
+                    hints: Vec::new(),
                 },
                 true,
                 false,

@@ -192,7 +192,7 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
     hints.dedup();
     Error::GateRefused {
         message: format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
-        hint: hints.join("\n      "),
+        hints,
     }
 }
 
@@ -420,6 +420,34 @@ mod tests {
                 line: 3,
                 message: "bad".into()
             }]
+        );
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    /// The refusal keeps one hint per reason (deduplicated) as a list, and renders them one per
+    /// line under `hint:`.
+    #[test]
+    fn hints_are_a_list_rendered_one_per_line() {
+        let violations = [
+            Violation::Evidence {
+                message: "line 2: bad hash".into(),
+            },
+            Violation::CompleteUnproven { why: "a".into() },
+            Violation::CompleteUnproven { why: "b".into() },
+        ];
+        let e = refusal(&violations, Path::new(".agents/goal/GOAL.md"));
+        let Error::GateRefused { hints, .. } = &e else {
+            panic!("not a gate refusal: {e:?}");
+        };
+        assert_eq!(hints.len(), 2, "{hints:?}");
+        let text = e.render();
+        assert!(
+            text.contains(&format!("hint: {}\n      {}\n", hints[0], hints[1])),
+            "{text}"
         );
     }
 }
