@@ -2,15 +2,12 @@
 
 use serde_json::json;
 
-use super::{criterion_number, short};
+use super::short;
 use crate::context::Ctx;
-use crate::door::Commit;
-use crate::error::{Error, Result};
-use crate::goal_file::{GoalFile, one_line};
+use crate::error::Result;
+use crate::goal_file::GoalFile;
 use crate::lint;
-use crate::material;
-use crate::pin;
-use crate::trailers::GoalAction;
+use crate::ops::criteria::{self, Change, Report};
 use crate::workspace::Workspace;
 
 /// Change the acceptance criteria. Removing one, or rewording it into a different requirement,
@@ -88,232 +85,60 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
-    ws.repo.ensure_idle()?;
-    let _lock = ws.lock()?;
-    let mut goal = ws.goal()?;
-    let before = goal.criteria_texts();
-    let (subject, material_change) = match &command {
+    let change = match command {
         Command::Add {
             text,
             phase,
             verify,
             guard,
             ..
-        } => {
-            let mut text = one_line(text);
-            if text.is_empty() {
-                return Err(Error::usage(
-                    "the criterion text is empty",
-                    "goal criteria add \"<observable outcome>\"",
-                ));
-            }
-            let given = match (verify, guard) {
-                (Some(c), _) => Some((c, pin::Kind::Acceptance)),
-                (None, Some(c)) => Some((c, pin::Kind::Guard)),
-                (None, None) => None,
-            };
-            if let Some((command, kind)) = given {
-                let flag = format!("--{}", kind.keyword());
-                if pin::parse(&text).is_some() {
-                    return Err(Error::usage(
-                        format!(
-                            "the criterion text already ends with a pin, and {flag} gives another"
-                        ),
-                        format!(
-                            "give the command once: either `({}: `<cmd>`)` in the text or {flag}",
-                            kind.keyword()
-                        ),
-                    ));
-                }
-                let argv = shell_words::split(command).map_err(|e| {
-                    Error::usage(
-                        format!("{flag} `{command}` does not split into words: {e}"),
-                        format!(
-                            "quote it as you would in a shell, e.g. {flag} \"pytest -k 'a and b'\""
-                        ),
-                    )
-                })?;
-                text = pin::with_kind_pin(&text, Some(&argv), kind);
-            }
-            check_pin(
-                &text,
-                "goal criteria add \"<text>\" --verify \"<test command>\"",
-            )?;
-            let phase_index = match phase {
-                None if goal.phases.is_empty() => None,
-                None => goal.current_phase().map(|p| p.number - 1),
-                Some(n) if *n >= 1 && *n <= goal.phases.len() => Some(n - 1),
-                Some(n) => {
-                    return Err(Error::usage(
-                        format!("there is no phase {n}"),
-                        format!("phases are numbered 1 to {}", goal.phases.len()),
-                    ));
-                }
-            };
-            let number = goal.add_criterion(&text, phase_index);
-            if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
-                ctx.note(format!(
-                    "warning: criterion {number} \"{text}\" is not verifiable: {}",
-                    f.reason
-                ));
-            }
-            (format!("add criterion {number} \"{text}\""), None)
-        }
+        } => Change::Add {
+            text,
+            phase,
+            verify,
+            guard,
+        },
+        Command::Pin {
+            number,
+            guard,
+            confirm,
+            argv,
+            ..
+        } => Change::Pin {
+            number,
+            argv,
+            guard,
+            confirm,
+        },
         Command::Edit {
             number,
             texts,
             confirm,
             ..
-        } => {
-            let number = criterion_number(&goal, *number)?;
-            let texts: Vec<String> = texts
-                .iter()
-                .map(|t| one_line(t))
-                .filter(|t| !t.is_empty())
-                .collect();
-            if texts.is_empty() {
-                return Err(Error::usage(
-                    "the new criterion text is empty",
-                    "goal criteria edit N \"<text>\"",
-                ));
-            }
-            let old = goal.criteria[number - 1].text.clone();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            // The requirement is compared here; a changed pin is caught by the comparison below.
-            let bases: Vec<&str> = refs.iter().map(|t| pin::base(t)).collect();
-            let reason = material::rewording(pin::base(&old), &bases);
-            let change = match reason {
-                Some(reason) if !confirm => {
-                    return Err(Error::refused(
-                        format!(
-                            "rewording criterion {number} \"{old}\" is a material change: it {reason}"
-                        ),
-                        format!(
-                            "keep the requirement, or confirm the change with `goal criteria edit {number} … --confirm`"
-                        ),
-                    ));
-                }
-                Some(reason) => Some(format!(
-                    "criterion {number} \"{old}\" → \"{}\" ({reason})",
-                    texts.join("\" + \"")
-                )),
-                None => None,
-            };
-            for t in &texts {
-                check_pin(t, &format!("goal criteria edit {number} \"<text>\""))?;
-            }
-            goal.edit_criterion(number, &texts);
-            let verb = if texts.len() > 1 { "split" } else { "edit" };
-            (format!("{verb} criterion {number}"), change)
-        }
+        } => Change::Edit {
+            number,
+            texts,
+            confirm,
+        },
         Command::Remove {
             number, confirm, ..
-        } => {
-            let number = criterion_number(&goal, *number)?;
-            let old = goal.criteria[number - 1].text.clone();
-            if !confirm {
-                return Err(Error::refused(
-                    format!("removing criterion {number} \"{old}\" is a material change"),
-                    format!("keep it, or confirm with `goal criteria remove {number} --confirm`"),
-                ));
-            }
-            goal.remove_criterion(number);
-            (
-                format!("remove criterion {number}"),
-                Some(format!("removed criterion {number} \"{old}\"")),
-            )
-        }
-        Command::Pin {
-            number,
-            argv,
-            guard,
-            ..
-        } => {
-            let number = criterion_number(&goal, *number)?;
-            pin::check_pinnable(argv).map_err(|why| {
-                Error::refused(
-                    format!("`{}` cannot be pinned: {why}", pin::render(argv)),
-                    format!("goal criteria pin {number} -- <the test command that proves it>"),
-                )
-            })?;
-            let old = goal.criteria[number - 1].text.clone();
-            let kind = if *guard {
-                pin::Kind::Guard
-            } else {
-                pin::Kind::Acceptance
-            };
-            let new = pin::with_kind_pin(&old, Some(argv), kind);
-            if new == old {
-                ctx.say(format!(
-                    "criterion {number} is already pinned to `{}`",
-                    pin::render(argv)
-                ));
-                return Ok(0);
-            }
-            goal.edit_criterion(number, std::slice::from_ref(&new));
-            let what = if *guard { " as a guard" } else { "" };
-            (
-                format!("pin criterion {number}{what} to `{}`", pin::render(argv)),
-                None,
-            )
-        }
+        } => Change::Remove { number, confirm },
         Command::Lint => unreachable!("handled above"),
     };
-    goal.set_updated(&crate::context::now_rfc3339());
-    // The gate's own comparison has the last word, so no commit can surprise the hook.
-    let confirmed = matches!(
-        command,
-        Command::Edit { confirm: true, .. }
-            | Command::Remove { confirm: true, .. }
-            | Command::Pin { confirm: true, .. }
-    );
-    let changes = material::compare(&before, &goal.criteria_texts());
-    let material_change = match (material_change, changes.first()) {
-        (Some(record), _) => Some(record),
-        (None, None) => None,
-        (None, Some(c)) if !confirmed => {
-            return Err(Error::refused(
-                format!(
-                    "this changes criterion {} \"{}\" materially: {}",
-                    c.number, c.text, c.reason
-                ),
-                match &command {
-                    Command::Pin { number, guard, .. } => format!(
-                        "keep the pin, or confirm the change with `goal criteria pin {number}{} --confirm -- <command>`",
-                        if *guard { " --guard" } else { "" }
-                    ),
-                    _ => "keep the requirement, or confirm the change with --confirm".to_string(),
-                },
+    let (subject, oid, material_change, goal) = match criteria::change(&ws, change, ctx.quiet)? {
+        Report::AlreadyPinned { number, command } => {
+            ctx.say(format!(
+                "criterion {number} is already pinned to `{command}`"
             ));
+            return Ok(0);
         }
-        (None, Some(_)) => Some(
-            changes
-                .iter()
-                .map(|c| format!("criterion {} \"{}\" {}", c.number, c.text, c.reason))
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
+        Report::Committed {
+            subject,
+            commit,
+            material_change,
+            goal,
+        } => (subject, commit, material_change, goal),
     };
-    // A pin runs at the worktree root: one written from a subfolder may name paths from there.
-    if !ws.here.is_empty()
-        && matches!(
-            &command,
-            Command::Pin { .. }
-                | Command::Add {
-                    verify: Some(_),
-                    ..
-                }
-                | Command::Add { guard: Some(_), .. }
-        )
-    {
-        ctx.note(format!(
-            "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
-            ws.here, ws.here
-        ));
-    }
-    let mut commit = Commit::new(GoalAction::Criteria, subject.clone());
-    commit.material_change = material_change.clone();
-    let oid = commit.make(&ws, Some(&goal), &goal)?;
     if ctx.json {
         ctx.emit_json(&json!({
             "commit": oid.to_string(),
@@ -335,21 +160,6 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         ));
     }
     Ok(0)
-}
-
-/// A pin written into a criterion must parse and must not grade itself.
-fn check_pin(text: &str, retry: &str) -> Result<()> {
-    match pin::parse(text) {
-        None => Ok(()),
-        Some(Err(why)) => Err(Error::usage(why, retry.to_string())),
-        Some(Ok(p)) => match pin::check_pinnable(&p.argv) {
-            Ok(()) => Ok(()),
-            Err(why) => Err(Error::refused(
-                format!("`{}` cannot be pinned: {why}", p.command),
-                retry.to_string(),
-            )),
-        },
-    }
 }
 
 fn run_lint(ctx: &Ctx, goal: &GoalFile) -> Result<u8> {

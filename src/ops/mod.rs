@@ -4,6 +4,8 @@
 
 pub mod abandon;
 pub mod block;
+pub mod check;
+pub mod criteria;
 pub mod done;
 pub mod init;
 pub mod iterate;

@@ -1,0 +1,304 @@
+//! Changing the acceptance criteria: add, edit (or split), remove, pin. Each change is a commit;
+//! removing one or rewording it into another requirement is a material change, refused unless
+//! confirmed, then recorded in a `Goal-Material-Change` trailer.
+
+use crate::door::Commit;
+use crate::error::{Error, Result};
+use crate::goal_file::{GoalFile, one_line};
+use crate::lint;
+use crate::material;
+use crate::pin;
+use crate::repo::Oid;
+use crate::trailers::GoalAction;
+use crate::workspace::Workspace;
+
+/// One change of the criteria.
+#[derive(Debug, Clone)]
+pub enum Change {
+    Add {
+        text: String,
+        phase: Option<usize>,
+        verify: Option<String>,
+        guard: Option<String>,
+    },
+    Pin {
+        number: usize,
+        argv: Vec<String>,
+        guard: bool,
+        confirm: bool,
+    },
+    Edit {
+        number: usize,
+        texts: Vec<String>,
+        confirm: bool,
+    },
+    Remove {
+        number: usize,
+        confirm: bool,
+    },
+}
+
+/// What a change came to.
+#[derive(Debug)]
+pub enum Report {
+    /// `pin` with the pin the criterion has already: nothing to commit.
+    AlreadyPinned { number: usize, command: String },
+    Committed {
+        subject: String,
+        commit: Oid,
+        /// The material change recorded in the commit's trailer.
+        material_change: Option<String>,
+        goal: Box<GoalFile>,
+    },
+}
+
+/// Make `change` and commit it (`quiet`: no warnings on stderr).
+pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    let before = goal.criteria_texts();
+    let (subject, material_change) = match &change {
+        Change::Add {
+            text,
+            phase,
+            verify,
+            guard,
+        } => {
+            let mut text = one_line(text);
+            if text.is_empty() {
+                return Err(Error::usage(
+                    "the criterion text is empty",
+                    "goal criteria add \"<observable outcome>\"",
+                ));
+            }
+            let given = match (verify, guard) {
+                (Some(c), _) => Some((c, pin::Kind::Acceptance)),
+                (None, Some(c)) => Some((c, pin::Kind::Guard)),
+                (None, None) => None,
+            };
+            if let Some((command, kind)) = given {
+                let flag = format!("--{}", kind.keyword());
+                if pin::parse(&text).is_some() {
+                    return Err(Error::usage(
+                        format!(
+                            "the criterion text already ends with a pin, and {flag} gives another"
+                        ),
+                        format!(
+                            "give the command once: either `({}: `<cmd>`)` in the text or {flag}",
+                            kind.keyword()
+                        ),
+                    ));
+                }
+                let argv = shell_words::split(command).map_err(|e| {
+                    Error::usage(
+                        format!("{flag} `{command}` does not split into words: {e}"),
+                        format!(
+                            "quote it as you would in a shell, e.g. {flag} \"pytest -k 'a and b'\""
+                        ),
+                    )
+                })?;
+                text = pin::with_kind_pin(&text, Some(&argv), kind);
+            }
+            check_pin(
+                &text,
+                "goal criteria add \"<text>\" --verify \"<test command>\"",
+            )?;
+            let phase_index = match phase {
+                None if goal.phases.is_empty() => None,
+                None => goal.current_phase().map(|p| p.number - 1),
+                Some(n) if *n >= 1 && *n <= goal.phases.len() => Some(n - 1),
+                Some(n) => {
+                    return Err(Error::usage(
+                        format!("there is no phase {n}"),
+                        format!("phases are numbered 1 to {}", goal.phases.len()),
+                    ));
+                }
+            };
+            let number = goal.add_criterion(&text, phase_index);
+            if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
+                super::note(
+                    quiet,
+                    format!(
+                        "warning: criterion {number} \"{text}\" is not verifiable: {}",
+                        f.reason
+                    ),
+                );
+            }
+            (format!("add criterion {number} \"{text}\""), None)
+        }
+        Change::Edit {
+            number,
+            texts,
+            confirm,
+        } => {
+            let number = super::criterion_number(&goal, *number)?;
+            let texts: Vec<String> = texts
+                .iter()
+                .map(|t| one_line(t))
+                .filter(|t| !t.is_empty())
+                .collect();
+            if texts.is_empty() {
+                return Err(Error::usage(
+                    "the new criterion text is empty",
+                    "goal criteria edit N \"<text>\"",
+                ));
+            }
+            let old = goal.criteria[number - 1].text.clone();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            // The requirement is compared here; a changed pin is caught by the comparison below.
+            let bases: Vec<&str> = refs.iter().map(|t| pin::base(t)).collect();
+            let reason = material::rewording(pin::base(&old), &bases);
+            let change = match reason {
+                Some(reason) if !confirm => {
+                    return Err(Error::refused(
+                        format!(
+                            "rewording criterion {number} \"{old}\" is a material change: it {reason}"
+                        ),
+                        format!(
+                            "keep the requirement, or confirm the change with `goal criteria edit {number} … --confirm`"
+                        ),
+                    ));
+                }
+                Some(reason) => Some(format!(
+                    "criterion {number} \"{old}\" → \"{}\" ({reason})",
+                    texts.join("\" + \"")
+                )),
+                None => None,
+            };
+            for t in &texts {
+                check_pin(t, &format!("goal criteria edit {number} \"<text>\""))?;
+            }
+            goal.edit_criterion(number, &texts);
+            let verb = if texts.len() > 1 { "split" } else { "edit" };
+            (format!("{verb} criterion {number}"), change)
+        }
+        Change::Remove { number, confirm } => {
+            let number = super::criterion_number(&goal, *number)?;
+            let old = goal.criteria[number - 1].text.clone();
+            if !confirm {
+                return Err(Error::refused(
+                    format!("removing criterion {number} \"{old}\" is a material change"),
+                    format!("keep it, or confirm with `goal criteria remove {number} --confirm`"),
+                ));
+            }
+            goal.remove_criterion(number);
+            (
+                format!("remove criterion {number}"),
+                Some(format!("removed criterion {number} \"{old}\"")),
+            )
+        }
+        Change::Pin {
+            number,
+            argv,
+            guard,
+            ..
+        } => {
+            let number = super::criterion_number(&goal, *number)?;
+            pin::check_pinnable(argv).map_err(|why| {
+                Error::refused(
+                    format!("`{}` cannot be pinned: {why}", pin::render(argv)),
+                    format!("goal criteria pin {number} -- <the test command that proves it>"),
+                )
+            })?;
+            let old = goal.criteria[number - 1].text.clone();
+            let kind = if *guard {
+                pin::Kind::Guard
+            } else {
+                pin::Kind::Acceptance
+            };
+            let new = pin::with_kind_pin(&old, Some(argv), kind);
+            if new == old {
+                return Ok(Report::AlreadyPinned {
+                    number,
+                    command: pin::render(argv),
+                });
+            }
+            goal.edit_criterion(number, std::slice::from_ref(&new));
+            let what = if *guard { " as a guard" } else { "" };
+            (
+                format!("pin criterion {number}{what} to `{}`", pin::render(argv)),
+                None,
+            )
+        }
+    };
+    goal.set_updated(&crate::context::now_rfc3339());
+    // The gate's own comparison has the last word, so no commit can surprise the hook.
+    let confirmed = matches!(
+        change,
+        Change::Edit { confirm: true, .. }
+            | Change::Remove { confirm: true, .. }
+            | Change::Pin { confirm: true, .. }
+    );
+    let changes = material::compare(&before, &goal.criteria_texts());
+    let material_change = match (material_change, changes.first()) {
+        (Some(record), _) => Some(record),
+        (None, None) => None,
+        (None, Some(c)) if !confirmed => {
+            return Err(Error::refused(
+                format!(
+                    "this changes criterion {} \"{}\" materially: {}",
+                    c.number, c.text, c.reason
+                ),
+                match &change {
+                    Change::Pin { number, guard, .. } => format!(
+                        "keep the pin, or confirm the change with `goal criteria pin {number}{} --confirm -- <command>`",
+                        if *guard { " --guard" } else { "" }
+                    ),
+                    _ => "keep the requirement, or confirm the change with --confirm".to_string(),
+                },
+            ));
+        }
+        (None, Some(_)) => Some(
+            changes
+                .iter()
+                .map(|c| format!("criterion {} \"{}\" {}", c.number, c.text, c.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    };
+    // A pin runs at the worktree root: one written from a subfolder may name paths from there.
+    if !ws.here.is_empty()
+        && matches!(
+            &change,
+            Change::Pin { .. }
+                | Change::Add {
+                    verify: Some(_),
+                    ..
+                }
+                | Change::Add { guard: Some(_), .. }
+        )
+    {
+        super::note(
+            quiet,
+            format!(
+                "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
+                ws.here, ws.here
+            ),
+        );
+    }
+    let mut commit = Commit::new(GoalAction::Criteria, subject.clone());
+    commit.material_change = material_change.clone();
+    let oid = commit.make(ws, Some(&goal), &goal)?;
+    Ok(Report::Committed {
+        subject,
+        commit: oid,
+        material_change,
+        goal: Box::new(goal),
+    })
+}
+
+/// A pin written into a criterion must parse and must not grade itself.
+fn check_pin(text: &str, retry: &str) -> Result<()> {
+    match pin::parse(text) {
+        None => Ok(()),
+        Some(Err(why)) => Err(Error::usage(why, retry.to_string())),
+        Some(Ok(p)) => match pin::check_pinnable(&p.argv) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(Error::refused(
+                format!("`{}` cannot be pinned: {why}", p.command),
+                retry.to_string(),
+            )),
+        },
+    }
+}
