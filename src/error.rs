@@ -79,6 +79,44 @@ pub enum Error {
     /// The goal is marked complete, so it cannot be changed this way (exit 1).
     #[error("the goal is complete: cannot {what}")]
     MarkedComplete { what: String },
+    /// evidence.jsonl does not verify (exit 1): nothing more is appended to it (`appending`), or
+    /// nothing in it counts.
+    #[error("{}", if *appending {
+        format!("{} does not verify ({reason}): nothing more is appended to a broken chain", path.display())
+    } else {
+        format!("evidence.jsonl does not verify: {reason}")
+    })]
+    BrokenLedger {
+        path: PathBuf,
+        reason: String,
+        appending: bool,
+    },
+    /// A command that can never be evidence (it prints, or grades itself), given to `goal
+    /// verify` or pinned to `criterion` (exit 1).
+    #[error("{}", match criterion {
+        Some(n) => format!("criterion {n}'s pin `{command}` is not evidence: {why}"),
+        None => format!("`{command}` is not evidence: {why}"),
+    })]
+    NotEvidence {
+        command: String,
+        criterion: Option<usize>,
+        why: String,
+    },
+    /// A criterion's pin that does not parse (exit 2).
+    #[error("criterion {number}: {why}")]
+    BadPin { number: usize, why: String },
+    /// A command that cannot be pinned to a criterion (exit 1); `retry` is the command to run
+    /// instead.
+    #[error("{}", match criterion {
+        Some(n) => format!("criterion {n}: `{command}` cannot be pinned: {why}"),
+        None => format!("`{command}` cannot be pinned: {why}"),
+    })]
+    CannotPin {
+        command: String,
+        criterion: Option<usize>,
+        why: String,
+        retry: String,
+    },
     /// goal's own gate refused a commit (exit 1), with the next command for each reason.
     #[error("{message}")]
     GateRefused { message: String, hints: Vec<String> },
@@ -188,6 +226,9 @@ impl Error {
             | Error::Blocked { .. }
             | Error::MarkedComplete { .. }
             | Error::GateRefused { .. }
+            | Error::BrokenLedger { .. }
+            | Error::NotEvidence { .. }
+            | Error::CannotPin { .. }
             | Error::Locked { .. }
             | Error::HookRefused { .. }
             | Error::HookSpawn { .. }
@@ -246,6 +287,17 @@ impl Error {
                 // One per line, under the first: `hint: a` then `      b`.
                 hints.join("\n      ")
             }
+            Error::BrokenLedger { path, .. } => crate::store::broken_ledger_hint(path),
+            Error::NotEvidence { criterion: Some(n), .. } => {
+                format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`")
+            }
+            Error::NotEvidence { criterion: None, .. } => {
+                "goal verify -c <N> -- <the test command that checks it>".into()
+            }
+            Error::BadPin { number, .. } => {
+                format!("fix the pin with `goal criteria pin {number} --confirm -- <command>`")
+            }
+            Error::CannotPin { retry, .. } => retry.clone(),
             Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
             Error::HookRefused { hook, .. } => format!(
                 "fix what the {hook} hook reports above, then run the goal command again"
@@ -417,5 +469,79 @@ mod tests {
             Some(PathBuf::from("/r/.git/index.lock"))
         );
         assert_eq!(locked_path("no quotes"), None);
+    }
+
+    /// The refusals that keep their facts: each one's text, hint and exit code, word for word as
+    /// they were when they were strings.
+    #[test]
+    fn refusals_with_facts_as_a_table() {
+        let cases: Vec<(Error, &str, &str, u8)> = vec![
+            (
+                Error::BrokenLedger {
+                    path: ".agents/goal/evidence.jsonl".into(),
+                    reason: "line 2: bad hash".into(),
+                    appending: true,
+                },
+                ".agents/goal/evidence.jsonl does not verify (line 2: bad hash): nothing more is appended to a broken chain",
+                "mv .agents/goal/evidence.jsonl",
+                1,
+            ),
+            (
+                Error::BrokenLedger {
+                    path: ".agents/goal/evidence.jsonl".into(),
+                    reason: "line 2: bad hash".into(),
+                    appending: false,
+                },
+                "evidence.jsonl does not verify: line 2: bad hash",
+                "mv .agents/goal/evidence.jsonl",
+                1,
+            ),
+            (
+                Error::NotEvidence {
+                    command: "echo ok".into(),
+                    criterion: None,
+                    why: "it only prints".into(),
+                },
+                "`echo ok` is not evidence: it only prints",
+                "goal verify -c <N> -- <the test command that checks it>",
+                1,
+            ),
+            (
+                Error::NotEvidence {
+                    command: "true".into(),
+                    criterion: Some(3),
+                    why: "it only exits 0".into(),
+                },
+                "criterion 3's pin `true` is not evidence: it only exits 0",
+                "pin a real test: `goal criteria pin 3 --confirm -- <test command>`",
+                1,
+            ),
+            (
+                Error::BadPin {
+                    number: 2,
+                    why: "the pin is empty".into(),
+                },
+                "criterion 2: the pin is empty",
+                "fix the pin with `goal criteria pin 2 --confirm -- <command>`",
+                2,
+            ),
+            (
+                Error::CannotPin {
+                    command: "echo".into(),
+                    criterion: Some(1),
+                    why: "it only prints".into(),
+                    retry: "pin the test command that proves the criterion".into(),
+                },
+                "criterion 1: `echo` cannot be pinned: it only prints",
+                "pin the test command that proves the criterion",
+                1,
+            ),
+        ];
+        for (error, message, hint, code) in cases {
+            assert_eq!(error.to_string(), message);
+            let got = error.hint().unwrap_or_default();
+            assert!(got.contains(hint), "{got:?} lacks {hint:?}");
+            assert_eq!(error.exit_code(), code, "{error}");
+        }
     }
 }

@@ -22,10 +22,11 @@ pub fn tick(ws: &Workspace, number: usize, evidence: Option<&str>) -> Result<Tic
     let text = goal.criteria[n - 1].text.clone();
     let ledger = ws.ledger()?;
     if let Err(reason) = ledger.verify_chain() {
-        return Err(Error::refused(
-            format!("evidence.jsonl does not verify: {reason}"),
-            crate::store::broken_ledger_hint(&ws.evidence_rel()),
-        ));
+        return Err(Error::BrokenLedger {
+            path: ws.evidence_rel(),
+            reason,
+            appending: false,
+        });
     }
     let tree = ws.worktree_tree()?.to_string();
     let proof = ledger.proof(n, &text, &tree);

@@ -195,11 +195,11 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
             ..
         } => {
             let number = super::criterion_number(&goal, *number)?;
-            pin::check_pinnable(argv).map_err(|why| {
-                Error::refused(
-                    format!("`{}` cannot be pinned: {why}", pin::render(argv)),
-                    format!("goal criteria pin {number} -- <the test command that proves it>"),
-                )
+            pin::check_pinnable(argv).map_err(|why| Error::CannotPin {
+                command: pin::render(argv),
+                criterion: None,
+                why,
+                retry: format!("goal criteria pin {number} -- <the test command that proves it>"),
             })?;
             let old = goal.criteria[number - 1].text.clone();
             let kind = if *guard {
@@ -295,10 +295,12 @@ fn check_pin(text: &str, retry: &str) -> Result<()> {
         Some(Err(why)) => Err(Error::usage(why, retry.to_string())),
         Some(Ok(p)) => match pin::check_pinnable(&p.argv) {
             Ok(()) => Ok(()),
-            Err(why) => Err(Error::refused(
-                format!("`{}` cannot be pinned: {why}", p.command),
-                retry.to_string(),
-            )),
+            Err(why) => Err(Error::CannotPin {
+                command: p.command,
+                criterion: None,
+                why,
+                retry: retry.to_string(),
+            }),
         },
     }
 }

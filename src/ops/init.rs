@@ -66,14 +66,12 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
             }
             Some(Ok(p)) => {
                 if let Err(why) = crate::pin::check_pinnable(&p.argv) {
-                    return Err(Error::refused(
-                        format!(
-                            "criterion {}: `{}` cannot be pinned: {why}",
-                            i + 1,
-                            p.command
-                        ),
-                        "pin the test command that proves the criterion",
-                    ));
+                    return Err(Error::CannotPin {
+                        command: p.command,
+                        criterion: Some(i + 1),
+                        why,
+                        retry: "pin the test command that proves the criterion".into(),
+                    });
                 }
             }
         }

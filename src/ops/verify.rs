@@ -75,10 +75,11 @@ pub fn plan(
     let text = |n: usize| goal.criteria[n - 1].text.clone();
     if !args.argv.is_empty() {
         if let Some(why) = pin::self_grading(&args.argv) {
-            return Err(Error::refused(
-                format!("`{}` is not evidence: {why}", pin::render(&args.argv)),
-                "goal verify -c <N> -- <the test command that checks it>",
-            ));
+            return Err(Error::NotEvidence {
+                command: pin::render(&args.argv),
+                criterion: None,
+                why,
+            });
         }
         for &n in &numbers {
             if let Some(pinned) = pin::argv(&text(n))
@@ -126,10 +127,7 @@ pub fn plan(
         let argv = match pin::parse(&text(n)) {
             Some(Ok(p)) => p.argv,
             Some(Err(why)) => {
-                return Err(Error::usage(
-                    format!("criterion {n}: {why}"),
-                    format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
-                ));
+                return Err(Error::BadPin { number: n, why });
             }
             None if numbers.is_empty() => continue,
             None => {
@@ -142,13 +140,11 @@ pub fn plan(
             }
         };
         if let Some(why) = pin::self_grading(&argv) {
-            return Err(Error::refused(
-                format!(
-                    "criterion {n}'s pin `{}` is not evidence: {why}",
-                    pin::render(&argv)
-                ),
-                format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
-            ));
+            return Err(Error::NotEvidence {
+                command: pin::render(&argv),
+                criterion: Some(n),
+                why,
+            });
         }
         // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
         // pin that prints no test summary is a check without --check.
@@ -193,10 +189,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
     let pinned = match pin::parse(&text) {
         Some(Ok(p)) => p,
         Some(Err(why)) => {
-            return Err(Error::usage(
-                format!("criterion {n}: {why}"),
-                format!("fix the pin with `goal criteria pin {n} --confirm -- <command>`"),
-            ));
+            return Err(Error::BadPin { number: n, why });
         }
         None => {
             return Err(Error::usage(
@@ -225,13 +218,11 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
         _ => {}
     }
     if let Some(why) = pin::self_grading(&pinned.argv) {
-        return Err(Error::refused(
-            format!(
-                "criterion {n}'s pin `{}` is not evidence: {why}",
-                pinned.command
-            ),
-            format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
-        ));
+        return Err(Error::NotEvidence {
+            command: pinned.command,
+            criterion: Some(n),
+            why,
+        });
     }
     refuse_broken_chain(ws)?;
     let place = Place::of(ws)?;
@@ -280,14 +271,11 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
 pub fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
     let ledger = ws.ledger()?;
     if let Err(reason) = ledger.verify_chain() {
-        let rel = ws.evidence_rel();
-        return Err(Error::refused(
-            format!(
-                "{} does not verify ({reason}): nothing more is appended to a broken chain",
-                rel.display()
-            ),
-            crate::store::broken_ledger_hint(&rel),
-        ));
+        return Err(Error::BrokenLedger {
+            path: ws.evidence_rel(),
+            reason,
+            appending: true,
+        });
     }
     Ok(())
 }
