@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     super::print_added(ctx, &ws, done.commits.first().copied());
     let summary = done.summary;
     let report = match args.report {
-        true => Some(super::report::markdown_at_head(&ws)?),
+        true => Some(crate::ops::report::markdown_at_head(&ws)?),
         false => None,
     };
     if ctx.json {

@@ -10,8 +10,10 @@ pub mod done;
 pub mod init;
 pub mod iterate;
 pub mod red;
+pub mod report;
 pub mod restore;
 pub mod retry;
+pub mod status;
 pub mod verify;
 
 use std::path::PathBuf;

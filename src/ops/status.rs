@@ -1,0 +1,165 @@
+//! What `goal status` shows of the active goal: each criterion with its evidence and red state,
+//! the ledger, stagnation, retries, and the one next step every surface tells.
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::goal_file::{GoalFile, Status};
+use crate::history;
+use crate::proof::{Proof, ProofState};
+use crate::stagnation::StagnationVerdict;
+use crate::workspace::Workspace;
+
+#[derive(Debug, Serialize)]
+pub struct CriterionView {
+    pub number: usize,
+    pub text: String,
+    /// Ticked: its box is `[x]` in GOAL.md.
+    pub passed: bool,
+    /// The id of the fresh passing evidence record, or null.
+    pub evidence: Option<String>,
+    /// proven | stale | failing | open | passes-on-base.
+    pub state: ProofState,
+    /// acceptance | guard | unpinned.
+    pub kind: &'static str,
+    /// An acceptance criterion's red state: pending | witnessed | passes-on-base | inconclusive
+    /// (null for guards and unpinned criteria).
+    pub red: Option<crate::surface::judge::RedState>,
+    /// The red witness's record id (red witnessed), or the red run that passed or ran nothing.
+    pub red_record: Option<String>,
+    /// The command that would prove it again (its pin, else the recorded one), or null.
+    pub rerun: Option<Vec<String>>,
+    /// The ready `goal verify` line for `rerun`.
+    pub rerun_line: Option<String>,
+    /// The pinned command, as written in GOAL.md, or null.
+    pub pin: Option<String>,
+    /// Why it is not proven.
+    pub why: Option<String>,
+    pub phase: Option<usize>,
+}
+
+/// Whether evidence.jsonl's hash chain verifies.
+#[derive(Debug, Serialize)]
+pub struct LedgerView {
+    pub verifies: bool,
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RetryView {
+    pub retries: u32,
+    pub max: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatusView {
+    /// There is an active goal (`goal status --json` without one prints `{"active": false, …}`).
+    pub active: bool,
+    pub goal: String,
+    pub status: Status,
+    pub iteration: u64,
+    /// Ticked criteria.
+    pub passing: usize,
+    /// Criteria proven on the working tree as it is now: the progress figure.
+    pub proven: usize,
+    pub total: usize,
+    pub criteria: Vec<CriterionView>,
+    /// The next step, consistent with what `goal done` would say.
+    pub next: String,
+    pub ledger: LedgerView,
+    pub phase: Option<String>,
+    pub stagnation: StagnationVerdict,
+    pub retry: RetryView,
+    pub blocked: Option<Vec<String>>,
+    pub file: String,
+    /// HEAD names a commit, not a branch: goal's commits would be on no branch.
+    pub detached: bool,
+}
+
+/// Gather everything `status` shows (also used by the agent adapters).
+pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
+    let ledger = ws.ledger()?;
+    let once = super::red::PlaceOnce::default();
+    let reds = super::red::red_states(ws, goal, &ledger, &once)?;
+    let proof = ws.proof_with(goal, &ledger)?.with_red(&reds);
+    let criteria = goal
+        .criteria
+        .iter()
+        .zip(&proof.criteria)
+        .zip(&reds)
+        .map(|((c, p), red)| CriterionView {
+            kind: p.kind,
+            red: p.red,
+            red_record: red.as_ref().and_then(|r| r.record.clone()),
+            number: c.number,
+            text: c.text.clone(),
+            passed: c.passed,
+            evidence: p.evidence.clone(),
+            state: p.state,
+            rerun: p.rerun.clone(),
+            rerun_line: p.rerun_line(),
+            pin: p.pin.clone(),
+            why: p.why.clone(),
+            phase: c.phase.map(|p| p + 1),
+        })
+        .collect();
+    let retry = ws.retry_state();
+    let problem = ledger.verify_chain().err();
+    Ok(StatusView {
+        active: true,
+        goal: goal.goal.clone(),
+        status: goal.status,
+        iteration: goal.iteration,
+        passing: goal.passing_count(),
+        proven: proof.proven,
+        total: goal.criteria.len(),
+        criteria,
+        next: match (proof.complete(), goal.status) {
+            (true, Status::InProgress | Status::Complete) => {
+                super::red::done_would_refuse(ws, goal, &once)?
+                    .unwrap_or_else(|| next_step(goal, &proof))
+            }
+            _ => next_step(goal, &proof),
+        },
+        ledger: LedgerView {
+            verifies: problem.is_none(),
+            problem,
+        },
+        phase: goal
+            .current_phase()
+            .map(|p| format!("Phase {}: {}", p.number, p.name)),
+        stagnation: history::stagnation(&ws.repo, &ws.goal_dir, goal, &ws.config)?,
+        retry: RetryView {
+            retries: retry.failures(),
+            max: ws.config.max_retries,
+        },
+        blocked: goal.blocked.clone(),
+        file: ws.goal_rel.display().to_string(),
+        detached: ws.repo.head_detached(),
+    })
+}
+
+/// The one next step every surface tells: `goal done` only when it would agree.
+pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
+    match goal.status {
+        Status::Blocked => "resolve the blocker, then `goal resume`".into(),
+        Status::Complete if proof.complete() => "run `goal done` to finish".into(),
+        Status::Complete => format!(
+            "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
+            proof.proven,
+            goal.criteria.len()
+        ),
+        Status::InProgress if goal.criteria.is_empty() => {
+            "write the acceptance criteria: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`".into()
+        }
+        Status::InProgress if proof.complete() => {
+            "every criterion is proven: run `goal done`".into()
+        }
+        Status::InProgress => proof
+            .criteria
+            .iter()
+            .find(|c| c.state != ProofState::Proven)
+            .map(|c| c.next_step())
+            .unwrap_or_default(),
+    }
+}
