@@ -287,7 +287,7 @@ impl Error {
                 // One per line, under the first: `hint: a` then `      b`.
                 hints.join("\n      ")
             }
-            Error::BrokenLedger { path, .. } => crate::store::broken_ledger_hint(path),
+            Error::BrokenLedger { path, .. } => broken_ledger_hint(path),
             Error::NotEvidence { criterion: Some(n), .. } => {
                 format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`")
             }
@@ -312,6 +312,16 @@ impl Error {
             }
         })
     }
+}
+
+/// What to do about an evidence.jsonl that does not verify.
+pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
+    let aside = rel.with_file_name("evidence.broken.jsonl");
+    format!(
+        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
+        rel = rel.display(),
+        aside = aside.display()
+    )
 }
 
 /// The one rendering of a diagnostic on stderr: `goal: error: …`, then `hint: …` when there is a

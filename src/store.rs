@@ -84,12 +84,4 @@ pub fn witness_if_any(repo: &Repo) -> Option<HashSet<String>> {
     path.exists().then(|| read_witness(&path))
 }
 
-/// What to do about an evidence.jsonl that does not verify.
-pub fn broken_ledger_hint(rel: &Path) -> String {
-    let aside = rel.with_file_name("evidence.broken.jsonl");
-    format!(
-        "set the broken file aside (it is kept, and no longer counts): `mv {rel} {aside}`, or, if it is committed, restore the committed copy with `git checkout -- {rel}`; then verify again",
-        rel = rel.display(),
-        aside = aside.display()
-    )
-}
+pub use crate::error::broken_ledger_hint;

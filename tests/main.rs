@@ -25,6 +25,7 @@ mod fleet;
 mod generative;
 mod history;
 mod install;
+mod layers;
 mod proof;
 mod race;
 mod red;

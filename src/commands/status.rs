@@ -25,8 +25,9 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
                 "next": e.hint(),
                 "detached": ws.repo.head_detached(),
             }))?;
-            crate::report(&e);
-            return Ok(e.exit_code());
+            // The error itself is reported as any other (stderr, its exit code); the document
+            // is written already, so no error document follows it.
+            return Err(e);
         }
         goal => goal?,
     };
