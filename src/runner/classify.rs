@@ -329,3 +329,7 @@ fn message_of(v: &serde_json::Value) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod tests;

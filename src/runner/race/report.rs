@@ -1,0 +1,234 @@
+//! A racer's end and the race's report: the turn a winner cut short recorded as an iteration,
+//! its standing and diff, its worktree kept or removed.
+
+use super::worktrees::{keep_logs, keep_reason};
+use super::{Race, Racer, RacerOutcome};
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::goal_file::Status;
+use crate::repo::{DiffStat, Oid};
+use crate::trailers::GoalTrailers;
+use crate::usage::Usage;
+use crate::workspace::Workspace;
+
+/// Lines changed on a racer's branch since the race started (the goal's own files left out).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Diff {
+    pub files: usize,
+    pub insertions: usize,
+    pub deletions: usize,
+}
+
+impl From<DiffStat> for Diff {
+    fn from(d: DiffStat) -> Diff {
+        Diff {
+            files: d.files_changed,
+            insertions: d.insertions,
+            deletions: d.deletions,
+        }
+    }
+}
+
+/// One racer, once the race is over.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RacerReport {
+    pub agent: String,
+    pub branch: String,
+    pub worktree: String,
+    /// Iterations recorded on its branch during the race (the cut-short turn's included).
+    pub iterations: u64,
+    /// Agent turns started (failed ones, retried, included).
+    pub turns: u64,
+    /// What its turns used, as the agent CLI reported it (absent fields: not reported).
+    pub usage: Usage,
+    pub proven: Option<usize>,
+    pub total: Option<usize>,
+    pub diff: Diff,
+    pub winner: bool,
+    pub outcome: RacerOutcome,
+    /// Why its run ended, in its own words.
+    pub reason: String,
+    pub exit_code: Option<i32>,
+    /// Its `goal run`'s id (`goal log` shows it).
+    pub run: Option<String>,
+    pub worktree_kept: bool,
+    /// Why the worktree was not removed.
+    pub kept_because: Option<String>,
+}
+
+/// The race, once it is over.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RaceReport {
+    pub racers: Vec<RacerReport>,
+    /// The winner's branch.
+    pub winner: Option<String>,
+    #[serde(skip)]
+    pub interrupted: bool,
+    #[serde(skip)]
+    pub code: u8,
+}
+
+/// A racer's run has ended: record its cut-short turn, take its standing, keep its turn logs,
+/// remove its worktree unless it must stay.
+pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str>) -> RacerReport {
+    let code = racer.exit_code;
+    let mut outcome = racer
+        .outcome
+        .unwrap_or_else(|| code.map_or(RacerOutcome::Error, RacerOutcome::of_code));
+    if racer.stopped && outcome != RacerOutcome::Complete {
+        outcome = RacerOutcome::Stopped;
+        racer.reason = format!(
+            "stopped: {} won the race",
+            winner.unwrap_or("another racer")
+        );
+    }
+    if racer.reason.is_empty() {
+        racer.reason = racer.last_stderr.clone();
+    }
+    let ctx = Ctx {
+        cwd: racer.worktree.clone(),
+        file: r.file_given.then(|| racer.worktree.join(r.goal_rel)),
+        json: true,
+        quiet: true,
+        color: false,
+    };
+    let branch = racer.seat.branch.clone();
+    // The turn the winner cut short is an iteration too: nothing is left uncommitted.
+    if racer.stopped
+        && let (Some(turn), Some(winner)) = (racer.open_turn, winner)
+    {
+        match record_cut_short(&ctx, turn, winner, racer.run.clone(), &racer.seat.agent) {
+            Ok(true) => {
+                racer.iterations += 1;
+                (r.say)(&format!(
+                    "{branch}: turn {turn} cut short, recorded as an iteration"
+                ));
+            }
+            Ok(false) => {}
+            Err(e) => (r.note)(&format!("{branch}: cannot record the turn cut short: {e}")),
+        }
+    }
+    let tip = r.repo.branch_tip(&branch);
+    let (proven, total, logs) = match Workspace::open(&ctx) {
+        Ok(ws) => {
+            let (proven, total) = standing(&ws, tip);
+            (
+                proven,
+                total,
+                Some(ws.repo.git_dir().join("goal").join("runs")),
+            )
+        }
+        Err(_) => (None, None, None),
+    };
+    let tree = |commit: Oid| r.repo.commit_info(commit).ok().map(|c| c.tree);
+    let diff = tip
+        .and_then(tree)
+        .and_then(|to| r.repo.diff_stat(tree(r.start), to, r.goal_dir).ok())
+        .map(Diff::from)
+        .unwrap_or_default();
+    let kept_because = keep_reason(r.repo, &racer.worktree, r.keep_worktrees);
+    if kept_because.is_none() {
+        // Its turn logs live in the worktree's own git folder, which goes with it.
+        if let Some(logs) = &logs {
+            keep_logs(logs, &r.repo.common_dir().join("goal").join("runs"));
+        }
+        if let Err(why) = r
+            .repo
+            .remove_worktree(&racer.worktree, false)
+            .unwrap_or_else(|e| Err(e.to_string()))
+        {
+            return report(
+                racer,
+                outcome,
+                won,
+                proven,
+                total,
+                diff,
+                Some(format!("`git worktree remove` refused: {why}")),
+            );
+        }
+    }
+    report(racer, outcome, won, proven, total, diff, kept_because)
+}
+
+fn report(
+    racer: &Racer,
+    outcome: RacerOutcome,
+    won: bool,
+    proven: Option<usize>,
+    total: Option<usize>,
+    diff: Diff,
+    kept_because: Option<String>,
+) -> RacerReport {
+    RacerReport {
+        agent: racer.seat.agent.clone(),
+        branch: racer.seat.branch.clone(),
+        worktree: racer.worktree.display().to_string(),
+        iterations: racer.iterations,
+        turns: racer.turns,
+        usage: racer.usage,
+        proven,
+        total,
+        diff,
+        winner: won,
+        outcome,
+        reason: racer.reason.clone(),
+        exit_code: racer.exit_code,
+        run: racer.run.clone(),
+        worktree_kept: kept_because.is_some(),
+        kept_because,
+    }
+}
+
+/// Record the turn a winner cut short as an iteration (as `goal iterate`); false when the goal is
+/// no longer in progress there.
+fn record_cut_short(
+    ctx: &Ctx,
+    turn: u64,
+    winner: &str,
+    run: Option<String>,
+    agent: &str,
+) -> Result<bool> {
+    let ws = Workspace::open(ctx)?;
+    if !ws
+        .read_goal()?
+        .is_some_and(|g| g.status == Status::InProgress)
+    {
+        return Ok(false);
+    }
+    crate::ops::iterate::iterate(
+        &ws,
+        crate::ops::iterate::Options {
+            messages: vec![format!("turn {turn}: cut short: {winner} won the race")],
+            goal_only: false,
+            run_id: run,
+            // The racer's agent made the turn (its usage was never reported: it was cut short).
+            run_agent: Some(agent.to_string()),
+            usage: None,
+            quiet: true,
+        },
+    )?;
+    Ok(true)
+}
+
+/// Proven and total criteria: judged on the worktree while its goal is live, else as the last
+/// goal commit on its branch counted them (a completed goal's files are gone).
+fn standing(ws: &Workspace, tip: Option<Oid>) -> (Option<usize>, Option<usize>) {
+    if let Ok(Some(goal)) = ws.read_goal()
+        && let Ok(proof) = crate::ops::proof(ws, &goal)
+    {
+        return (Some(proof.proven), Some(goal.criteria.len()));
+    }
+    let mut at = tip;
+    for _ in 0..8 {
+        let Some(id) = at else { break };
+        let Ok((info, parent)) = ws.repo.commit_and_parent(id) else {
+            break;
+        };
+        if let Some(t) = GoalTrailers::read(&info) {
+            return (Some(t.passing), Some(t.total));
+        }
+        at = parent;
+    }
+    (None, None)
+}
