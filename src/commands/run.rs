@@ -909,10 +909,7 @@ impl Edge<'_> {
             // or I/O failing stops the run, the goal as it was.
             let refusal = match answer {
                 Ok(()) => None,
-                Err(e) if e.is_done_refusal() => Some(match e.hint() {
-                    Some(hint) => format!("{e}\nhint: {hint}"),
-                    None => e.to_string(),
-                }),
+                Err(e) if e.is_done_refusal() => Some(e.render_plain()),
                 Err(e) => {
                     self.display.finish();
                     return Err(e);
