@@ -327,17 +327,28 @@ pub fn broken_ledger_hint(rel: &std::path::Path) -> String {
 /// The one rendering of a diagnostic on stderr: `goal: error: …`, then `hint: …` when there is a
 /// next command to run.
 pub fn diagnostic(message: &str, hint: Option<&str>) -> String {
-    let mut text = format!("goal: error: {message}\n");
-    if let Some(hint) = hint {
-        text.push_str(&format!("hint: {hint}\n"));
+    format!("goal: error: {}\n", plain(message, hint))
+}
+
+/// The diagnostic's own lines, without the `goal: error: ` prefix and the last newline: the
+/// message, then `hint: …` when there is one (what `goal run` hands its agent as `goal done`'s
+/// refusal).
+pub fn plain(message: &str, hint: Option<&str>) -> String {
+    match hint {
+        Some(hint) => format!("{message}\nhint: {hint}"),
+        None => message.to_string(),
     }
-    text
 }
 
 impl Error {
     /// This error as the diagnostic `goal` prints for it.
     pub fn render(&self) -> String {
         diagnostic(&self.to_string(), self.hint().as_deref())
+    }
+
+    /// This error as [`plain`] lines: the diagnostic without its prefix.
+    pub fn render_plain(&self) -> String {
+        plain(&self.to_string(), self.hint().as_deref())
     }
 }
 
@@ -470,6 +481,23 @@ mod tests {
         for (error, code) in cases {
             assert_eq!(error.exit_code(), code, "{error}");
         }
+    }
+
+    /// The diagnostic and `goal run`'s plain refusal are the same lines, but for the prefix.
+    #[test]
+    fn diagnostic_and_plain_lines() {
+        let refused = Error::not_proven("criterion 1 is not proven", "run `goal verify -c 1`");
+        assert_eq!(
+            refused.render(),
+            "goal: error: criterion 1 is not proven\nhint: run `goal verify -c 1`\n"
+        );
+        assert_eq!(
+            refused.render_plain(),
+            "criterion 1 is not proven\nhint: run `goal verify -c 1`"
+        );
+        let io = Error::io("cannot read", "f")(std::io::Error::other("gone"));
+        assert_eq!(io.render(), "goal: error: cannot read f: gone\n");
+        assert_eq!(io.render_plain(), "cannot read f: gone");
     }
 
     #[test]

@@ -1,0 +1,109 @@
+//! `goal run`: drive an agent CLI turn after turn until the goal is proven done, blocked, or out
+//! of budget. The loop's rules live in `runner::machine`; this folder is its edge: the process,
+//! the clock, git and the terminal. Here the run is set up; [`edge`] carries out the machine's
+//! steps, [`turn`] runs one turn of the agent and records it.
+
+mod agents;
+mod args;
+mod display;
+mod edge;
+mod goal;
+mod turn;
+
+use std::sync::atomic::Ordering;
+
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::runner::agent::{self, INTERRUPTS};
+use crate::runner::clock::{Clock, time_scale};
+use crate::runner::display::Display;
+use crate::runner::machine::{Event, Machine};
+use crate::usage::Usage;
+use crate::workspace::Workspace;
+use edge::Edge;
+
+pub(crate) use agents::no_agent;
+pub use args::Args;
+pub(crate) use goal::check_goal;
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    // A budget no listed agent can be held to is refused before anything is made (each racer
+    // would refuse it too).
+    args::check_budgets(&args)?;
+    if let Some(racers) = args.race {
+        return super::race::run(ctx, args, racers);
+    }
+    let ws = Workspace::open(ctx)?;
+    // An unattended run would hang its commits off nothing: ask for a branch first.
+    if ws.repo.head_detached() && !args.detached_ok {
+        return Err(Error::usage(
+            "HEAD is detached: the run's commits would be on no branch",
+            "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
+        ));
+    }
+    let mut agents = agents::agents(&args)?;
+    goal::start_goal(&ws, &args)?;
+    ws.repo.ensure_idle()?;
+    agents::exclude_own_files(&ws, &args.agent)?;
+
+    let run_id = run_id();
+    let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
+    std::fs::create_dir_all(&run_dir)
+        .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
+    // Held (an OS lock) until the run ends, so `goal fleet` sees this run.
+    let marker = crate::fleet::RunMarker::hold(
+        ws.repo.git_dir(),
+        &agents[0].name,
+        &run_id,
+        &crate::context::now_rfc3339(),
+    );
+    agent::count_interrupts();
+    let display = Display::new(ctx.json, ctx.quiet);
+    let unverified = agents::unverified(&args.agent);
+    let mut machine = Machine::with_agents(
+        args::limits(&args, &ws.config),
+        agents
+            .iter_mut()
+            .filter_map(|a| a.patterns.take())
+            .collect(),
+    );
+    let clock = Clock::new();
+    let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
+    let scale = time_scale();
+    let (state, summary) = goal::goal_state(&ws)?;
+    display::announce_start(&display, &run_id, &agents, &unverified, &run_dir, &summary);
+    let pending = machine.handle(Event::Start {
+        now_ms: clock.now_ms(),
+        state,
+        retries: ws.retry_state().failures(),
+    });
+
+    let mut edge = Edge {
+        ctx,
+        ws: &ws,
+        args: &args,
+        agents,
+        marker,
+        unrecorded: Usage::default(),
+        run_id,
+        run_dir,
+        display,
+        machine,
+        clock,
+        seen_interrupts,
+        scale,
+        summary,
+        spend: String::new(),
+        pending,
+    };
+    edge.drive()
+}
+
+/// `20260101T120000Z-3f2a`: when the run started and which process it was.
+fn run_id() -> String {
+    format!(
+        "{}-{:04x}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id() & 0xffff
+    )
+}

@@ -1,0 +1,241 @@
+//! One turn of the agent: its prompt, its process watched to its end, and the iteration it is
+//! recorded as.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::display::{spend_text, usage_json};
+use super::edge::Edge;
+use super::goal::goal_state;
+use crate::error::Result;
+use crate::goal_file::Status;
+use crate::ops;
+use crate::runner::agent::{self, INTERRUPTS, Turn};
+use crate::runner::machine::{Event, GoalState, Step, TurnEnd};
+use crate::runner::presets::PromptPlace;
+use crate::runner::prompt::{Extra, turn_prompt};
+use crate::usage::Usage;
+
+/// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
+const MAX_ENV_PROMPT: usize = 100 * 1024;
+
+impl Edge<'_> {
+    /// Run one turn of the agent: its prompt, its process, its end.
+    pub(super) fn start_turn(
+        &mut self,
+        turn: u64,
+        agent: usize,
+        iteration_attempt: u32,
+        timeout_ms: Option<u64>,
+    ) -> Result<Option<Event>> {
+        let name = self.agents[agent].name.clone();
+        let place = self.agents[agent].place;
+        let reader = self.agents[agent].reader;
+        let goal = self.ws.goal()?;
+        let iteration_before = goal.iteration;
+        let proof = crate::ops::proof(self.ws, &goal)?;
+        let prompt = turn_prompt(
+            &goal,
+            &proof,
+            &Extra {
+                stagnant: self.machine.stagnant,
+                refusal: self.machine.refusal.as_deref(),
+                last_failure: self.machine.last_failure.as_deref(),
+                language: self.ws.config.prompt_language(&goal.goal),
+            },
+        );
+        let argv: Vec<String> = self.agents[agent]
+            .argv
+            .iter()
+            .map(|a| {
+                if a == "{prompt}" {
+                    prompt.clone()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        let log = self.run_dir.join(format!("turn-{turn}.log"));
+        let iteration = goal.iteration + 1;
+        self.display.event(
+            "turn_start",
+            json!({"turn": turn, "agent": name, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
+            &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started with {name}"),
+        );
+        self.display.status(&format!(
+            "turn {turn} · {summary}{spend} · agent working",
+            summary = self.summary,
+            spend = self.spend
+        ));
+        // The prompt is also a file beside the turn's log; the environment holds it only
+        // while it fits (the kernel refuses a variable over 128 KiB).
+        let prompt_file = self.run_dir.join(format!("turn-{turn}.prompt"));
+        let _ = std::fs::write(&prompt_file, &prompt);
+        let mut env = vec![
+            ("GOAL_RUN".to_string(), "1".to_string()),
+            ("GOAL_ITERATION".to_string(), iteration.to_string()),
+            ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
+            ("GOAL_RUN_AGENT".to_string(), name.clone()),
+            (
+                "GOAL_PROMPT_FILE".to_string(),
+                prompt_file.display().to_string(),
+            ),
+        ];
+        if prompt.len() < MAX_ENV_PROMPT {
+            env.push(("GOAL_PROMPT".to_string(), prompt.clone()));
+        }
+        let turn_timeout = timeout_ms.map(Duration::from_millis);
+        let spec = Turn {
+            argv: &argv,
+            // A preset that takes the prompt as an argument gets an empty stdin: some
+            // (gemini, pi) would read it as more input.
+            stdin: (place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
+            cwd: self.ws.root(),
+            env,
+            log: log.clone(),
+            idle_timeout: Some(self.args.idle_timeout),
+            turn_timeout,
+        };
+        let mut follow = Vec::new();
+        let ended = agent::run_turn(&spec, || {
+            let now = INTERRUPTS.load(Ordering::SeqCst);
+            let mut kill = false;
+            while self.seen_interrupts < now {
+                self.seen_interrupts += 1;
+                let actions = self.machine.handle(Event::Interrupt {
+                    now_ms: self.clock.now_ms(),
+                });
+                if actions.contains(&Step::KillAgent) {
+                    kill = true;
+                } else {
+                    self.display.event(
+                        "interrupt",
+                        json!({"turn": turn}),
+                        "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
+                    );
+                }
+                follow.extend(actions.into_iter().filter(|a| *a != Step::KillAgent));
+            }
+            self.display.status(&format!(
+                "turn {turn} · {summary}{spend} · agent working",
+                summary = self.summary,
+                spend = self.spend
+            ));
+            kill
+        });
+        let committed = self
+            .ws
+            .read_goal()
+            .ok()
+            .flatten()
+            .is_none_or(|g| g.iteration > iteration_before);
+        let (code, verdict) = match &ended.end {
+            TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
+            TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
+            // Which budget ended it: the turn's own timeout, or the run's --max-time.
+            TurnEnd::TurnTimeout if self.machine.max_time_passed(self.clock.now_ms()) => {
+                (None, "--max-time ran out: killed".to_string())
+            }
+            TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
+            TurnEnd::Killed => (None, "killed".to_string()),
+            TurnEnd::NotStarted(why) => (None, why.clone()),
+        };
+        let usage = reader.map(|r| r(&ended.output)).unwrap_or_default();
+        self.display.event(
+            "turn_end",
+            json!({"turn": turn, "agent": name, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
+            &format!("turn {turn} ended: {verdict}"),
+        );
+        self.spend = spend_text(&self.machine.usage().plus(usage));
+        self.unrecorded = self.unrecorded.plus(usage);
+        self.display.status(&format!(
+            "turn {turn} · {}{} · turn ended: {verdict}",
+            self.summary, self.spend
+        ));
+        self.pending.extend(follow);
+        Ok(Some(Event::TurnEnded {
+            now_ms: self.clock.now_ms(),
+            end: ended.end,
+            output: ended.output,
+            committed,
+            usage,
+        }))
+    }
+
+    /// Record the turn as an iteration (when the agent did not), and read the goal's state again.
+    pub(super) fn record(&mut self, turn: u64, iterate: Option<String>) -> Result<Option<Event>> {
+        let mut recorded = None;
+        let mut new_files: Vec<String> = Vec::new();
+        if let Some(message) = iterate
+            && self
+                .ws
+                .read_goal()?
+                .is_some_and(|g| g.status == Status::InProgress)
+        {
+            let iterated = ops::iterate::iterate(
+                self.ws,
+                ops::iterate::Options {
+                    messages: vec![message.clone()],
+                    goal_only: false,
+                    run_id: Some(self.run_id.clone()),
+                    run_agent: Some(self.agents[self.machine.agent()].name.clone()),
+                    usage: Some(std::mem::take(&mut self.unrecorded))
+                        .filter(|u| *u != Usage::default()),
+                    quiet: true,
+                },
+            )?;
+            recorded = Some(message);
+            // The files this iteration brought into git, said where people look (an
+            // escalation commit after it brings none).
+            new_files = self
+                .ws
+                .repo
+                .added_paths(iterated.commit, &self.ws.goal_dir)
+                .unwrap_or_default();
+        }
+        let (state, now_summary) = goal_state(self.ws)?;
+        self.summary = now_summary;
+        // The status line says what the event line below says, not the last turn's.
+        self.display.status(&format!(
+            "turn {turn} · {}{} · iteration recorded",
+            self.summary, self.spend
+        ));
+        let (iteration, stagnant) = match self.ws.read_goal()? {
+            Some(g) => (
+                Some(g.iteration),
+                matches!(state, GoalState::InProgress { stagnant: true, .. }),
+            ),
+            None => (None, false),
+        };
+        self.display.event(
+            "iterate",
+            json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": self.summary, "stagnant": stagnant, "new_files": new_files}),
+            &format!(
+                "iteration recorded by {}: {summary}{}{}",
+                if recorded.is_some() {
+                    "goal run"
+                } else {
+                    "the agent"
+                },
+                if new_files.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " · new files committed: {}",
+                        crate::commands::verify::name_paths(&new_files)
+                    )
+                },
+                if stagnant {
+                    " · stagnant: the next prompt asks for a new strategy"
+                } else {
+                    ""
+                }, summary = self.summary),
+        );
+        Ok(Some(Event::Recorded {
+            now_ms: self.clock.now_ms(),
+            state,
+        }))
+    }
+}
