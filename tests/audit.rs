@@ -31,7 +31,7 @@ fn feature_script(passed: u32) -> String {
 
 /// The temporary folder `goal` gets (TMPDIR), so a test sees what it leaves behind.
 fn tmp(repo: &Repo) -> PathBuf {
-    let dir = repo.home.path().join("tmp");
+    let dir = repo.home().join("tmp");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -141,7 +141,7 @@ fn bad_input_is_exit_2() {
 #[test]
 fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     let repo = Repo::new();
-    let data = repo.home.path().join("data");
+    let data = repo.home().join("data");
     std::fs::write(&data, "ok\n").unwrap();
     let goal = |args: &[&str]| {
         repo.goal()
@@ -379,7 +379,7 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);
-    let started = repo.home.path().join("started");
+    let started = repo.home().join("started");
     let mut child = repo
         .goal_std()
         .args(["audit", "--rerun"])
@@ -418,7 +418,7 @@ fn the_worktree_is_removed_when_interrupted() {
 #[test]
 fn an_unpinned_record_runs_only_when_allowed() {
     let repo = Repo::new();
-    let marker = repo.home.path().join("marker");
+    let marker = repo.home().join("marker");
     let goal = |args: &[&str]| {
         repo.goal()
             .args(args)

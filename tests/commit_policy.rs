@@ -267,7 +267,7 @@ fn goals_own_hook_block_in_the_users_hook_file_neither_deadlocks_nor_gates_twice
 
 /// An ssh key made for the test, set as the signing key, with an allowed-signers file.
 fn ssh_signing(repo: &Repo) -> bool {
-    let key = repo.home.path().join("id_ed25519");
+    let key = repo.home().join("id_ed25519");
     let made = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f"])
         .arg(&key)
@@ -277,7 +277,7 @@ fn ssh_signing(repo: &Repo) -> bool {
         return false;
     }
     let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-    let allowed = repo.home.path().join("allowed_signers");
+    let allowed = repo.home().join("allowed_signers");
     std::fs::write(&allowed, format!("test@example.invalid {public}")).unwrap();
     repo.git(&["config", "gpg.format", "ssh"]);
     repo.git(&["config", "user.signingkey", key.to_str().unwrap()]);

@@ -947,14 +947,9 @@ fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
         );
     }
     let git = |args: &[&str]| {
-        std::process::Command::new("git")
+        repo.git_cmd()
             .args(args)
-            .current_dir(repo.path())
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
             .output()
             .unwrap()
     };
