@@ -658,3 +658,19 @@ fn history_commands_read_a_bare_repository() {
         );
     }
 }
+
+#[test]
+fn log_lists_iterations_from_the_trailers() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write("a.txt", "1\n2\n");
+    repo.ok(&["iterate", "-m", "added a"]);
+    let v = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["iteration"], 1);
+    assert_eq!(rows[1]["summary"], "added a");
+    assert_eq!(rows[1]["files_changed"], 1);
+    assert_eq!(rows[1]["insertions"], 2);
+    assert_eq!(rows[1]["commit"], repo.head());
+}
