@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use goal::evidence::{NewRecord, seal};
 use goal::summary::TestCounts;
 
-use crate::support::{Repo, json, stderr, stdout};
+use crate::support::{Repo, commit_all, json, junit_script, last_record, project, stderr, stdout};
 
 const GOAL: &str = ".agents/goal/GOAL.md";
 const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
@@ -640,4 +640,32 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
             .any(|w| w.contains("noise line 1\n") && w.contains("0 passed, 1 failed"))
     );
     assert_clean(&repo);
+}
+
+#[test]
+fn a_junit_record_replays_with_its_reports() {
+    let repo = project(&["division works (verify: `sh junit.sh`)"]);
+    junit_script(&repo);
+    // junit.sh is a test of div.txt (the goal's work): a failing report before it, red.
+    let script = repo.read("junit.sh").replace(
+        "printf",
+        "[ -f div.txt ] || { printf '%s' '<testsuite name=\"t\" tests=\"1\"><testcase name=\"a\"><failure/></testcase></testsuite>' > report.xml; exit 1; }\nprintf",
+    );
+    repo.write("junit.sh", &script);
+    repo.write("div.txt", "6 / 3\n");
+    repo.git(&["config", "goal.tests", "junit.sh"]);
+    repo.write(".gitignore", "report.xml\n");
+    commit_all(&repo, "junit");
+    repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);
+    let record = last_record(&repo);
+    assert_eq!(record["junit"], serde_json::json!(["report.xml"]));
+    repo.ok(&["iterate", "-m", "implemented division"]);
+    repo.ok(&["done"]);
+    let out = repo
+        .goal()
+        .args(["audit", "--rerun", "--json"])
+        .output()
+        .unwrap();
+    let audit = json(&out);
+    assert_eq!(audit["criteria"][0]["replay"], "reproduced", "{audit}");
 }

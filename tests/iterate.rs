@@ -1,7 +1,8 @@
 //! `goal iterate`: what it commits (the whole working tree honouring .gitignore, or the goal
-//! file alone) and what it needs (a message, a goal in progress).
+//! file alone), what it needs (a message, a goal in progress), a stale tick it unticks, and
+//! build output it points at .gitignore for.
 
-use crate::support::{GOAL, Repo, stderr};
+use crate::support::{GOAL, Repo, project, stderr, stdout};
 
 #[test]
 fn iterate_commits_the_whole_working_tree_honouring_gitignore() {
@@ -60,4 +61,51 @@ fn iterate_needs_a_message_and_an_in_progress_goal() {
     let out = repo.goal().args(["iterate", "-m", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("goal resume"));
+}
+
+#[test]
+fn iterate_after_a_stale_tick_commits_with_the_tick_removed() {
+    let repo = project(&["division works", "errors are reported"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.write("lib.py", "changed after the run\n");
+    let head = repo.head();
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "more work"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(repo.head(), head);
+    assert!(
+        stdout(&out).contains("unticked criterion 1 (stale)")
+            && stdout(&out).contains("`goal verify -c 1 -- sh pass.sh`"),
+        "{}",
+        stdout(&out)
+    );
+    let committed = repo.git(&["show", &format!("HEAD:{GOAL}")]);
+    assert!(committed.contains("- [ ] division works"), "{committed}");
+    assert_eq!(repo.trailer("HEAD", "Goal-Passing").as_deref(), Some("0/2"));
+}
+
+#[test]
+fn iterate_points_at_gitignore_when_it_commits_build_output() {
+    let repo = project(&["division works"]);
+    repo.write("target/debug/deps/div-123", "binary\n");
+    let out = repo
+        .goal()
+        .args(["iterate", "-m", "built"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("target/debug/deps/div-123"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("`target/` looks like build output")
+            && stderr(&out).contains("git rm -r --cached target/"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -1,6 +1,7 @@
-//! A goal's status changed on purpose: `goal block` and `goal resume`, and `goal abandon`.
+//! A goal's status changed on purpose: `goal block` and `goal resume`, `goal abandon`, and a goal
+//! marked complete by hand set back by `goal resume`.
 
-use crate::support::{Repo, json, stdout};
+use crate::support::{GOAL, Repo, code, json, project, status, stdout};
 
 #[test]
 fn block_and_resume_round_trip() {
@@ -50,4 +51,25 @@ fn abandon_deletes_the_goal_files_in_a_marked_commit() {
     );
     assert_eq!(repo.status_porcelain(), "");
     repo.refused(&["abandon"], 1, &["no active goal", "goal init"]);
+}
+
+#[test]
+fn a_goal_marked_complete_by_hand_can_be_set_back() {
+    let repo = project(&["division works"]);
+    let md = repo
+        .goal_md()
+        .replace("status: in-progress", "status: complete");
+    repo.write(GOAL, &md);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "complete by hand"]);
+    let s = status(&repo);
+    assert!(
+        s["next"].as_str().unwrap().contains("`goal resume`"),
+        "{}",
+        s["next"]
+    );
+    assert_eq!(code(&repo, &["done"]), Some(1));
+    repo.ok(&["resume"]);
+    assert_eq!(status(&repo)["status"], "in-progress");
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["done"]);
 }

@@ -1,6 +1,6 @@
-//! `goal status`: the JSON contract, and no goal (exit 1).
+//! `goal status`: the JSON contract, no goal (exit 1), and a ticked box that is not proven.
 
-use crate::support::{Repo, json, stderr};
+use crate::support::{Repo, json, project, status, stderr};
 
 #[test]
 fn status_json_has_the_contract_keys() {
@@ -31,4 +31,19 @@ fn no_goal_is_exit_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no active goal"), "{}", stderr(&out));
     assert!(stderr(&out).contains("goal init"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_untracked_file_does_not_make_status_say_ticked_is_proven() {
+    let repo = project(&["division works"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    repo.ok(&["integrate", "claude"]);
+    let s = status(&repo);
+    assert_eq!(s["passing"], 1, "ticked");
+    assert_eq!(s["proven"], 0, "not proven: the tree changed");
+    assert_eq!(s["criteria"][0]["state"], "stale");
+    assert_eq!(
+        s["criteria"][0]["rerun"],
+        serde_json::json!(["sh", "pass.sh"])
+    );
 }

@@ -474,6 +474,69 @@ impl Repo {
     }
 }
 
+/// A new repository with the scripts a test run is made of, committed (`pytest-q.sh`: one test
+/// passed, in pytest's `-q` form; `fail.sh`: one failed; `none-q.sh`: no tests ran; `pass.sh`: two
+/// passed), and a goal with `criteria`.
+pub fn project(criteria: &[&str]) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "pytest-q.sh",
+        "#!/bin/sh\necho '.'\necho '1 passed in 0.01s'\n",
+    );
+    repo.write(
+        "fail.sh",
+        "#!/bin/sh\necho '1 failed, 1 passed in 0.02s'\nexit 1\n",
+    );
+    repo.write("none-q.sh", "#!/bin/sh\necho 'no tests ran in 0.01s'\n");
+    repo.test_script("pass.sh", 2, 0);
+    commit_all(&repo, "scripts");
+    repo.init_goal(criteria);
+    repo
+}
+
+/// `goal status --json`.
+pub fn status(repo: &Repo) -> serde_json::Value {
+    json(&repo.goal().args(["status", "--json"]).output().unwrap())
+}
+
+/// Each criterion's state (`open`, `proven`, `stale`, `failing`) as `goal status --json` says it.
+pub fn states(repo: &Repo) -> Vec<String> {
+    status(repo)["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["state"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Commit everything in the working tree (the project's own files, before the goal's work).
+pub fn commit_all(repo: &Repo, message: &str) {
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", message]);
+}
+
+/// The newest line of evidence.jsonl.
+pub fn last_record(repo: &Repo) -> serde_json::Value {
+    serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap()
+}
+
+/// The exit code of `goal ARGS`.
+pub fn code(repo: &Repo, args: &[&str]) -> Option<i32> {
+    repo.goal().args(args).output().unwrap().status.code()
+}
+
+/// `junit.sh`, which writes a JUnit report of two passing tests to `report.xml`; returns the
+/// report's text.
+pub fn junit_script(repo: &Repo) -> &'static str {
+    let report =
+        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
+    repo.write(
+        "junit.sh",
+        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
+    );
+    report
+}
+
 pub fn json(output: &Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
