@@ -452,20 +452,12 @@ fn iterate_prints_the_new_files_it_commits() {
 
 /// `goal args` under umask 022.
 fn goal_umask_022(repo: &Repo, args: &[&str]) {
-    let template = repo.goal_std();
-    let mut cmd = Command::new("sh");
-    for (key, value) in template.get_envs() {
-        match value {
-            Some(value) => cmd.env(key, value),
-            None => cmd.env_remove(key),
-        };
-    }
-    let out = cmd
+    let out = repo
+        .command("sh")
         .arg("-c")
         .arg("umask 022 && exec \"$0\" \"$@\"")
         .arg(Path::new(env!("CARGO_BIN_EXE_goal")))
         .args(args)
-        .current_dir(repo.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
