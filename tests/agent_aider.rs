@@ -42,7 +42,7 @@ fn aider() -> Option<PathBuf> {
 fn run(repo: &Repo, bin: &std::path::Path, api: &StandIn) -> Output {
     // A non-empty price list, so aider fetches none; with prices for the model, so it reports
     // a cost.
-    let caches = repo.home.path().join(".aider/caches");
+    let caches = repo.home().join(".aider/caches");
     std::fs::create_dir_all(&caches).unwrap();
     std::fs::write(
         caches.join("model_prices_and_context_window.json"),

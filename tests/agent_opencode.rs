@@ -31,7 +31,7 @@ fn stand_in(repo: &Repo, plan: &str) -> StandIn {
 /// `goal run --json --agent opencode` with opencode's config (a provider at the stand-in, with
 /// prices so it reports a cost) outside the worktree.
 fn run(repo: &Repo, bin: &Path, api: &StandIn, flags: &[&str]) -> Output {
-    let config = repo.home.path().join("opencode.json");
+    let config = repo.home().join("opencode.json");
     std::fs::write(
         &config,
         serde_json::json!({

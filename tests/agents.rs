@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{GOAL, Repo, fixture, json, stderr, stdout};
+use crate::support::{GOAL, Repo, fixture, json, project, stderr, stdout};
 
 /// A recorded Claude Code hook input with the session's directory (and prompt) filled in.
 fn event(name: &str, repo: &Repo, prompt: &str) -> String {
@@ -549,4 +549,15 @@ fn claude_stop_count_resets_on_a_fresh_stop_and_a_complete_goal_is_let_go() {
     assert!(repo.goal_md().contains("status: complete\n"));
     assert_eq!(stop(&repo, false), None, "a complete goal is let go");
     assert_eq!(stop(&repo, true), None);
+}
+
+#[test]
+fn the_continuation_counts_proven_criteria() {
+    let repo = project(&["division works"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+    let text = stdout(&repo.goal().arg("continuation").output().unwrap());
+    assert!(text.contains("当前进度：1/1 criteria 通过"), "{text}");
+    repo.write("late.py", "changed\n");
+    let text = stdout(&repo.goal().arg("continuation").output().unwrap());
+    assert!(text.contains("当前进度：0/1 criteria 通过"), "{text}");
 }

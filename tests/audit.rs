@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use goal::evidence::{NewRecord, seal};
 use goal::summary::TestCounts;
 
-use crate::support::{Repo, json, stderr, stdout};
+use crate::support::{Repo, commit_all, json, junit_script, last_record, project, stderr, stdout};
 
 const GOAL: &str = ".agents/goal/GOAL.md";
 const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
@@ -31,7 +31,7 @@ fn feature_script(passed: u32) -> String {
 
 /// The temporary folder `goal` gets (TMPDIR), so a test sees what it leaves behind.
 fn tmp(repo: &Repo) -> PathBuf {
-    let dir = repo.home.path().join("tmp");
+    let dir = repo.home().join("tmp");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -141,7 +141,7 @@ fn bad_input_is_exit_2() {
 #[test]
 fn a_result_that_depends_on_something_changed_since_is_not_reproduced() {
     let repo = Repo::new();
-    let data = repo.home.path().join("data");
+    let data = repo.home().join("data");
     std::fs::write(&data, "ok\n").unwrap();
     let goal = |args: &[&str]| {
         repo.goal()
@@ -379,7 +379,7 @@ fn the_worktree_is_removed_when_interrupted() {
     repo.ok(&["verify"]);
     repo.ok(&["iterate", "-m", "implemented"]);
     repo.ok(&["done"]);
-    let started = repo.home.path().join("started");
+    let started = repo.home().join("started");
     let mut child = repo
         .goal_std()
         .args(["audit", "--rerun"])
@@ -418,7 +418,7 @@ fn the_worktree_is_removed_when_interrupted() {
 #[test]
 fn an_unpinned_record_runs_only_when_allowed() {
     let repo = Repo::new();
-    let marker = repo.home.path().join("marker");
+    let marker = repo.home().join("marker");
     let goal = |args: &[&str]| {
         repo.goal()
             .args(args)
@@ -640,4 +640,32 @@ fn a_replay_shows_the_tail_of_its_output_and_keeps_the_whole() {
             .any(|w| w.contains("noise line 1\n") && w.contains("0 passed, 1 failed"))
     );
     assert_clean(&repo);
+}
+
+#[test]
+fn a_junit_record_replays_with_its_reports() {
+    let repo = project(&["division works (verify: `sh junit.sh`)"]);
+    junit_script(&repo);
+    // junit.sh is a test of div.txt (the goal's work): a failing report before it, red.
+    let script = repo.read("junit.sh").replace(
+        "printf",
+        "[ -f div.txt ] || { printf '%s' '<testsuite name=\"t\" tests=\"1\"><testcase name=\"a\"><failure/></testcase></testsuite>' > report.xml; exit 1; }\nprintf",
+    );
+    repo.write("junit.sh", &script);
+    repo.write("div.txt", "6 / 3\n");
+    repo.git(&["config", "goal.tests", "junit.sh"]);
+    repo.write(".gitignore", "report.xml\n");
+    commit_all(&repo, "junit");
+    repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);
+    let record = last_record(&repo);
+    assert_eq!(record["junit"], serde_json::json!(["report.xml"]));
+    repo.ok(&["iterate", "-m", "implemented division"]);
+    repo.ok(&["done"]);
+    let out = repo
+        .goal()
+        .args(["audit", "--rerun", "--json"])
+        .output()
+        .unwrap();
+    let audit = json(&out);
+    assert_eq!(audit["criteria"][0]["replay"], "reproduced", "{audit}");
 }

@@ -284,7 +284,7 @@ fn hook_claude_user_prompt_starts_a_goal() {
 fn goal_run_events_and_prompts() {
     let repo = project();
     init(&repo);
-    let state = repo.home.path().to_path_buf();
+    let state = repo.home().to_path_buf();
     let script = state.join("agent.sh");
     std::fs::write(
         &script,

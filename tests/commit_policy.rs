@@ -267,7 +267,7 @@ fn goals_own_hook_block_in_the_users_hook_file_neither_deadlocks_nor_gates_twice
 
 /// An ssh key made for the test, set as the signing key, with an allowed-signers file.
 fn ssh_signing(repo: &Repo) -> bool {
-    let key = repo.home.path().join("id_ed25519");
+    let key = repo.home().join("id_ed25519");
     let made = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f"])
         .arg(&key)
@@ -277,7 +277,7 @@ fn ssh_signing(repo: &Repo) -> bool {
         return false;
     }
     let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-    let allowed = repo.home.path().join("allowed_signers");
+    let allowed = repo.home().join("allowed_signers");
     std::fs::write(&allowed, format!("test@example.invalid {public}")).unwrap();
     repo.git(&["config", "gpg.format", "ssh"]);
     repo.git(&["config", "user.signingkey", key.to_str().unwrap()]);
@@ -452,20 +452,12 @@ fn iterate_prints_the_new_files_it_commits() {
 
 /// `goal args` under umask 022.
 fn goal_umask_022(repo: &Repo, args: &[&str]) {
-    let template = repo.goal_std();
-    let mut cmd = Command::new("sh");
-    for (key, value) in template.get_envs() {
-        match value {
-            Some(value) => cmd.env(key, value),
-            None => cmd.env_remove(key),
-        };
-    }
-    let out = cmd
+    let out = repo
+        .command("sh")
         .arg("-c")
         .arg("umask 022 && exec \"$0\" \"$@\"")
         .arg(Path::new(env!("CARGO_BIN_EXE_goal")))
         .args(args)
-        .current_dir(repo.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));

@@ -1,7 +1,8 @@
 //! One truth for "complete": over a table of goal states, `goal status`'s "run `goal done`",
-//! `goal run`'s decision to call `goal done` (before any turn) and `goal done`'s own answer agree.
+//! `goal run`'s decision to call `goal done` (before any turn) and `goal done`'s own answer agree;
+//! so do status, inject and the Claude Stop hook, criterion by criterion.
 
-use crate::support::{EVIDENCE, Repo, json};
+use crate::support::{EVIDENCE, Repo, json, project, status, stderr, stdout};
 
 /// A repository whose one criterion is pinned to `sh test.sh` (passing once hello.txt exists),
 /// brought to a state.
@@ -107,4 +108,97 @@ fn status_the_runner_and_done_agree_on_complete() {
         assert_eq!(run_calls_done(&state(name)), complete, "{name}: goal run");
         assert_eq!(done_accepts(&state(name)), complete, "{name}: goal done");
     }
+}
+
+/// Every surface says the same as `goal done` would, in every state.
+#[test]
+fn status_inject_json_and_the_stop_hook_agree_with_done() {
+    // (how to reach the state, state, proven count, done's words)
+    type Setup = fn(&Repo);
+    let cases: &[(Setup, &str, u64, &str)] = &[
+        (|_| {}, "open", 0, "no evidence names it"),
+        (
+            |r| {
+                r.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
+                r.write("late.py", "edited after the run\n");
+            },
+            "stale",
+            0,
+            "stale",
+        ),
+        (
+            |r| {
+                r.goal()
+                    .args(["verify", "-c", "1", "--", "sh", "fail.sh"])
+                    .assert()
+                    .code(1);
+            },
+            "failing",
+            0,
+            "failed",
+        ),
+        (
+            |r| r.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]),
+            "proven",
+            1,
+            "",
+        ),
+    ];
+    for (setup, state, proven, words) in cases {
+        let repo = project(&["division works"]);
+        setup(&repo);
+        let s = status(&repo);
+        assert_eq!(s["criteria"][0]["state"], *state);
+        assert_eq!(s["proven"], *proven, "{state}");
+        let text = stdout(&repo.goal().arg("status").output().unwrap());
+        assert!(
+            text.contains(&format!("{proven}/1 criteria proven")),
+            "{text}"
+        );
+        let inject = stdout(&repo.goal().arg("inject").output().unwrap());
+        assert!(
+            inject.contains(&format!("Progress: {proven}/1 criteria passed")),
+            "{inject}"
+        );
+        let stop = stdout(
+            &repo
+                .goal()
+                .args(["hook", "claude"])
+                .write_stdin(r#"{"hook_event_name":"Stop","stop_hook_active":false}"#)
+                .output()
+                .unwrap(),
+        );
+        let reason = json_reason(&stop);
+        match *state {
+            "stale" => {
+                assert!(
+                    inject.contains("re-run `goal verify -c 1 -- sh pass.sh`"),
+                    "{inject}"
+                );
+                assert!(
+                    reason.contains("re-run `goal verify -c 1 -- sh pass.sh`"),
+                    "{reason}"
+                );
+                assert!(!reason.contains("run `goal done`"), "{reason}");
+            }
+            "proven" => {
+                assert!(reason.contains("run `goal done`"), "{reason}");
+                assert_eq!(s["next"], "every criterion is proven: run `goal done`");
+            }
+            _ => assert!(!reason.contains("run `goal done`"), "{reason}"),
+        }
+        let done = repo.goal().arg("done").output().unwrap();
+        if words.is_empty() {
+            assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+        } else {
+            assert_eq!(done.status.code(), Some(1), "{state}");
+            assert!(stderr(&done).contains(words), "{state}: {}", stderr(&done));
+        }
+    }
+}
+
+fn json_reason(stop: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(stop.trim()).unwrap();
+    assert_eq!(v["decision"], "block");
+    v["reason"].as_str().unwrap().to_string()
 }

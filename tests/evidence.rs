@@ -1,7 +1,7 @@
 //! Evidence, the gate, done and the hooks: an agent must not be able to call a goal done without
 //! test evidence bound to the code it claims to prove.
 
-use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
+use crate::support::{EVIDENCE, GOAL, Repo, json, project, stderr, stdout};
 
 fn records(repo: &Repo) -> Vec<serde_json::Value> {
     repo.read(EVIDENCE)
@@ -776,7 +776,7 @@ fn commands_on_a_complete_goal() {
         1,
         &["the goal is complete: nothing to block"],
     );
-    // (`goal resume` sets a complete goal back to in-progress: tested in proof.rs.)
+    // (`goal resume` sets a complete goal back to in-progress: tested in lifecycle.rs.)
     assert_eq!(repo.head(), head, "no refusal committed");
     let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
     assert_eq!(status["status"], "complete");
@@ -905,5 +905,44 @@ fn the_output_keeps_the_order_the_command_wrote_it_in() {
         String::from_utf8_lossy(&out.stdout).contains(&want),
         "{:?}",
         String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
+    let repo = project(&["division works"]);
+    repo.ok(&["hooks", "install"]);
+    // The shims call the goal that installed them by its path: that one is gone too.
+    for hook in [".git/hooks/pre-commit", ".git/hooks/commit-msg"] {
+        let text = repo.read(hook);
+        let (head, rest) = text.split_once("goal_hook_bin='").unwrap();
+        let (_, tail) = rest.split_once('\'').unwrap();
+        repo.write(
+            hook,
+            &format!("{head}goal_hook_bin='/nonexistent/goal'{tail}"),
+        );
+    }
+    let git = |args: &[&str]| {
+        repo.git_cmd()
+            .args(args)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .output()
+            .unwrap()
+    };
+    repo.write("code.rs", "fn main() {}\n");
+    assert!(git(&["add", "code.rs"]).status.success());
+    let out = git(&["commit", "-q", "-m", "code only"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = repo
+        .goal_md()
+        .replace("- [ ] division works", "- [x] division works");
+    repo.write(GOAL, &md);
+    assert!(git(&["add", GOAL]).status.success());
+    let out = git(&["commit", "-q", "-m", "tick"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("needs `goal` on PATH"),
+        "{}",
+        stderr(&out)
     );
 }

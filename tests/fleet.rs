@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::support::{Repo, json, stderr, stdout};
+use crate::support::{Repo, TestEnv, json, stderr, stdout};
 
 /// A test script printing a plain summary line.
 fn script(passed: u32, failed: u32) -> String {
@@ -381,7 +381,7 @@ fn fleet_shows_remote_branches_only_with_remote_as_last_fetched() {
     ]);
     let clone = Repo {
         dir: tempfile::TempDir::new_in(home.path()).unwrap(),
-        home: tempfile::TempDir::new().unwrap(),
+        env: TestEnv::new(),
     };
     // Work in the clone through -C (the Repo helper's own folder stays empty).
     let at = home.path().join("clone");
@@ -474,8 +474,8 @@ fn fleet_shows_the_active_run_and_none_after_it() {
     repo.git(&["add", "."]);
     repo.git(&["commit", "-q", "-m", "t"]);
     repo.init_goal(&["it works (verify: `sh t.sh`)"]);
-    let seen = repo.home.path().join("fleet-during-run.json");
-    let agent = repo.home.path().join("agent.sh");
+    let seen = repo.home().join("fleet-during-run.json");
+    let agent = repo.home().join("agent.sh");
     std::fs::write(
         &agent,
         format!(

@@ -1,6 +1,6 @@
 //! History and loop control: goal log, stagnation with escalation, backoff and the retry guard.
 
-use crate::support::{GOAL, Repo, json, stderr, stdout};
+use crate::support::{GOAL, Repo, json, project, stderr, stdout};
 
 const RETRY: &str = ".agents/goal/retry.json";
 
@@ -657,4 +657,92 @@ fn history_commands_read_a_bare_repository() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn log_lists_iterations_from_the_trailers() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    repo.write("a.txt", "1\n2\n");
+    repo.ok(&["iterate", "-m", "added a"]);
+    let v = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["iteration"], 1);
+    assert_eq!(rows[1]["summary"], "added a");
+    assert_eq!(rows[1]["files_changed"], 1);
+    assert_eq!(rows[1]["insertions"], 2);
+    assert_eq!(rows[1]["commit"], repo.head());
+}
+
+#[test]
+fn a_hand_made_material_change_is_flagged_by_log_and_listed_by_done() {
+    let repo = project(&[
+        "cargo test rate_limit passes with 3 tests",
+        "division works",
+    ]);
+    // A plain commit rewords criterion 1, with a trailer written by hand.
+    let md = repo.goal_md().replace(
+        "cargo test rate_limit passes with 3 tests",
+        "code looks fine",
+    );
+    repo.write(GOAL, &md);
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "reword\n\nGoal-Material-Change: made it simpler",
+    ]);
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["summary"] == "reword")
+        .expect("a row of its own");
+    let flags: Vec<&str> = row["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        flags.contains(&"hand-made") && flags.contains(&"material-change"),
+        "{flags:?}"
+    );
+    assert_eq!(
+        row["material"][0]["old"],
+        "cargo test rate_limit passes with 3 tests"
+    );
+    assert_eq!(row["material"][0]["new"], "code looks fine");
+    let text = stdout(&repo.goal().arg("log").output().unwrap());
+    assert!(
+        text.contains("\"cargo test rate_limit passes with 3 tests\" → \"code looks fine\""),
+        "{text}"
+    );
+    // done lists it, in its summary and in the complete commit.
+    repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
+    let out = repo.goal().arg("done").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("material changes: 1"),
+        "{}",
+        stdout(&out)
+    );
+    let complete = repo.git(&["log", "-1", "--format=%B", "HEAD~1"]);
+    assert!(complete.contains("→ \"code looks fine\""), "{complete}");
+    // After done, the goal's last row shows it complete with every criterion.
+    let rows = json(
+        &repo
+            .goal()
+            .args(["log", "--json", "--all"])
+            .output()
+            .unwrap(),
+    );
+    let last = rows.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["status"], "complete");
+    assert_eq!(last["passing"], 2);
+    assert_eq!(last["total"], 2);
 }

@@ -100,7 +100,7 @@ fn assert_the_plugin_drove_the_session(repo: &Repo, api: &FakeApi, out: &Output)
 fn the_claude_code_plugin_loaded_with_plugin_dir_keeps_the_agent_on_the_goal() {
     let Some(dir) = claude_dir() else { return };
     let repo = Repo::new();
-    let api = FakeApi::start(&dir, "say", &repo.home.path().join("api.jsonl"), "true");
+    let api = FakeApi::start(&dir, "say", &repo.home().join("api.jsonl"), "true");
     let plugin = root().join("plugins/goal");
     let out = claude(
         &repo,
@@ -116,7 +116,7 @@ fn the_claude_code_plugin_loaded_with_plugin_dir_keeps_the_agent_on_the_goal() {
 fn the_claude_code_plugin_does_nothing_without_goal_on_path() {
     let Some(dir) = claude_dir() else { return };
     let repo = Repo::new();
-    let api = FakeApi::start(&dir, "say", &repo.home.path().join("api.jsonl"), "true");
+    let api = FakeApi::start(&dir, "say", &repo.home().join("api.jsonl"), "true");
     let plugin = root().join("plugins/goal");
     // git and sh, but no goal.
     let path = "/usr/local/bin:/usr/bin:/bin";
@@ -149,7 +149,7 @@ fn the_claude_code_plugin_does_nothing_without_goal_on_path() {
 fn the_repository_is_a_marketplace_whose_goal_plugin_installs_and_runs() {
     let Some(dir) = claude_dir() else { return };
     let repo = Repo::new();
-    let api = FakeApi::start(&dir, "say", &repo.home.path().join("api.jsonl"), "true");
+    let api = FakeApi::start(&dir, "say", &repo.home().join("api.jsonl"), "true");
     let path = with_goal_on_path();
     for args in [
         &["plugin", "validate", root().to_str().unwrap()][..],
@@ -170,8 +170,7 @@ fn the_repository_is_a_marketplace_whose_goal_plugin_installs_and_runs() {
         );
     }
     let cached = repo
-        .home
-        .path()
+        .home()
         .join(".claude/plugins/cache/goal/goal/0.1.0/hooks/hooks.json");
     assert_eq!(
         std::fs::read_to_string(&cached).unwrap(),
@@ -329,7 +328,7 @@ fn check_installed(goal: &Path, native: &Path, bin_dir: &Path) {
         ),
         version
     );
-    let demo_dir = scratch.home.path().join("demo");
+    let demo_dir = scratch.home().join("demo");
     let demo = ok(
         run_in(
             &scratch,
@@ -477,7 +476,7 @@ fn the_packages_install_offline_and_run_goal() {
     assert!(check.status.success(), "{}", explain(&check));
 
     // The binstall archive: goal-<version>-<target>/goal, the release binary itself.
-    let unpacked = work.home.path().join("archive");
+    let unpacked = work.home().join("archive");
     std::fs::create_dir_all(&unpacked).unwrap();
     ok(
         work.command("tar")
@@ -498,7 +497,7 @@ fn the_packages_install_offline_and_run_goal() {
     );
 
     // npm: both tarballs into a temporary global prefix, offline.
-    let prefix = work.home.path().join("npm-prefix");
+    let prefix = work.home().join("npm-prefix");
     npm_install(
         &work,
         &prefix,
@@ -519,7 +518,7 @@ fn the_packages_install_offline_and_run_goal() {
     check_installed(&launcher, &native, &prefix.join("bin"));
 
     // The launcher without its platform package fails clearly.
-    let bare = work.home.path().join("npm-bare");
+    let bare = work.home().join("npm-bare");
     npm_install(
         &work,
         &bare,
@@ -537,7 +536,7 @@ fn the_packages_install_offline_and_run_goal() {
     assert_eq!(stdout(&out), "");
 
     // PyPI: the wheel into a temporary venv, offline; `goal` is the binary itself.
-    let venv = work.home.path().join("venv");
+    let venv = work.home().join("venv");
     ok(
         work.command("python3")
             .arg("-m")

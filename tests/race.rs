@@ -30,12 +30,12 @@ fn bare_project() -> Repo {
 /// The racers' script: `$W` is the racer's worktree name, `$R` its number, `$S` its own state
 /// folder (outside the worktree, holding `pid`), `$T` the folder of all of them.
 fn racers(repo: &Repo, body: &str) -> String {
-    let path = repo.home.path().join("racer.sh");
+    let path = repo.home().join("racer.sh");
     std::fs::write(
         &path,
         format!(
             "#!/bin/sh\nT='{}'\nW=$(basename \"$PWD\"); R=${{W##*-}}; S=\"$T/$W\"; mkdir -p \"$S\"\necho $$ > \"$S/pid\"\ncat > /dev/null\n{body}\n",
-            repo.home.path().display()
+            repo.home().display()
         ),
     )
     .unwrap();
@@ -60,7 +60,7 @@ fn race(repo: &Repo, flags: &[&str], script: &str) -> Output {
 }
 
 fn pid_of(repo: &Repo, racer: &str) -> String {
-    std::fs::read_to_string(repo.home.path().join(racer).join("pid"))
+    std::fs::read_to_string(repo.home().join(racer).join("pid"))
         .unwrap()
         .trim()
         .to_string()
@@ -401,8 +401,7 @@ fn two_ctrl_c_stop_every_racer_and_leave_no_agent_alive() {
     // Each racer's agent starts a background sleeper of its own, then hangs.
     let script = racers(&repo, "sleep 60 &\necho $! > \"$S/sleeper\"\nsleep 60");
     let (child, lines) = start_race(&repo, &script);
-    let files =
-        |name: &str| ["say-hello-1", "say-hello-2"].map(|r| repo.home.path().join(r).join(name));
+    let files = |name: &str| ["say-hello-1", "say-hello-2"].map(|r| repo.home().join(r).join(name));
     wait_for("both agents and their sleepers", || {
         files("sleeper").iter().all(|f| f.exists())
     });
@@ -438,12 +437,12 @@ fn one_ctrl_c_lets_every_racer_finish_and_record_its_turn() {
     wait_for("both agents", || {
         ["say-hello-1", "say-hello-2"]
             .iter()
-            .all(|r| repo.home.path().join(r).join("pid").exists())
+            .all(|r| repo.home().join(r).join("pid").exists())
     });
     let mut seen = Vec::new();
     interrupt(&child);
     wait_for_line(&lines, "Ctrl-C:", &mut seen);
-    std::fs::write(repo.home.path().join("go"), "").unwrap();
+    std::fs::write(repo.home().join("go"), "").unwrap();
     assert_eq!(exit_of(child), 130, "{seen:?}");
     for (branch, racer) in [
         ("goal/say-hello-1", "say-hello-1"),
@@ -525,11 +524,11 @@ fn racers_take_the_presets_in_turn_each_with_its_own_agent_and_usage() {
     let repo = project();
     // Stand-ins for two agent CLIs on PATH: each saves its command line; claude proves the goal
     // once codex is in its turn and reports its usage as Claude Code does; codex never ends.
-    let bin = repo.home.path().join("bin");
+    let bin = repo.home().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let head = format!(
         "#!/bin/sh\nT='{}'\nW=$(basename \"$PWD\"); S=\"$T/$W\"; mkdir -p \"$S\"\necho \"$0 $*\" > \"$S/argv\"\n",
-        repo.home.path().display()
+        repo.home().display()
     );
     std::fs::write(
         bin.join("claude"),
@@ -578,8 +577,7 @@ fn racers_take_the_presets_in_turn_each_with_its_own_agent_and_usage() {
         serde_json::json!({"input_tokens": null, "output_tokens": null, "cost_usd": null})
     );
     // Each racer ran its own preset's command line, in its own worktree.
-    let argv =
-        |racer: &str| std::fs::read_to_string(repo.home.path().join(racer).join("argv")).unwrap();
+    let argv = |racer: &str| std::fs::read_to_string(repo.home().join(racer).join("argv")).unwrap();
     assert!(
         argv("say-hello-claude").contains("claude -p --output-format stream-json"),
         "{}",

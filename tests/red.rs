@@ -640,10 +640,10 @@ fn a_killed_red_run_leaves_no_worktree() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "slow"]);
     repo.init_goal(&["it is slow (verify: `sh tests/slow.sh`)"]);
-    let tmp = repo.home.path().join("tmp");
+    let tmp = repo.home().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let before = snapshot(repo.path());
-    let started = repo.home.path().join("started");
+    let started = repo.home().join("started");
     let mut child = repo
         .goal_std()
         .args(["verify", "--red", "-c", "1"])
@@ -710,7 +710,7 @@ fn crate_repo(criterion: &str) -> Repo {
 /// `goal <args>` in `repo` where cargo works: the hermetic HOME hides the toolchain, so it is
 /// named as this test's own cargo found it, with a target folder of the test's own.
 fn goal_with_cargo(repo: &Repo, args: &[&str]) -> std::process::Output {
-    let target = repo.home.path().join("target");
+    let target = repo.home().join("target");
     let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
     let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());

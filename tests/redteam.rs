@@ -275,8 +275,8 @@ fn goal_text_never_reaches_a_shell() {
         m = marker.display()
     );
     // The notify command records the argument it was given, to check the text arrived intact.
-    let notified = repo.home.path().join("notified");
-    let recorder = repo.home.path().join("notify.sh");
+    let notified = repo.home().join("notified");
+    let recorder = repo.home().join("notify.sh");
     std::fs::write(
         &recorder,
         format!("printf '%s\\n' \"$1\" >> '{}'\n", notified.display()),

@@ -13,7 +13,7 @@ const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authe
 
 /// The agent script's folder (outside the worktree): call counter, prompts, pids.
 pub(crate) fn state(repo: &Repo) -> PathBuf {
-    repo.home.path().to_path_buf()
+    repo.home().to_path_buf()
 }
 
 /// An agent script: counts its calls in `calls`, saves each prompt (stdin) to `prompt-N`,
@@ -645,12 +645,12 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
     let out = repo.goal().args(["run"]).output().unwrap();
     assert_eq!(code(&out), 2, "no agent: {}", explain(&out));
 
-    let s = repo.home.path().join("first.sh");
+    let s = repo.home().join("first.sh");
     std::fs::write(
         &s,
         format!(
             "#!/bin/sh\ncat > '{}/prompt'\necho ok\n",
-            repo.home.path().display()
+            repo.home().display()
         ),
     )
     .unwrap();
@@ -670,7 +670,7 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
         .unwrap();
     assert_eq!(code(&out), 3, "{}", explain(&out));
     assert!(repo.goal_md().contains("goal: \"Write the greeting\""));
-    let p = std::fs::read_to_string(repo.home.path().join("prompt")).unwrap();
+    let p = std::fs::read_to_string(repo.home().join("prompt")).unwrap();
     assert!(
         p.contains("goal criteria add \"<observable outcome>\" --verify \"<test command>\""),
         "{p}"

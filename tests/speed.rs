@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{EVIDENCE, Repo, stderr};
+use crate::support::{EVIDENCE, Repo, TestEnv, stderr};
 
 /// The last evidence record's (tree, tree_after).
 fn last_record(repo: &Repo) -> (String, Option<String>) {
@@ -36,7 +36,7 @@ fn repo_in_memory() -> Repo {
     };
     let repo = Repo {
         dir,
-        home: tempfile::TempDir::new().unwrap(),
+        env: TestEnv::new(),
     };
     repo.git(&["init", "-q", "-b", "main"]);
     repo.git(&["config", "user.name", "Test"]);

@@ -51,7 +51,7 @@ impl StandIn {
     /// Start `script` (a fake_api.py) answering each turn as `plan` says; its requests are
     /// logged beside the repository (outside the worktree).
     pub fn start(repo: &Repo, script: &Path, plan: &str, env: &[(&str, &str)]) -> StandIn {
-        let log = repo.home.path().join("api.jsonl");
+        let log = repo.home().join("api.jsonl");
         let mut command = std::process::Command::new("python3");
         command
             .arg(script)

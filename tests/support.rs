@@ -1,5 +1,6 @@
 //! A hermetic git repository and helpers to drive `goal` and `git` in it.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -11,34 +12,85 @@ pub const NOW: &str = "2026-11-30T15:04:05Z";
 pub const GOAL: &str = ".agents/goal/GOAL.md";
 pub const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
 
-pub struct Repo {
-    pub dir: TempDir,
-    pub home: TempDir,
+/// The environment every child process of a test gets, built from nothing (as jj's
+/// `TestEnvironment` does): `PATH` (with goal's binary first) and a temporary `HOME`, no user or
+/// system git config, fixed dates and clock, no colour. Nothing of the calling environment leaks
+/// in — not what git exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, …), nor a user's own
+/// GOAL_FILE. It owns the temporary `HOME` and hands out commands (`goal`, `git`, any program)
+/// with that environment and no other.
+pub struct TestEnv {
+    home: TempDir,
+    vars: Vec<(OsString, OsString)>,
 }
 
-/// The environment every child process gets, built from nothing (as jj's `TestEnvironment`
-/// does): `PATH` (with goal's binary first) and a temporary `HOME`, no user or system git config,
-/// fixed dates and clock, no colour. Nothing of the calling environment leaks in — not what git
-/// exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, …), nor a user's own GOAL_FILE.
-fn hermetic(cmd: &mut std::process::Command, home: &Path) {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_goal"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![bin_dir];
-    paths.extend(pytest_dir().iter().cloned());
-    paths.extend(std::env::split_paths(&path));
-    cmd.env_clear()
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("HOME", home)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("TZ", "UTC")
-        .env("GIT_AUTHOR_DATE", "@1796051045 +0000")
-        .env("GIT_COMMITTER_DATE", "@1796051045 +0000")
-        .env("GOAL_NOW", NOW)
-        .env("NO_COLOR", "1");
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let home = TempDir::new().unwrap();
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_goal"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![bin_dir];
+        paths.extend(pytest_dir().iter().cloned());
+        paths.extend(std::env::split_paths(&path));
+        let mut vars: Vec<(OsString, OsString)> = vec![
+            ("PATH".into(), std::env::join_paths(paths).unwrap()),
+            ("HOME".into(), home.path().into()),
+        ];
+        vars.extend(
+            [
+                ("GIT_CONFIG_GLOBAL", "/dev/null"),
+                ("GIT_CONFIG_NOSYSTEM", "1"),
+                ("TZ", "UTC"),
+                ("GIT_AUTHOR_DATE", "@1796051045 +0000"),
+                ("GIT_COMMITTER_DATE", "@1796051045 +0000"),
+                ("GOAL_NOW", NOW),
+                ("NO_COLOR", "1"),
+            ]
+            .map(|(key, value)| (key.into(), value.into())),
+        );
+        TestEnv { home, vars }
+    }
+
+    /// The temporary `HOME` (also a scratch folder outside any repository).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// `program` in `dir`, with this environment and nothing else.
+    pub fn command(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        dir: &Path,
+    ) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        cmd.env_clear().envs(self.vars.iter().map(|(k, v)| (k, v)));
+        cmd.current_dir(dir);
+        cmd
+    }
+
+    /// The `goal` under test in `dir`.
+    pub fn goal_std(&self, dir: &Path) -> std::process::Command {
+        self.command(env!("CARGO_BIN_EXE_goal"), dir)
+    }
+
+    /// The `goal` under test in `dir`, for assertions.
+    pub fn goal(&self, dir: &Path) -> Command {
+        Command::from_std(self.goal_std(dir))
+    }
+
+    /// `git` in `dir`: never a bare `Command::new("git")`, which would inherit a calling hook's
+    /// GIT_DIR and GIT_INDEX_FILE.
+    pub fn git(&self, dir: &Path) -> std::process::Command {
+        self.command("git", dir)
+    }
+}
+
+/// A git repository in a temporary work folder, in its own [`TestEnv`].
+pub struct Repo {
+    pub dir: TempDir,
+    pub env: TestEnv,
 }
 
 /// The pytest the red-before-green tests run (they drive a real Python package).
@@ -108,7 +160,7 @@ impl Repo {
     pub fn empty() -> Repo {
         let repo = Repo {
             dir: TempDir::new().unwrap(),
-            home: TempDir::new().unwrap(),
+            env: TestEnv::new(),
         };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.git(&["config", "user.name", "Test"]);
@@ -118,6 +170,11 @@ impl Repo {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The environment's temporary `HOME`.
+    pub fn home(&self) -> &Path {
+        self.env.home()
     }
 
     /// `goal` in the repository.
@@ -148,10 +205,7 @@ impl Repo {
     }
 
     pub fn goal_in(&self, dir: &Path) -> Command {
-        let mut std_cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
-        hermetic(&mut std_cmd, self.home.path());
-        std_cmd.current_dir(dir);
-        Command::from_std(std_cmd)
+        self.env.goal(dir)
     }
 
     /// Run a shell command line on a pseudo-terminal (util-linux `script`) in the repository,
@@ -174,8 +228,7 @@ impl Repo {
         {
             panic!("no `script` to make a pseudo-terminal ({e}): install bsdutils/util-linux");
         }
-        let mut cmd = std::process::Command::new("script");
-        hermetic(&mut cmd, self.home.path());
+        let mut cmd = self.command("script");
         for (key, value) in env {
             match value {
                 Some(value) => cmd.env(key, value),
@@ -185,7 +238,6 @@ impl Repo {
         // `script`'s stdin stays open (and silent) unless an answer is typed.
         let mut child = cmd
             .args(["-qec", line, "/dev/null"])
-            .current_dir(self.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -208,19 +260,13 @@ impl Repo {
 
     /// A std command for `goal` (for spawning concurrent processes).
     pub fn goal_std(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_goal"));
-        hermetic(&mut cmd, self.home.path());
-        cmd.current_dir(self.path());
-        cmd
+        self.env.goal_std(self.path())
     }
 
     /// A hermetic command for any program, in the repository.
     #[allow(dead_code)]
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
-        let mut cmd = std::process::Command::new(program);
-        hermetic(&mut cmd, self.home.path());
-        cmd.current_dir(self.path());
-        cmd
+        self.env.command(program, self.path())
     }
 
     pub fn git_output(&self, args: &[&str]) -> Output {
@@ -235,10 +281,7 @@ impl Repo {
     /// (a temporary index, say): never a bare `Command::new("git")`, which would inherit a
     /// calling hook's GIT_DIR and GIT_INDEX_FILE.
     pub fn git_cmd(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new("git");
-        hermetic(&mut cmd, self.home.path());
-        cmd.current_dir(self.path());
-        cmd
+        self.env.git(self.path())
     }
 
     /// The tree id `goal verify` binds evidence to for the working tree as it is now, read from
@@ -325,11 +368,9 @@ impl Repo {
     /// The trailers of a commit as `git interpret-trailers --parse` reads them.
     pub fn trailers(&self, rev: &str) -> Vec<(String, String)> {
         let message = self.git(&["log", "-1", "--format=%B", rev]);
-        let mut cmd = std::process::Command::new("git");
-        hermetic(&mut cmd, self.home.path());
-        let mut child = cmd
+        let mut child = self
+            .git_cmd()
             .args(["interpret-trailers", "--parse"])
-            .current_dir(self.path())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -433,6 +474,69 @@ impl Repo {
     }
 }
 
+/// A new repository with the scripts a test run is made of, committed (`pytest-q.sh`: one test
+/// passed, in pytest's `-q` form; `fail.sh`: one failed; `none-q.sh`: no tests ran; `pass.sh`: two
+/// passed), and a goal with `criteria`.
+pub fn project(criteria: &[&str]) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "pytest-q.sh",
+        "#!/bin/sh\necho '.'\necho '1 passed in 0.01s'\n",
+    );
+    repo.write(
+        "fail.sh",
+        "#!/bin/sh\necho '1 failed, 1 passed in 0.02s'\nexit 1\n",
+    );
+    repo.write("none-q.sh", "#!/bin/sh\necho 'no tests ran in 0.01s'\n");
+    repo.test_script("pass.sh", 2, 0);
+    commit_all(&repo, "scripts");
+    repo.init_goal(criteria);
+    repo
+}
+
+/// `goal status --json`.
+pub fn status(repo: &Repo) -> serde_json::Value {
+    json(&repo.goal().args(["status", "--json"]).output().unwrap())
+}
+
+/// Each criterion's state (`open`, `proven`, `stale`, `failing`) as `goal status --json` says it.
+pub fn states(repo: &Repo) -> Vec<String> {
+    status(repo)["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["state"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Commit everything in the working tree (the project's own files, before the goal's work).
+pub fn commit_all(repo: &Repo, message: &str) {
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", message]);
+}
+
+/// The newest line of evidence.jsonl.
+pub fn last_record(repo: &Repo) -> serde_json::Value {
+    serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap()
+}
+
+/// The exit code of `goal ARGS`.
+pub fn code(repo: &Repo, args: &[&str]) -> Option<i32> {
+    repo.goal().args(args).output().unwrap().status.code()
+}
+
+/// `junit.sh`, which writes a JUnit report of two passing tests to `report.xml`; returns the
+/// report's text.
+pub fn junit_script(repo: &Repo) -> &'static str {
+    let report =
+        r#"<testsuite name="t" tests="2"><testcase name="a"/><testcase name="b"/></testsuite>"#;
+    repo.write(
+        "junit.sh",
+        &format!("#!/bin/sh\nprintf '%s' '{report}' > report.xml\n"),
+    );
+    report
+}
+
 pub fn json(output: &Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
@@ -474,7 +578,7 @@ pub fn assert_refused(what: &str, out: &Output, code: Option<i32>, words: &[&str
 #[allow(dead_code)]
 pub fn normalise(repo: &Repo, text: &str) -> String {
     let mut text = text.to_string();
-    for (dir, name) in [(repo.path(), "[REPO]"), (repo.home.path(), "[HOME]")] {
+    for (dir, name) in [(repo.path(), "[REPO]"), (repo.home(), "[HOME]")] {
         if let Ok(real) = dir.canonicalize() {
             text = text.replace(real.to_str().unwrap(), name);
         }

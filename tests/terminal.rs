@@ -1,6 +1,6 @@
 //! A good citizen of the terminal: closed pipes, signals, abandon phrases aimed at the goal,
 //! `goal restore`, phases with a goal text, completions and man page, the continuation language,
-//! and words a user knows.
+//! words a user knows, and colour (only on a terminal, never with NO_COLOR) and `--quiet`.
 
 use std::io::Read;
 use std::path::Path;
@@ -700,4 +700,74 @@ fn iterate_and_status_explain_the_stagnation_signals() {
     assert!(in_house_words(&text).is_empty(), "{text}");
     let status = stdout(&repo.goal().arg("status").output().unwrap());
     assert!(in_house_words(&status).is_empty(), "{status}");
+}
+
+/// On a terminal, where colour would otherwise be on, any non-empty `NO_COLOR` turns it off and
+/// an empty one does not (no-color.org).
+#[test]
+fn no_color_means_no_escape_codes_on_a_terminal() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let status = format!("{} status", env!("CARGO_BIN_EXE_goal"));
+    for (no_color, coloured) in [
+        (None, true),
+        (Some(""), true),
+        (Some("1"), false),
+        (Some("yes please"), false),
+    ] {
+        let text = repo.on_a_tty(&status, &[("NO_COLOR", no_color)], None);
+        assert!(
+            text.contains("Make the thing work"),
+            "{no_color:?}: {text:?}"
+        );
+        assert_eq!(
+            text.contains('\x1b'),
+            coloured,
+            "NO_COLOR={no_color:?}: {text:?}"
+        );
+    }
+}
+
+/// SPEC §3: colours only on a TTY and never with `NO_COLOR`; `--quiet` silences human output but
+/// not errors.
+#[test]
+fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
+    let repo = Repo::new();
+    repo.init_goal(&["a passes"]);
+    let status = format!("{} status", env!("CARGO_BIN_EXE_goal"));
+    let coloured = repo.on_a_tty(&status, &[("NO_COLOR", None)], None);
+    assert!(coloured.contains("\x1b[1mGoal:\x1b[0m"), "{coloured:?}");
+    let plain = repo.on_a_tty(&status, &[("NO_COLOR", Some("1"))], None);
+    assert!(
+        plain.contains("Goal: Make the thing work") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
+    let piped = repo
+        .goal()
+        .env_remove("NO_COLOR")
+        .arg("status")
+        .output()
+        .unwrap();
+    assert!(!stdout(&piped).contains('\x1b'), "{}", stdout(&piped));
+
+    repo.write("src/lib.rs", "// work\n");
+    let quiet = repo
+        .goal()
+        .args(["--quiet", "iterate", "-m", "quiet step"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert_eq!(stdout(&quiet), "");
+    assert_eq!(repo.trailer("HEAD", "Goal-Iteration").as_deref(), Some("1"));
+    let refused = repo
+        .goal()
+        .args(["--quiet", "check", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("goal: error: cannot check criterion 1"),
+        "{}",
+        stderr(&refused)
+    );
 }
