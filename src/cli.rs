@@ -85,7 +85,7 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Uncheck(args) => check::run_uncheck(ctx, args),
         Command::Iterate(args) => iterate::run(ctx, args),
         Command::Retry(args) => retry::run(ctx, args),
-        Command::Run(args) => run::run(ctx, args),
+        Command::Run(args) => run::run(ctx, args, app),
         Command::Block(args) => block::run(ctx, args),
         Command::Resume(args) => resume::run(ctx, args),
         Command::Done(args) => done::run(ctx, args),

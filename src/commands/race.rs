@@ -3,7 +3,6 @@
 
 use std::ffi::OsString;
 
-use clap::CommandFactory;
 use clap::parser::ValueSource;
 
 use super::run::Args;
@@ -27,7 +26,10 @@ pub fn parse_racers(text: &str) -> std::result::Result<usize, String> {
 /// `--keep-worktrees`), `--agent` (each racer gets one) and the global ones (each racer gets its
 /// own `-C`, `--file`, `--json`); then the goal text and `-- CMD ARGS…`. Read from the command
 /// line itself, so that every option `goal run` has reaches the racers.
-pub fn racer_args(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<OsString>)> {
+pub fn racer_args(
+    cli: clap::Command,
+    argv: Vec<OsString>,
+) -> Result<(Vec<OsString>, Vec<OsString>)> {
     const OWN: &[&str] = &[
         "race",
         "keep_worktrees",
@@ -39,7 +41,6 @@ pub fn racer_args(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<OsString>)>
         "help",
         "version",
     ];
-    let cli = crate::cli::Cli::command();
     let matches = cli
         .clone()
         .try_get_matches_from(argv)
@@ -94,7 +95,7 @@ pub fn racer_args(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<OsString>)>
     Ok((options, tail))
 }
 
-pub fn run(ctx: &Ctx, args: Args, racers: usize) -> Result<u8> {
+pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u8> {
     if args.agent.is_empty() && args.command.is_empty() {
         return Err(super::run::no_agent());
     }
@@ -111,7 +112,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize) -> Result<u8> {
         Some(text) => text,
         None => ws.goal()?.goal,
     };
-    let (run_args, tail) = racer_args(std::env::args_os().collect())?;
+    let (run_args, tail) = racer_args(app, std::env::args_os().collect())?;
     if crate::repo::worktree::uncommitted(ws.root()).is_ok_and(|paths| !paths.is_empty()) {
         ctx.note(
             "the racers start from the last commit: the uncommitted changes here are not in their worktrees (commit them first to race on them)",
@@ -327,7 +328,11 @@ mod tests {
             ),
         ];
         for (argv, want_options, want_tail) in cases {
-            let (options, tail) = racer_args(os(argv)).unwrap();
+            let (options, tail) = racer_args(
+                <crate::cli::Cli as clap::CommandFactory>::command(),
+                os(argv),
+            )
+            .unwrap();
             assert_eq!(options, os(want_options), "{argv:?}");
             assert_eq!(tail, os(want_tail), "{argv:?}");
             // What a racer is given parses as one `goal run` with one agent and no race.

@@ -26,12 +26,13 @@ pub(crate) use agents::no_agent;
 pub use args::Args;
 pub(crate) use goal::check_goal;
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+/// `app`: goal's whole command line as clap describes it (a race reads its own again).
+pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
     // A budget no listed agent can be held to is refused before anything is made (each racer
     // would refuse it too).
     args::check_budgets(&args)?;
     if let Some(racers) = args.race {
-        return super::race::run(ctx, args, racers);
+        return super::race::run(ctx, args, racers, app());
     }
     let ws = Workspace::open(ctx)?;
     // An unattended run would hang its commits off nothing: ask for a branch first.
