@@ -1,6 +1,7 @@
 //! Edits of GOAL.md: each changes only the lines `goal` owns, then parses the result again.
 
-use super::parse::{key_line, list_item};
+use super::frontmatter::key_line;
+use super::markdown::list_item;
 use super::{GoalFile, Status, one_line, yaml_string};
 
 /// The line terminator the file already uses (so a CRLF file stays CRLF).
@@ -285,5 +286,5 @@ impl GoalFile {
 }
 
 fn heading_level(line: &str) -> Option<usize> {
-    super::parse::heading(line).map(|(level, _)| level)
+    super::markdown::heading(line).map(|(level, _)| level)
 }

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::GoalFile;
 use super::parse::{self, MAX_LEN};
+use super::{lines, progress_log};
 
 /// What [`read`] found.
 pub enum Lean {
@@ -103,7 +104,7 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
                 return Ok(Lean::Whole);
             }
             for &at in entries.range(..cut) {
-                match parse::entry_number(&text[at..to]) {
+                match progress_log::entry_number(&text[at..to]) {
                     Some(Some(n)) => newest_dropped = newest_dropped.max(Some(n)),
                     Some(None) => return Ok(Lean::Whole),
                     None => {}
@@ -167,7 +168,7 @@ fn look_at_log(
         if line.is_empty() {
             return None;
         }
-        if parse::matters_in_log(line) {
+        if progress_log::matters_in_log(line) {
             return Some(at + 1);
         }
         if line.starts_with(b"### ") {
@@ -178,7 +179,7 @@ fn look_at_log(
     let mut words = text[base..limit].chunks_exact(8);
     let mut at = base;
     for word in &mut words {
-        let mut found = parse::newline_bytes(word);
+        let mut found = lines::newline_bytes(word);
         while found != 0 {
             let newline = at + (found.trailing_zeros() / 8) as usize;
             found &= found - 1;

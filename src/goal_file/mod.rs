@@ -6,8 +6,12 @@
 //! `render(parse(text)) == text` holds by construction.
 
 mod edit;
+mod frontmatter;
 pub mod lean;
+mod lines;
+mod markdown;
 pub(crate) mod parse;
+mod progress_log;
 
 pub use parse::ParseError;
 
@@ -192,12 +196,12 @@ impl GoalFile {
 
     /// The Progress Log's `### Iteration N` entries, in file order.
     pub fn log(&self) -> Vec<LogEntry> {
-        parse::log_entries(self)
+        progress_log::log_entries(self)
     }
 
     /// The Progress Log entry of iteration `number` (the last one, if it appears twice).
     pub fn log_entry(&self, number: u64) -> Option<LogEntry> {
-        parse::log_entry(self, number)
+        progress_log::log_entry(self, number)
     }
 
     /// The body of a Progress Log entry, as written.

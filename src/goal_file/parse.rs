@@ -1,10 +1,15 @@
-//! Locating the owned parts of GOAL.md: frontmatter keys, sections, criteria, log entries.
+//! Locating the owned parts of GOAL.md: the frontmatter, then the sections of the body (criteria
+//! and their phases, the Progress Log, Blocked) with their spans.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Criterion, GoalFile, LogEntry, Phase, Span, Status};
+use super::frontmatter::Frontmatter;
+use super::lines::{Lines, content, line_starts};
+use super::markdown::{closes_fence, heading, list_item, opens_fence};
+use super::progress_log::next_log_line;
+use super::{Criterion, GoalFile, Phase, Span};
 
 /// What went wrong, and on which 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -14,7 +19,7 @@ pub struct ParseError {
     pub message: String,
 }
 
-fn err<T>(line: usize, message: impl Into<String>) -> Result<T, ParseError> {
+pub(super) fn err<T>(line: usize, message: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {
         line,
         message: message.into(),
@@ -24,8 +29,6 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, ParseError> {
 static PHASE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^phase\s+(?P<n>\d+)\s*[:.\-–—]?\s*(?P<name>.*)$").expect("phase pattern")
 });
-static FENCE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^ {0,3}(?P<fence>`{3,}|~{3,})").expect("fence pattern"));
 
 pub(super) fn parse_bytes(bytes: &[u8]) -> Result<GoalFile, ParseError> {
     if let Some(pos) = bytes.iter().position(|&b| b == 0) {
@@ -46,10 +49,6 @@ pub(super) fn parse_bytes(bytes: &[u8]) -> Result<GoalFile, ParseError> {
             err(line, "invalid UTF-8: expected a UTF-8 markdown GOAL.md")
         }
     }
-}
-
-fn content(line: &str) -> &str {
-    line.trim_end_matches(['\n', '\r'])
 }
 
 pub(super) fn parse(text: &str) -> Result<GoalFile, ParseError> {
@@ -112,195 +111,8 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
     })
 }
 
-/// `starts[i]`: the byte offset of line `i`; the last entry is `text.len()`. A line ends after
-/// its `\n`; a final `\n` opens no further line.
-///
-/// Sixty-four bytes at a time, a word of eight at a time: a long Progress Log has many short
-/// lines, for which a `memchr` call per line costs more than this scan (`goal status` must not
-/// slow down as the log grows).
-pub(super) fn line_starts(bytes: &[u8]) -> Vec<u32> {
-    let mut starts: Vec<u32> = Vec::with_capacity(bytes.len() / 24 + 2);
-    starts.push(0);
-    let body = &bytes[..bytes.len().saturating_sub(1)];
-    let mut blocks = body.chunks_exact(64);
-    let mut base = 0u32;
-    for block in &mut blocks {
-        let mut mask = newline_mask(block);
-        while mask != 0 {
-            starts.push(base + mask.trailing_zeros() + 1);
-            mask &= mask - 1;
-        }
-        base += 64;
-    }
-    for (i, &b) in blocks.remainder().iter().enumerate() {
-        if b == b'\n' {
-            starts.push(base + i as u32 + 1);
-        }
-    }
-    starts.push(bytes.len() as u32);
-    starts
-}
-
-/// The `\n`s of a 64-byte block as bits (bit i: byte i), a word of eight bytes at a time.
-pub(super) fn newline_mask(block: &[u8]) -> u64 {
-    // Multiplying the 0x80 bits of a word by this gathers them, in order, into its top byte.
-    const GATHER: u64 = 0x0002_0408_1020_4081;
-    let mut mask = 0u64;
-    for (k, word) in block.chunks_exact(8).enumerate() {
-        mask |= (newline_bytes(word).wrapping_mul(GATHER) >> 56) << (8 * k);
-    }
-    mask
-}
-
-/// 0x80 in exactly the bytes of an 8-byte `word` that are `\n`, 0 in the others.
-pub(super) fn newline_bytes(word: &[u8]) -> u64 {
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-    let x = u64::from_le_bytes(word.try_into().expect("an 8-byte word")) ^ NEWLINES;
-    // Where `x` is zero, i.e. where the text has `\n`: adding 0x7f to a byte's low seven bits
-    // sets its high bit unless they are all zero, and no byte carries into the next
-    // (0x7f + 0x7f < 0x100).
-    !(((x & LOWS) + LOWS) | x | LOWS)
-}
-
 /// The largest GOAL.md `goal` reads (8 MiB): a bigger one is refused, not hung on.
 pub const MAX_LEN: usize = 8 * 1024 * 1024;
-
-/// The lines of a text, without copying it.
-pub(super) struct Lines<'a> {
-    text: &'a str,
-    starts: &'a [u32],
-}
-
-impl<'a> Lines<'a> {
-    pub(super) fn len(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    /// Line `i`, its terminator included.
-    pub(super) fn get(&self, i: usize) -> &'a str {
-        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
-    }
-
-    fn offset(&self, i: usize) -> usize {
-        self.starts[i] as usize
-    }
-}
-
-struct Frontmatter {
-    goal: String,
-    created: Option<String>,
-    updated: Option<String>,
-    iteration: u64,
-    status: Status,
-}
-
-/// The 0-based index (within the frontmatter lines) of a top-level `key:` line.
-pub(super) fn key_line<S: AsRef<str>>(lines: &[S], key: &str) -> Option<usize> {
-    lines.iter().map(AsRef::as_ref).position(|l| {
-        l.strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
-    })
-}
-
-impl Frontmatter {
-    fn parse(lines: &[&str]) -> Result<Frontmatter, ParseError> {
-        // File line of frontmatter line i is i + 2 (1-based, after the opening `---`).
-        let line_of = |key: &str| key_line(lines, key).map_or(1, |i| i + 2);
-        let yaml = lines.concat();
-        let value: serde_yaml_ng::Value = match serde_yaml_ng::from_str(&yaml) {
-            Ok(v) => v,
-            Err(e) => {
-                let line = e.location().map_or(1, |l| l.line() + 1);
-                let message = e.to_string();
-                let message = message.split(" at line ").next().unwrap_or(&message);
-                return err(line, format!("bad YAML in the frontmatter: {message}"));
-            }
-        };
-        let serde_yaml_ng::Value::Mapping(map) = value else {
-            return err(
-                2,
-                "the frontmatter must be a YAML mapping of keys (goal, created, updated, iteration, status)",
-            );
-        };
-        let get = |key: &str| map.get(serde_yaml_ng::Value::String(key.to_string()));
-        let goal = match get("goal") {
-            Some(serde_yaml_ng::Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(_) => return err(line_of("goal"), "`goal` must be a non-empty string"),
-            None => {
-                return err(
-                    1,
-                    "the frontmatter has no `goal` key: expected `goal: \"<goal text>\"`",
-                );
-            }
-        };
-        let iteration = match get("iteration") {
-            Some(serde_yaml_ng::Value::Number(n)) if n.as_u64().is_some() => {
-                n.as_u64().unwrap_or_default()
-            }
-            Some(_) => {
-                return err(
-                    line_of("iteration"),
-                    "`iteration` must be a whole number ≥ 0 (the last recorded iteration)",
-                );
-            }
-            None => {
-                return err(
-                    1,
-                    "the frontmatter has no `iteration` key: expected `iteration: <int>`",
-                );
-            }
-        };
-        let status = match get("status") {
-            Some(serde_yaml_ng::Value::String(s)) => match Status::parse(s) {
-                Some(status) => status,
-                None => {
-                    return err(
-                        line_of("status"),
-                        format!("unknown status `{s}`: expected in-progress, blocked or complete"),
-                    );
-                }
-            },
-            Some(_) => {
-                return err(
-                    line_of("status"),
-                    "`status` must be in-progress, blocked or complete",
-                );
-            }
-            None => {
-                return err(
-                    1,
-                    "the frontmatter has no `status` key: expected `status: in-progress`",
-                );
-            }
-        };
-        let timestamp = |key: &str| -> Result<Option<String>, ParseError> {
-            match get(key) {
-                None | Some(serde_yaml_ng::Value::Null) => Ok(None),
-                Some(serde_yaml_ng::Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => err(
-                    line_of(key),
-                    format!("`{key}` must be an ISO 8601 timestamp string"),
-                ),
-            }
-        };
-        for key in ["goal", "iteration", "status"] {
-            if key_line(lines, key).is_none() {
-                return err(
-                    1,
-                    format!("`{key}` must be written as `{key}: <value>` on a line of its own"),
-                );
-            }
-        }
-        Ok(Frontmatter {
-            goal,
-            created: timestamp("created")?,
-            updated: timestamp("updated")?,
-            iteration,
-            status,
-        })
-    }
-}
 
 #[derive(Default)]
 struct Body {
@@ -320,75 +132,6 @@ enum Section {
     Blocked,
 }
 
-/// A heading: its level and text (trailing `#`s removed).
-pub(super) fn heading(line: &str) -> Option<(usize, &str)> {
-    let line = content(line);
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let rest = &line[indent..];
-    let level = rest.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let text = &rest[level..];
-    if !text.is_empty() && !text.starts_with([' ', '\t']) {
-        return None;
-    }
-    // A closing run of `#`s (preceded by a space) is not part of the text.
-    let text = text.trim();
-    let stripped = text.trim_end_matches('#');
-    let text = if stripped.len() < text.len()
-        && (stripped.is_empty() || stripped.ends_with([' ', '\t']))
-    {
-        stripped.trim_end()
-    } else {
-        text
-    };
-    Some((level, text))
-}
-
-/// `Iteration N…` (after `### `) → Some(Some(N)); Some(None) when N overflows; None when the
-/// heading is something else. Bytes only: this runs once per iteration of a long history.
-fn iteration_of(bytes: &[u8]) -> Option<Option<u64>> {
-    let rest = bytes.strip_prefix(b" ").unwrap_or(bytes);
-    let word = rest.get(..9)?;
-    if !word.eq_ignore_ascii_case(b"iteration") {
-        return None;
-    }
-    let rest = &rest[9..];
-    let spaces = rest
-        .iter()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .count();
-    if spaces == 0 {
-        return None;
-    }
-    let rest = &rest[spaces..];
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return None;
-    }
-    if rest
-        .get(digits)
-        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
-    {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &d in &rest[..digits] {
-        n = match n
-            .checked_mul(10)
-            .and_then(|n| n.checked_add(u64::from(d - b'0')))
-        {
-            Some(n) => n,
-            None => return Some(None),
-        };
-    }
-    Some(Some(n))
-}
-
 fn section_of(title: &str) -> Section {
     match title.to_ascii_lowercase().as_str() {
         "acceptance criteria" => Section::Criteria,
@@ -398,209 +141,9 @@ fn section_of(title: &str) -> Section {
     }
 }
 
-/// A list item line: (prefix up to the text, checkbox mark, text).
-pub(super) struct Item<'a> {
-    pub mark: Option<char>,
-    pub text: &'a str,
-    /// Byte offset just after the bullet and its gap (where a missing checkbox would go).
-    pub after_bullet: usize,
-    /// Byte range of the mark character inside `[ ]`.
-    pub mark_at: Option<usize>,
-}
-
-/// A list item: `[ \t]*` indent, a bullet (`-`, `*`, `+`, or 1–9 digits and `.` or `)`), blanks
-/// or the end of the line, an optional `[c]` checkbox followed by blanks or the end, the text.
-/// Read by hand rather than by a regex: compiling that pattern cost each `goal status` more
-/// instructions than the rest of the command (2.5 M of 5.4 M).
-pub(super) fn list_item(line: &str) -> Option<Item<'_>> {
-    let line = content(line);
-    let bytes = line.as_bytes();
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    let mut at = bytes.iter().take_while(|&&b| blank(b)).count();
-    match bytes.get(at)? {
-        b'-' | b'*' | b'+' => at += 1,
-        b'0'..=b'9' => {
-            let digits = bytes[at..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            if digits > 9 || !matches!(bytes.get(at + digits), Some(b'.' | b')')) {
-                return None;
-            }
-            at += digits + 1;
-        }
-        _ => return None,
-    }
-    let gap = bytes[at..].iter().take_while(|&&b| blank(b)).count();
-    if gap == 0 && at < bytes.len() {
-        return None;
-    }
-    let after_bullet = at + gap;
-    // `- - -` and `* * *` are thematic breaks, not items.
-    let mut shown = line.chars().filter(|c| !c.is_whitespace());
-    if line.chars().filter(|c| !c.is_whitespace()).count() >= 3
-        && shown.all(|c| c == '-' || c == '*' || c == '_')
-    {
-        return None;
-    }
-    let rest = &line[after_bullet..];
-    let checkbox = rest.strip_prefix('[').and_then(|inside| {
-        let mark = inside.chars().next().filter(|&c| c != ']' && c != '\n')?;
-        let after = inside[mark.len_utf8()..].strip_prefix(']')?;
-        let blanks = after.bytes().take_while(|&b| blank(b)).count();
-        (blanks > 0 || after.is_empty()).then(|| (mark, &after[blanks..]))
-    });
-    Some(match checkbox {
-        Some((mark, text)) => Item {
-            mark: Some(mark),
-            text,
-            after_bullet,
-            mark_at: Some(after_bullet + 1),
-        },
-        None => Item {
-            mark: None,
-            text: rest,
-            after_bullet,
-            mark_at: None,
-        },
-    })
-}
-
-/// The marker of a code fence this line opens (``` or ~~~, three or more).
-fn opens_fence(line: &str) -> Option<String> {
-    let lead = line.trim_start_matches(' ').as_bytes().first();
-    if !matches!(lead, Some(b'`' | b'~')) {
-        return None;
-    }
-    FENCE
-        .captures(line)
-        .map(|caps| caps.name("fence").map_or("```", |m| m.as_str()).to_string())
-}
-
-/// Whether this line closes the fence `open` opened.
-fn closes_fence(open: &str, line: &str) -> bool {
-    let mark = open.chars().next().unwrap_or('`');
-    line.trim_start().starts_with(open) && line.trim().chars().all(|c| c == mark)
-}
-
-/// The entries of the Progress Log, read from its lines on demand (fenced code skipped).
-pub(super) fn log_entries(goal: &GoalFile) -> Vec<LogEntry> {
-    let Some(span) = goal.progress_span else {
-        return Vec::new();
-    };
-    let lines = Lines {
-        text: &goal.text,
-        starts: &goal.starts,
-    };
-    let mut entries = Vec::new();
-    let mut open: Option<(u64, usize)> = None;
-    let mut fence: Option<String> = None;
-    let close = |open: &mut Option<(u64, usize)>, end: usize, entries: &mut Vec<LogEntry>| {
-        if let Some((number, first)) = open.take() {
-            entries.push(LogEntry {
-                number,
-                start: lines.offset(first) as u32,
-                end: lines.offset(end) as u32,
-            });
-        }
-    };
-    for i in span.start + 1..span.end {
-        let raw = lines.get(i);
-        let line = content(raw);
-        if let Some(open_fence) = &fence {
-            if closes_fence(open_fence, line) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some(opened) = opens_fence(line) {
-            fence = Some(opened);
-            continue;
-        }
-        if let Some((3, title)) = heading(raw) {
-            close(&mut open, i, &mut entries);
-            if let Some(Some(number)) = iteration_of(title.as_bytes()) {
-                open = Some((number, i + 1));
-            }
-        }
-    }
-    close(&mut open, span.end, &mut entries);
-    entries
-}
-
-/// The entry of iteration `number`, looked for from the end (where recent iterations are).
-pub(super) fn log_entry(goal: &GoalFile, number: u64) -> Option<LogEntry> {
-    let span = goal.progress_span?;
-    let lines = Lines {
-        text: &goal.text,
-        starts: &goal.starts,
-    };
-    let mut end = span.end;
-    for i in (span.start + 1..span.end).rev() {
-        let raw = lines.get(i);
-        if let Some((3, title)) = heading(raw) {
-            if iteration_of(title.as_bytes()) == Some(Some(number)) {
-                return Some(LogEntry {
-                    number,
-                    start: lines.offset(i + 1) as u32,
-                    end: lines.offset(end) as u32,
-                });
-            }
-            end = i;
-        }
-    }
-    None
-}
-
-/// The first line from `i` on that could matter in a Progress Log (outside fences and comments):
-/// one that may open a heading of level 1 or 2, a fence or a comment. Entry headings (`### `) do
-/// not: entries are read when the log is asked for.
-fn next_log_line(lines: &Lines, mut i: usize) -> usize {
-    let bytes = lines.text.as_bytes();
-    while i < lines.len() && !matters_in_log(&bytes[lines.offset(i)..]) {
-        i += 1;
-    }
-    i
-}
-
-/// Whether a line of the Progress Log (outside fences and comments), given from its start, can
-/// change how the rest of the file parses: it may open a heading of level 1 or 2, a fence or a
-/// comment. The other lines only make up entries.
-pub(super) fn matters_in_log(line: &[u8]) -> bool {
-    match line.first() {
-        Some(b' ' | b'\t' | b'`' | b'~' | b'<') | None => true,
-        Some(b'#') => !line.starts_with(b"### "),
-        _ => false,
-    }
-}
-
 /// Whether `line` is a level-2 `## Progress Log` heading.
 pub(super) fn opens_progress_log(line: &str) -> bool {
     matches!(heading(line), Some((2, title)) if section_of(title) == Section::Progress)
-}
-
-/// The iteration of the entry heading `text` starts with (`### Iteration N…`), as the log reads
-/// it: Some(Some(N)); Some(None) when N overflows; None for another line. The common
-/// `### Iteration N` line is read without the general heading parse.
-pub(super) fn entry_number(text: &[u8]) -> Option<Option<u64>> {
-    if let Some(rest) = text.strip_prefix(b"### Iteration ") {
-        let (mut n, mut digits) = (0u64, 0);
-        while digits < 18 && digits < rest.len() && rest[digits].is_ascii_digit() {
-            n = n * 10 + u64::from(rest[digits] - b'0');
-            digits += 1;
-        }
-        let after = &rest[digits..];
-        if digits > 0
-            && (after.is_empty() || after.starts_with(b"\n") || after.starts_with(b"\r\n"))
-        {
-            return Some(Some(n));
-        }
-    }
-    let line = memchr::memchr(b'\n', text).map_or(text, |end| &text[..=end]);
-    match std::str::from_utf8(line).ok().and_then(heading) {
-        Some((3, title)) => iteration_of(title.as_bytes()),
-        _ => None,
-    }
 }
 
 impl Body {
@@ -765,101 +308,5 @@ impl Body {
             body.blocked = Some(Vec::new());
         }
         Ok(body)
-    }
-}
-
-#[cfg(test)]
-mod list_item_tests {
-    use super::list_item;
-
-    /// The hand-written reader says what the pattern it replaced said, line for line.
-    #[test]
-    fn list_items_read_as_the_old_pattern_read_them() {
-        let pattern = regex::Regex::new(r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+|$)(?:\[(?P<mark>[^\]\n])\](?:[ \t]+|$))?(?P<text>.*)$").unwrap();
-        let old = |line: &str| {
-            let line = line.trim_end_matches(['\n', '\r']);
-            let caps = pattern.captures(line)?;
-            let trimmed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-            if trimmed.len() >= 3 && trimmed.chars().all(|c| c == '-' || c == '*' || c == '_') {
-                return None;
-            }
-            let mark = caps.name("mark");
-            Some((
-                mark.and_then(|m| m.as_str().chars().next()),
-                caps.name("text").map(|m| m.as_str().to_string()),
-                caps.name("gap").map_or(0, |m| m.end()),
-                mark.map(|m| m.start()),
-            ))
-        };
-        let mut lines: Vec<String> = [
-            "- [ ] a",
-            "- [x] done",
-            "* [X] b",
-            "+ c",
-            "1. one",
-            "12) twelve",
-            "1234567890. ten digits",
-            "123456789. nine",
-            "-",
-            "- ",
-            "-\t[ ]",
-            "- [ ]",
-            "- [x]",
-            "- [x]text",
-            "- [xy] two",
-            "- []",
-            "- [✓] unicode mark",
-            "  - [ ] indented",
-            "\t- [ ] tab",
-            "-foo",
-            "1.5 kg",
-            "1.",
-            "1.x",
-            "- - -",
-            "* * *",
-            "---",
-            "***",
-            "- _ _",
-            "-- two",
-            "- [ ] ",
-            "- [ ]  two spaces",
-            "- [\t] tab mark",
-            "- [ ] a\r\n",
-            "- [ ] a\n",
-            "text",
-            "",
-            " ",
-            "#",
-            "- [ ]\ttab",
-            "\u{a0}- nbsp",
-            "- \u{a0}[ ] x",
-            "99) x",
-            "a. letter",
-            "- [ ]x",
-            "-\u{2003}x",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        // Every short line over a small alphabet, too.
-        let alphabet = ['-', ' ', '[', ']', 'x', '1', '.', ')', '\t', '*', '✓'];
-        let mut frontier = vec![String::new()];
-        for _ in 0..5 {
-            let mut next = Vec::new();
-            for prefix in &frontier {
-                for c in alphabet {
-                    let mut line = prefix.clone();
-                    line.push(c);
-                    next.push(line);
-                }
-            }
-            lines.extend(next.iter().cloned());
-            frontier = next;
-        }
-        for line in &lines {
-            let new = list_item(line)
-                .map(|i| (i.mark, Some(i.text.to_string()), i.after_bullet, i.mark_at));
-            assert_eq!(new, old(line), "{line:?}");
-        }
     }
 }

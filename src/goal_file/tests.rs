@@ -306,7 +306,7 @@ fn headings_and_iteration_titles() {
         ("## C# notes", Some((2, "C# notes"))),
     ];
     for (line, want) in cases {
-        assert_eq!(parse::heading(line), *want, "{line:?}");
+        assert_eq!(markdown::heading(line), *want, "{line:?}");
     }
     let text = "---\ngoal: g\niteration: 2\nstatus: in-progress\n---\n## Acceptance Criteria\n## Progress Log\n### Iteration 1\n- a\n### iteration 2: late\n- b\n### Iterations 3\n- c\n### Iteration 4x\n";
     let goal = GoalFile::parse(text).unwrap();
@@ -362,7 +362,7 @@ fn line_starts_match_a_byte_by_byte_count() {
     }
     cases.push(b"---\ngoal: x\n---\n### Iteration 1\n- a\n".repeat(50));
     for case in cases {
-        assert_eq!(parse::line_starts(&case), naive(&case), "{case:?}");
+        assert_eq!(lines::line_starts(&case), naive(&case), "{case:?}");
     }
 }
 
