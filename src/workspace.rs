@@ -22,6 +22,15 @@ pub const DEFAULT_GOAL_DIR: &str = ".agents/goal";
 pub const DETACHED_WARNING: &str =
     "HEAD is detached: these commits are on no branch — git switch -c <name> keeps them";
 
+/// How much of GOAL.md a read takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// All of it: what a command that writes it back reads.
+    Whole,
+    /// The recent Progress Log only, for a view; never written back.
+    View,
+}
+
 /// An open repository with the goal's paths resolved and checked.
 pub struct Workspace {
     pub repo: Repo,
@@ -282,8 +291,19 @@ impl Workspace {
         }
     }
 
-    /// Read GOAL.md; `None` when there is no goal.
-    pub fn read_goal(&self) -> Result<Option<GoalFile>> {
+    /// Read GOAL.md, whole or for a view; `None` when there is no goal. A view (`status`, the
+    /// agent's context) leaves out the Progress Log entries older than the iterations
+    /// stagnation looks at, so that a long log costs nothing; it is never written back.
+    pub fn read_goal(&self, part: Part) -> Result<Option<GoalFile>> {
+        if part == Part::View {
+            let window = self.config.log_window();
+            match crate::goal_file::lean::read(&self.goal_path(), window) {
+                Ok(Lean::Read(goal)) => return Ok(Some(*goal)),
+                Ok(Lean::Missing) => return Ok(None),
+                // Whatever is odd about the file, the whole read says it as every command does.
+                Ok(Lean::Whole) | Err(_) => {}
+            }
+        }
         let path = self.goal_path();
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
@@ -299,30 +319,15 @@ impl Workspace {
             })
     }
 
-    /// Read GOAL.md, or fail with "no active goal".
+    /// Read GOAL.md whole, or fail with "no active goal".
     pub fn goal(&self) -> Result<GoalFile> {
-        self.read_goal()?.ok_or_else(|| Error::NoGoal {
-            path: self.goal_rel.clone(),
-        })
+        self.read_goal(Part::Whole)?.ok_or_else(|| self.no_goal())
     }
 
-    /// Read GOAL.md for a view (`status`, the agent's context): the Progress Log entries older
-    /// than the iterations stagnation looks at are left out, so that a long log costs nothing.
-    /// Never written back.
-    pub fn goal_for_view(&self) -> Result<GoalFile> {
-        self.read_goal_for_view()?.ok_or_else(|| Error::NoGoal {
+    /// The error of a command that needs a goal and finds none.
+    pub fn no_goal(&self) -> Error {
+        Error::NoGoal {
             path: self.goal_rel.clone(),
-        })
-    }
-
-    /// [`Workspace::goal_for_view`]; `None` when there is no goal.
-    pub fn read_goal_for_view(&self) -> Result<Option<GoalFile>> {
-        let window = self.config.log_window();
-        match crate::goal_file::lean::read(&self.goal_path(), window) {
-            Ok(Lean::Read(goal)) => Ok(Some(*goal)),
-            Ok(Lean::Missing) => Ok(None),
-            // Whatever is odd about the file, the whole read says it as every command does.
-            Ok(Lean::Whole) | Err(_) => self.read_goal(),
         }
     }
 

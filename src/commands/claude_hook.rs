@@ -108,7 +108,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
     };
     let d = detect::detect(prompt);
     let mut notes = Vec::new();
-    let active = ws.read_goal()?;
+    let active = ws.read_goal(crate::workspace::Part::Whole)?;
     match (d.kind, &active) {
         (Kind::Goal, None) => {
             let text = d.goal.clone().unwrap_or_default();
@@ -152,7 +152,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         }
         _ => {}
     }
-    let mut text = match ws.read_goal()? {
+    let mut text = match ws.read_goal(crate::workspace::Part::Whole)? {
         Some(goal) => inject::injection(&goal, &crate::ops::proof(&ws, &goal)?, None),
         None => String::new(),
     };
@@ -169,7 +169,7 @@ fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
         Err(Error::NotARepo { .. }) => return Ok(None),
         Err(e) => return Err(e),
     };
-    let Some(goal) = ws.read_goal()? else {
+    let Some(goal) = ws.read_goal(crate::workspace::Part::Whole)? else {
         return Ok(None);
     };
     let proof = crate::ops::proof(&ws, &goal)?;
@@ -192,7 +192,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         Err(Error::NotARepo { .. }) => return Ok(None),
         Err(e) => return Err(e),
     };
-    let Some(goal) = ws.read_goal()? else {
+    let Some(goal) = ws.read_goal(crate::workspace::Part::Whole)? else {
         return Ok(None);
     };
     if goal.status != Status::InProgress {

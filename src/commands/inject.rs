@@ -38,7 +38,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         Err(Error::NotARepo { .. }) => return Ok(0),
         other => other?,
     };
-    let Some(goal) = ws.read_goal_for_view()? else {
+    let Some(goal) = ws.read_goal(crate::workspace::Part::View)? else {
         return Ok(0);
     };
     let proof = crate::ops::proof(&ws, &goal)?;

@@ -14,7 +14,10 @@ pub struct Args {}
 
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
-    let goal = match ws.goal_for_view() {
+    let goal = match ws
+        .read_goal(crate::workspace::Part::View)
+        .and_then(|g| g.ok_or_else(|| ws.no_goal()))
+    {
         Err(e @ crate::error::Error::NoGoal { .. }) if ctx.json => {
             // No goal is an answer too: the same keys a script reads, saying so (exit 1).
             ctx.emit_json(&serde_json::json!({

@@ -92,7 +92,7 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
     let _lock = ws.lock()?;
 
     let mut replaced = None;
-    if let Some(active) = ws.read_goal()? {
+    if let Some(active) = ws.read_goal(crate::workspace::Part::Whole)? {
         let choice = if options.abandon_current {
             OnActive::Abandon
         } else {

@@ -39,7 +39,7 @@ fn last_abandoned(ws: &Workspace) -> Result<Option<(CommitInfo, CommitInfo)>> {
 pub fn restore(ws: &Workspace) -> Result<Restored> {
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
-    if let Some(active) = ws.read_goal()? {
+    if let Some(active) = ws.read_goal(crate::workspace::Part::Whole)? {
         return Err(Error::refused(
             format!("a goal is active: \"{}\"", active.goal),
             "finish it with `goal done` or give it up with `goal abandon`, then run `goal restore`",

@@ -9,7 +9,7 @@ use crate::workspace::Workspace;
 
 /// The goal's state, as the loop needs it.
 pub(super) fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
-    let Some(goal) = ws.read_goal()? else {
+    let Some(goal) = ws.read_goal(crate::workspace::Part::Whole)? else {
         // Gone: completed by `goal done` (its last commit says so) or abandoned.
         let complete = match ws.repo.head_id()? {
             Some(head) => ws
@@ -75,7 +75,7 @@ pub(crate) fn check_goal(
     criteria: &[String],
 ) -> Result<Option<String>> {
     let Some(text) = text else {
-        if ws.read_goal()?.is_none() {
+        if ws.read_goal(crate::workspace::Part::Whole)?.is_none() {
             return Err(Error::refused(
                 format!("no active goal ({} does not exist)", ws.goal_rel.display()),
                 "start one with `goal run \"<goal>\" -c \"<criterion> (verify: `<test command>`)\" --agent <name>`",
@@ -83,7 +83,7 @@ pub(crate) fn check_goal(
         }
         return Ok(None);
     };
-    if let Some(active) = ws.read_goal()? {
+    if let Some(active) = ws.read_goal(crate::workspace::Part::Whole)? {
         if active.goal == crate::goal_file::one_line(text) {
             let texts = active.criteria_texts();
             let new: Vec<&String> = criteria

@@ -127,7 +127,7 @@ impl Edge<'_> {
         });
         let committed = self
             .ws
-            .read_goal()
+            .read_goal(crate::workspace::Part::Whole)
             .ok()
             .flatten()
             .is_none_or(|g| g.iteration > iteration_before);
@@ -171,7 +171,7 @@ impl Edge<'_> {
         if let Some(message) = iterate
             && self
                 .ws
-                .read_goal()?
+                .read_goal(crate::workspace::Part::Whole)?
                 .is_some_and(|g| g.status == Status::InProgress)
         {
             let iterated = ops::iterate::iterate(
@@ -202,7 +202,7 @@ impl Edge<'_> {
             "turn {turn} · {}{} · iteration recorded",
             self.summary, self.spend
         ));
-        let (iteration, stagnant) = match self.ws.read_goal()? {
+        let (iteration, stagnant) = match self.ws.read_goal(crate::workspace::Part::Whole)? {
             Some(g) => (
                 Some(g.iteration),
                 matches!(state, GoalState::InProgress { stagnant: true, .. }),

@@ -191,7 +191,7 @@ fn record_cut_short(
 ) -> Result<bool> {
     let ws = Workspace::open(ctx)?;
     if !ws
-        .read_goal()?
+        .read_goal(crate::workspace::Part::Whole)?
         .is_some_and(|g| g.status == Status::InProgress)
     {
         return Ok(false);
@@ -214,7 +214,7 @@ fn record_cut_short(
 /// Proven and total criteria: judged on the worktree while its goal is live, else as the last
 /// goal commit on its branch counted them (a completed goal's files are gone).
 fn standing(ws: &Workspace, tip: Option<Oid>) -> (Option<usize>, Option<usize>) {
-    if let Ok(Some(goal)) = ws.read_goal()
+    if let Ok(Some(goal)) = ws.read_goal(crate::workspace::Part::Whole)
         && let Ok(proof) = crate::ops::proof(ws, &goal)
     {
         return (Some(proof.proven), Some(goal.criteria.len()));
