@@ -1,0 +1,295 @@
+//! Evidence records (evidence.jsonl): their hash chain, whether they pass, and whether they prove
+//! a criterion on a given tree. Pure: the bytes come in, verdicts go out.
+
+mod chain;
+mod ledger;
+
+pub use chain::{Extra, NewRecord, line_hash, merge_line, seal, seal_with, sha256_hex};
+pub use ledger::{Judgement, Ledger, removed_reason};
+
+use serde::{Deserialize, Serialize};
+
+use crate::pin;
+use crate::summary::TestCounts;
+use crate::test_names::TestNames;
+
+/// One verification run, one line of evidence.jsonl.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Wire", into = "Wire")]
+pub struct Record {
+    /// The first 12 hex digits of `hash`.
+    pub id: String,
+    pub criteria: Vec<usize>,
+    /// The criteria's texts when the run was recorded: evidence for a reworded criterion is void.
+    pub criteria_text: Vec<String>,
+    pub argv: Vec<String>,
+    /// Where the command ran, relative to the worktree root ("" for the root).
+    pub cwd: String,
+    pub exit_code: i32,
+    pub started: String,
+    pub duration_ms: u64,
+    /// The working tree's tree id before the run, without the goal folder.
+    pub tree: String,
+    /// The tree after the run when the run only added files (build outputs, caches, lock files):
+    /// the evidence holds for it too.
+    pub tree_after: Option<String>,
+    /// Paths the run created (untracked before it), and paths it modified or deleted.
+    pub created: Vec<String>,
+    pub changed: Vec<String>,
+    pub tests: Option<TestCounts>,
+    /// The tests the run named, with their outcomes (`tests.names` in the file; capped).
+    pub names: Option<TestNames>,
+    /// The `--junit` report patterns the run was read with (a replay reads them again).
+    pub junit: Vec<String>,
+    /// Recorded with `goal verify --check`: accepted without a test summary.
+    pub check: bool,
+    /// A red run (`goal verify --red`, or `goal done`'s own): where it ran.
+    pub red: Option<Red>,
+    /// A guard's base record (`goal verify --base`): the pin run on the goal's base tree.
+    pub base_run: bool,
+    pub output_sha256: String,
+    pub output_tail: Vec<String>,
+    /// `hash` of the record before this one ("" for the first).
+    pub prev: String,
+    /// sha256 of this record's other fields (compact JSON, in file order), `id` and `hash` left out.
+    pub hash: String,
+}
+
+/// Where a red run ran: the goal's base commit, and the tree of the test surface laid over it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Red {
+    pub base: String,
+    pub tests: String,
+}
+
+/// A record's `tests` object in the file: the counts, and the names when the runner printed them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct WireTests {
+    #[serde(flatten)]
+    counts: TestCounts,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    names: Option<TestNames>,
+}
+
+/// A record as one line of evidence.jsonl (fields in file order). Records older than the red run
+/// have no `red`, `base_run` or `tests.names`: they are left out when absent, so old lines keep
+/// their hashes.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    id: String,
+    criteria: Vec<usize>,
+    #[serde(default)]
+    criteria_text: Vec<String>,
+    argv: Vec<String>,
+    #[serde(default)]
+    cwd: String,
+    exit_code: i32,
+    started: String,
+    duration_ms: u64,
+    tree: String,
+    #[serde(default)]
+    tree_after: Option<String>,
+    #[serde(default)]
+    created: Vec<String>,
+    #[serde(default)]
+    changed: Vec<String>,
+    tests: Option<WireTests>,
+    #[serde(default)]
+    junit: Vec<String>,
+    #[serde(default)]
+    check: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    red: Option<Red>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    base_run: bool,
+    output_sha256: String,
+    output_tail: Vec<String>,
+    prev: String,
+    hash: String,
+}
+
+impl From<Wire> for Record {
+    fn from(w: Wire) -> Record {
+        let (tests, names) = match w.tests {
+            Some(t) => (Some(t.counts), t.names),
+            None => (None, None),
+        };
+        Record {
+            id: w.id,
+            criteria: w.criteria,
+            criteria_text: w.criteria_text,
+            argv: w.argv,
+            cwd: w.cwd,
+            exit_code: w.exit_code,
+            started: w.started,
+            duration_ms: w.duration_ms,
+            tree: w.tree,
+            tree_after: w.tree_after,
+            created: w.created,
+            changed: w.changed,
+            tests,
+            names,
+            junit: w.junit,
+            check: w.check,
+            red: w.red,
+            base_run: w.base_run,
+            output_sha256: w.output_sha256,
+            output_tail: w.output_tail,
+            prev: w.prev,
+            hash: w.hash,
+        }
+    }
+}
+
+impl From<Record> for Wire {
+    fn from(r: Record) -> Wire {
+        Wire {
+            id: r.id,
+            criteria: r.criteria,
+            criteria_text: r.criteria_text,
+            argv: r.argv,
+            cwd: r.cwd,
+            exit_code: r.exit_code,
+            started: r.started,
+            duration_ms: r.duration_ms,
+            tree: r.tree,
+            tree_after: r.tree_after,
+            created: r.created,
+            changed: r.changed,
+            tests: r.tests.map(|counts| WireTests {
+                counts,
+                names: r.names,
+            }),
+            junit: r.junit,
+            check: r.check,
+            red: r.red,
+            base_run: r.base_run,
+            output_sha256: r.output_sha256,
+            output_tail: r.output_tail,
+            prev: r.prev,
+            hash: r.hash,
+        }
+    }
+}
+
+/// Lines of output kept in a record.
+pub const TAIL_LINES: usize = 20;
+
+impl Record {
+    /// Exit 0 and, where a test summary was recognised, no failure and at least one test run.
+    pub fn passes(&self) -> bool {
+        self.exit_code == 0 && self.tests.is_none_or(|t| t.failed == 0 && t.passed >= 1)
+    }
+
+    /// Passing evidence that may prove a criterion: a test run, or a check asked for as one.
+    pub fn proves(&self) -> bool {
+        self.passes() && (self.tests.is_some() || self.check)
+    }
+
+    pub fn is_test(&self) -> bool {
+        self.tests.is_some()
+    }
+
+    /// A run on the working code (not a red run, not a guard's base run).
+    pub fn on_working_code(&self) -> bool {
+        self.red.is_none() && !self.base_run
+    }
+
+    /// Whether the record names criterion `number` with the same requirement (its text without
+    /// the pin: adding a pin keeps the evidence; the pin itself is checked against `argv`).
+    pub(super) fn names(&self, number: usize, text: &str) -> bool {
+        names(&self.criteria, &self.criteria_text, number, text)
+    }
+
+    /// Whether the evidence holds for `tree`: the tree it ran on, or the tree its run left
+    /// behind when the run only added files.
+    pub fn on_tree(&self, tree: &str) -> bool {
+        on_tree(&self.tree, self.tree_after.as_deref(), tree)
+    }
+
+    /// Why this record does not prove anything, in the seeds' words.
+    pub fn failure_reason(&self) -> String {
+        if self.exit_code != 0 {
+            return format!(
+                "evidence {} failed: `{}` exited {}",
+                self.id,
+                self.argv.join(" "),
+                self.exit_code
+            );
+        }
+        match self.tests {
+            Some(t) if t.failed > 0 => {
+                format!("evidence {} failed: {} test(s) failed", self.id, t.failed)
+            }
+            Some(t) if t.passed == 0 => format!(
+                "evidence {}: no tests ran (red flag: \"tests don't run but code looks fine\")",
+                self.id
+            ),
+            None if !self.check => format!(
+                "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
+                self.id,
+                self.argv.join(" ")
+            ),
+            _ => format!("evidence {} does not pass", self.id),
+        }
+    }
+}
+
+/// What the witness keeps of a record: enough to judge it after its line is gone from
+/// evidence.jsonl (a removed last line must not let an older result decide).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessEntry {
+    pub hash: String,
+    pub prev: String,
+    pub criteria: Vec<usize>,
+    pub criteria_text: Vec<String>,
+    pub argv: Vec<String>,
+    pub cwd: String,
+    pub tree: String,
+    pub tree_after: Option<String>,
+    pub proves: bool,
+}
+
+impl WitnessEntry {
+    pub fn of(record: &Record) -> WitnessEntry {
+        WitnessEntry {
+            hash: record.hash.clone(),
+            prev: record.prev.clone(),
+            criteria: record.criteria.clone(),
+            criteria_text: record.criteria_text.clone(),
+            argv: record.argv.clone(),
+            cwd: record.cwd.clone(),
+            tree: record.tree.clone(),
+            tree_after: record.tree_after.clone(),
+            proves: record.proves(),
+        }
+    }
+
+    pub(super) fn names(&self, number: usize, text: &str) -> bool {
+        names(&self.criteria, &self.criteria_text, number, text)
+    }
+
+    pub(super) fn on_tree(&self, tree: &str) -> bool {
+        on_tree(&self.tree, self.tree_after.as_deref(), tree)
+    }
+}
+
+/// Whether a run's `criteria` (with their texts then) name criterion `number` with the same
+/// requirement (its text without the pin: adding a pin keeps the evidence; the pin itself is
+/// checked against the run's argv).
+fn names(criteria: &[usize], criteria_text: &[String], number: usize, text: &str) -> bool {
+    match criteria.iter().position(|&n| n == number) {
+        None => false,
+        Some(i) => criteria_text
+            .get(i)
+            .is_none_or(|t| pin::base(t) == pin::base(text)),
+    }
+}
+
+/// A run on `before` that left `after` (when it only added files) holds for either tree.
+fn on_tree(before: &str, after: Option<&str>, tree: &str) -> bool {
+    before == tree || after == Some(tree)
+}
+
+#[cfg(test)]
+mod tests;

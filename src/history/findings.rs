@@ -1,0 +1,164 @@
+//! Test-surface changes per commit: the weakening findings of each commit's own diff.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::repo::{Oid, Repo};
+use crate::surface::Surface;
+use crate::surface::weaken::{self, FileChange, Finding};
+
+/// The test surface as the repository's git config sets it (`goal.tests`, `goal.testsOnly`);
+/// a glob that does not parse is a usage error naming it.
+pub fn surface(repo: &Repo) -> Result<Surface> {
+    Surface::from_repo(repo).map_err(|e| crate::error::Error::Usage {
+        message: e.to_string(),
+        hint: format!(
+            "fix it with `git config --unset-all goal.tests '{}'` and `git config --add goal.tests <glob>`",
+            e.glob
+        ),
+    })
+}
+
+/// Whether a Rust file may hold test items at all (a cheap look before parsing it).
+fn may_hold_tests(text: &str) -> bool {
+    ["test", "bench", "quickcheck"]
+        .iter()
+        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+}
+
+/// The weakening findings of one commit's change (`from` → `to`, outside the goal folder): only
+/// the test-surface files it changed are read and parsed, so a commit that touches no test costs
+/// one tree diff.
+pub fn commit_findings(
+    repo: &Repo,
+    surface: &Surface,
+    from: Option<Oid>,
+    to: Oid,
+    goal_dir: &Path,
+    cases: &mut Cases,
+) -> Result<Vec<Finding>> {
+    let mut changes = Vec::new();
+    let mut out = Vec::new();
+    for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
+        let role = surface.classify(&path);
+        if !role.is_surface() {
+            continue;
+        }
+        // A test file in a language parsed here: its tests are read once per blob (the next
+        // commit that changes it has this version as its base).
+        if matches!(
+            role,
+            crate::surface::Role::Test | crate::surface::Role::RustSource
+        ) && !path.ends_with("conftest.py")
+            && let Some(language) = weaken::Language::of(&path)
+        {
+            let (base, last) = (
+                cases.of(repo, old, language)?,
+                cases.of(repo, new, language)?,
+            );
+            // A Rust source file with no test on either side imports nothing for a test (most
+            // commits to a crate): its imports are not parsed.
+            let testless = language == weaken::Language::Rust
+                && base.as_ref().is_some_and(|b| b.is_empty())
+                && last.as_ref().is_some_and(|l| l.is_empty());
+            if let (Some(base), Some(last)) = (base, last) {
+                weaken::compare(&path, &base, &last, &mut out);
+            }
+            if let Some(family) = language.family().filter(|_| !testless) {
+                let last = cases.imports.of(repo, new, &path, language)?;
+                if !last.bindings.is_empty() {
+                    let base = cases.imports.of(repo, old, &path, language)?;
+                    let mut elsewhere = from.map(|tree| {
+                        crate::surface::red::TreeImports::new(
+                            repo,
+                            tree,
+                            surface,
+                            &mut cases.imports,
+                        )
+                    });
+                    weaken::imports::redirects(
+                        &path,
+                        &base,
+                        &last,
+                        &mut |name| {
+                            elsewhere
+                                .as_mut()
+                                .map(|e| e.sources(family, name))
+                                .unwrap_or_default()
+                        },
+                        &mut out,
+                    );
+                }
+            }
+            continue;
+        }
+        let read = |id: Option<Oid>| -> Result<Option<String>> {
+            id.map(|id| {
+                repo.blob_bytes(id)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .transpose()
+        };
+        let (base, last) = (read(old)?, read(new)?);
+        if role == crate::surface::Role::RustSource
+            && !base.as_deref().is_some_and(may_hold_tests)
+            && !last.as_deref().is_some_and(may_hold_tests)
+        {
+            continue;
+        }
+        changes.push(FileChange { path, base, last });
+    }
+    if !changes.is_empty() {
+        let mut elsewhere = from.map(|tree| {
+            crate::surface::red::TreeImports::new(repo, tree, surface, &mut cases.imports)
+        });
+        let found = weaken::findings_with(surface, &changes, &mut |family, name| {
+            elsewhere
+                .as_mut()
+                .map(|e| e.sources(family, name))
+                .unwrap_or_default()
+        });
+        out.extend(found.findings);
+    }
+    out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
+    out.dedup();
+    Ok(out)
+}
+
+/// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is
+/// parsed once as one commit's result and the next one's base. Kept small: cleared when full.
+#[derive(Default)]
+pub struct Cases {
+    tests: std::collections::HashMap<Oid, Option<std::rc::Rc<Vec<weaken::TestCase>>>>,
+    /// What each version of a test file imports, for `import-redirected`.
+    imports: crate::surface::red::ImportCache,
+}
+
+impl Cases {
+    /// The test cases of blob `id` (None: the file is absent, an empty list); None when the blob
+    /// does not parse (its findings are unknown) or may hold no test (a Rust file without one).
+    fn of(
+        &mut self,
+        repo: &Repo,
+        id: Option<Oid>,
+        language: weaken::Language,
+    ) -> Result<Option<std::rc::Rc<Vec<weaken::TestCase>>>> {
+        let Some(id) = id else {
+            return Ok(Some(Default::default()));
+        };
+        if let Some(found) = self.tests.get(&id) {
+            return Ok(found.clone());
+        }
+        let text = String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned();
+        let parsed = if language == weaken::Language::Rust && !may_hold_tests(&text) {
+            Some(Default::default())
+        } else {
+            language.tests(&text).ok().map(std::rc::Rc::new)
+        };
+        if self.tests.len() >= 256 {
+            self.tests.clear();
+        }
+        self.tests.insert(id, parsed.clone());
+        Ok(parsed)
+    }
+}

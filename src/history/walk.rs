@@ -1,0 +1,563 @@
+//! The forward pass over first-parent history that streams each goal's rows to a sink.
+
+use std::path::Path;
+
+use super::commits::{criteria_at, date, summary_of, work_text};
+use super::findings::{Cases, commit_findings, surface};
+use super::rows::{MaterialEntry, Row, Sink, WeakenedEntry, status_text};
+use crate::config::Config;
+use crate::error::Result;
+use crate::goal_file::GoalFile;
+use crate::material;
+use crate::repo::{CommitInfo, DiffStat, Oid, Repo};
+use crate::stagnation::{self, Point, Signals};
+use crate::surface::Surface;
+use crate::surface::weaken::Finding;
+use crate::trailers::{GoalAction, GoalTrailers};
+
+/// What one commit did to the criteria.
+#[derive(Debug, Default)]
+struct Change {
+    unverified: bool,
+    broken: bool,
+    material: Vec<MaterialEntry>,
+}
+
+/// Put a commit's findings on a row, flagged `tests-weakened`.
+fn weakened(row: &mut Row, commit: &str, findings: Vec<Finding>) {
+    if findings.is_empty() {
+        return;
+    }
+    row.flag("tests-weakened");
+    row.tests_weakened
+        .extend(findings.into_iter().map(|finding| WeakenedEntry {
+            commit: commit.to_string(),
+            finding,
+        }));
+}
+
+impl Change {
+    fn apply(self, row: &mut Row) {
+        if self.unverified {
+            row.flag("unverified-check");
+        }
+        if self.broken {
+            row.flag("broken-evidence-chain");
+        }
+        if !self.material.is_empty() {
+            row.flag("material-change");
+        }
+        row.material.extend(self.material);
+    }
+}
+
+/// Walk first-parent history and stream goals to `sink`, oldest first. `all`: every goal found;
+/// otherwise only the most recent one. Memory stays bounded: one pass collects commit ids, a
+/// second reads each commit once, keeping only a stagnation window and the row being built.
+pub fn walk_goals(
+    repo: &Repo,
+    goal_dir: &Path,
+    goal_rel: &Path,
+    config: &Config,
+    all: bool,
+    sink: &mut dyn Sink,
+) -> Result<()> {
+    let mut ids = Vec::new();
+    // Abandon commits that a later restore took back: the goal goes on across them.
+    let mut restored = std::collections::HashSet::new();
+    let mut restore_seen = false;
+    for info in repo.first_parent_walk()? {
+        let info = info?;
+        let action = GoalTrailers::read(&info).and_then(|t| t.action);
+        match action {
+            Some(GoalAction::Restore) => restore_seen = true,
+            Some(GoalAction::Abandon) if restore_seen => {
+                restore_seen = false;
+                restored.insert(info.id);
+            }
+            _ => {}
+        }
+        let init = action == Some(GoalAction::Init);
+        // Each commit is read once: its message and trailers are kept (a few hundred bytes a
+        // commit), not read again on the way forward.
+        ids.push(info);
+        if !all && init {
+            break;
+        }
+    }
+    let mut walker = Walker::new(repo, goal_dir, goal_rel, config, surface(repo)?);
+    walker.restored = restored;
+    for info in ids.into_iter().rev() {
+        walker.commit(info, sink)?;
+    }
+    walker.finish(sink)
+}
+
+/// Every material change of the active goal's life, oldest first.
+pub fn material_changes(
+    repo: &Repo,
+    goal_dir: &Path,
+    goal_rel: &Path,
+    config: &Config,
+) -> Result<Vec<MaterialEntry>> {
+    struct Collect(Vec<MaterialEntry>);
+    impl Sink for Collect {
+        fn goal_start(&mut self, _goal: &str) -> Result<()> {
+            self.0.clear();
+            Ok(())
+        }
+        fn row(&mut self, row: &Row) -> Result<()> {
+            self.0.extend(row.material.iter().cloned());
+            Ok(())
+        }
+        fn goal_end(&mut self, _status: &str, _unmarked: &[String]) -> Result<()> {
+            Ok(())
+        }
+    }
+    let mut sink = Collect(Vec::new());
+    walk_goals(repo, goal_dir, goal_rel, config, false, &mut sink)?;
+    Ok(sink.0)
+}
+
+/// The state of the forward pass.
+struct Walker<'a> {
+    repo: &'a Repo,
+    goal_dir: &'a Path,
+    goal_rel: &'a Path,
+    config: &'a Config,
+    /// Inside a goal: its text and status so far.
+    goal: Option<(String, String)>,
+    /// The status the last goal commit's trailer gave the goal.
+    made_status: String,
+    pending: Option<Row>,
+    /// The commit tree of the pending row.
+    pending_tree: Option<Oid>,
+    /// The commit tree of the last row (for the iteration diff).
+    last_row_tree: Option<Oid>,
+    /// The last `window + 1` stagnation points.
+    window: std::collections::VecDeque<Point>,
+    /// Criteria of the last commit that changed GOAL.md.
+    last_criteria: Option<Vec<(String, bool)>>,
+    /// The Acceptance Criteria section `last_criteria` was read from: a GOAL.md whose section
+    /// is byte for byte the same has the same criteria, and is not parsed again.
+    last_section: Option<Vec<u8>>,
+    /// GOAL.md's blob and the tree of the previous commit.
+    last_blob: Option<Oid>,
+    last_tree: Option<Oid>,
+    /// Rows of hand-made commits, written after the pending row (which is older).
+    hand_made: Vec<Row>,
+    /// Whether the previous commit had the goal file.
+    had_goal: bool,
+    unmarked: Vec<String>,
+    /// This repository's witness, when it has one (a fresh clone has none: then only the hash
+    /// chain and the trees are checked).
+    witness: Option<std::collections::HashSet<String>>,
+    /// Abandon commits taken back by a later restore.
+    restored: std::collections::HashSet<Oid>,
+    /// The test surface, for the weakening findings of each commit of a goal.
+    surface: Surface,
+    /// Test cases of the test files' recent versions.
+    cases: Cases,
+}
+
+impl<'a> Walker<'a> {
+    fn new(
+        repo: &'a Repo,
+        goal_dir: &'a Path,
+        goal_rel: &'a Path,
+        config: &'a Config,
+        surface: Surface,
+    ) -> Self {
+        Walker {
+            surface,
+            cases: Cases::default(),
+            repo,
+            goal_dir,
+            goal_rel,
+            config,
+            goal: None,
+            made_status: String::new(),
+            pending: None,
+            pending_tree: None,
+            last_row_tree: None,
+            window: std::collections::VecDeque::new(),
+            last_criteria: None,
+            last_section: None,
+            last_blob: None,
+            last_tree: None,
+            hand_made: Vec::new(),
+            had_goal: false,
+            unmarked: Vec::new(),
+            witness: crate::store::witness_if_any(repo),
+            restored: std::collections::HashSet::new(),
+        }
+    }
+
+    fn commit(&mut self, info: CommitInfo, sink: &mut dyn Sink) -> Result<()> {
+        if self.restored.contains(&info.id) {
+            return Ok(());
+        }
+        let trailers = GoalTrailers::read(&info);
+        let action = trailers.as_ref().and_then(|t| t.action);
+        let blob = self.repo.blob_id(info.tree, self.goal_rel)?;
+        let has_goal = blob.is_some();
+        if self.had_goal && !has_goal {
+            let marked = trailers
+                .as_ref()
+                .is_some_and(|t| t.status == "complete" || t.status == "abandoned");
+            if !marked {
+                self.unmarked.push(info.id.to_string());
+            }
+        }
+        self.had_goal = has_goal;
+        let goal_changed = blob != self.last_blob;
+        self.last_blob = blob;
+        let parent_tree = self.last_tree.replace(info.tree);
+        // Inside a goal, every commit's own change to the test surface is looked at.
+        let findings = if self.goal.is_some() && action != Some(GoalAction::Init) && has_goal {
+            commit_findings(
+                self.repo,
+                &self.surface,
+                parent_tree,
+                info.tree,
+                self.goal_dir,
+                &mut self.cases,
+            )?
+        } else {
+            Vec::new()
+        };
+        // A commit without a Goal-Action trailer that changes GOAL.md (or weakens the tests) was
+        // made without `goal`.
+        let (Some(trailers), Some(_)) = (trailers, action) else {
+            if self.goal.is_some() && has_goal && (goal_changed || !findings.is_empty()) {
+                self.hand_made_row(&info, parent_tree, goal_changed, findings)?;
+            }
+            return Ok(());
+        };
+        if action == Some(GoalAction::Init) || self.goal.is_none() {
+            self.end_goal(sink)?;
+            let text = criteria_at(self.repo, info.tree, self.goal_rel)
+                .map(|g| g.goal)
+                .unwrap_or_default();
+            sink.goal_start(&text)?;
+            self.goal = Some((text, trailers.status.clone()));
+        }
+        if let Some((_, status)) = self.goal.as_mut() {
+            status.clone_from(&trailers.status);
+        }
+        self.made_status.clone_from(&trailers.status);
+        let goal_text = self
+            .goal
+            .as_ref()
+            .map(|(g, _)| g.clone())
+            .unwrap_or_default();
+
+        if matches!(action, Some(GoalAction::Init | GoalAction::Iterate)) {
+            // What the replaced row's commits used stays counted.
+            let mut carried = None;
+            match self.pending.take() {
+                // A second commit for the same iteration replaces the first.
+                Some(row) if row.iteration == trailers.iteration => {
+                    carried = row.usage;
+                    self.window.pop_back();
+                }
+                Some(row) => {
+                    self.last_row_tree = self.pending_tree;
+                    sink.row(&row)?;
+                }
+                None => {}
+            }
+            for row in std::mem::take(&mut self.hand_made) {
+                sink.row(&row)?;
+            }
+            self.pending_tree = Some(info.tree);
+            let prev_tree = self.last_row_tree;
+            let stat = match prev_tree {
+                Some(prev) => self.repo.diff_stat(Some(prev), info.tree, self.goal_dir)?,
+                None => DiffStat::default(),
+            };
+            let window = self.config.stagnation_window;
+            if self
+                .window
+                .back()
+                .is_some_and(|p| p.iteration + 1 != trailers.iteration)
+            {
+                self.window.clear();
+            }
+            self.window.push_back(Point {
+                iteration: trailers.iteration,
+                passing: trailers.passing,
+                progress_words: stagnation::has_keyword(
+                    &work_text(&info),
+                    &self.config.progress_keywords,
+                ),
+                tree: self
+                    .repo
+                    .tree_without(info.tree, self.goal_dir)?
+                    .to_string(),
+            });
+            while self.window.len() > window + 1 {
+                self.window.pop_front();
+            }
+            let points: Vec<Point> = self.window.iter().cloned().collect();
+            let signals = stagnation::signals_at(&points, points.len() - 1, window);
+            let mut row = Row {
+                iteration: trailers.iteration,
+                commit: info.id.to_string(),
+                date: date(info.time),
+                passing: trailers.passing,
+                total: trailers.total,
+                files_changed: stat.files_changed,
+                insertions: stat.insertions,
+                deletions: stat.deletions,
+                summary: summary_of(&info, action, &goal_text),
+                evidence: Vec::new(),
+                flags: Vec::new(),
+                stagnation: signals,
+                status: trailers.status.clone(),
+                goal: goal_text.clone(),
+                material: Vec::new(),
+                run: trailers.run.clone(),
+                agent: trailers.run_agent.clone(),
+                usage: carried,
+                is_iteration: true,
+                tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
+            };
+            if signals.stagnant {
+                row.flag("stagnant");
+            }
+            self.pending = Some(row);
+        }
+
+        // Flags and evidence of every goal commit go to the row of its iteration.
+        let change = if goal_changed {
+            self.criteria_change(&info, trailers.material_change.as_deref())?
+        } else {
+            Change::default()
+        };
+        if matches!(action, Some(GoalAction::Complete | GoalAction::Block)) {
+            // A completion or a block is a row of its own, after the iteration it followed: a
+            // row shows its own commit's trailers (the proofs `goal done` committed are the
+            // complete row's, not the last iteration's), and the iteration was not blocked.
+            if let Some(row) = self.pending.take() {
+                sink.row(&row)?;
+            }
+            for row in std::mem::take(&mut self.hand_made) {
+                sink.row(&row)?;
+            }
+            self.pending = Some(Row {
+                iteration: trailers.iteration,
+                commit: info.id.to_string(),
+                date: date(info.time),
+                passing: trailers.passing,
+                total: trailers.total,
+                files_changed: 0,
+                insertions: 0,
+                deletions: 0,
+                summary: summary_of(&info, action, &goal_text),
+                evidence: Vec::new(),
+                flags: Vec::new(),
+                stagnation: Signals::default(),
+                status: trailers.status.clone(),
+                goal: goal_text.clone(),
+                material: Vec::new(),
+                run: trailers.run.clone(),
+                agent: trailers.run_agent.clone(),
+                usage: None,
+                is_iteration: false,
+                tests_weakened: Vec::new(),
+                tests_weakened_confirmed: Vec::new(),
+            });
+        }
+        if let Some(row) = self
+            .pending
+            .as_mut()
+            .filter(|r| r.iteration == trailers.iteration)
+        {
+            if trailers.material_change.is_some() {
+                row.flag("material-change");
+            }
+            if trailers.status == "blocked" {
+                row.flag("blocked");
+            }
+            if trailers.hooks_skipped {
+                row.flag("hooks-skipped");
+            }
+            if let Some(u) = trailers.usage {
+                row.usage = Some(row.usage.map_or(u, |r| r.plus(u)));
+            }
+            // `goal done --confirm` accepted weakened tests: its completion says which.
+            if !trailers.tests_weakened.is_empty() {
+                row.flag("tests-weakened");
+                row.tests_weakened_confirmed
+                    .extend(trailers.tests_weakened.iter().cloned());
+            }
+            // The goal's last row shows how it ended: complete, with every criterion.
+            if action == Some(GoalAction::Complete) {
+                row.status.clone_from(&trailers.status);
+                row.passing = trailers.passing;
+                row.total = trailers.total;
+            }
+            if row.commit == info.id.to_string() {
+                row.evidence.clone_from(&trailers.evidence);
+            }
+            change.apply(row);
+            weakened(row, &info.id.to_string(), findings);
+        }
+        if matches!(action, Some(GoalAction::Done | GoalAction::Abandon)) {
+            self.end_goal(sink)?;
+        }
+        Ok(())
+    }
+
+    /// A row of its own for a commit that changed GOAL.md without `goal`.
+    fn hand_made_row(
+        &mut self,
+        info: &CommitInfo,
+        parent_tree: Option<Oid>,
+        goal_changed: bool,
+        findings: Vec<Finding>,
+    ) -> Result<()> {
+        let Some(now) = criteria_at(self.repo, info.tree, self.goal_rel) else {
+            return Ok(());
+        };
+        let stat = self.repo.diff_stat(parent_tree, info.tree, self.goal_dir)?;
+        if let Some((_, status)) = self.goal.as_mut() {
+            let now_status = now.status.as_str();
+            *status = status_text(now_status, now_status != self.made_status);
+        }
+        let mut row = Row {
+            iteration: now.iteration,
+            commit: info.id.to_string(),
+            date: date(info.time),
+            passing: now.passing_count(),
+            total: now.criteria.len(),
+            files_changed: stat.files_changed,
+            insertions: stat.insertions,
+            deletions: stat.deletions,
+            summary: info.subject().to_string(),
+            evidence: Vec::new(),
+            flags: vec!["hand-made".to_string()],
+            stagnation: Signals::default(),
+            status: now.status.as_str().to_string(),
+            goal: now.goal.clone(),
+            material: Vec::new(),
+            run: None,
+            agent: None,
+            usage: None,
+            is_iteration: false,
+            tests_weakened: Vec::new(),
+            tests_weakened_confirmed: Vec::new(),
+        };
+        if goal_changed {
+            let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
+            self.criteria_change(info, recorded.as_deref())?
+                .apply(&mut row);
+        }
+        weakened(&mut row, &info.id.to_string(), findings);
+        self.hand_made.push(row);
+        Ok(())
+    }
+
+    /// What a commit that changed GOAL.md did to its criteria: ticks without passing evidence on
+    /// its tree, a broken evidence chain, material changes.
+    fn criteria_change(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
+        let bytes = self
+            .repo
+            .file_in_tree(info.tree, self.goal_rel)
+            .ok()
+            .flatten();
+        let section = bytes.as_deref().and_then(GoalFile::criteria_section);
+        if self.last_criteria.is_some()
+            && section.is_some()
+            && section == self.last_section.as_deref()
+        {
+            // Only the Progress Log (or the frontmatter) changed: no criterion did.
+            return Ok(Change::default());
+        }
+        self.last_section = section.map(<[u8]>::to_vec);
+        let Some(now) = bytes.and_then(|b| GoalFile::parse_head(&b).ok()) else {
+            self.last_criteria = None;
+            return Ok(Change::default());
+        };
+        let current: Vec<(String, bool)> = now
+            .criteria
+            .iter()
+            .map(|c| (c.text.clone(), c.passed))
+            .collect();
+        let mut change = Change::default();
+        if let Some(last) = &self.last_criteria {
+            let old: Vec<String> = last.iter().map(|(t, _)| t.clone()).collect();
+            let new: Vec<String> = current.iter().map(|(t, _)| t.clone()).collect();
+            change.material = material::compare(&old, &new)
+                .into_iter()
+                .map(|m| MaterialEntry {
+                    commit: info.id.to_string(),
+                    number: m.number,
+                    old: m.text,
+                    new: m.new,
+                    reason: m.reason,
+                    recorded: recorded.map(str::to_string),
+                })
+                .collect();
+        }
+        let passed_before: std::collections::HashSet<&str> = self
+            .last_criteria
+            .iter()
+            .flatten()
+            .filter(|(_, p)| *p)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        let newly: Vec<_> = now
+            .criteria
+            .iter()
+            .filter(|c| c.passed && !passed_before.contains(c.text.as_str()))
+            .collect();
+        if !newly.is_empty() {
+            let ledger = self
+                .repo
+                .file_in_tree(info.tree, &self.goal_dir.join(crate::store::EVIDENCE_FILE))?
+                .and_then(|b| {
+                    crate::store::ledger(Some(&b), Path::new(""), self.witness.clone()).ok()
+                })
+                .unwrap_or_default();
+            let tree = self
+                .repo
+                .tree_without(info.tree, self.goal_dir)?
+                .to_string();
+            change.unverified = newly
+                .iter()
+                .any(|k| ledger.proof(k.number, &k.text, &tree).is_err());
+            change.broken = ledger.verify_chain().is_err();
+        }
+        self.last_criteria = Some(current);
+        Ok(change)
+    }
+
+    fn end_goal(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        if let Some(row) = self.pending.take() {
+            sink.row(&row)?;
+        }
+        for row in std::mem::take(&mut self.hand_made) {
+            sink.row(&row)?;
+        }
+        if let Some((_, status)) = self.goal.take() {
+            sink.goal_end(&status, &std::mem::take(&mut self.unmarked))?;
+        }
+        self.last_row_tree = None;
+        self.pending_tree = None;
+        self.window.clear();
+        self.last_criteria = None;
+        self.last_section = None;
+        Ok(())
+    }
+
+    fn finish(mut self, sink: &mut dyn Sink) -> Result<()> {
+        if self.goal.is_none() && !self.unmarked.is_empty() {
+            sink.goal_start("")?;
+            self.goal = Some((String::new(), String::new()));
+        }
+        self.end_goal(sink)
+    }
+}

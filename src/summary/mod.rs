@@ -1,0 +1,85 @@
+//! Recognising test-runner summary lines in a command's output, summed over the whole output.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+mod runners;
+
+use runners::{GOING_ON, Group, Pending, RUNNERS, finish};
+
+/// Test counts parsed from a run's output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TestCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub ignored: u64,
+}
+
+impl TestCounts {
+    fn add(&mut self, other: TestCounts) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.ignored += other.ignored;
+    }
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| panic!("bad pattern {pattern}: {e}"))
+}
+
+static ANSI: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b\[[0-9;?]*[A-Za-z]"));
+
+/// The test summary of a run of `argv`: [`recognise`] over its output without the lines the
+/// command line itself carries. A command that prints its own summary
+/// (`python3 -c "print('1 passed in 0.01s')"`) grades itself: that line is no test's result. Only
+/// lines with a digit in them and at least four characters long are taken out, so that a short
+/// verdict line ("OK") is never lost to a word of the command.
+pub fn recognise_run(argv: &[String], output: &str) -> Option<TestCounts> {
+    recognise_run_noting(argv, output).0
+}
+
+/// [`recognise_run`], and whether a summary the command carries was left out (the result
+/// differs from reading every line). The output is read once unless a line was taken out.
+pub fn recognise_run_noting(argv: &[String], output: &str) -> (Option<TestCounts>, bool) {
+    let command = argv.join(" ");
+    let mut dropped = false;
+    let kept: Vec<&str> = output
+        .lines()
+        .filter(|line| {
+            let text = ANSI.replace_all(line, "");
+            let text = text.trim();
+            let echoed = text.len() >= 4
+                && text.bytes().any(|b| b.is_ascii_digit())
+                && command.contains(text);
+            dropped |= echoed;
+            !echoed
+        })
+        .collect();
+    if !dropped {
+        return (recognise(output), false);
+    }
+    let tests = recognise(&kept.join("\n"));
+    (tests, tests != recognise(output))
+}
+
+/// Sum the test summaries in `output`; None when no runner's summary was recognised. Each line
+/// is asked of the runners whose summary it may go on, then of every runner in turn
+/// (the tables of `runners`): the first that knows it has it.
+pub fn recognise(output: &str) -> Option<TestCounts> {
+    let mut total = Group::default();
+    let mut p = Pending::default();
+    for raw in output.lines() {
+        let clean = ANSI.replace_all(raw, "");
+        let line = clean.trim_end_matches('\r');
+        for (_runner, recognise) in GOING_ON.iter().chain(RUNNERS) {
+            if recognise(line, &mut total, &mut p) {
+                break;
+            }
+        }
+    }
+    finish(total, p)
+}
+
+#[cfg(test)]
+mod tests;
