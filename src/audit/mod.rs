@@ -216,24 +216,41 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
                     .filter(|c| c.passed)
                     .map(|c| c.text.as_str())
                     .collect();
-                for c in g.criteria.iter().filter(|c| c.passed) {
-                    if before.contains(c.text.as_str()) {
-                        continue;
-                    }
+                let newly: Vec<_> = g
+                    .criteria
+                    .iter()
+                    .filter(|c| c.passed && !before.contains(c.text.as_str()))
+                    .collect();
+                for c in &newly {
                     ticked_at.insert(c.text.clone(), info.id);
-                    let proof = match &ledger {
-                        Ok(l) => l.proof(c.number, &c.text, &code).map(|_| ()),
-                        Err(why) => Err(why.clone()),
-                    };
-                    if let Err(why) = proof {
-                        problem(
-                            Some((c.number, c.line_number())),
-                            format!(
-                                "criterion {} is ticked without passing evidence on this commit's tree: {why}",
-                                c.number
-                            ),
-                        );
-                    }
+                }
+                // The gate's own rules judge the commit, as its hook would have; a ledger that
+                // does not parse proves none of the ticks.
+                let unproven: Vec<(usize, String)> = match &ledger {
+                    _ if newly.is_empty() => Vec::new(),
+                    Ok(l) => crate::gate::evaluate(&crate::gate::GateInput {
+                        head_goal: last_goal.as_ref(),
+                        staged_goal: Ok(Some(g)),
+                        ledger: l,
+                        tree: &code,
+                        message: None,
+                    })
+                    .into_iter()
+                    .filter_map(|v| match v {
+                        crate::gate::Violation::Unproven { number, why, .. } => Some((number, why)),
+                        _ => None,
+                    })
+                    .collect(),
+                    Err(why) => newly.iter().map(|c| (c.number, why.clone())).collect(),
+                };
+                for (number, why) in unproven {
+                    let line = g.criterion(number).map_or(0, |c| c.line_number());
+                    problem(
+                        Some((number, line)),
+                        format!(
+                            "criterion {number} is ticked without passing evidence on this commit's tree: {why}"
+                        ),
+                    );
                 }
                 ticked_at.retain(|text, _| g.criteria.iter().any(|c| c.passed && &c.text == text));
                 if let Some(last) = &last_goal {

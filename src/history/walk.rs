@@ -137,8 +137,8 @@ struct Walker<'a> {
     /// The last `window + 1` stagnation points.
     window: std::collections::VecDeque<Point>,
     /// Criteria of the last commit that changed GOAL.md.
-    last_criteria: Option<Vec<(String, bool)>>,
-    /// The Acceptance Criteria section `last_criteria` was read from: a GOAL.md whose section
+    last_goal: Option<GoalFile>,
+    /// The Acceptance Criteria section `last_goal` was read from: a GOAL.md whose section
     /// is byte for byte the same has the same criteria, and is not parsed again.
     last_section: Option<Vec<u8>>,
     /// GOAL.md's blob and the tree of the previous commit.
@@ -181,7 +181,7 @@ impl<'a> Walker<'a> {
             pending_tree: None,
             last_row_tree: None,
             window: std::collections::VecDeque::new(),
-            last_criteria: None,
+            last_goal: None,
             last_section: None,
             last_blob: None,
             last_tree: None,
@@ -469,28 +469,19 @@ impl<'a> Walker<'a> {
             .ok()
             .flatten();
         let section = bytes.as_deref().and_then(GoalFile::criteria_section);
-        if self.last_criteria.is_some()
-            && section.is_some()
-            && section == self.last_section.as_deref()
+        if self.last_goal.is_some() && section.is_some() && section == self.last_section.as_deref()
         {
             // Only the Progress Log (or the frontmatter) changed: no criterion did.
             return Ok(Change::default());
         }
         self.last_section = section.map(<[u8]>::to_vec);
         let Some(now) = bytes.and_then(|b| GoalFile::parse_head(&b).ok()) else {
-            self.last_criteria = None;
+            self.last_goal = None;
             return Ok(Change::default());
         };
-        let current: Vec<(String, bool)> = now
-            .criteria
-            .iter()
-            .map(|c| (c.text.clone(), c.passed))
-            .collect();
         let mut change = Change::default();
-        if let Some(last) = &self.last_criteria {
-            let old: Vec<String> = last.iter().map(|(t, _)| t.clone()).collect();
-            let new: Vec<String> = current.iter().map(|(t, _)| t.clone()).collect();
-            change.material = material::compare(&old, &new)
+        if let Some(last) = &self.last_goal {
+            change.material = material::compare(&last.criteria_texts(), &now.criteria_texts())
                 .into_iter()
                 .map(|m| MaterialEntry {
                     commit: info.id.to_string(),
@@ -502,19 +493,16 @@ impl<'a> Walker<'a> {
                 })
                 .collect();
         }
-        let passed_before: std::collections::HashSet<&str> = self
-            .last_criteria
-            .iter()
-            .flatten()
-            .filter(|(_, p)| *p)
-            .map(|(t, _)| t.as_str())
-            .collect();
-        let newly: Vec<_> = now
-            .criteria
-            .iter()
-            .filter(|c| c.passed && !passed_before.contains(c.text.as_str()))
-            .collect();
-        if !newly.is_empty() {
+        // Only a commit that ticks a box can tick one without proof: the ledger is read then.
+        let ticks = now.criteria.iter().any(|c| {
+            c.passed
+                && !self
+                    .last_goal
+                    .iter()
+                    .flat_map(|l| &l.criteria)
+                    .any(|p| p.passed && p.text == c.text)
+        });
+        if ticks {
             let ledger = self
                 .repo
                 .file_in_tree(info.tree, &self.goal_dir.join(crate::store::EVIDENCE_FILE))?
@@ -526,12 +514,23 @@ impl<'a> Walker<'a> {
                 .repo
                 .tree_without(info.tree, self.goal_dir)?
                 .to_string();
-            change.unverified = newly
-                .iter()
-                .any(|k| ledger.proof(k.number, &k.text, &tree).is_err());
-            change.broken = ledger.verify_chain().is_err();
+            // The gate's own rules judge the commit, as its hook would have.
+            let violations = crate::gate::evaluate(&crate::gate::GateInput {
+                head_goal: self.last_goal.as_ref(),
+                staged_goal: Ok(Some(&now)),
+                ledger: &ledger,
+                tree: &tree,
+                message: None,
+            });
+            for v in &violations {
+                match v {
+                    crate::gate::Violation::Unproven { .. } => change.unverified = true,
+                    crate::gate::Violation::Evidence { .. } => change.broken = true,
+                    _ => {}
+                }
+            }
         }
-        self.last_criteria = Some(current);
+        self.last_goal = Some(now);
         Ok(change)
     }
 
@@ -548,7 +547,7 @@ impl<'a> Walker<'a> {
         self.last_row_tree = None;
         self.pending_tree = None;
         self.window.clear();
-        self.last_criteria = None;
+        self.last_goal = None;
         self.last_section = None;
         Ok(())
     }
