@@ -6,6 +6,7 @@
 mod found;
 mod range;
 pub mod replay;
+pub mod review;
 mod weakened;
 
 pub use found::{CommitCheck, CriterionAudit, GoalAudit, Problem, RunOutcome};

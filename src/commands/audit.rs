@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use crate::audit::replay::Replayer;
+use crate::audit::review;
 use crate::audit::{
-    self, CommitCheck, CriterionAudit, GoalAudit, Problem, RunOutcome, Scope, WeakenedFinding,
+    self, CommitCheck, CriterionAudit, GoalAudit, Problem, RunOutcome, WeakenedFinding,
 };
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -85,12 +85,6 @@ struct WeakenedView<'a> {
     finding: &'a WeakenedFinding,
 }
 
-/// A finding that fails the audit: one that refuses `goal done`, in a finished goal, that no
-/// `Goal-Tests-Weakened` trailer records (a completion that went around the gate).
-fn fails(goal: &GoalAudit, f: &WeakenedFinding) -> bool {
-    goal.status == "complete" && f.refuses && !f.confirmed
-}
-
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     if ctx.json && args.format == Format::Github {
         return Err(Error::usage(
@@ -104,30 +98,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     } else {
         Workspace::open_history(ctx)?
     };
-    let scope = Scope::of(&ws);
-    let spans = audit::goals_in(&ws.repo, args.range.as_deref())?;
-    if spans.is_empty() && args.range.is_none() {
-        return Err(Error::refused(
-            "no goal in this history: nothing to audit",
-            "audit a range with `goal audit origin/main..HEAD`, or start a goal with `goal init \"<goal>\" -c \"<criterion>\"`",
-        ));
-    }
-    let mut goals = Vec::new();
-    for (i, (span, inside)) in spans.iter().enumerate() {
-        let mut goal = audit::audit_goal(&scope, span, inside)?;
-        for c in &mut goal.criteria {
-            c.goal = i;
-        }
-        goals.push(goal);
-    }
-    if args.rerun {
-        let mut replayer = Replayer::new(ws.root(), &ws.repo.git_dir().join("goal").join("audit"));
-        for goal in &mut goals {
-            replay_goal(&mut replayer, goal, &args)?;
-            replay_red(&ws, &replayer, goal)?;
-        }
-    }
-    let ok = verdict(&goals, &args);
+    let options = review::Options {
+        range: args.range.as_deref(),
+        rerun: args.rerun,
+        allow_unpinned: args.allow_unpinned,
+        strict: args.strict,
+    };
+    let goals = review::audit(&ws, &options)?;
+    let ok = review::verdict(&goals, &options);
     if ctx.json {
         let view = AuditView {
             range: args.range.as_deref(),
@@ -167,189 +145,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }
     }
     Ok(u8::from(!ok))
-}
-
-/// Replay each criterion's deciding record and run its test on the goal's base.
-fn replay_goal(replayer: &mut Replayer, goal: &mut GoalAudit, args: &Args) -> Result<()> {
-    let base = goal.base_commit;
-    let has_init = goal.init.is_some();
-    for i in 0..goal.criteria.len() {
-        let Some(record) = goal.criteria[i].record.clone() else {
-            continue;
-        };
-        let c = &goal.criteria[i];
-        let skip = if !goal.chain_ok {
-            Some("the evidence chain does not verify: nothing from it is run".to_string())
-        } else if !c.pinned && !args.allow_unpinned {
-            Some(format!(
-                "unpinned: `{}` is not the criterion's pinned command (replay it with --allow-unpinned after reading it)",
-                pin::render(&record.argv)
-            ))
-        } else {
-            None
-        };
-        if let Some(why) = skip {
-            let c = &mut goal.criteria[i];
-            c.replay = Some("skipped".into());
-            c.replay_reason = Some(why);
-            continue;
-        }
-        let number = c.number;
-        let commit = audit::commit_for(goal, &record, c.ticked_at);
-        let result = match commit {
-            None => Err(
-                "no commit of the goal has the record's tree (the work it ran on was never committed)"
-                    .to_string(),
-            ),
-            Some(commit) => replayer.run(
-                Some(commit),
-                &record.argv,
-                &record.cwd,
-                &record.junit,
-                &format!("evidence {}, criterion {number}", record.id),
-            )?,
-        };
-        let c = &mut goal.criteria[i];
-        c.replay_commit = commit.map(|c| c.to_string());
-        match result {
-            Ok(outcome) => {
-                c.replay = Some(
-                    if outcome == RunOutcome::of(&record) {
-                        "reproduced"
-                    } else {
-                        "not reproduced"
-                    }
-                    .into(),
-                );
-                c.replayed = Some(outcome);
-            }
-            Err(why) => {
-                c.replay = Some("cannot run".into());
-                c.replay_reason = Some(why);
-            }
-        }
-        // Red before green: a test that passes where the goal started tests nothing it added.
-        // This is for unpinned records (an acceptance criterion's red run is replayed on the red
-        // tree instead, in `replay_red`; a guard is meant to pass there).
-        if record.is_test() && !record.check && has_init && c.kind == "unpinned" {
-            let result = replayer.run(
-                base,
-                &record.argv,
-                &record.cwd,
-                &record.junit,
-                &format!("criterion {number} on the goal's base, which should fail"),
-            )?;
-            let c = &mut goal.criteria[i];
-            if let Ok(outcome) = result {
-                c.base = Some(outcome);
-                if outcome.passes_tests() {
-                    c.flag("passes-on-base");
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Replay the red run of each acceptance criterion: its pin on the red tree of the goal's last
-/// state (the base code with the tests as at the end) in a temporary worktree. It must fail:
-/// one that passes is `passes-on-base`, one that runs no test `inconclusive` (both fail the
-/// audit). Only pins run (the criterion's own words), and nothing from a broken chain.
-fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Result<()> {
-    let Some((base, tree)) = goal.red_tree else {
-        return Ok(());
-    };
-    if !goal.chain_ok {
-        return Ok(());
-    }
-    for c in &mut goal.criteria {
-        let Some(pin) = pin::parse(&c.text).and_then(|p| p.ok()) else {
-            continue;
-        };
-        if pin.kind != pin::Kind::Acceptance || (c.record.is_none() && c.red.is_none()) {
-            continue;
-        }
-        let junit = c
-            .record
-            .as_ref()
-            .map(|r| r.junit.clone())
-            .unwrap_or_default();
-        eprintln!(
-            "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
-            pin.command,
-            c.number,
-            &base.to_string()[..7]
-        );
-        let options = crate::surface::tree_run::TreeRunOptions {
-            work_root: ws.root(),
-            git_dir: ws.repo.common_dir(),
-            cwd: "",
-            junit: &junit,
-            show: false,
-            to_stderr: true,
-        };
-        let run = match crate::surface::tree_run::run_in_tree(
-            &ws.repo, base, tree, &pin.argv, &options,
-        ) {
-            Ok(run) => run,
-            Err(e @ Error::Interrupted { .. }) => return Err(e),
-            Err(e) => {
-                c.red_replay = Some("cannot run".into());
-                c.replay_reason.get_or_insert(e.to_string());
-                continue;
-            }
-        };
-        replayer.show_tail(base, &run.output);
-        let outcome = RunOutcome {
-            exit_code: run.exit_code,
-            tests: run.tests,
-        };
-        c.red_replayed = Some(outcome);
-        // Judged as `goal verify --red` judges it: a run of no test is inconclusive, with or
-        // without a record of the criterion.
-        let text = String::from_utf8_lossy(&run.output);
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(40)..].join("\n");
-        let verdict = crate::surface::judge::red_outcome_of(
-            run.exit_code,
-            run.tests,
-            &tail,
-            run.path_missing.is_some(),
-        );
-        let name = match verdict {
-            crate::surface::judge::RedOutcome::Red => "red",
-            crate::surface::judge::RedOutcome::PassesOnBase => "passes-on-base",
-            crate::surface::judge::RedOutcome::Inconclusive => "inconclusive",
-        };
-        c.red_replay = Some(name.into());
-        if name != "red" {
-            c.flag(name);
-        }
-    }
-    Ok(())
-}
-
-/// Everything checks: no problem, every ticked criterion decided by a record, and with --rerun
-/// every record reproduced (and with --strict no test passing on the base).
-fn verdict(goals: &[GoalAudit], args: &Args) -> bool {
-    goals.iter().all(|g| {
-        g.problems.is_empty()
-            && g.chain_ok
-            && !g.tests_weakened.iter().any(|f| fails(g, f))
-            && g.criteria.iter().all(|c| {
-                !c.flags
-                    .iter()
-                    .any(|f| f == "unproven" || f == "no-red-witness")
-                    && !matches!(
-                        c.red_replay.as_deref(),
-                        Some("passes-on-base" | "inconclusive")
-                    )
-                    && (!args.rerun
-                        || c.record.is_none()
-                        || c.replay.as_deref() == Some("reproduced"))
-                    && (!args.strict || !c.flags.iter().any(|f| f == "passes-on-base"))
-            })
-    })
 }
 
 fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
@@ -417,7 +212,7 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
                     ""
                 }
             );
-            ctx.say(if fails(g, f) {
+            ctx.say(if review::fails(g, f) {
                 ctx.red(&line)
             } else {
                 ctx.yellow(&line)
@@ -449,7 +244,12 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             .count();
         let failing = goals
             .iter()
-            .map(|g| g.tests_weakened.iter().filter(|f| fails(g, f)).count())
+            .map(|g| {
+                g.tests_weakened
+                    .iter()
+                    .filter(|f| review::fails(g, f))
+                    .count()
+            })
             .sum::<usize>();
         let open = if unrecorded > failing {
             format!(
@@ -626,7 +426,11 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
     };
     for g in goals {
         for f in &g.tests_weakened {
-            let kind = if fails(g, f) { "error" } else { "warning" };
+            let kind = if review::fails(g, f) {
+                "error"
+            } else {
+                "warning"
+            };
             println!(
                 "::{kind} file={},line={}::{}",
                 f.finding.file,
