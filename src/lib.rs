@@ -1,9 +1,11 @@
 //! `goal`: keep a coding agent on one goal until the goal is proven done.
 
-// The layers, top down (an arrow only points down): lib and cli → commands (arguments in, text
-// or JSON out) → runner (goal run's edge) → ops (one function per operation) → door (the one way
-// a goal commit is made) → workspace, store (paths, lock, loading the goal files) → repo (the
-// only git user); the rules below them are pure.
+// The layers, top down (an arrow only points down; tests/layers.rs checks that no two modules
+// reach each other): lib and cli → commands (arguments in, text or JSON out) → runner (goal run's
+// state machine and agents) → ops (one function per operation), audit, recheck, fleet → door (the
+// one way a goal commit is made) → workspace, history, store (paths, lock, loading the goal
+// files, reading them back from git) → repo (the only git user); the rules beside and below them
+// (goal_file, evidence, proof, gate, stagnation, retry, summary, surface, texts, …) are pure.
 
 /// Questions on the terminal with a timed default (never the agent's prompt).
 pub mod ask;
@@ -49,7 +51,8 @@ pub mod lint;
 pub mod material;
 /// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
 pub mod merge_driver;
-/// One function per operation (init, iterate, done, block, resume, abandon, restore, retries).
+/// One function per operation (init, criteria, verify, check, iterate, done, block, resume,
+/// abandon, restore, retries), the red and base runs, and the views status and report build.
 pub mod ops;
 /// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 pub mod pin;
@@ -71,7 +74,7 @@ pub mod stagnation;
 pub mod store;
 /// Recognising test-runner summary lines in a command's output. Pure.
 pub mod summary;
-/// The test surface: test files and items, the red tree, weakening findings, runner test names.
+/// The test surface: test files and items, the red tree, weakening findings, runs on another tree.
 pub mod surface;
 /// Test names a run reported (from its output or JUnit reports), and the rules comparing them.
 pub mod test_names;
