@@ -5,7 +5,8 @@
 // state machine and agents) → ops (one function per operation), audit, recheck, fleet → door (the
 // one way a goal commit is made) → workspace, history, store (paths, lock, loading the goal
 // files, reading them back from git) → repo (the only git user); the rules beside and below them
-// (goal_file, evidence, proof, gate, stagnation, retry, summary, surface, texts, …) are pure.
+// (goal_file, evidence, proof, gate, stagnation, retry, summary, texts, …) are pure; surface builds
+// red trees from the repository and runs pins on them for ops and audit.
 
 /// Questions on the terminal with a timed default (never the agent's prompt).
 pub mod ask;
