@@ -2,8 +2,8 @@
 
 // The layers, top down (an arrow only points down; tests/layers.rs checks that no two modules
 // reach each other): lib and cli → commands (arguments in, text or JSON out) → runner (goal run's
-// state machine and agents) → ops (one function per operation), audit, recheck, fleet → door (the
-// one way a goal commit is made) → workspace, history, store (paths, lock, loading the goal
+// state machine and agents) → ops (one function per operation) → audit (a goal read back from
+// git and replayed), recheck, fleet, door (the one way a goal commit is made) → workspace, history, store (paths, lock, loading the goal
 // files, reading them back from git) → repo (the only git user); the rules beside and below them
 // (goal_file, evidence, proof, gate, stagnation, retry, summary, texts, …) are pure; surface builds
 // red trees from the repository and runs pins on them for ops and audit.
