@@ -144,6 +144,9 @@ pub enum Unaccepted {
     Unproven(Vec<usize>),
     /// Every criterion is proven, but only by checks: no passing test ran on the tree.
     NoPassingTest,
+    /// Every criterion is proven, but `goal done` (without `--confirm`) refuses the goal: a goal
+    /// of guards only, or tests the goal weakened. The sentence says why and what to do.
+    Refused(String),
 }
 
 impl Unaccepted {
@@ -163,6 +166,7 @@ impl Unaccepted {
             Unaccepted::NoPassingTest => {
                 "no passing test evidence on this tree: a check alone cannot complete a goal".into()
             }
+            Unaccepted::Refused(why) => why.clone(),
         }
     }
 }
@@ -190,6 +194,23 @@ impl Proof {
     /// one proven, the ledger's chain verifies, and a passing test ran on the tree.
     pub fn complete(&self) -> bool {
         self.acceptance.is_ok()
+    }
+
+    /// What done would answer a goal whose every criterion is proven but which it refuses all the
+    /// same (guards only, weakened tests): the goal is not complete, and every surface says why.
+    pub fn refused(mut self, why: String) -> Proof {
+        if self.acceptance.is_ok() {
+            self.acceptance = Err(Unaccepted::Refused(why));
+        }
+        self
+    }
+
+    /// Why done would refuse a goal whose every criterion is proven (see [`Proof::refused`]).
+    pub fn refusal(&self) -> Option<&str> {
+        match &self.acceptance {
+            Err(Unaccepted::Refused(why)) => Some(why),
+            _ => None,
+        }
     }
 
     pub fn get(&self, number: usize) -> Option<&CriterionProof> {

@@ -63,6 +63,10 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
             text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
             if proof.complete() {
                 text.push_str("Every criterion is proven: run `goal done` to finish.\n");
+            } else if let Some(why) = proof.refusal() {
+                text.push_str(&format!(
+                    "Every criterion is proven, but `goal done` would refuse: {why}.\n"
+                ));
             }
         }
         Status::Blocked => {
@@ -81,6 +85,10 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
         Status::Complete => {
             if proof.complete() {
                 text.push_str("Complete: every criterion is proven. Run `goal done` to finish (clean-up checks, summary).\n");
+            } else if let Some(why) = proof.refusal() {
+                text.push_str(&format!(
+                    "Marked complete and every criterion is proven, but `goal done` would refuse: {why}.\n"
+                ));
             } else {
                 text.push_str(&format!(
                     "Marked complete, but {}/{} criteria are proven on this code: set it back with `goal resume`, prove the rest, then run `goal done`.\n",

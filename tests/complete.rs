@@ -52,6 +52,27 @@ fn state(name: &str) -> Repo {
                 "hello.txt",
             ]);
         }
+        // Every criterion a guard, proven: done refuses without --confirm (nothing shows the
+        // change works), so no surface may say "run `goal done`".
+        "guards only" => {
+            repo.ok(&[
+                "init",
+                "Say hello",
+                "-c",
+                "hello.txt exists (guard: `sh test.sh`)",
+            ]);
+            repo.write("hello.txt", "hello\n");
+            repo.ok(&["verify", "-c", "1"]);
+        }
+        // GOAL.md set to `status: complete` by hand with nothing proven.
+        "marked complete" => {
+            repo.ok(&["init", "Say hello", "-c", pinned]);
+            let md = repo.goal_md();
+            repo.write(
+                ".agents/goal/GOAL.md",
+                &md.replace("status: in-progress", "status: complete"),
+            );
+        }
         other => panic!("no state {other}"),
     }
     repo
@@ -66,8 +87,8 @@ fn status_says_done(repo: &Repo) -> bool {
         .contains("run `goal done`")
 }
 
-/// `goal run` calls `goal done` before any turn, and it completes the goal.
-fn run_calls_done(repo: &Repo) -> bool {
+/// Whether `goal run` calls `goal done` before any turn (accepted or refused), and its exit code.
+fn run_calls_done(repo: &Repo) -> (bool, Option<i32>) {
     let out = repo
         .goal()
         .env("GOAL_TIME_SCALE", "0")
@@ -79,7 +100,7 @@ fn run_calls_done(repo: &Repo) -> bool {
     let first_turn = text.find("\"turn_start\"").unwrap_or(text.len());
     let called = text[..first_turn].contains("\"event\":\"done\"")
         || text[..first_turn].contains("\"done_refused\"");
-    called && out.status.code() == Some(0)
+    (called, out.status.code())
 }
 
 fn done_accepts(repo: &Repo) -> bool {
@@ -102,10 +123,16 @@ fn status_the_runner_and_done_agree_on_complete() {
         ("broken ledger", false),
         ("check only", false),
         ("blocked", false),
+        ("guards only", false),
+        ("marked complete", false),
     ];
     for (name, complete) in table {
         assert_eq!(status_says_done(&state(name)), complete, "{name}: status");
-        assert_eq!(run_calls_done(&state(name)), complete, "{name}: goal run");
+        let (called, code) = run_calls_done(&state(name));
+        assert_eq!(called, complete, "{name}: goal run calls done ({code:?})");
+        if complete {
+            assert_eq!(code, Some(0), "{name}: goal run completes");
+        }
         assert_eq!(done_accepts(&state(name)), complete, "{name}: goal done");
     }
 }
@@ -195,6 +222,36 @@ fn status_inject_json_and_the_stop_hook_agree_with_done() {
             assert!(stderr(&done).contains(words), "{state}: {}", stderr(&done));
         }
     }
+}
+
+/// A goal of guards only, every one proven: status, inject and the Stop hook say what done would
+/// refuse (and how to go on), never "run `goal done`"; done refuses, and `--confirm` completes it.
+#[test]
+fn a_goal_of_guards_only_is_not_complete_on_any_surface() {
+    let repo = state("guards only");
+    let s = status(&repo);
+    let next = s["next"].as_str().unwrap();
+    assert!(next.contains("every criterion is a guard"), "{next}");
+    let inject = stdout(&repo.goal().arg("inject").output().unwrap());
+    assert!(
+        inject.contains("`goal done` would refuse: every criterion is a guard"),
+        "{inject}"
+    );
+    assert!(!inject.contains("run `goal done`"), "{inject}");
+    let stop = stdout(
+        &repo
+            .goal()
+            .args(["hook", "claude"])
+            .write_stdin(r#"{"hook_event_name":"Stop","stop_hook_active":false}"#)
+            .output()
+            .unwrap(),
+    );
+    let reason = json_reason(&stop);
+    assert!(reason.contains("`goal done` would refuse"), "{reason}");
+    assert!(!reason.contains("run `goal done`"), "{reason}");
+    let done = repo.goal().arg("done").output().unwrap();
+    assert_eq!(done.status.code(), Some(1), "{}", stderr(&done));
+    repo.ok(&["done", "--confirm"]);
 }
 
 fn json_reason(stop: &str) -> String {

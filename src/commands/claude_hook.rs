@@ -235,6 +235,10 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         )
     } else if proof.complete() {
         "Every criterion is proven on the current code: run `goal done` to finish.".to_string()
+    } else if let Some(why) = proof.refusal() {
+        format!(
+            "Every criterion is proven on the current code, but `goal done` would refuse: {why}."
+        )
     } else {
         let reruns: Vec<String> = proof
             .criteria

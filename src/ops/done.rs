@@ -146,6 +146,8 @@ fn refusal(
                 }
             }
         }
+        // done's own red gate says these, after the red runs it may make itself.
+        Unaccepted::Refused(why) => missing.push(why.clone()),
         Unaccepted::NoPassingTest => missing.push(
             "no passing test evidence on this tree: a check alone cannot complete a goal — red flag \"tests don't run but code looks fine\""
                 .into(),

@@ -38,7 +38,26 @@ pub fn proof(ws: &Workspace, goal: &GoalFile) -> Result<crate::proof::Proof> {
     let ledger = ws.ledger()?;
     let once = red::PlaceOnce::default();
     let reds = red::red_states(ws, goal, &ledger, &once)?;
-    Ok(ws.proof_with(goal, &ledger)?.with_red(&reds))
+    judged(ws, goal, &ledger, &once, &reds)
+}
+
+/// [`proof`] from a ledger and red states already read: with them, and with what `goal done`
+/// (without `--confirm`) would refuse of a goal whose every criterion is proven.
+pub fn judged(
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &crate::evidence::Ledger,
+    once: &red::PlaceOnce,
+    reds: &[Option<crate::surface::judge::Red>],
+) -> Result<crate::proof::Proof> {
+    let proof = ws.proof_with(goal, ledger)?.with_red(reds);
+    if proof.complete()
+        && goal.status != Status::Blocked
+        && let Some(why) = red::done_would_refuse(ws, goal, once)?
+    {
+        return Ok(proof.refused(why));
+    }
+    Ok(proof)
 }
 
 /// Parse a 1-based criterion number against the goal.

@@ -81,7 +81,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let ledger = ws.ledger()?;
     let once = super::red::PlaceOnce::default();
     let reds = super::red::red_states(ws, goal, &ledger, &once)?;
-    let proof = ws.proof_with(goal, &ledger)?.with_red(&reds);
+    let proof = super::judged(ws, goal, &ledger, &once, &reds)?;
     let criteria = goal
         .criteria
         .iter()
@@ -114,13 +114,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         proven: proof.proven,
         total: goal.criteria.len(),
         criteria,
-        next: match (proof.complete(), goal.status) {
-            (true, Status::InProgress | Status::Complete) => {
-                super::red::done_would_refuse(ws, goal, &once)?
-                    .unwrap_or_else(|| next_step(goal, &proof))
-            }
-            _ => next_step(goal, &proof),
-        },
+        next: next_step(goal, &proof),
         ledger: LedgerView {
             verifies: problem.is_none(),
             problem,
@@ -144,6 +138,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
     match goal.status {
         Status::Blocked => "resolve the blocker, then `goal resume`".into(),
         Status::Complete if proof.complete() => "run `goal done` to finish".into(),
+        _ if proof.refusal().is_some() => proof.refusal().unwrap_or_default().to_string(),
         Status::Complete => format!(
             "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
             proof.proven,

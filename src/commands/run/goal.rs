@@ -35,8 +35,10 @@ pub(super) fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
     );
     let state = match goal.status {
         Status::Blocked => GoalState::Blocked,
+        // Marked complete by hand: done is called only when it would agree; else the agent is
+        // told what is missing (set it back with `goal resume`, prove the rest).
         Status::Complete => GoalState::InProgress {
-            all_proven: true,
+            all_proven: proof.complete(),
             stagnant: false,
         },
         Status::InProgress => GoalState::InProgress {
