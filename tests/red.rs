@@ -129,6 +129,14 @@ fn trick_weakened_assertion_is_refused() {
     assert_eq!(status["criteria"][0]["red"], "passes-on-base");
     assert_eq!(status["criteria"][0]["state"], "passes-on-base");
     assert_eq!(status["proven"], 0);
+    // Nor can it be ticked by hand.
+    let check = repo.goal().args(["check", "1"]).output().unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("pass on the code before the goal"),
+        "{}",
+        stderr(&check)
+    );
     // The red run's record is kept, whatever done decided.
     let red: Vec<_> = records(&repo)
         .into_iter()

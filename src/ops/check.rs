@@ -29,7 +29,15 @@ pub fn tick(ws: &Workspace, number: usize, evidence: Option<&str>) -> Result<Tic
         });
     }
     let tree = ws.worktree_tree()?.to_string();
-    let proof = ledger.proof(n, &text, &tree);
+    let mut proof = ledger.proof(n, &text, &tree);
+    // Passing evidence proves nothing of a criterion whose tests pass on the code before the
+    // goal: the one proof (with red states) decides, as for every other surface.
+    if proof.is_ok()
+        && let Some(c) = super::proof(ws, &goal)?.get(n)
+        && c.state == crate::proof::ProofState::PassesOnBase
+    {
+        proof = Err(c.why.clone().unwrap_or_default());
+    }
     let record = match (evidence, proof) {
         (None, Ok(record)) => record,
         (Some(id), Ok(record)) if record.id.starts_with(id) => record,
