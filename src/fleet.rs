@@ -321,7 +321,7 @@ fn finished_at(
 
 /// Where a worktree's `goal run` keeps its marker.
 pub fn run_marker_path(git_dir: &Path) -> PathBuf {
-    git_dir.join("goal").join("run.json")
+    git_dir.join("goal").join(crate::store::RUN_MARKER_FILE)
 }
 
 /// The marker a running `goal run` holds: the file stays locked while the run lives, and the

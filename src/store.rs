@@ -10,6 +10,14 @@ use crate::repo::Repo;
 
 /// The evidence ledger, beside GOAL.md.
 pub const EVIDENCE_FILE: &str = "evidence.jsonl";
+/// The goal file's name in its folder (the default folder is `.agents/goal`).
+pub const GOAL_FILE: &str = "GOAL.md";
+/// The worktree's lock, under its git folder.
+pub const LOCK_FILE: &str = "goal.lock";
+/// The Claude Stop hook's count of its blocks, under the git folder.
+pub const STOP_STATE_FILE: &str = "goal-stop.json";
+/// `goal run`'s marker of a run in flight, under the git folder's `goal/`.
+pub const RUN_MARKER_FILE: &str = "run.json";
 /// The retry guard's raw state, beside GOAL.md.
 pub const RETRY_FILE: &str = "retry.json";
 /// The witness of every record `goal verify` wrote, in the repository's common git dir.

@@ -104,7 +104,7 @@ impl Workspace {
         let config = Config::load(&repo)?;
         let root = repo.root().to_path_buf();
         let goal_rel = match &ctx.file {
-            None => PathBuf::from(DEFAULT_GOAL_DIR).join("GOAL.md"),
+            None => PathBuf::from(DEFAULT_GOAL_DIR).join(crate::store::GOAL_FILE),
             Some(file) => {
                 let absolute = if file.is_absolute() {
                     file.clone()
@@ -344,7 +344,7 @@ impl Workspace {
     /// Take this worktree's goal lock, waiting up to `goal.lockTimeout` ms for another command
     /// (the commit door's `lock` also finishes what a killed command left).
     pub(crate) fn take_lock(&self) -> Result<Lock> {
-        let path = self.repo.git_dir().join("goal.lock");
+        let path = self.repo.git_dir().join(crate::store::LOCK_FILE);
         let file = File::options()
             .create(true)
             .truncate(false)

@@ -199,7 +199,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         return Ok(None);
     }
     let current = last_iteration_commit(&ws)?;
-    let path = ws.repo.git_dir().join("goal-stop.json");
+    let path = ws.repo.git_dir().join(crate::store::STOP_STATE_FILE);
     let saved: StopState = std::fs::read(&path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())

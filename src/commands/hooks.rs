@@ -246,7 +246,7 @@ fn goal_paths(ctx: &Ctx, repo: &Repo) -> (PathBuf, PathBuf) {
             };
             abs.strip_prefix(repo.root()).ok().map(Path::to_path_buf)
         })
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_GOAL_DIR).join("GOAL.md"));
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_GOAL_DIR).join(crate::store::GOAL_FILE));
     let dir = rel
         .parent()
         .map(Path::to_path_buf)

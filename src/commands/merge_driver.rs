@@ -28,8 +28,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let path = args.path.clone().unwrap_or_default();
     let name = path.rsplit('/').next().unwrap_or_default();
     let merged: std::result::Result<Vec<u8>, Conflict> = match name {
-        "evidence.jsonl" => merge_evidence(&base, &ours, &theirs),
-        "retry.json" => Ok(crate::retry::RetryState::default().render().into_bytes()),
+        crate::store::EVIDENCE_FILE => merge_evidence(&base, &ours, &theirs),
+        crate::store::RETRY_FILE => Ok(crate::retry::RetryState::default().render().into_bytes()),
         _ => merge_goal(&base, &ours, &theirs),
     };
     match merged {
