@@ -314,3 +314,31 @@ fn goal_run_events_and_prompts() {
     ));
     insta::assert_snapshot!(numbered(&scrub(&repo, &shot.join("\n"))));
 }
+
+/// Every command's `--help` (what an agent reads before it calls one), nested commands too.
+#[test]
+fn every_help_text() {
+    fn names(command: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
+        for sub in command.get_subcommands() {
+            let mut path = prefix.to_vec();
+            path.push(sub.get_name().to_string());
+            out.push(path.clone());
+            names(sub, &path, out);
+        }
+    }
+    let mut paths = vec![Vec::new()];
+    names(
+        &<goal::cli::Cli as clap::CommandFactory>::command(),
+        &[],
+        &mut paths,
+    );
+    let repo = Repo::new();
+    let mut shot = Vec::new();
+    for path in paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        shot.push(format!("$ goal {}", args.join(" ")));
+        shot.push(goal(&repo, &args));
+    }
+    insta::assert_snapshot!(shot.join("\n"));
+}

@@ -10,7 +10,7 @@ use crate::retry::{self, Attempt, AttemptOutcome, Policy, RetryState};
 use crate::workspace::{Workspace, write_atomic};
 
 /// The retry guard: caller-declared attempts of the current episode and a retry policy, judged
-/// on request. RetryState lives in .agents/goal/retry.json (raw data only).
+/// on request. State lives in .agents/goal/retry.json (raw data only).
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Record an attempt: success, failure, no_progress or unknown, with an optional strategy id.
