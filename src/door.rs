@@ -533,7 +533,7 @@ impl Workspace {
 
 /// The gate for `goal`'s own commits.
 fn check_commit(ws: &Workspace, staged: &Staging, message: &str) -> Result<()> {
-    gate::check_tree(
+    check_tree(
         &ws.repo,
         &ws.goal_dir,
         &ws.goal_rel,
@@ -541,4 +541,66 @@ fn check_commit(ws: &Workspace, staged: &Staging, message: &str) -> Result<()> {
         staged.parent_tree,
         Some(message),
     )
+}
+
+/// Read what a commit stages and evaluate the gate on it.
+pub fn check_tree(
+    repo: &crate::repo::Repo,
+    goal_dir: &Path,
+    goal_rel: &Path,
+    staged_tree: Oid,
+    head_tree: Option<Oid>,
+    message: Option<&str>,
+) -> Result<()> {
+    let staged_bytes = repo.file_in_tree(staged_tree, goal_rel)?;
+    let staged_goal = match staged_bytes
+        .as_deref()
+        .map(crate::goal_file::GoalFile::parse_bytes)
+    {
+        None => None,
+        Some(Ok(g)) => Some(g),
+        Some(Err(e)) => {
+            let input_err = Err((e.line, e.message));
+            let ledger = crate::evidence::Ledger::default();
+            let input = gate::GateInput {
+                head_goal: None,
+                staged_goal: input_err,
+                ledger: &ledger,
+                tree: "",
+                message,
+            };
+            return Err(gate::refusal(&gate::evaluate(&input), goal_rel));
+        }
+    };
+    let Some(staged_goal) = staged_goal else {
+        return Ok(());
+    };
+    let head_goal = match head_tree {
+        Some(t) => repo
+            .file_in_tree(t, goal_rel)?
+            .and_then(|b| crate::goal_file::GoalFile::parse_bytes(&b).ok()),
+        None => None,
+    };
+    let evidence_rel = goal_dir.join(crate::store::EVIDENCE_FILE);
+    let ledger = crate::store::ledger(
+        repo.file_in_tree(staged_tree, &evidence_rel)?.as_deref(),
+        &evidence_rel,
+        Some(crate::store::read_witness(&crate::store::witness_path(
+            repo,
+        ))),
+    )?;
+    let tree = repo.tree_without(staged_tree, goal_dir)?.to_string();
+    let input = gate::GateInput {
+        head_goal: head_goal.as_ref(),
+        staged_goal: Ok(Some(&staged_goal)),
+        ledger: &ledger,
+        tree: &tree,
+        message,
+    };
+    let violations = gate::evaluate(&input);
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(gate::refusal(&violations, goal_rel))
+    }
 }

@@ -3,13 +3,10 @@
 
 use std::path::Path;
 
-use crate::repo::Oid;
-
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::evidence::Ledger;
 use crate::goal_file::{GoalFile, Status};
 use crate::material;
-use crate::repo::Repo;
 
 /// One reason to refuse a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +180,7 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
             }
             Violation::Evidence { message } => {
                 lines.push(format!("evidence.jsonl does not verify: {message}"));
-                hints.push(crate::store::broken_ledger_hint(
+                hints.push(crate::error::broken_ledger_hint(
                     &goal_rel.with_file_name(crate::store::EVIDENCE_FILE),
                 ));
             }
@@ -193,65 +190,6 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
     Error::GateRefused {
         message: format!("commit refused by the goal gate:\n  {}", lines.join("\n  ")),
         hints,
-    }
-}
-
-/// Read what a commit stages and evaluate the gate on it.
-pub fn check_tree(
-    repo: &Repo,
-    goal_dir: &Path,
-    goal_rel: &Path,
-    staged_tree: Oid,
-    head_tree: Option<Oid>,
-    message: Option<&str>,
-) -> Result<()> {
-    let staged_bytes = repo.file_in_tree(staged_tree, goal_rel)?;
-    let staged_goal = match staged_bytes.as_deref().map(GoalFile::parse_bytes) {
-        None => None,
-        Some(Ok(g)) => Some(g),
-        Some(Err(e)) => {
-            let input_err = Err((e.line, e.message));
-            let ledger = Ledger::default();
-            let input = GateInput {
-                head_goal: None,
-                staged_goal: input_err,
-                ledger: &ledger,
-                tree: "",
-                message,
-            };
-            return Err(refusal(&evaluate(&input), goal_rel));
-        }
-    };
-    let Some(staged_goal) = staged_goal else {
-        return Ok(());
-    };
-    let head_goal = match head_tree {
-        Some(t) => repo
-            .file_in_tree(t, goal_rel)?
-            .and_then(|b| GoalFile::parse_bytes(&b).ok()),
-        None => None,
-    };
-    let evidence_rel = goal_dir.join(crate::store::EVIDENCE_FILE);
-    let ledger = crate::store::ledger(
-        repo.file_in_tree(staged_tree, &evidence_rel)?.as_deref(),
-        &evidence_rel,
-        Some(crate::store::read_witness(&crate::store::witness_path(
-            repo,
-        ))),
-    )?;
-    let tree = repo.tree_without(staged_tree, goal_dir)?.to_string();
-    let input = GateInput {
-        head_goal: head_goal.as_ref(),
-        staged_goal: Ok(Some(&staged_goal)),
-        ledger: &ledger,
-        tree: &tree,
-        message,
-    };
-    let violations = evaluate(&input);
-    if violations.is_empty() {
-        Ok(())
-    } else {
-        Err(refusal(&violations, goal_rel))
     }
 }
 

@@ -6,7 +6,6 @@ use serde_json::json;
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::gate;
 use crate::repo::Repo;
 use crate::workspace::{DEFAULT_GOAL_DIR, write_atomic};
 
@@ -303,7 +302,7 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<u8> {
         return Ok(0);
     }
     let head = repo.head_tree()?;
-    gate::check_tree(
+    crate::door::check_tree(
         &repo,
         &goal_dir,
         &goal_rel,
