@@ -4,7 +4,7 @@ use crate::context::Ctx;
 use crate::error::Result;
 use crate::evidence::Record;
 use crate::ops::verify::{self, Options};
-use crate::surface::judge;
+use crate::surface::judge::{self, RedOutcome};
 use crate::workspace::Workspace;
 
 /// Run a test command (argv, no shell) in the current directory, stream its output, and append
@@ -74,7 +74,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let (mut failed, mut proved_nothing) = (None, false);
     let mut records = Vec::new();
     for run in &runs {
-        let (record, code) = verify::run_one(&ws, run, &options)?;
+        let record = verify::run_one(&ws, run, &options)?;
+        let code = exit_code(&record);
         if !ctx.json {
             report(ctx, &record, &run.criteria);
         }
@@ -109,9 +110,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
 fn render_elsewhere(ctx: &Ctx, args: &Options, done: verify::Elsewhere) -> Result<u8> {
     let verify::Elsewhere {
         record,
-        exit,
+        red,
         message,
     } = done;
+    // A red run exits 0 when it fails there as it should; a base run is recorded either way.
+    let exit = u8::from(red.is_some_and(|o| o != RedOutcome::Red));
     let record = match record {
         Some(r) => r,
         None => {
@@ -134,6 +137,16 @@ fn render_elsewhere(ctx: &Ctx, args: &Options, done: verify::Elsewhere) -> Resul
         ));
     }
     Ok(exit)
+}
+
+/// The exit code of one run: the command's own when it failed, 1 when it exited 0 but proved
+/// nothing, 0 when its evidence passes.
+fn exit_code(record: &Record) -> u8 {
+    if record.exit_code != 0 {
+        u8::try_from(record.exit_code).unwrap_or(1).max(1)
+    } else {
+        u8::from(!record.proves())
+    }
 }
 
 fn tests_words(record: &Record) -> String {

@@ -38,10 +38,10 @@ pub struct Options {
 }
 
 /// What a red or base run came to: its record (None when nothing ran: an untrustworthy red
-/// tree), the exit code to report, and the sentence that says it.
+/// tree), the red run's outcome (None for a base run), and the sentence that says it.
 pub struct Elsewhere {
     pub record: Option<Record>,
-    pub exit: u8,
+    pub red: Option<RedOutcome>,
     pub message: String,
 }
 
@@ -226,7 +226,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
     }
     refuse_broken_chain(ws)?;
     let place = Place::of(ws)?;
-    let (record, exit, message) = if args.red {
+    let (record, red, message) = if args.red {
         let (record, outcome) = run::red_run(
             args.quiet || args.json,
             ws,
@@ -239,7 +239,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
         let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
             format!("criterion {n} fails on the code before the goal, as it should (red)")
         });
-        (record, u8::from(outcome != RedOutcome::Red), message)
+        (record, Some(outcome), message)
     } else {
         let record = run::base_run(
             args.quiet || args.json,
@@ -258,11 +258,11 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
                 record.failure_reason()
             )
         };
-        (Some(record), 0, message)
+        (Some(record), None, message)
     };
     Ok(Elsewhere {
         record,
-        exit,
+        red,
         message,
     })
 }
@@ -280,8 +280,8 @@ pub fn refuse_broken_chain(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// Run one command and record its evidence; returns the record and the exit code to report.
-pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<(Record, u8)> {
+/// Run one command and record its evidence.
+pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     let before_full = ws.worktree_tree_full()?;
     let tree = ws.repo.tree_without(before_full, &ws.goal_dir)?.to_string();
     let started = now_rfc3339();
@@ -389,10 +389,5 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<(Record, u8)
         goal.set_updated(&now_rfc3339());
         ws.write_goal(&goal)?;
     }
-    let code = if exit_code != 0 {
-        u8::try_from(exit_code).unwrap_or(1).max(1)
-    } else {
-        u8::from(!record.proves())
-    };
-    Ok((record, code))
+    Ok(record)
 }
