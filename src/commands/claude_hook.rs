@@ -136,9 +136,9 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             "goal: a goal is already active (\"{}\"); continuing it. To replace it, run `goal init --replace \"<new goal>\"`; to drop it, `goal abandon`.",
             goal.goal
         )),
-        (Kind::Abandon, Some(goal)) => {
-            let _lock = ws.lock()?;
-            crate::ops::abandon::abandon_locked(&ws, goal.clone(), "abandoned by the user")?;
+        (Kind::Abandon, Some(_)) => {
+            // The goal is read again under the lock: what is abandoned is what is there now.
+            let goal = crate::ops::abandon::abandon(&ws, "abandoned by the user")?.goal;
             return Ok(context(
                 "UserPromptSubmit",
                 format!(
