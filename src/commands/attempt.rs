@@ -6,8 +6,9 @@ use serde_json::json;
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::retry::{self, Attempt, AttemptOutcome, Policy, RetryState};
-use crate::workspace::{Workspace, write_atomic};
+use crate::ops::attempt::{self, Change};
+use crate::retry::{self, Attempt, AttemptOutcome, Policy};
+use crate::workspace::Workspace;
 
 /// The retry guard: caller-declared attempts of the current episode and a retry policy, judged
 /// on request. State lives in .agents/goal/retry.json (raw data only).
@@ -39,10 +40,6 @@ pub enum Command {
     },
     /// The raw state, without judgement.
     Status,
-}
-
-fn save(ws: &Workspace, state: &RetryState) -> Result<()> {
-    write_atomic(&ws.abs(&ws.retry_rel()), state.render().as_bytes())
 }
 
 fn invalid(message: impl Into<String>) -> Error {
@@ -86,9 +83,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         return print_verdict(ctx, &retry::judge(&attempts, &policy));
     }
     let ws = Workspace::open(ctx)?;
-    let _lock = ws.lock()?;
-    ws.goal()?;
-    let mut state = ws.retry_state();
+    // The goal must be there before any argument is judged.
+    let state = attempt::state(&ws)?;
     match command {
         Command::Add {
             outcome,
@@ -102,11 +98,13 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             if strategy_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
                 return Err(invalid("the strategy id is blank"));
             }
-            state.attempts.push(Attempt {
-                outcome,
-                strategy_id,
-            });
-            save(&ws, &state)?;
+            let state = attempt::change(
+                &ws,
+                Change::Add(Attempt {
+                    outcome,
+                    strategy_id,
+                }),
+            )?;
             if ctx.json {
                 ctx.emit_json(&json!({"attempts": state.attempts.len()}))?;
             } else {
@@ -131,12 +129,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     ));
                 }
             };
-            if let Some(policy) = new
-                && policy != state.policy
-            {
-                state.policy = policy;
-                save(&ws, &state)?;
-            }
+            let state = attempt::change(&ws, Change::Policy(new))?;
             if ctx.json {
                 ctx.emit_json(&state.policy)?;
             } else {
@@ -152,10 +145,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             return print_verdict(ctx, &retry::judge(&state.attempts, &state.policy));
         }
         Command::Episode => {
-            if !state.attempts.is_empty() {
-                state.attempts.clear();
-                save(&ws, &state)?;
-            }
+            attempt::change(&ws, Change::Episode)?;
             ctx.say("new episode: attempts cleared, policy kept");
         }
         Command::Clear { yes } => {
@@ -165,7 +155,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
                     "goal attempt clear --yes",
                 ));
             }
-            save(&ws, &RetryState::default())?;
+            attempt::change(&ws, Change::Clear)?;
             ctx.say("retry state cleared: no attempts, no policy");
         }
         Command::Status => {

@@ -3,6 +3,7 @@
 //! `goal run` and the Claude hook call these on the workspace they hold.
 
 pub mod abandon;
+pub mod attempt;
 pub mod block;
 pub mod check;
 pub mod criteria;
