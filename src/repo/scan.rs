@@ -115,16 +115,20 @@ impl Scan {
                     undo.replaced.push(entry);
                 }
             }
-            let exists = std::fs::symlink_metadata(root.join(path)).is_ok();
+            let exists = || std::fs::symlink_metadata(root.join(path)).is_ok();
             match action {
-                Action::Stage if exists => {
-                    if let Err(e) = index.add_path(path) {
+                Action::Stage if exists() => {
+                    if let Err(e) = add_path(index, root, path) {
                         // An uninitialised submodule (an empty folder) keeps its gitlink, as in git.
                         let gitlink = index
                             .get_path(path, 0)
                             .is_some_and(|e| e.mode == MODE_GITLINK);
-                        if !gitlink {
-                            return Err(e);
+                        if !exists() {
+                            // Deleted while it was read (another process at work in the tree):
+                            // staged as git would stage it now, as a deletion.
+                            index.remove_path(path)?;
+                        } else if !gitlink {
+                            return Err(named(path, e));
                         }
                     }
                 }
@@ -132,15 +136,48 @@ impl Scan {
             }
         }
         for path in self.untracked {
-            match index.add_path(&path) {
+            match add_path(index, root, &path) {
                 Ok(()) => undo.added.push(path),
                 // A repository without a commit: git refuses it too; the tree goes on without it.
                 Err(_) if root.join(&path).is_dir() => {}
-                Err(e) => return Err(e),
+                // Gone since the walk listed it (a temporary file another process renamed or
+                // removed): not in the tree, as `git add -A` run now would not see it.
+                Err(_) if std::fs::symlink_metadata(root.join(&path)).is_err() => {}
+                Err(e) => return Err(named(&path, e)),
             }
         }
         Ok(undo)
     }
+}
+
+/// Stage `path` as it is now. A file another process is writing while it is read (an editor, an
+/// agent, a test writing its next file) fails libgit2's read with a short count ("failed to
+/// read file into stream"): it is read again, a few times, before that is an error.
+fn add_path(index: &mut Index, root: &Path, path: &Path) -> Result<(), git2::Error> {
+    let mut tries = 0;
+    loop {
+        match index.add_path(path) {
+            Err(e)
+                if e.class() == git2::ErrorClass::Os
+                    && tries < 3
+                    && std::fs::symlink_metadata(root.join(path)).is_ok_and(|m| m.is_file()) =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5 << tries));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// libgit2's error for a file it could not stage, with the file's path (its own message has
+/// none: "failed to read file into stream").
+fn named(path: &Path, e: git2::Error) -> git2::Error {
+    git2::Error::new(
+        e.code(),
+        e.class(),
+        format!("{}: {}", path.display(), e.message()),
+    )
 }
 
 /// Compare the working tree with the index in `index_file` as `git add -A` would: stat every
