@@ -32,11 +32,16 @@ pub fn tick(ws: &Workspace, number: usize, evidence: Option<&str>) -> Result<Tic
     let mut proof = ledger.proof(n, &text, &tree);
     // Passing evidence proves nothing of a criterion whose tests pass on the code before the
     // goal: the one proof (with red states) decides, as for every other surface.
-    if proof.is_ok()
-        && let Some(c) = super::proof(ws, &goal)?.get(n)
-        && c.state == crate::proof::ProofState::PassesOnBase
-    {
-        proof = Err(c.why.clone().unwrap_or_default());
+    // (Judged on the ledger and tree read above: neither is read twice.)
+    if proof.is_ok() {
+        let reds = super::red::red_states(ws, &goal, &ledger, &super::red::PlaceOnce::default())?;
+        if let Some(c) = crate::proof::judge(&goal, &ledger, Some(&tree))
+            .with_red(&reds)
+            .get(n)
+            && c.state == crate::proof::ProofState::PassesOnBase
+        {
+            proof = Err(c.why.clone().unwrap_or_default());
+        }
     }
     let record = match (evidence, proof) {
         (None, Ok(record)) => record,

@@ -135,10 +135,15 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
 
 /// The one next step every surface tells: `goal done` only when it would agree.
 pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
+    // Every criterion proven, and done would refuse all the same: why, and what to do.
+    if goal.status != Status::Blocked
+        && let Some(why) = proof.refusal()
+    {
+        return why.to_string();
+    }
     match goal.status {
         Status::Blocked => "resolve the blocker, then `goal resume`".into(),
         Status::Complete if proof.complete() => "run `goal done` to finish".into(),
-        _ if proof.refusal().is_some() => proof.refusal().unwrap_or_default().to_string(),
         Status::Complete => format!(
             "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
             proof.proven,
