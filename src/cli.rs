@@ -8,6 +8,9 @@ use crate::commands;
 use crate::context::Ctx;
 use crate::error::Result;
 
+/// The command reference (docs/reference.md), generated from these definitions.
+pub mod reference;
+
 /// Keep a coding agent on one goal until the goal is proven done.
 ///
 /// The goal lives in .agents/goal/GOAL.md and every change of it is a git commit with Goal-*

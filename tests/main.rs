@@ -20,6 +20,7 @@ mod commit_policy;
 mod complete;
 mod criteria;
 mod demo;
+mod docs;
 mod evidence;
 mod failover;
 mod faults;

@@ -588,7 +588,7 @@ fn the_continuation_follows_goal_language() {
 // Words a user knows
 
 /// In-house words a user does not know, found in `text` (what, where).
-fn in_house_words(text: &str) -> Vec<String> {
+pub(crate) fn in_house_words(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let lower = text.to_lowercase();
     for word in ["seed", "§"] {
