@@ -64,7 +64,7 @@ fn section(out: &mut String, path: &[String], command: &Command) {
     let heading = format!("goal {name}");
     let _ = writeln!(out, "## `{}`\n", heading.trim());
     if let Some(about) = command.get_long_about().or(command.get_about()) {
-        let _ = writeln!(out, "{}\n", about.to_string().trim_end());
+        let _ = writeln!(out, "{}\n", prose(about.to_string().trim_end()));
     }
     let usage = command.clone().render_usage().to_string();
     let usage = usage.trim().trim_start_matches("Usage:").trim();
@@ -83,7 +83,7 @@ fn section(out: &mut String, path: &[String], command: &Command) {
                 "- [`{}`](#{}): {}",
                 sub.get_name(),
                 anchor(full.trim()),
-                about.trim()
+                prose(about.trim())
             );
         }
         out.push('\n');
@@ -124,7 +124,7 @@ fn arguments(out: &mut String, title: &str, args: &[&Arg]) {
         let mut line = format!("- `{}`", spelling(arg));
         let help = help.trim();
         if !help.is_empty() {
-            let _ = write!(line, ": {}", help.replace('\n', "\n  "));
+            let _ = write!(line, ": {}", prose(help).replace('\n', "\n  "));
         }
         for fact in facts(arg) {
             let _ = write!(line, " [{fact}]");
@@ -197,4 +197,42 @@ fn facts(arg: &Arg) -> Vec<String> {
         facts.push(format!("env: `{}`", env.to_string_lossy()));
     }
     facts
+}
+
+/// Help text as Markdown prose: `<`, `>` and `*` outside code spans are escaped, so `<cmd>` and
+/// `Goal-*` show as written. A backtick opens or closes a code span, as Markdown reads them.
+fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => out.push_str("&lt;"),
+            '>' if !in_code => out.push_str("&gt;"),
+            '*' if !in_code => out.push_str("\\*"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prose_escapes_only_outside_code() {
+        let cases = [
+            ("plain", "plain"),
+            ("`<cmd>` stays", "`<cmd>` stays"),
+            ("a <hook> here", "a &lt;hook&gt; here"),
+            ("`(verify: `<cmd>`)`", "`(verify: `&lt;cmd&gt;`)`"),
+            ("Goal-* trailers", "Goal-\\* trailers"),
+            ("`a*b`", "`a*b`"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(super::prose(text), want, "{text}");
+        }
+    }
 }
