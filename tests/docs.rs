@@ -65,7 +65,10 @@ fn reference_covers_every_visible_command_and_no_hidden_one() {
 #[test]
 fn readme_is_at_most_300_lines() {
     let lines = read("README.md").lines().count();
-    assert!(lines <= 300, "README.md has {lines} lines; move the detail into docs/");
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; move the detail into docs/"
+    );
 }
 
 /// Pages written on other branches, linked before they are merged. Remove a name once its page is in.
@@ -105,9 +108,16 @@ fn every_relative_link_names_a_file() {
             }
         }
     }
-    assert!(missing.is_empty(), "links to no file:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "links to no file:\n{}",
+        missing.join("\n")
+    );
     // The checker itself finds a link.
-    assert_eq!(relative_links("see [x](docs/x.md#a) and [y](https://e.com)"), ["docs/x.md#a"]);
+    assert_eq!(
+        relative_links("see [x](docs/x.md#a) and [y](https://e.com)"),
+        ["docs/x.md#a"]
+    );
 }
 
 /// The targets of Markdown links `](target)` that are not URLs.

@@ -19,7 +19,9 @@ pub fn markdown() -> String {
          command or a flag, regenerate it with `GOAL_UPDATE_DOCS=1 cargo test --locked --test main \
          docs::reference` (the test fails while this file differs). -->\n\n",
     );
-    out.push_str("This is what `goal <command> --help` prints, for every command, on one page.\n\n");
+    out.push_str(
+        "This is what `goal <command> --help` prints, for every command, on one page.\n\n",
+    );
     out.push_str("Every command also takes `-h` (a summary) and `--help` (the whole text).\n\n");
     section(&mut out, &[], &root);
     for (path, command) in &visible_commands(&root, &[]) {
@@ -29,7 +31,10 @@ pub fn markdown() -> String {
 }
 
 /// Every visible subcommand below `command`, depth first, with its path of names.
-fn visible_commands<'a>(command: &'a Command, prefix: &[String]) -> Vec<(Vec<String>, &'a Command)> {
+fn visible_commands<'a>(
+    command: &'a Command,
+    prefix: &[String],
+) -> Vec<(Vec<String>, &'a Command)> {
     let mut out = Vec::new();
     for sub in command.get_subcommands() {
         if sub.is_hide_set() || sub.get_name() == "help" {
