@@ -20,9 +20,18 @@ pub struct Args {
     /// Also list remote-tracking branches (as last fetched).
     #[arg(long)]
     pub remote: bool,
+    /// Write the fleet as one self-contained HTML dashboard to FILE: a row per goal in flight with
+    /// its progress drawn, then the finished ones (no script, nothing loaded from the network).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let target = args
+        .html
+        .as_deref()
+        .map(|f| crate::commands::report::page_target(ctx, f))
+        .transpose()?;
     let ws = Workspace::open_history(ctx)?;
     let now = chrono::DateTime::parse_from_rfc3339(&now_rfc3339())
         .map(|t| t.timestamp())
@@ -50,6 +59,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         &proven_in,
         &run_in,
     )?;
+    if let Some(path) = target {
+        let page = fleet::html::page(&rows, &now_rfc3339());
+        return crate::commands::report::write_page(ctx, &path, &page);
+    }
     if ctx.json {
         ctx.emit_json(&serde_json::json!({ "goals": rows }))?;
     } else {
