@@ -24,6 +24,7 @@ mod evidence;
 mod failover;
 mod faults;
 mod fleet;
+mod fleet_fetch;
 mod generative;
 mod goal_file;
 mod history;
