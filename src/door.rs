@@ -42,6 +42,8 @@ pub struct Commit<'a> {
     pub guards_only: bool,
     /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
     pub verdict: Option<&'static str>,
+    /// A `goal run`'s budget, on the run's first commit (`Goal-Budget`).
+    pub budget: Option<String>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -115,6 +117,7 @@ impl<'a> Commit<'a> {
             tests_weakened: Vec::new(),
             guards_only: false,
             verdict: None,
+            budget: None,
         }
     }
 
@@ -156,6 +159,7 @@ impl<'a> Commit<'a> {
         trailers.tests_weakened = self.tests_weakened;
         trailers.guards_only = self.guards_only;
         trailers.verdict = self.verdict.map(str::to_string);
+        trailers.budget = self.budget;
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);

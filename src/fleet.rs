@@ -2,6 +2,9 @@
 //! tip not checked out (its trailers and GOAL.md blob), read from refs alone — no history walk.
 //! Also the marker a running `goal run` keeps, `<git-dir>/goal/run.json`, under an OS lock.
 
+/// The fleet as an HTML dashboard.
+pub mod html;
+
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -485,6 +488,7 @@ mod tests {
             tests_weakened: Vec::new(),
             guards_only: false,
             verdict: Some("stagnant".into()),
+            budget: None,
         };
         assert_eq!(flags(Some(&t), "in-progress", true), vec!["stagnant"]);
         t.verdict = Some("progress".into());

@@ -44,6 +44,8 @@ pub mod gate;
 pub mod goal_file;
 /// Reading goals back from git history: goal commits, stagnation points, log rows.
 pub mod history;
+/// Self-contained HTML pages: escaping, the page shell and its policy, small SVG pieces. Pure.
+pub mod html;
 /// JUnit XML reports: counting their test cases, reading those a run wrote.
 pub mod junit;
 /// The verifiability red line: a criterion must name something observable. Pure.

@@ -18,6 +18,7 @@ mod commit;
 mod diff;
 mod message;
 mod objects;
+mod remote;
 mod scan;
 mod snapshot;
 mod temp_worktree;

@@ -80,6 +80,9 @@ pub struct GoalTrailers {
     /// The stagnation verdict an iteration commit records (`Goal-Verdict: progress|stagnant|
     /// escalated`): a cache for `goal fleet`, never read back by the verdict itself.
     pub verdict: Option<String>,
+    /// The budget a `goal run` was given, on the run's first commit (`Goal-Budget: cost=USD
+    /// tokens=N iterations=N`, each part only when given).
+    pub budget: Option<String>,
 }
 
 impl GoalTrailers {
@@ -100,6 +103,7 @@ impl GoalTrailers {
             tests_weakened: Vec::new(),
             guards_only: false,
             verdict: None,
+            budget: None,
         }
     }
 
@@ -150,6 +154,7 @@ impl GoalTrailers {
                 .trailer("Goal-Guards-Only")
                 .is_some_and(|g| g.trim() == "confirmed"),
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
+            budget: commit.trailer("Goal-Budget").map(|v| v.trim().to_string()),
         })
     }
 
@@ -192,6 +197,9 @@ impl GoalTrailers {
         }
         if let Some(usage) = self.usage.as_ref().and_then(usage_value) {
             text.push_str(&format!("Goal-Usage: {usage}\n"));
+        }
+        if let Some(budget) = &self.budget {
+            text.push_str(&format!("Goal-Budget: {}\n", one_line(budget)));
         }
         if let Some(verdict) = &self.verdict {
             text.push_str(&format!("Goal-Verdict: {}\n", one_line(verdict)));
@@ -282,6 +290,7 @@ mod tests {
             ],
             guards_only: true,
             verdict: Some("stagnant".into()),
+            budget: Some("cost=1.5 iterations=10".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {

@@ -34,6 +34,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let done = ops::done::done(
         &ws,
         ops::done::Options {
+            budget: None,
             deslop: args.deslop,
             quiet: ctx.quiet,
             confirm: args.confirm,

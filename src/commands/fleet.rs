@@ -20,10 +20,27 @@ pub struct Args {
     /// Also list remote-tracking branches (as last fetched).
     #[arg(long)]
     pub remote: bool,
+    /// Fetch REMOTE first (`git fetch`, never prompting, bounded by GOAL_FETCH_TIMEOUT seconds,
+    /// default 60), then list its branches as --remote does. When it cannot be reached, a warning
+    /// and its branches as last fetched.
+    #[arg(long, value_name = "REMOTE")]
+    pub fetch: Option<String>,
+    /// Write the fleet as one self-contained HTML dashboard to FILE: a row per goal in flight with
+    /// its progress drawn, then the finished ones (no script, nothing loaded from the network).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let target = args
+        .html
+        .as_deref()
+        .map(|f| crate::commands::report::page_target(ctx, f))
+        .transpose()?;
     let ws = Workspace::open_history(ctx)?;
+    if let Some(remote) = &args.fetch {
+        fetch(&ws, remote)?;
+    }
     let now = chrono::DateTime::parse_from_rfc3339(&now_rfc3339())
         .map(|t| t.timestamp())
         .unwrap_or_default();
@@ -45,11 +62,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let rows = fleet::rows(
         &ws.repo,
         &ws.goal_rel,
-        args.remote,
+        args.remote || args.fetch.is_some(),
         now,
         &proven_in,
         &run_in,
     )?;
+    if let Some(path) = target {
+        let page = fleet::html::page(&rows, &now_rfc3339());
+        return crate::commands::report::write_page(ctx, &path, &page);
+    }
     if ctx.json {
         ctx.emit_json(&serde_json::json!({ "goals": rows }))?;
     } else {
@@ -116,4 +137,22 @@ fn print_table(ctx: &Ctx, rows: &[Row]) {
         let line = line.join("  ").trim_end().to_string();
         ctx.say(if n == 0 { ctx.bold(&line) } else { line });
     }
+}
+
+/// `--fetch REMOTE`: a remote that is not configured is bad input; one that cannot be reached is
+/// a warning (its rows are shown as last fetched).
+fn fetch(ws: &Workspace, remote: &str) -> Result<()> {
+    if !ws.repo.has_remote(remote) {
+        return Err(crate::error::Error::usage(
+            format!("--fetch {remote}: no remote of that name"),
+            "name a configured remote (`git remote -v` lists them), or add one with `git remote add <name> <url>`",
+        ));
+    }
+    if let Err(why) = ws.repo.fetch(remote)? {
+        // A warning is shown even with --quiet: the rows may be old.
+        eprintln!(
+            "goal: warning: could not fetch {remote} ({why}); its branches are shown as last fetched"
+        );
+    }
+    Ok(())
 }

@@ -35,6 +35,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let done = crate::ops::iterate::iterate(
         &ws,
         crate::ops::iterate::Options {
+            budget: None,
             messages: args.messages,
             goal_only: args.goal_only,
             run_id: args.run_id,

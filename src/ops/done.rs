@@ -32,6 +32,8 @@ pub struct Options {
     /// since its last commit (`Goal-Usage`).
     pub run: Option<String>,
     pub usage: Option<crate::usage::Usage>,
+    /// The run's budget, when these are the run's first commits (`Goal-Budget`).
+    pub budget: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -294,6 +296,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         commit.guards_only = gate.guards_only;
         commit.run.clone_from(&options.run);
         commit.usage = options.usage;
+        commit.budget.clone_from(&options.budget);
         pending.push(commit.prepare(ws, Some(&goal), &goal)?);
     }
     // Commit 2: the goal files go; the history keeps them.
@@ -301,6 +304,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     if pending.is_empty() {
         commit.run.clone_from(&options.run);
         commit.usage = options.usage;
+        commit.budget.clone_from(&options.budget);
     }
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
     commit.status = Some("complete");

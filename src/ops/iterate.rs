@@ -20,6 +20,8 @@ pub struct Options {
     /// The `goal run` this iteration belongs to, and its agent that made it.
     pub run_id: Option<String>,
     pub run_agent: Option<String>,
+    /// The run's budget, for its first commit (`Goal-Budget`).
+    pub budget: Option<String>,
     /// What the run's agent used for the turns this iteration records (`goal run` itself knows).
     pub usage: Option<crate::usage::Usage>,
     /// No warnings on stderr.
@@ -76,6 +78,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     commit.run = options.run_id.clone().filter(|r| !r.trim().is_empty());
     commit.run_agent = options.run_agent.clone().filter(|a| !a.trim().is_empty());
     commit.usage = options.usage;
+    commit.budget = options.budget.clone();
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
     // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
     // the committed file and the working file), never a reason to refuse the iteration.

@@ -16,6 +16,9 @@ use crate::summary::TestCounts;
 use crate::trailers::{GoalAction, GoalTrailers};
 use crate::workspace::Workspace;
 
+mod html;
+pub use html::page as html;
+
 #[derive(Debug, Serialize)]
 struct CriterionRow {
     number: usize,
@@ -71,6 +74,65 @@ pub struct Report {
     /// Each `goal run` that worked on the goal: its iterations with the agent of each, and what
     /// its agents reported using.
     runs: Vec<RunSummary>,
+    /// The goal over its iterations, oldest first (what `goal report --html` draws).
+    timeline: Vec<Point>,
+    /// The budget the goal's `goal run` was given (its first commit's `Goal-Budget`), if any.
+    budget: Option<Budget>,
+}
+
+/// One iteration of the goal, as the picture draws it.
+#[derive(Debug, Serialize)]
+pub struct Point {
+    iteration: u64,
+    commit: String,
+    date: String,
+    proven: usize,
+    total: usize,
+    /// The criteria ticked after this iteration (ticks are proven on the tree they commit).
+    ticked: Vec<usize>,
+    /// The `goal run` agent that made it, if one did.
+    agent: Option<String>,
+    /// What that agent reported using; null when nothing was recorded (never drawn as 0).
+    usage: Option<crate::usage::Usage>,
+}
+
+/// A `goal run`'s budget, from `Goal-Budget: cost=… tokens=… iterations=…`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Budget {
+    pub cost_usd: Option<f64>,
+    pub tokens: Option<u64>,
+    pub iterations: Option<u64>,
+}
+
+impl Budget {
+    /// The value of a `Goal-Budget` trailer; None when it names nothing readable. Pure.
+    pub fn parse(value: &str) -> Option<Budget> {
+        let mut b = Budget::default();
+        for word in value.split_whitespace() {
+            match word.split_once('=') {
+                Some(("cost", n)) => b.cost_usd = n.parse().ok().filter(|c: &f64| c.is_finite()),
+                Some(("tokens", n)) => b.tokens = n.parse().ok(),
+                Some(("iterations", n)) => b.iterations = n.parse().ok(),
+                _ => {}
+            }
+        }
+        (b != Budget::default()).then_some(b)
+    }
+
+    /// The trailer value: the parts that are set, or None when none is.
+    pub fn value(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(c) = self.cost_usd {
+            parts.push(format!("cost={c}"));
+        }
+        if let Some(t) = self.tokens {
+            parts.push(format!("tokens={t}"));
+        }
+        if let Some(i) = self.iterations {
+            parts.push(format!("iterations={i}"));
+        }
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
 }
 
 /// Rows of `goal log` that belong to a set of commits.
@@ -201,7 +263,57 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         insertions: stat.insertions,
         deletions: stat.deletions,
         runs: history::runs(&rows.rows),
+        timeline: timeline(ws, &span.commits, &rows.rows)?,
+        budget: span
+            .commits
+            .iter()
+            .find_map(|c| c.trailer("Goal-Budget").and_then(Budget::parse)),
     })
+}
+
+/// The goal's iteration rows with the criteria each one's commit ticked.
+fn timeline(
+    ws: &Workspace,
+    commits: &[crate::repo::CommitInfo],
+    rows: &[Row],
+) -> Result<Vec<Point>> {
+    let trees: std::collections::HashMap<String, Oid> =
+        commits.iter().map(|c| (c.id.to_string(), c.tree)).collect();
+    let mut out = Vec::new();
+    for row in rows.iter().filter(|r| r.is_iteration) {
+        let ticked = match trees.get(&row.commit) {
+            Some(tree) => ticked_in(ws, *tree)?,
+            None => Vec::new(),
+        };
+        out.push(Point {
+            iteration: row.iteration,
+            commit: row.commit.clone(),
+            date: row.date.clone(),
+            proven: row.passing,
+            total: row.total,
+            ticked,
+            agent: row.agent.clone(),
+            usage: row.usage,
+        });
+    }
+    Ok(out)
+}
+
+/// The numbers of the criteria ticked in the GOAL.md of a tree (none when it does not parse).
+fn ticked_in(ws: &Workspace, tree: Oid) -> Result<Vec<usize>> {
+    let Some(bytes) = ws.repo.file_in_tree(tree, &ws.goal_rel)? else {
+        return Ok(Vec::new());
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(crate::goal_file::GoalFile::parse(&text)
+        .map(|g| {
+            g.criteria
+                .iter()
+                .filter(|c| c.passed)
+                .map(|c| c.number)
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 /// The markdown report of the last goal on HEAD's history (what `goal done --report` prints).

@@ -32,6 +32,8 @@ pub(super) struct Edge<'a> {
     /// What the turns used since the last commit `goal run` made (it goes into the next one's
     /// `Goal-Usage`: failed tries and turns the agent recorded itself ride with it).
     pub(super) unrecorded: Usage,
+    /// The run's budget (`Goal-Budget`), until the run's first commit carries it.
+    pub(super) budget: Option<String>,
     pub(super) run_id: String,
     pub(super) run_dir: PathBuf,
     pub(super) display: Display,
@@ -204,6 +206,7 @@ impl Edge<'_> {
             let done = ops::done::done(
                 self.ws,
                 ops::done::Options {
+                    budget: self.budget.take(),
                     deslop: Vec::new(),
                     quiet: self.ctx.json || self.ctx.quiet,
                     // The agent never confirms its own weakened tests.

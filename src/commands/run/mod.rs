@@ -86,6 +86,12 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         agents,
         marker,
         unrecorded: Usage::default(),
+        budget: crate::ops::report::Budget {
+            cost_usd: args.max_cost,
+            tokens: args.max_tokens,
+            iterations: args.max_iterations,
+        }
+        .value(),
         run_id,
         run_dir,
         display,

@@ -177,6 +177,7 @@ impl Edge<'_> {
             let iterated = ops::iterate::iterate(
                 self.ws,
                 ops::iterate::Options {
+                    budget: self.budget.take(),
                     messages: vec![message.clone()],
                     goal_only: false,
                     run_id: Some(self.run_id.clone()),

@@ -199,6 +199,7 @@ fn record_cut_short(
     crate::ops::iterate::iterate(
         &ws,
         crate::ops::iterate::Options {
+            budget: None,
             messages: vec![format!("turn {turn}: cut short: {winner} won the race")],
             goal_only: false,
             run_id: run,
