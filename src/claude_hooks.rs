@@ -37,6 +37,57 @@ pub fn plugin_hooks() -> String {
     text
 }
 
+/// How Claude Code opens the message that carries one Stop hook's blocking reason.
+const FEEDBACK: &str = "Stop hook feedback:";
+
+/// The transcript entries' roles and texts (user and assistant only), oldest first.
+fn transcript_entries(jsonl: &str) -> Vec<(String, String)> {
+    jsonl
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|entry| {
+            let role = entry.get("type")?.as_str()?.to_string();
+            if role != "user" && role != "assistant" {
+                return None;
+            }
+            let text = match entry.get("message").and_then(|m| m.get("content")) {
+                Some(Value::String(text)) => text.clone(),
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            Some((role, text))
+        })
+        .collect()
+}
+
+/// Whether the last stop goal blocked (its feedback carries `reason`) was blocked by another
+/// Stop hook as well: Claude Code writes one feedback message per blocking hook, side by side
+/// between two assistant turns. Pure over the transcript's text.
+pub fn shared_in(jsonl: &str, reason: &str) -> bool {
+    let entries = transcript_entries(jsonl);
+    let ours = |text: &str| text.starts_with(FEEDBACK) && text.contains(reason);
+    let Some(at) = entries.iter().rposition(|(role, text)| role == "user" && ours(text)) else {
+        return false;
+    };
+    let before = entries[..at].iter().rev();
+    let after = entries[at + 1..].iter();
+    let other = |(role, text): &(String, String)| -> Option<bool> {
+        (role == "user").then(|| text.starts_with(FEEDBACK) && !ours(text))
+    };
+    let mut neighbours = before.map_while(other).chain(after.map_while(other));
+    neighbours.any(|other_hook| other_hook)
+}
+
+/// [`shared_in`] on the transcript file Claude Code names in the Stop event; an unreadable
+/// transcript says nothing shared, so the block counts (the limit holds either way).
+pub fn shared_block(transcript: &std::path::Path, reason: &str) -> bool {
+    std::fs::read_to_string(transcript).is_ok_and(|jsonl| shared_in(&jsonl, reason))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
