@@ -92,6 +92,32 @@ pub fn shared_block(transcript: &std::path::Path, reason: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Whether goal's last block was shared with another Stop hook, from the transcript lines
+    /// Claude Code writes (one feedback message per blocking hook between assistant turns).
+    #[test]
+    fn a_block_is_shared_when_another_hooks_feedback_stands_beside_it() {
+        let user = |text: &str| json!({"type": "user", "message": {"role": "user", "content": text}}).to_string();
+        let assistant = || json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}).to_string();
+        let attachment = || json!({"type": "attachment", "attachment": {"type": "goal_status", "met": false}}).to_string();
+        let ours = "Stop hook feedback:\nThe goal is not done. why";
+        let judge = "Stop hook feedback:\n[all tests pass]: not met";
+        let table: Vec<(Vec<String>, bool)> = vec![
+            (vec![assistant(), user(judge), attachment(), user(ours), assistant()], true),
+            (vec![assistant(), user(ours), user(judge), assistant()], true),
+            (vec![assistant(), user(ours), assistant()], false),
+            // The judge's feedback of an earlier stop is not beside goal's latest block.
+            (vec![assistant(), user(judge), assistant(), user(ours), assistant()], false),
+            (vec![assistant(), user(ours), user(judge), assistant(), user(ours), assistant()], false),
+            (vec![assistant(), user(judge), assistant()], false),
+            (vec!["not json".into(), user(ours), user(judge)], true),
+            (vec![], false),
+        ];
+        for (lines, want) in table {
+            let jsonl = lines.join("\n");
+            assert_eq!(shared_in(&jsonl, "why"), want, "{jsonl}");
+        }
+    }
+
     /// The committed plugin hooks file is the rendered table. To refresh it after changing the
     /// table: `GOAL_WRITE_PLUGIN_HOOKS=1 cargo test --locked plugin_hooks_file`.
     #[test]

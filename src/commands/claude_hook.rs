@@ -324,3 +324,38 @@ fn last_iteration_commit(ws: &Workspace) -> Result<String> {
     }
     Ok(String::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The count of goal's own blocks a stop starts from: (saved blocks, saved reason kept,
+    /// stop_hook_active, same iteration commit, the last block shared with another hook, count).
+    #[test]
+    fn the_stop_limit_counts_only_the_blocks_goal_made_alone() {
+        let table = [
+            (2, true, true, true, false, 2),
+            (2, true, true, true, true, 1),
+            (3, true, true, true, true, 2),
+            (0, true, true, true, true, 0),
+            // Judged already (the stop after it went through): never refunded twice.
+            (3, false, true, true, true, 3),
+            // A fresh stop or a new iteration commit starts again.
+            (3, true, false, true, false, 0),
+            (3, true, true, false, true, 0),
+        ];
+        for (blocks, kept, active, same, shared, want) in table {
+            let saved = StopState {
+                iteration_commit: "c1".into(),
+                blocks,
+                reason: if kept { "why".into() } else { String::new() },
+            };
+            let current = if same { "c1" } else { "c2" };
+            assert_eq!(
+                own_blocks(&saved, active, current, shared),
+                want,
+                "{blocks} {kept} {active} {same} {shared}"
+            );
+        }
+    }
+}
