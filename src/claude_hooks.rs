@@ -70,7 +70,10 @@ fn transcript_entries(jsonl: &str) -> Vec<(String, String)> {
 pub fn shared_in(jsonl: &str, reason: &str) -> bool {
     let entries = transcript_entries(jsonl);
     let ours = |text: &str| text.starts_with(FEEDBACK) && text.contains(reason);
-    let Some(at) = entries.iter().rposition(|(role, text)| role == "user" && ours(text)) else {
+    let Some(at) = entries
+        .iter()
+        .rposition(|(role, text)| role == "user" && ours(text))
+    else {
         return false;
     };
     let before = entries[..at].iter().rev();
@@ -96,18 +99,56 @@ mod tests {
     /// Claude Code writes (one feedback message per blocking hook between assistant turns).
     #[test]
     fn a_block_is_shared_when_another_hooks_feedback_stands_beside_it() {
-        let user = |text: &str| json!({"type": "user", "message": {"role": "user", "content": text}}).to_string();
-        let assistant = || json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}).to_string();
-        let attachment = || json!({"type": "attachment", "attachment": {"type": "goal_status", "met": false}}).to_string();
+        let user = |text: &str| {
+            json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
+        };
+        let assistant = || {
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}).to_string()
+        };
+        let attachment = || {
+            json!({"type": "attachment", "attachment": {"type": "goal_status", "met": false}})
+                .to_string()
+        };
         let ours = "Stop hook feedback:\nThe goal is not done. why";
         let judge = "Stop hook feedback:\n[all tests pass]: not met";
         let table: Vec<(Vec<String>, bool)> = vec![
-            (vec![assistant(), user(judge), attachment(), user(ours), assistant()], true),
-            (vec![assistant(), user(ours), user(judge), assistant()], true),
+            (
+                vec![
+                    assistant(),
+                    user(judge),
+                    attachment(),
+                    user(ours),
+                    assistant(),
+                ],
+                true,
+            ),
+            (
+                vec![assistant(), user(ours), user(judge), assistant()],
+                true,
+            ),
             (vec![assistant(), user(ours), assistant()], false),
             // The judge's feedback of an earlier stop is not beside goal's latest block.
-            (vec![assistant(), user(judge), assistant(), user(ours), assistant()], false),
-            (vec![assistant(), user(ours), user(judge), assistant(), user(ours), assistant()], false),
+            (
+                vec![
+                    assistant(),
+                    user(judge),
+                    assistant(),
+                    user(ours),
+                    assistant(),
+                ],
+                false,
+            ),
+            (
+                vec![
+                    assistant(),
+                    user(ours),
+                    user(judge),
+                    assistant(),
+                    user(ours),
+                    assistant(),
+                ],
+                false,
+            ),
             (vec![assistant(), user(judge), assistant()], false),
             (vec!["not json".into(), user(ours), user(judge)], true),
             (vec![], false),

@@ -24,12 +24,15 @@ fn claude(repo: &Repo, dir: &Path, api: &FakeApi, prompt: &str) -> Output {
         std::env::var("PATH").unwrap_or_default()
     );
     let plugin = root().join("plugins/goal");
-    let out = repo
-        .command(dir.join("node_modules/.bin/claude"))
-        .env("PATH", path)
+    let mut cmd = repo.command(dir.join("node_modules/.bin/claude"));
+    cmd.env("PATH", path)
         .envs(api.claude_env())
-        .args(["-p", "--plugin-dir", plugin.to_str().unwrap(), prompt])
-        .stdin(std::process::Stdio::null())
+        .args(["-p", "--allowedTools", "Bash", "--plugin-dir"])
+        .args([plugin.to_str().unwrap(), prompt]);
+    // A session the stand-in keeps going by mistake fails the test instead of hanging it.
+    let out = assert_cmd::Command::from_std(cmd)
+        .timeout(std::time::Duration::from_secs(180))
+        .write_stdin("")
         .output()
         .unwrap();
     assert_eq!(
@@ -74,7 +77,12 @@ fn slash_commands_leave_goals_state_alone() {
     let api = start(&repo, &dir, "say", "true", "yes");
     claude(&repo, &dir, &api, "/goal abandon the goal");
     assert!(!verdicts(&api).is_empty(), "the /goal judge was asked");
-    assert_eq!(repo.head(), head, "no commit: {}", repo.git(&["log", "--oneline"]));
+    assert_eq!(
+        repo.head(),
+        head,
+        "no commit: {}",
+        repo.git(&["log", "--oneline"])
+    );
     assert_eq!(repo.goal_md(), md);
     // `/goal <text that reads as a goal>` makes no goal of goal's.
     let repo = Repo::new();
@@ -96,18 +104,33 @@ fn a_judge_that_accepts_a_bare_claim_still_meets_goals_block() {
     let repo = project(&["division works"]);
     let api = start(&repo, &dir, "say", "true", "yes");
     claude(&repo, &dir, &api, "/goal the work is done");
-    assert_eq!(verdicts(&api).first(), Some(&true), "the judge accepted at once");
+    assert_eq!(
+        verdicts(&api).first(),
+        Some(&true),
+        "the judge accepted at once"
+    );
     let calls = main_calls(&api);
-    assert_eq!(calls.len(), 4, "the answer and goal's three blocks: {calls:?}");
+    assert_eq!(
+        calls.len(),
+        4,
+        "the answer and goal's three blocks: {calls:?}"
+    );
     for call in &calls[1..] {
         let text = call["last_text"].as_str().unwrap();
         assert!(text.contains(GOAL_FEEDBACK), "{text}");
         assert!(
-            text.trim_end().lines().last().unwrap().starts_with("GOAL-PROOF: open 0/1 "),
+            text.trim_end()
+                .lines()
+                .last()
+                .unwrap()
+                .starts_with("GOAL-PROOF: open 0/1 "),
             "{text}"
         );
     }
-    assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is still open");
+    assert!(
+        repo.exists(".agents/goal/GOAL.md"),
+        "the goal is still open"
+    );
 }
 
 #[test]
@@ -151,7 +174,11 @@ fn a_judge_keyed_on_the_proof_line_ends_the_session_at_the_first_done_that_succe
     claude(&repo, &dir, &api, &format!("/goal {}", condition.trim()));
     assert_eq!(verdicts(&api), [false, true], "{:#?}", api.requests());
     let calls = main_calls(&api);
-    assert_eq!(calls.len(), 4, "two turns of a tool call and an answer: {calls:#?}");
+    assert_eq!(
+        calls.len(),
+        4,
+        "two turns of a tool call and an answer: {calls:#?}"
+    );
     assert!(!repo.exists(".agents/goal"), "the goal is done");
     assert!(
         repo.git(&["log", "--format=%s"]).contains("goal: done"),
@@ -213,7 +240,9 @@ fn the_hooks_end_their_context_and_block_reasons_with_the_open_proof_line() {
         r#"{"hook_event_name":"UserPromptSubmit","prompt":"carry on"}"#,
     ] {
         let v = hook(event);
-        let text = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+        let text = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
         assert!(text.trim_end().ends_with(&line), "{text}");
     }
     // `goal inject`'s own text is unchanged: no proof line.

@@ -627,7 +627,13 @@ impl FakeApi {
     }
 
     /// [`FakeApi::start`], answering the `/goal` judge's requests in turn by `judge` (JUDGE).
-    pub fn judged(dir: &Path, script: &str, log: &Path, work_command: &str, judge: &str) -> FakeApi {
+    pub fn judged(
+        dir: &Path,
+        script: &str,
+        log: &Path,
+        work_command: &str,
+        judge: &str,
+    ) -> FakeApi {
         use std::io::BufRead;
         let mut child = std::process::Command::new("python3")
             .arg(dir.join("fake_api.py"))

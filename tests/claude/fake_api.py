@@ -33,6 +33,7 @@ WORK = os.environ.get("WORK_COMMAND", "echo hello > hello.txt && goal verify -c 
 LOG = os.environ.get("LOG")
 JUDGE = os.environ.get("JUDGE", "yes").split(",")
 judged = []
+replies_sent = 0
 sessions = []
 lock = threading.Lock()
 
@@ -94,7 +95,10 @@ def sse(events):
 
 
 def message(blocks, stop):
-    events = [{"type": "message_start", "message": {"id": "msg_fake", "type": "message", "role": "assistant",
+    # Each reply its own id: Claude Code merges replies that share one into a single message.
+    global replies_sent
+    replies_sent += 1
+    events = [{"type": "message_start", "message": {"id": "msg_fake_%d" % replies_sent, "type": "message", "role": "assistant",
                "model": "claude-fake", "content": [], "stop_reason": None, "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 1}}}]
     for i, b in enumerate(blocks):
@@ -170,8 +174,13 @@ class Handler(BaseHTTPRequestHandler):
             messages = body.get("messages") or []
             last = messages[-1] if messages else {}
             content = last.get("content")
-            had_result = isinstance(content, list) and any(
-                isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
+            # A turn alternates a tool call and its answer: the answer is due when the last
+            # assistant message made a tool call (Claude Code may append text of its own after
+            # the tool result, as `/goal`'s turn does, so the last message alone does not say).
+            replies = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+            last_reply = replies[-1].get("content") if replies else None
+            had_result = isinstance(last_reply, list) and bool(last_reply) and isinstance(
+                last_reply[-1], dict) and last_reply[-1].get("type") == "tool_use"
             if mode in ("side", "say", "judge"):
                 payload = message([{"type": "text", "text": answer}], "end_turn")
             elif had_result:
