@@ -37,9 +37,127 @@ pub fn plugin_hooks() -> String {
     text
 }
 
+/// How Claude Code opens the message that carries one Stop hook's blocking reason.
+const FEEDBACK: &str = "Stop hook feedback:";
+
+/// The transcript entries' roles and texts (user and assistant only), oldest first.
+fn transcript_entries(jsonl: &str) -> Vec<(String, String)> {
+    jsonl
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|entry| {
+            let role = entry.get("type")?.as_str()?.to_string();
+            if role != "user" && role != "assistant" {
+                return None;
+            }
+            let text = match entry.get("message").and_then(|m| m.get("content")) {
+                Some(Value::String(text)) => text.clone(),
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            Some((role, text))
+        })
+        .collect()
+}
+
+/// Whether the last stop goal blocked (its feedback carries `reason`) was blocked by another
+/// Stop hook as well: Claude Code writes one feedback message per blocking hook, side by side
+/// between two assistant turns. Pure over the transcript's text.
+pub fn shared_in(jsonl: &str, reason: &str) -> bool {
+    let entries = transcript_entries(jsonl);
+    let ours = |text: &str| text.starts_with(FEEDBACK) && text.contains(reason);
+    let Some(at) = entries
+        .iter()
+        .rposition(|(role, text)| role == "user" && ours(text))
+    else {
+        return false;
+    };
+    let before = entries[..at].iter().rev();
+    let after = entries[at + 1..].iter();
+    let other = |(role, text): &(String, String)| -> Option<bool> {
+        (role == "user").then(|| text.starts_with(FEEDBACK) && !ours(text))
+    };
+    let mut neighbours = before.map_while(other).chain(after.map_while(other));
+    neighbours.any(|other_hook| other_hook)
+}
+
+/// [`shared_in`] on the transcript file Claude Code names in the Stop event; an unreadable
+/// transcript says nothing shared, so the block counts (the limit holds either way).
+pub fn shared_block(transcript: &std::path::Path, reason: &str) -> bool {
+    std::fs::read_to_string(transcript).is_ok_and(|jsonl| shared_in(&jsonl, reason))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether goal's last block was shared with another Stop hook, from the transcript lines
+    /// Claude Code writes (one feedback message per blocking hook between assistant turns).
+    #[test]
+    fn a_block_is_shared_when_another_hooks_feedback_stands_beside_it() {
+        let user = |text: &str| {
+            json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
+        };
+        let assistant = || {
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}).to_string()
+        };
+        let attachment = || {
+            json!({"type": "attachment", "attachment": {"type": "goal_status", "met": false}})
+                .to_string()
+        };
+        let ours = "Stop hook feedback:\nThe goal is not done. why";
+        let judge = "Stop hook feedback:\n[all tests pass]: not met";
+        let table: Vec<(Vec<String>, bool)> = vec![
+            (
+                vec![
+                    assistant(),
+                    user(judge),
+                    attachment(),
+                    user(ours),
+                    assistant(),
+                ],
+                true,
+            ),
+            (
+                vec![assistant(), user(ours), user(judge), assistant()],
+                true,
+            ),
+            (vec![assistant(), user(ours), assistant()], false),
+            // The judge's feedback of an earlier stop is not beside goal's latest block.
+            (
+                vec![
+                    assistant(),
+                    user(judge),
+                    assistant(),
+                    user(ours),
+                    assistant(),
+                ],
+                false,
+            ),
+            (
+                vec![
+                    assistant(),
+                    user(ours),
+                    user(judge),
+                    assistant(),
+                    user(ours),
+                    assistant(),
+                ],
+                false,
+            ),
+            (vec![assistant(), user(judge), assistant()], false),
+            (vec!["not json".into(), user(ours), user(judge)], true),
+            (vec![], false),
+        ];
+        for (lines, want) in table {
+            let jsonl = lines.join("\n");
+            assert_eq!(shared_in(&jsonl, "why"), want, "{jsonl}");
+        }
+    }
 
     /// The committed plugin hooks file is the rendered table. To refresh it after changing the
     /// table: `GOAL_WRITE_PLUGIN_HOOKS=1 cargo test --locked plugin_hooks_file`.

@@ -151,6 +151,8 @@ pub enum Rejection {
     Trivial,
     TooShort,
     Empty,
+    /// The message is an agent's slash command (`/goal abandon the goal`), not a message.
+    SlashCommand,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -450,6 +452,23 @@ fn granularity(goal: &str) -> (Granularity, Signals) {
     )
 }
 
+/// Whether a prompt is an agent's slash command (`/name` or `/name arguments`, as Claude Code
+/// and Pi take them): such a prompt is an instruction to the agent's own tooling — `/goal abandon
+/// the goal` sets Claude Code's goal condition — and never a goal-setting or abandon message.
+/// A path (`/usr/bin …`) is not a command: the name ends at whitespace or the end of the prompt.
+pub fn is_slash_command(prompt: &str) -> bool {
+    let Some(rest) = prompt.trim_start().strip_prefix('/') else {
+        return false;
+    };
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')))
+        .unwrap_or(rest.len());
+    let after = &rest[name_len..];
+    name_len > 0
+        && rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && after.chars().next().is_none_or(char::is_whitespace)
+}
+
 /// Judge one message.
 pub fn detect(message: &str) -> Detection {
     // ASCII case folding keeps byte offsets: phrase positions index the original text too.
@@ -473,6 +492,10 @@ pub fn detect(message: &str) -> Detection {
     };
     if message.trim().is_empty() {
         verdict.rejected = Some(Rejection::Empty);
+        return verdict;
+    }
+    if is_slash_command(message) {
+        verdict.rejected = Some(Rejection::SlashCommand);
         return verdict;
     }
     let mut phrases: Vec<(usize, &str, &str)> = TRIGGERS

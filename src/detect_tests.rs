@@ -257,3 +257,49 @@ fn a_rejected_phrase_keeps_the_goal_it_would_have_set() {
     assert_eq!(d.rejected, Some(Rejection::Quote));
     assert_eq!(d.goal.as_deref(), Some("rewrite the scheduler"));
 }
+
+/// Slash commands (`/name …`) are never messages: which prompts are one.
+#[test]
+fn slash_commands_are_told_apart_from_messages() {
+    let table = [
+        ("/goal abandon the goal", true),
+        (
+            "/goal my goal is to make add() add; done when the tests pass",
+            true,
+        ),
+        ("  /goal clear", true),
+        ("/compact", true),
+        (
+            "/plugin:command my goal is to add retries to the HTTP client",
+            true,
+        ),
+        ("/review-pr 12\nmy goal is to add retries", true),
+        (
+            "/usr/bin/env is broken: my goal is to fix the launcher",
+            false,
+        ),
+        ("/ my goal is to add retries to the HTTP client", false),
+        ("/-x abandon", false),
+        ("my goal is to make /goal work", false),
+        ("abandon /goal", false),
+        ("", false),
+    ];
+    for (prompt, slash) in table {
+        assert_eq!(is_slash_command(prompt), slash, "{prompt:?}");
+        let d = detect(prompt);
+        if slash {
+            assert_eq!((d.trigger, d.kind), (false, Kind::None), "{prompt:?}");
+            assert_eq!(d.rejected, Some(Rejection::SlashCommand), "{prompt:?}");
+        }
+    }
+    // Without the slash, the same words are still a goal and an abandon.
+    assert_eq!(
+        detect("my goal is to make add() add; done when the tests pass").kind,
+        G
+    );
+    assert_eq!(detect("abandon the goal").kind, A);
+    assert_eq!(
+        detect("/usr/bin/env is broken: my goal is to fix the launcher").kind,
+        G
+    );
+}

@@ -40,6 +40,23 @@ pub fn save_progress(goal: &GoalFile, proven: usize) -> String {
     )
 }
 
+/// The line `goal done` prints on success, for a judge that reads only the transcript (Claude
+/// Code's `/goal`): the goal and the git tree id its evidence is bound to.
+pub fn proof_complete_line(goal: &str, tree: &str) -> String {
+    format!("GOAL-PROOF: complete {goal} {tree}")
+}
+
+/// The line that ends the Claude hook's injected context and every Stop block reason while the
+/// goal is not done: the proven figure and the same next step `goal status` gives.
+pub fn proof_open_line(goal: &GoalFile, proof: &Proof) -> String {
+    format!(
+        "GOAL-PROOF: open {}/{} {}",
+        proof.proven,
+        goal.criteria.len(),
+        crate::ops::status::next_step(goal, proof)
+    )
+}
+
 /// The injection text for a goal in any state; the progress figure is the proven count.
 pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> String {
     let mut text = format!(

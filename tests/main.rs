@@ -15,6 +15,7 @@ mod agent_qwen;
 mod agents;
 mod audit;
 mod baseline;
+mod claude_goal;
 mod cli;
 mod commit_policy;
 mod complete;

@@ -623,9 +623,21 @@ impl Drop for FakeApi {
 impl FakeApi {
     /// tests/claude/fake_api.py answering each session by `script`, logging to `log`.
     pub fn start(dir: &Path, script: &str, log: &Path, work_command: &str) -> FakeApi {
+        FakeApi::judged(dir, script, log, work_command, "yes")
+    }
+
+    /// [`FakeApi::start`], answering the `/goal` judge's requests in turn by `judge` (JUDGE).
+    pub fn judged(
+        dir: &Path,
+        script: &str,
+        log: &Path,
+        work_command: &str,
+        judge: &str,
+    ) -> FakeApi {
         use std::io::BufRead;
         let mut child = std::process::Command::new("python3")
             .arg(dir.join("fake_api.py"))
+            .env("JUDGE", judge)
             .env("SCRIPT", script)
             .env("LOG", log)
             .env("WORK_COMMAND", work_command)

@@ -1,7 +1,7 @@
 //! `goal hook claude`: the Claude Code hook adapter (JSON on stdin, JSON on stdout, exit 0).
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -85,7 +85,11 @@ fn claude(ctx: &Ctx, input: &str) -> std::result::Result<Option<Value>, String> 
         "SessionStart" => session_start(&quiet),
         "Stop" => {
             let active = matches!(event.get("stop_hook_active"), Some(Value::Bool(true)));
-            stop(&quiet, active)
+            let transcript = match event.get("transcript_path") {
+                Some(Value::String(path)) => Some(PathBuf::from(path)),
+                _ => None,
+            };
+            stop(&quiet, active, transcript.as_deref())
         }
         _ => return Ok(None),
     };
@@ -106,6 +110,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         Err(Error::NotARepo { .. }) => return Ok(None),
         Err(e) => return Err(e),
     };
+    // `detect` never reads a slash command (`/goal abandon the goal`) as a goal or an abandon.
     let d = detect::detect(prompt);
     let mut notes = Vec::new();
     let active = ws.read_goal(crate::workspace::Part::Whole)?;
@@ -152,12 +157,21 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
         }
         _ => {}
     }
-    let mut text = match ws.read_goal(crate::workspace::Part::Whole)? {
-        Some(goal) => inject::injection(&goal, &crate::ops::proof(&ws, &goal)?, None),
-        None => String::new(),
+    let goal = ws.read_goal(crate::workspace::Part::Whole)?;
+    let proof = match &goal {
+        Some(goal) => Some(crate::ops::proof(&ws, goal)?),
+        None => None,
+    };
+    let mut text = match (&goal, &proof) {
+        (Some(goal), Some(proof)) => inject::injection(goal, proof, None),
+        _ => String::new(),
     };
     for note in notes {
         text.push_str(&note);
+        text.push('\n');
+    }
+    if let (Some(goal), Some(proof)) = (&goal, &proof) {
+        text.push_str(&inject::proof_open_line(goal, proof));
         text.push('\n');
     }
     Ok(context("UserPromptSubmit", text))
@@ -173,20 +187,37 @@ fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
         return Ok(None);
     };
     let proof = crate::ops::proof(&ws, &goal)?;
-    Ok(context(
-        "SessionStart",
-        inject::injection(&goal, &proof, None),
-    ))
+    let mut text = inject::injection(&goal, &proof, None);
+    text.push_str(&inject::proof_open_line(&goal, &proof));
+    text.push('\n');
+    Ok(context("SessionStart", text))
 }
 
-/// How many times the Stop hook has blocked since the last iteration commit.
+/// How many stops goal's own Stop hook has blocked since the last iteration commit, and the reason
+/// it gave the last time (to find that block in the transcript).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct StopState {
     iteration_commit: String,
     blocks: u32,
+    /// The reason of the block counted last, while it may still be refunded; "" once judged.
+    #[serde(default)]
+    reason: String,
 }
 
-fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
+/// The count of goal's own blocks this stop starts from. A fresh stop (no hook blocked the one
+/// before) or a new iteration commit starts again at 0; a block that another Stop hook made too
+/// (Claude Code's `/goal` judge, say) kept the session going without goal and is not counted.
+fn own_blocks(saved: &StopState, stop_hook_active: bool, current: &str, shared: bool) -> u32 {
+    if !stop_hook_active || saved.iteration_commit != current {
+        return 0;
+    }
+    if shared && !saved.reason.is_empty() {
+        return saved.blocks.saturating_sub(1);
+    }
+    saved.blocks
+}
+
+fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<Option<Value>> {
     let ws = match Workspace::open(ctx) {
         Ok(ws) => ws,
         Err(Error::NotARepo { .. }) => return Ok(None),
@@ -204,23 +235,38 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    // A fresh stop (not one Claude Code makes while continuing for us) or a new iteration
-    // commit starts the count again.
-    let blocks = if stop_hook_active && saved.iteration_commit == current {
-        saved.blocks
-    } else {
-        0
-    };
+    let shared = !saved.reason.is_empty()
+        && transcript.is_some_and(|t| crate::claude_hooks::shared_block(t, &saved.reason));
+    let blocks = own_blocks(&saved, stop_hook_active, &current, shared);
     if blocks >= ws.config.stop_blocks {
+        // The stop goes through; the last block is judged, so it is never refunded twice.
+        let state = StopState {
+            iteration_commit: current,
+            blocks,
+            reason: String::new(),
+        };
+        write_stop_state(&path, &state)?;
         return Ok(None);
     }
+    let proof = crate::ops::proof(&ws, &goal)?;
+    let reason = block_reason(&goal, &proof);
     let state = StopState {
         iteration_commit: current,
         blocks: blocks + 1,
+        reason: reason.clone(),
     };
-    let bytes = serde_json::to_vec(&state).map_err(|e| Error::usage(e.to_string(), ""))?;
-    write_atomic(&path, &bytes)?;
-    let proof = crate::ops::proof(&ws, &goal)?;
+    write_stop_state(&path, &state)?;
+    Ok(Some(json!({"decision": "block", "reason": reason})))
+}
+
+fn write_stop_state(path: &Path, state: &StopState) -> Result<()> {
+    let bytes = serde_json::to_vec(state).map_err(|e| Error::usage(e.to_string(), ""))?;
+    write_atomic(path, &bytes)
+}
+
+/// Why the Stop hook keeps the agent going: the goal, its figure, the next step, and the proof
+/// line last.
+fn block_reason(goal: &crate::goal_file::GoalFile, proof: &crate::proof::Proof) -> String {
     let open: Vec<String> = goal
         .criteria
         .iter()
@@ -256,14 +302,14 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
             open.join("; ")
         )
     };
-    let reason = format!(
-        "The goal \"{}\" is not done ({}/{} criteria proven, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.",
+    format!(
+        "The goal \"{}\" is not done ({}/{} criteria proven, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.\n{}",
         goal.goal,
         proof.proven,
         goal.criteria.len(),
-        goal.iteration
-    );
-    Ok(Some(json!({"decision": "block", "reason": reason})))
+        goal.iteration,
+        inject::proof_open_line(goal, proof)
+    )
 }
 
 /// The id of the newest init/iterate commit (first parent from HEAD), or "".
@@ -277,4 +323,39 @@ fn last_iteration_commit(ws: &Workspace) -> Result<String> {
         }
     }
     Ok(String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The count of goal's own blocks a stop starts from: (saved blocks, saved reason kept,
+    /// stop_hook_active, same iteration commit, the last block shared with another hook, count).
+    #[test]
+    fn the_stop_limit_counts_only_the_blocks_goal_made_alone() {
+        let table = [
+            (2, true, true, true, false, 2),
+            (2, true, true, true, true, 1),
+            (3, true, true, true, true, 2),
+            (0, true, true, true, true, 0),
+            // Judged already (the stop after it went through): never refunded twice.
+            (3, false, true, true, true, 3),
+            // A fresh stop or a new iteration commit starts again.
+            (3, true, false, true, false, 0),
+            (3, true, true, false, true, 0),
+        ];
+        for (blocks, kept, active, same, shared, want) in table {
+            let saved = StopState {
+                iteration_commit: "c1".into(),
+                blocks,
+                reason: if kept { "why".into() } else { String::new() },
+            };
+            let current = if same { "c1" } else { "c2" };
+            assert_eq!(
+                own_blocks(&saved, active, current, shared),
+                want,
+                "{blocks} {kept} {active} {same} {shared}"
+            );
+        }
+    }
 }

@@ -146,4 +146,6 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
         "  commits: {} (`goal log` keeps the audit)",
         short_ids.join(", ")
     ));
+    // The line a transcript judge (Claude Code's `/goal`) quotes: printed even with --quiet.
+    println!("{}", crate::texts::proof_complete_line(&s.goal, &s.tree));
 }

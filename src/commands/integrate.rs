@@ -14,10 +14,21 @@ use crate::workspace::write_atomic;
 pub enum Command {
     /// Merge `goal hook claude` into .claude/settings.json for UserPromptSubmit, SessionStart and
     /// Stop, keeping every existing key and hook.
-    Claude,
+    Claude(ClaudeArgs),
     /// Install the Pi extension into .pi/extensions/goal/.
     Pi,
 }
+
+#[derive(Debug, clap::Args)]
+pub struct ClaudeArgs {
+    /// Print the condition to give Claude Code's `/goal` beside goal's hooks (met only when a tool
+    /// result shows `GOAL-PROOF: complete`) and change nothing.
+    #[arg(long)]
+    pub goal_condition: bool,
+}
+
+/// The `/goal` condition that a transcript judge can only meet on `goal done`'s proof line.
+pub const GOAL_CONDITION: &str = "a tool result in this session shows a line starting with `GOAL-PROOF: complete` (printed by a `goal done` that succeeded); a claim of being done, a plan, or the text `GOAL-PROOF: open` does not meet it";
 
 pub use crate::claude_hooks::{COMMAND as CLAUDE_COMMAND, EVENTS as CLAUDE_EVENTS};
 
@@ -33,7 +44,11 @@ pub const PI_FILES: &[(&str, &str)] = &[
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     let repo = Repo::discover(&ctx.cwd)?;
     match command {
-        Command::Claude => claude(ctx, repo.root()),
+        Command::Claude(args) if args.goal_condition => {
+            println!("{GOAL_CONDITION}");
+            Ok(0)
+        }
+        Command::Claude(_) => claude(ctx, repo.root()),
         Command::Pi => pi(ctx, repo.root()),
     }
 }

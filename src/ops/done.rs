@@ -78,6 +78,8 @@ pub struct Summary {
     /// What the goal's diff does to its tests (weakening findings).
     pub tests_weakened: Vec<Weakened>,
     pub commits: Vec<String>,
+    /// The git tree id the completion was proven on (the tree the evidence is bound to).
+    pub tree: String,
 }
 
 /// The goal completed: the summary and the two commits (complete, done).
@@ -333,6 +335,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         material_changes,
         tests_weakened: gate.weakened,
         commits: commits.iter().map(|c| c.to_string()).collect(),
+        tree: tree_text,
     };
     Ok(Done { summary, commits })
 }

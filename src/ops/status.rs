@@ -66,6 +66,8 @@ pub struct StatusView {
     pub criteria: Vec<CriterionView>,
     /// The next step, consistent with what `goal done` would say.
     pub next: String,
+    /// What `goal done` would decide from what is recorded: true when it would complete the goal.
+    pub done_would_pass: bool,
     pub ledger: LedgerView,
     pub phase: Option<String>,
     pub stagnation: StagnationVerdict,
@@ -115,6 +117,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         total: goal.criteria.len(),
         criteria,
         next: next_step(goal, &proof),
+        done_would_pass: goal.status != Status::Blocked && proof.complete(),
         ledger: LedgerView {
             verifies: problem.is_none(),
             problem,

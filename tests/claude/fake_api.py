@@ -9,7 +9,14 @@ server answers each session in turn, the last entry repeating:
   529   HTTP 529 overloaded_error
   429   HTTP 429 rate_limit_error
   401   HTTP 401 authentication_error
-Requests without tools (titles, quota checks) get a short text answer. Every request is logged
+Requests without tools (titles, quota checks) get a short text answer, except the judge's: a
+Stop hook of type "prompt" (what Claude Code's `/goal <condition>` adds) asks a model without tools
+whether its condition is met, and JUDGE, a comma-separated list (the last entry repeating), says
+how each judge request in turn is answered:
+  yes    {"ok": true}: the condition is met (a judge that accepts a bare claim)
+  no     {"ok": false}: not met
+  proof  met only when the transcript shows goal done's line "GOAL-PROOF: complete <goal> <tree>"
+Judge requests are logged with kind "judge" and the verdict. Every request is logged
 to LOG (one JSON line: session, kind, status, whether the request carries goal's injected block,
 and the text of its last message). Prints the port on stdout once listening.
 """
@@ -24,6 +31,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 SCRIPT = os.environ.get("SCRIPT", "work").split(",")
 WORK = os.environ.get("WORK_COMMAND", "echo hello > hello.txt && goal verify -c 1")
 LOG = os.environ.get("LOG")
+JUDGE = os.environ.get("JUDGE", "yes").split(",")
+judged = []
+replies_sent = 0
 sessions = []
 lock = threading.Lock()
 
@@ -52,6 +62,31 @@ def text_of(message):
     return "\n".join(parts)
 
 
+def is_judge(body):
+    """A prompt hook's evaluation: no tools, and the hook evaluator's system prompt."""
+    text = json.dumps(body.get("system") or "") + json.dumps(body.get("messages") or [])
+    return "hook condition" in text or "stopping condition been satisfied" in text
+
+
+# The proof line `goal done` prints: the condition's own wording (which quotes it) does not match.
+PROOF = re.compile(r"GOAL-PROOF: complete .+? [0-9a-f]{40}")
+
+
+def verdict(body):
+    """The judge's answer to this request, by JUDGE."""
+    with lock:
+        n = len(judged)
+        judged.append(n)
+    mode = JUDGE[min(n, len(JUDGE) - 1)]
+    transcript = json.dumps(body.get("messages") or [])
+    if mode == "proof":
+        met = PROOF.search(transcript) is not None
+    else:
+        met = mode == "yes"
+    reason = "the condition holds" if met else "the condition is not met yet"
+    return mode, met, json.dumps({"ok": met, "reason": reason})
+
+
 def sse(events):
     out = []
     for e in events:
@@ -60,7 +95,10 @@ def sse(events):
 
 
 def message(blocks, stop):
-    events = [{"type": "message_start", "message": {"id": "msg_fake", "type": "message", "role": "assistant",
+    # Each reply its own id: Claude Code merges replies that share one into a single message.
+    global replies_sent
+    replies_sent += 1
+    events = [{"type": "message_start", "message": {"id": "msg_fake_%d" % replies_sent, "type": "message", "role": "assistant",
                "model": "claude-fake", "content": [], "stop_reason": None, "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 1}}}]
     for i, b in enumerate(blocks):
@@ -123,6 +161,11 @@ class Handler(BaseHTTPRequestHandler):
                 sessions.append(sid)
             turn = sessions.index(sid) if sid in sessions else -1
         mode = SCRIPT[min(max(turn, 0), len(SCRIPT) - 1)] if main else "side"
+        answer = "ok"
+        met = None
+        if not main and is_judge(body):
+            mode = "judge"
+            judge_mode, met, answer = verdict(body)
         status = 200
         if mode in ERRORS:
             status, kind, text = ERRORS[mode]
@@ -131,10 +174,15 @@ class Handler(BaseHTTPRequestHandler):
             messages = body.get("messages") or []
             last = messages[-1] if messages else {}
             content = last.get("content")
-            had_result = isinstance(content, list) and any(
-                isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
-            if mode == "side" or mode == "say":
-                payload = message([{"type": "text", "text": "ok"}], "end_turn")
+            # A turn alternates a tool call and its answer: the answer is due when the last
+            # assistant message made a tool call (Claude Code may append text of its own after
+            # the tool result, as `/goal`'s turn does, so the last message alone does not say).
+            replies = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+            last_reply = replies[-1].get("content") if replies else None
+            had_result = isinstance(last_reply, list) and bool(last_reply) and isinstance(
+                last_reply[-1], dict) and last_reply[-1].get("type") == "tool_use"
+            if mode in ("side", "say", "judge"):
+                payload = message([{"type": "text", "text": answer}], "end_turn")
             elif had_result:
                 payload = message([{"type": "text", "text": "Wrote hello.txt; goal verify passed."}], "end_turn")
             else:
@@ -143,7 +191,7 @@ class Handler(BaseHTTPRequestHandler):
         if LOG:
             messages = body.get("messages") or []
             with lock, open(LOG, "a") as f:
-                f.write(json.dumps({"session": sid, "turn": turn, "kind": mode, "status": status,
+                f.write(json.dumps({"session": sid, "turn": turn, "kind": mode, "status": status, "met": met,
                                     "stream": bool(body.get("stream")),
                                     "goal_block": "[goal-driven-loop] ACTIVE GOAL" in json.dumps(messages),
                                     "last_text": text_of(messages[-1]) if messages else ""}) + "\n")
@@ -153,7 +201,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, payload, "text/event-stream")
         # Non-streaming: the final message as one JSON object.
         return self.reply(200, json.dumps({"id": "msg_fake", "type": "message", "role": "assistant",
-                                           "model": "claude-fake", "content": [{"type": "text", "text": "ok"}],
+                                           "model": "claude-fake", "content": [{"type": "text", "text": answer}],
                                            "stop_reason": "end_turn", "stop_sequence": None,
                                            "usage": {"input_tokens": 10, "output_tokens": 1}}).encode())
 
