@@ -60,6 +60,10 @@ pub struct Record {
 pub struct Red {
     pub base: String,
     pub tests: String,
+    /// Why the run's environment failed rather than the code (the pin's program or runner not
+    /// found): the run is inconclusive, never a witness. Absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 /// A record's `tests` object in the file: the counts, and the names when the runner printed them.
