@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod runners;
+pub mod tap;
 
 use runners::{GOING_ON, Group, Pending, RUNNERS, finish};
 

@@ -461,6 +461,15 @@ fn real_runner_output() {
         (fixture!("tap-pass"), t(2, 0, 1)),
         (fixture!("tap-fail"), t(2, 1, 0)),
         (fixture!("tap-none"), t(0, 0, 1)),
+        // node-tap 21 into a pipe: TAP 14, subtests nested twice, the assertions its leaves.
+        (fixture!("tap-nested-pass"), t(4, 0, 0)),
+        (fixture!("tap-nested-fail"), t(3, 1, 0)),
+        // node-tap 16 into a pipe: TAP 13 with no summary line; each leaf counted once.
+        (fixture!("tap13-nested-pass"), t(4, 0, 0)),
+        (fixture!("tap13-nested-fail"), t(3, 1, 0)),
+        // node-tap 16's classic reporter: mocha's "N passing", "N failing".
+        (fixture!("tap-classic-pass"), t(4, 0, 0)),
+        (fixture!("tap-classic-fail"), t(3, 1, 0)),
         (fixture!("rspec-pass"), t(2, 0, 1)),
         (fixture!("rspec-fail"), t(2, 1, 1)),
         (fixture!("rspec-none"), t(0, 0, 0)),
