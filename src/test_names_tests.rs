@@ -82,7 +82,10 @@ fn names_from_real_runner_output() {
             &[
                 ("nestedfail.test.mjs > math > adds > one plus one", Passed),
                 ("nestedfail.test.mjs > math > adds > two plus two", Failed),
-                ("nestedfail.test.mjs > math > subtracts > three minus one", Passed),
+                (
+                    "nestedfail.test.mjs > math > subtracts > three minus one",
+                    Passed,
+                ),
                 ("nestedfail.test.mjs > strings > concat", Passed),
             ],
         ),
@@ -92,7 +95,10 @@ fn names_from_real_runner_output() {
             &[
                 ("nestedfail.test.js > math > adds > one plus one", Passed),
                 ("nestedfail.test.js > math > adds > two plus two", Failed),
-                ("nestedfail.test.js > math > subtracts > three minus one", Passed),
+                (
+                    "nestedfail.test.js > math > subtracts > three minus one",
+                    Passed,
+                ),
                 ("nestedfail.test.js > strings > concat", Passed),
             ],
         ),

@@ -229,11 +229,20 @@ impl Record {
                 "evidence {}: no tests ran (red flag: \"tests don't run but code looks fine\")",
                 self.id
             ),
-            None if !self.check => format!(
-                "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
-                self.id,
-                self.argv.join(" ")
-            ),
+            None if !self.check => {
+                match crate::summary::unread_results(&self.output_tail.join("\n")) {
+                    Some(n) => format!(
+                        "evidence {}: `{}` printed {n} test results, but goal cannot read this runner's summary; run the runner with a reporter goal reads (TAP, JUnit with `--junit`), or `goal verify --check` for a linter or script",
+                        self.id,
+                        self.argv.join(" ")
+                    ),
+                    None => format!(
+                        "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
+                        self.id,
+                        self.argv.join(" ")
+                    ),
+                }
+            }
             _ => format!("evidence {} does not pass", self.id),
         }
     }

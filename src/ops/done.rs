@@ -89,6 +89,7 @@ fn red_flag(why: &str) -> &'static str {
     if why.contains("no tests ran")
         || why.contains("no evidence")
         || why.contains("no test summary")
+        || why.contains("cannot read this runner's summary")
     {
         "\"tests don't run but code looks fine\""
     } else if why.contains("stale") {

@@ -10,9 +10,8 @@ use regex::Regex;
 use super::re;
 
 // "ok 1 - adds", "not ok 2 - subs # time=3ms", "ok 3 - later # SKIP not today"
-static POINT: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^( *)(ok|not ok) \d+(?: -)? ?(.*?)(?:\s+#\s*(?i:(SKIP|TODO))\b.*)?\s*$")
-});
+static POINT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^( *)(ok|not ok) \d+(?: -)? ?(.*?)(?:\s+#\s*(?i:(SKIP|TODO))\b.*)?\s*$"));
 static SUBTEST: LazyLock<Regex> = LazyLock::new(|| re(r"^( *)# Subtest: (.*?)\s*$"));
 
 /// What one leaf test point came to.
