@@ -63,6 +63,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
             text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
             if proof.complete() {
                 text.push_str("Every criterion is proven: run `goal done` to finish.\n");
+                text.push_str(&done_runs_line(proof));
             } else if let Some(why) = proof.refusal() {
                 text.push_str(&format!(
                     "Every criterion is proven, but `goal done` would refuse: {why}.\n"
@@ -85,6 +86,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
         Status::Complete => {
             if proof.complete() {
                 text.push_str("Complete: every criterion is proven. Run `goal done` to finish (clean-up checks, summary).\n");
+                text.push_str(&done_runs_line(proof));
             } else if let Some(why) = proof.refusal() {
                 text.push_str(&format!(
                     "Marked complete and every criterion is proven, but `goal done` would refuse: {why}.\n"
@@ -103,6 +105,17 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
     }
     text.push_str(&rerun_lines(proof));
     text
+}
+
+/// The line that says which runs `goal done` will make first, when it has some to make
+/// ("" otherwise): the extra line after "run `goal done`".
+fn done_runs_line(proof: &Proof) -> String {
+    if proof.pending_red().is_empty() {
+        return String::new();
+    }
+    let step = proof.done_step();
+    let runs = step.split_once(": ").map_or(step.as_str(), |(_, r)| r);
+    format!("`goal done`: {runs}.\n")
 }
 
 /// One line per stale or failing criterion: the command that proves it again.

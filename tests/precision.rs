@@ -167,3 +167,100 @@ fn a_red_run_that_fails_on_the_code_still_counts() {
         Some("complete")
     );
 }
+
+#[test]
+fn the_next_step_names_the_red_run_done_will_make() {
+    let repo = calc(true);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["criteria"][0]["red"], "pending", "{status}");
+    assert_eq!(
+        status["next"],
+        "every criterion is proven: run `goal done`: it will first make the red run of criterion 1"
+    );
+    let inject = repo.goal().arg("inject").output().unwrap();
+    let inject = String::from_utf8_lossy(&inject.stdout).into_owned();
+    assert!(
+        inject.contains("`goal done`: it will first make the red run of criterion 1."),
+        "{inject}"
+    );
+}
+
+#[test]
+fn no_surface_says_run_goal_done_when_its_red_run_was_inconclusive() {
+    let repo = calc(false);
+    repo.goal()
+        .args(["verify", "--red", "-c", "1"])
+        .assert()
+        .code(1);
+    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    let next = status["next"].as_str().unwrap();
+    assert!(!next.contains("run `goal done`"), "{next}");
+    assert!(
+        next.contains("the tests of criterion 1 did not run on the code before the goal"),
+        "{next}"
+    );
+    let inject = repo.goal().arg("inject").output().unwrap();
+    let inject = String::from_utf8_lossy(&inject.stdout).into_owned();
+    assert!(!inject.contains("run `goal done` to finish"), "{inject}");
+}
+
+/// A script that prints `fixture` (a runner's real output) and exits `code`.
+fn replay(repo: &Repo, name: &str, fixture: &str, code: i32) {
+    repo.write(
+        name,
+        &format!("#!/bin/sh\ncat <<'OUT'\n{fixture}OUT\nexit {code}\n"),
+    );
+}
+
+#[test]
+fn node_tap_without_a_summary_line_is_read_by_its_leaves_with_names() {
+    let repo = Repo::new();
+    replay(
+        &repo,
+        "tap.sh",
+        include_str!("fixtures/runners/tap13-nested-pass.txt"),
+        0,
+    );
+    commit_all(&repo, "tap");
+    repo.init_goal(&["the maths work"]);
+    repo.ok(&["verify", "-c", "1", "--", "sh", "tap.sh"]);
+    let record = crate::support::last_record(&repo);
+    assert_eq!(record["tests"]["passed"], 4, "{record}");
+    assert_eq!(record["tests"]["failed"], 0, "{record}");
+    let names: Vec<&str> = record["tests"]["names"]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "nested.test.js > math > adds > one plus one",
+            "nested.test.js > math > adds > two plus two",
+            "nested.test.js > math > subtracts > three minus one",
+            "nested.test.js > strings > concat",
+        ]
+    );
+}
+
+#[test]
+fn result_lines_goal_cannot_read_are_named_as_such() {
+    let repo = Repo::new();
+    let lines = "  ✓ adds\n  ✓ subs\n  ✓ muls\n  ✓ divs\n  ✓ mods\n  ✓ pows\n";
+    replay(&repo, "marks.sh", lines, 0);
+    commit_all(&repo, "marks");
+    repo.init_goal(&["the maths work"]);
+    let out = repo
+        .goal()
+        .args(["verify", "-c", "1", "--", "sh", "marks.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("goal cannot read this runner's summary"),
+        "{err}"
+    );
+    assert!(!err.contains("no test summary"), "{err}");
+}

@@ -234,7 +234,10 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
             crate::texts::TEST_FIRST
         )
     } else if proof.complete() {
-        "Every criterion is proven on the current code: run `goal done` to finish.".to_string()
+        format!(
+            "Every criterion is proven on the current code: {} to finish.",
+            proof.done_step()
+        )
     } else if let Some(why) = proof.refusal() {
         format!(
             "Every criterion is proven on the current code, but `goal done` would refuse: {why}."
