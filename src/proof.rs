@@ -275,20 +275,36 @@ impl Proof {
             .collect()
     }
 
-    /// "run `goal done`", and the runs it will make first when it still has some to make:
-    /// "run `goal done`: it will first make the red run of criterion 2".
-    pub fn done_step(&self) -> String {
-        let pending = self.pending_red();
-        match pending.as_slice() {
-            [] => "run `goal done`".into(),
-            [n] => format!("run `goal done`: it will first make the red run of criterion {n}"),
-            many => format!(
-                "run `goal done`: it will first make the red runs of criteria {}",
+    /// The runs `goal done` will make first, when it still has some to make: "it will first
+    /// make the red run of criterion 2".
+    pub fn done_runs(&self) -> Option<String> {
+        match self.pending_red().as_slice() {
+            [] => None,
+            [n] => Some(format!("it will first make the red run of criterion {n}")),
+            many => Some(format!(
+                "it will first make the red runs of criteria {}",
                 many.iter()
                     .map(usize::to_string)
                     .collect::<Vec<_>>()
                     .join(", ")
-            ),
+            )),
+        }
+    }
+
+    /// "run `goal done`", and the runs it will make first when it still has some to make:
+    /// "run `goal done`: it will first make the red run of criterion 2".
+    pub fn done_step(&self) -> String {
+        match self.done_runs() {
+            Some(runs) => format!("run `goal done`: {runs}"),
+            None => "run `goal done`".into(),
+        }
+    }
+
+    /// "run `goal done` to finish", with the runs it will make first in brackets.
+    pub fn done_to_finish(&self) -> String {
+        match self.done_runs() {
+            Some(runs) => format!("run `goal done` to finish ({runs})"),
+            None => "run `goal done` to finish".into(),
         }
     }
 }

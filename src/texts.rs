@@ -110,12 +110,10 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
 /// The line that says which runs `goal done` will make first, when it has some to make
 /// ("" otherwise): the extra line after "run `goal done`".
 fn done_runs_line(proof: &Proof) -> String {
-    if proof.pending_red().is_empty() {
-        return String::new();
+    match proof.done_runs() {
+        Some(runs) => format!("`goal done`: {runs}.\n"),
+        None => String::new(),
     }
-    let step = proof.done_step();
-    let runs = step.split_once(": ").map_or(step.as_str(), |(_, r)| r);
-    format!("`goal done`: {runs}.\n")
 }
 
 /// One line per stale or failing criterion: the command that proves it again.

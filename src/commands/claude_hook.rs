@@ -235,8 +235,8 @@ fn stop(ctx: &Ctx, stop_hook_active: bool) -> Result<Option<Value>> {
         )
     } else if proof.complete() {
         format!(
-            "Every criterion is proven on the current code: {} to finish.",
-            proof.done_step()
+            "Every criterion is proven on the current code: {}.",
+            proof.done_to_finish()
         )
     } else if let Some(why) = proof.refusal() {
         format!(

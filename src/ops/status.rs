@@ -143,7 +143,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
     }
     match goal.status {
         Status::Blocked => "resolve the blocker, then `goal resume`".into(),
-        Status::Complete if proof.complete() => format!("{} to finish", proof.done_step()),
+        Status::Complete if proof.complete() => proof.done_to_finish(),
         Status::Complete => format!(
             "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
             proof.proven,
