@@ -603,8 +603,21 @@ pub fn check_tree(
     };
     let violations = gate::evaluate(&input);
     if violations.is_empty() {
-        Ok(())
-    } else {
-        Err(gate::refusal(&violations, goal_rel))
+        return Ok(());
     }
+    let refusal = gate::refusal(&violations, goal_rel);
+    let unstaged = repo.file_in_tree(staged_tree, &evidence_rel)?.is_none();
+    match unstaged
+        .then(|| ignored_evidence(repo, &evidence_rel))
+        .flatten()
+    {
+        Some(rule) => Err(gate::ignored_evidence(refusal, &evidence_rel, &rule)),
+        None => Err(refusal),
+    }
+}
+
+/// The ignore rule that keeps evidence.jsonl out of a commit, when the working tree has one.
+fn ignored_evidence(repo: &crate::repo::Repo, evidence_rel: &Path) -> Option<String> {
+    repo.root().join(evidence_rel).is_file().then_some(())?;
+    repo.ignore_rule(evidence_rel)
 }

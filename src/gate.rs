@@ -193,6 +193,25 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
     }
 }
 
+/// `refusal` with what caused it: evidence.jsonl was not staged because `rule` (`file:line:pattern`,
+/// as `git check-ignore -v` names it) ignores it; the evidence is there, only not in the commit.
+pub fn ignored_evidence(refusal: Error, evidence_rel: &Path, rule: &str) -> Error {
+    let Error::GateRefused { message, mut hints } = refusal else {
+        return refusal;
+    };
+    let path = evidence_rel.display();
+    hints.insert(
+        0,
+        format!("stage it anyway with `git add -f {path}` (or un-ignore it: `!{path}` in .gitignore), then commit again"),
+    );
+    Error::GateRefused {
+        message: format!(
+            "{message}\n  {path} is not in the commit: the ignore rule {rule} covers it, so its evidence was never staged"
+        ),
+        hints,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

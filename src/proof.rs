@@ -246,7 +246,66 @@ impl Proof {
         if !on_base.is_empty() && self.acceptance.is_ok() {
             self.acceptance = Err(Unaccepted::Unproven(on_base));
         }
+        // done takes a last red run that ran nothing (or whose environment failed) as its
+        // answer: it refuses without running again, so every surface can say so now.
+        let inconclusive = self
+            .criteria
+            .iter()
+            .find(|c| c.red == Some(RedState::Inconclusive));
+        if let Some(c) = inconclusive {
+            let n = c.number;
+            let run = reds
+                .get(n - 1)
+                .and_then(|r| r.as_ref()?.record.clone())
+                .map(|id| format!(" (red run {id})"))
+                .unwrap_or_default();
+            self = self.refused(format!(
+                "the tests of criterion {n} did not run on the code before the goal{run}, so `goal done` refuses it: see why with `goal verify --red -c {n}`, or run its pin before the fix (a failing run with the same tests is a witness)"
+            ));
+        }
         self
+    }
+
+    /// The acceptance criteria `goal done` will make the red run of first (no witness yet).
+    pub fn pending_red(&self) -> Vec<usize> {
+        self.criteria
+            .iter()
+            .filter(|c| c.red == Some(RedState::Pending))
+            .map(|c| c.number)
+            .collect()
+    }
+
+    /// The runs `goal done` will make first, when it still has some to make: "it will first
+    /// make the red run of criterion 2".
+    pub fn done_runs(&self) -> Option<String> {
+        match self.pending_red().as_slice() {
+            [] => None,
+            [n] => Some(format!("it will first make the red run of criterion {n}")),
+            many => Some(format!(
+                "it will first make the red runs of criteria {}",
+                many.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// "run `goal done`", and the runs it will make first when it still has some to make:
+    /// "run `goal done`: it will first make the red run of criterion 2".
+    pub fn done_step(&self) -> String {
+        match self.done_runs() {
+            Some(runs) => format!("run `goal done`: {runs}"),
+            None => "run `goal done`".into(),
+        }
+    }
+
+    /// "run `goal done` to finish", with the runs it will make first in brackets.
+    pub fn done_to_finish(&self) -> String {
+        match self.done_runs() {
+            Some(runs) => format!("run `goal done` to finish ({runs})"),
+            None => "run `goal done` to finish".into(),
+        }
     }
 }
 

@@ -81,9 +81,11 @@ static PYTEST_RA: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)(?: - .*)?$"));
 // go test -v: "--- PASS: TestAdd (0.00s)", "    --- FAIL: TestAdd/sub (0.00s)"
 static GO: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \("));
-// TAP (node --test's tap reporter too): "ok 1 - adds", "not ok 2 - subs", "ok 3 - x # SKIP"
-static TAP: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*(ok|not ok) \d+(?: -)? ?(.*?)(?:\s+#\s*(?i:(SKIP|TODO))\b.*)?\s*$"));
+// node-tap's classic reporter: "nestedfail.test.js ........ 3/4", then per failure the subtest
+// path ("  math > adds") and "  not ok two plus two"
+static CLASSIC_FILE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?) \.{3,} \d+/\d+\s*$"));
+static CLASSIC_PATH: LazyLock<Regex> = LazyLock::new(|| re(r"^  (\S.*?)\s*$"));
+static CLASSIC_FAILED: LazyLock<Regex> = LazyLock::new(|| re(r"^  not ok (.+?)\s*$"));
 // node --test's spec reporter and jest: "✔ adds (0.5ms)", "✖ subs (1ms)", "﹣ x (0.1ms) # SKIP",
 // jest: "✓ adds (3 ms)", "✕ subs", "○ skipped x"
 static MARK: LazyLock<Regex> = LazyLock::new(|| {
@@ -152,10 +154,26 @@ impl Gather {
 /// The tests a run's output names, with their outcomes (at most [`NAMES_CAP`]).
 pub fn from_output(output: &str) -> TestNames {
     let mut gather = Gather::default();
+    let mut tap = crate::summary::tap::Reader::default();
+    let mut classic = Classic::default();
     for raw in output.lines() {
         let clean = ANSI.replace_all(raw, "");
         let line = clean.trim_end_matches('\r');
-        let found = if let Some(c) = CARGO.captures(line) {
+        let points = tap.points;
+        let leaf = tap.line(line);
+        let found = if let Some(name) = classic.line(line) {
+            Some((name, Some(TestOutcome::Failed)))
+        } else if let Some(leaf) = leaf {
+            let outcome = match leaf.result {
+                crate::summary::tap::Result::Passed => TestOutcome::Passed,
+                crate::summary::tap::Result::Failed => TestOutcome::Failed,
+                crate::summary::tap::Result::Ignored => TestOutcome::Ignored,
+            };
+            Some((leaf.name, Some(outcome)))
+        } else if tap.points > points {
+            // A subtest's closing point: its leaves are its results.
+            continue;
+        } else if let Some(c) = CARGO.captures(line) {
             Some((c[1].to_string(), &c[2]).to_owned_outcome())
         } else if let Some(c) = NEXTEST.captures(line) {
             Some((c[2].to_string(), &c[1]).to_owned_outcome())
@@ -165,15 +183,6 @@ pub fn from_output(output: &str) -> TestNames {
             Some((c[1].to_string(), &c[2]).to_owned_outcome())
         } else if let Some(c) = GO.captures(line) {
             Some((c[2].to_string(), &c[1]).to_owned_outcome())
-        } else if let Some(c) = TAP.captures(line) {
-            let outcome = if c.get(3).is_some() {
-                Some(TestOutcome::Ignored)
-            } else {
-                outcome_of(&c[1])
-            };
-            // A directive other than SKIP/TODO (`# time=41ms`) is no part of the name.
-            let name = c[2].split(" # ").next().unwrap_or_default().to_string();
-            Some((name, outcome))
         } else if let Some(c) = MARK.captures(line) {
             let skip = line.contains("# SKIP") || line.contains("# TODO");
             if c[2].ends_with(':') {
@@ -194,6 +203,36 @@ pub fn from_output(output: &str) -> TestNames {
         }
     }
     gather.finish()
+}
+
+/// node-tap's classic reporter names the failures only: the file (its dotted count line), the
+/// subtest path, the assertion. Read as TAP names them: `file > suite > test > assertion`.
+#[derive(Default)]
+struct Classic {
+    file: Option<String>,
+    path: Option<String>,
+}
+
+impl Classic {
+    /// The name of the failure this line ends, if it is one.
+    fn line(&mut self, line: &str) -> Option<String> {
+        if let Some(c) = CLASSIC_FILE.captures(line) {
+            self.file = (&c[1] != "total").then(|| c[1].to_string());
+            self.path = None;
+            return None;
+        }
+        let file = self.file.as_deref()?;
+        if let Some(c) = CLASSIC_FAILED.captures(line) {
+            let mut name = vec![file];
+            name.extend(self.path.as_deref());
+            name.push(&c[1]);
+            return Some(name.join(" > "));
+        }
+        if let Some(c) = CLASSIC_PATH.captures(line) {
+            self.path = Some(c[1].to_string());
+        }
+        None
+    }
 }
 
 trait OwnedOutcome {

@@ -71,12 +71,46 @@ fn names_from_real_runner_output() {
             "node-tap (TAP 14, nested)",
             include_str!("../tests/fixtures/runners/tap-fail.txt"),
             &[
-                ("adds", Passed),
-                ("multiplies", Passed),
-                ("is wrong", Failed),
-                ("maths", Failed),
-                ("tap/fail/test.mjs", Failed),
+                ("tap/fail/test.mjs > maths > adds", Passed),
+                ("tap/fail/test.mjs > maths > multiplies", Passed),
+                ("tap/fail/test.mjs > maths > is wrong", Failed),
             ],
+        ),
+        (
+            "node-tap 21, nested twice (default output into a pipe)",
+            include_str!("../tests/fixtures/runners/tap-nested-fail.txt"),
+            &[
+                ("nestedfail.test.mjs > math > adds > one plus one", Passed),
+                ("nestedfail.test.mjs > math > adds > two plus two", Failed),
+                (
+                    "nestedfail.test.mjs > math > subtracts > three minus one",
+                    Passed,
+                ),
+                ("nestedfail.test.mjs > strings > concat", Passed),
+            ],
+        ),
+        (
+            "node-tap 16 (TAP 13, no summary line)",
+            include_str!("../tests/fixtures/runners/tap13-nested-fail.txt"),
+            &[
+                ("nestedfail.test.js > math > adds > one plus one", Passed),
+                ("nestedfail.test.js > math > adds > two plus two", Failed),
+                (
+                    "nestedfail.test.js > math > subtracts > three minus one",
+                    Passed,
+                ),
+                ("nestedfail.test.js > strings > concat", Passed),
+            ],
+        ),
+        (
+            "node-tap 16's classic reporter: the failures alone are named",
+            include_str!("../tests/fixtures/runners/tap-classic-fail.txt"),
+            &[("nestedfail.test.js > math > adds > two plus two", Failed)],
+        ),
+        (
+            "node-tap 16's classic reporter, all passing: no name",
+            include_str!("../tests/fixtures/runners/tap-classic-pass.txt"),
+            &[],
         ),
         (
             "jest",

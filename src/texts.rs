@@ -80,6 +80,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
             text.push_str("Next step: read .agents/goal/GOAL.md and continue iteration\n");
             if proof.complete() {
                 text.push_str("Every criterion is proven: run `goal done` to finish.\n");
+                text.push_str(&done_runs_line(proof));
             } else if let Some(why) = proof.refusal() {
                 text.push_str(&format!(
                     "Every criterion is proven, but `goal done` would refuse: {why}.\n"
@@ -102,6 +103,7 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
         Status::Complete => {
             if proof.complete() {
                 text.push_str("Complete: every criterion is proven. Run `goal done` to finish (clean-up checks, summary).\n");
+                text.push_str(&done_runs_line(proof));
             } else if let Some(why) = proof.refusal() {
                 text.push_str(&format!(
                     "Marked complete and every criterion is proven, but `goal done` would refuse: {why}.\n"
@@ -120,6 +122,15 @@ pub fn injection(goal: &GoalFile, proof: &Proof, context_usage: Option<f64>) -> 
     }
     text.push_str(&rerun_lines(proof));
     text
+}
+
+/// The line that says which runs `goal done` will make first, when it has some to make
+/// ("" otherwise): the extra line after "run `goal done`".
+fn done_runs_line(proof: &Proof) -> String {
+    match proof.done_runs() {
+        Some(runs) => format!("`goal done`: {runs}.\n"),
+        None => String::new(),
+    }
 }
 
 /// One line per stale or failing criterion: the command that proves it again.

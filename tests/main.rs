@@ -38,6 +38,7 @@ mod layers;
 mod ledger;
 mod lifecycle;
 mod pins;
+mod precision;
 mod race;
 mod red;
 mod red_surfaces;

@@ -280,7 +280,10 @@ fn block_reason(goal: &crate::goal_file::GoalFile, proof: &crate::proof::Proof) 
             crate::texts::TEST_FIRST
         )
     } else if proof.complete() {
-        "Every criterion is proven on the current code: run `goal done` to finish.".to_string()
+        format!(
+            "Every criterion is proven on the current code: {}.",
+            proof.done_to_finish()
+        )
     } else if let Some(why) = proof.refusal() {
         format!(
             "Every criterion is proven on the current code, but `goal done` would refuse: {why}."

@@ -160,6 +160,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }
     };
 
+    if let Some(note) = crate::ops::init::ignored_goal_folder(&ws) {
+        ctx.note(note);
+    }
     let findings = lint::lint_all(&goal.criteria_texts());
     let vague: Vec<_> = findings.iter().filter(|f| !f.verifiable).collect();
     for f in &vague {

@@ -155,7 +155,7 @@ fn tests_words(record: &Record) -> String {
             "tests {} passed, {} failed, {} ignored",
             t.passed, t.failed, t.ignored
         ),
-        None => "no test summary".into(),
+        None => crate::summary::no_summary_words(&record.output_tail.join("\n")),
     }
 }
 

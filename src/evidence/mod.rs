@@ -60,6 +60,10 @@ pub struct Record {
 pub struct Red {
     pub base: String,
     pub tests: String,
+    /// Why the run's environment failed rather than the code (the pin's program or runner not
+    /// found): the run is inconclusive, never a witness. Absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 /// A record's `tests` object in the file: the counts, and the names when the runner printed them.
@@ -225,11 +229,20 @@ impl Record {
                 "evidence {}: no tests ran (red flag: \"tests don't run but code looks fine\")",
                 self.id
             ),
-            None if !self.check => format!(
-                "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
-                self.id,
-                self.argv.join(" ")
-            ),
+            None if !self.check => {
+                match crate::summary::unread_results(&self.output_tail.join("\n")) {
+                    Some(n) => format!(
+                        "evidence {}: `{}` printed {n} test results, but goal cannot read this runner's summary; run the runner with a reporter goal reads (TAP, JUnit with `--junit`), or `goal verify --check` for a linter or script",
+                        self.id,
+                        self.argv.join(" ")
+                    ),
+                    None => format!(
+                        "evidence {}: `{}` printed no test summary; run a test command, or `goal verify --check` for a linter or script",
+                        self.id,
+                        self.argv.join(" ")
+                    ),
+                }
+            }
             _ => format!("evidence {} does not pass", self.id),
         }
     }

@@ -140,6 +140,7 @@ fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
         red: Some(Red {
             base: "b".repeat(40),
             tests: "a".repeat(40),
+            environment: None,
         }),
         base_run: true,
     };

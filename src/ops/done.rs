@@ -93,6 +93,7 @@ fn red_flag(why: &str) -> &'static str {
     if why.contains("no tests ran")
         || why.contains("no evidence")
         || why.contains("no test summary")
+        || why.contains("cannot read this runner's summary")
     {
         "\"tests don't run but code looks fine\""
     } else if why.contains("stale") {
@@ -447,8 +448,11 @@ fn red_gate(
                     }) => (None, RedOutcome::PassesOnBase),
                     Some(judge::Red {
                         state: RedState::Inconclusive,
-                        ..
-                    }) => (None, RedOutcome::Inconclusive),
+                        record,
+                    }) => (
+                        record.and_then(|id| ledger.find(&id).cloned()),
+                        RedOutcome::Inconclusive,
+                    ),
                     _ => {
                         if !quiet {
                             eprintln!(
@@ -459,9 +463,13 @@ fn red_gate(
                         crate::ops::red::red_run(quiet, ws, &place, n, text, &p.argv, &green.junit)?
                     }
                 };
-                if let Some(why) = judge::outcome_message(n, &outcome) {
+                let environment = witness.as_ref().and_then(judge::environment_of);
+                if let Some(why) = judge::outcome_message(n, &outcome, environment.as_deref()) {
                     refusals.push(why);
                     hint.get_or_insert_with(|| match outcome {
+                        RedOutcome::Inconclusive if environment.is_some() => format!(
+                            "make the pin's program and runner available where `goal` runs it (the red run sees the working tree's environment and dependency folders), then `goal verify --red -c {n}`"
+                        ),
                         RedOutcome::Inconclusive => format!(
                             "run its pin before the fix — with the tests written and the code not yet changed, `goal verify -c {n}` failing is a witness; `goal verify --red -c {n}` shows the red run"
                         ),

@@ -153,3 +153,15 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
         replaced,
     })
 }
+
+/// The note `init` gives when an ignore rule covers the goal's files (a `.gitignore` that starts
+/// with `/*`, or one that ignores `.agents/`): goal commits them anyway.
+pub fn ignored_goal_folder(ws: &Workspace) -> Option<String> {
+    let rule = [ws.goal_rel.clone(), ws.evidence_rel()]
+        .iter()
+        .find_map(|rel| ws.repo.ignore_rule(rel))?;
+    Some(format!(
+        "note: {} is ignored by git (rule {rule}); goal commits its goal files anyway, as `git add -f` would, but a plain `git add` leaves them out",
+        ws.goal_dir.display()
+    ))
+}

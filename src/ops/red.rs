@@ -174,11 +174,13 @@ pub fn red_run(
         &options(quiet, ws, junit),
     )?;
     let missing = result.path_missing.clone();
+    let environment = environment_failed(ws, argv, &result);
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: Some(evidence::Red {
             base: place.target.base.clone(),
             tests: place.target.tests.clone(),
+            environment: environment.clone(),
         }),
         base_run: false,
     };
@@ -200,7 +202,37 @@ pub fn red_run(
             format!("`{path}` does not exist on the code before the goal: nothing of it ran"),
         );
     }
+    if let Some(why) = environment {
+        super::note(
+            quiet,
+            format!("the red run's environment failed, not the code: {why}"),
+        );
+    }
     Ok((Some(record), outcome))
+}
+
+/// Why a red run failed because of its environment (the end of its output read as a record's
+/// tail is), the goal's npm scripts being those of the working tree's `package.json`.
+fn environment_failed(ws: &Workspace, argv: &[String], result: &TreeRun) -> Option<String> {
+    let text = String::from_utf8_lossy(&result.output);
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(evidence::TAIL_LINES)..].join("\n");
+    let scripts: Vec<String> = std::fs::read_to_string(ws.root().join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| {
+            v.get("scripts")?
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+        })
+        .unwrap_or_default();
+    crate::surface::environment::environment_failure(
+        argv,
+        result.exit_code,
+        result.tests,
+        &tail,
+        &|script| scripts.iter().any(|s| s == script),
+    )
 }
 
 /// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).

@@ -146,7 +146,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
     }
     match goal.status {
         Status::Blocked => "resolve the blocker, then `goal resume`".into(),
-        Status::Complete if proof.complete() => "run `goal done` to finish".into(),
+        Status::Complete if proof.complete() => proof.done_to_finish(),
         Status::Complete => format!(
             "the goal is marked complete but {}/{} criteria are proven: set it back with `goal resume`, then prove the rest",
             proof.proven,
@@ -156,7 +156,7 @@ pub fn next_step(goal: &GoalFile, proof: &Proof) -> String {
             "write the acceptance criteria: `goal criteria add \"<observable outcome>\" --verify \"<test command>\"`".into()
         }
         Status::InProgress if proof.complete() => {
-            "every criterion is proven: run `goal done`".into()
+            format!("every criterion is proven: {}", proof.done_step())
         }
         Status::InProgress => proof
             .criteria

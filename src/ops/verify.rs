@@ -236,9 +236,11 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
             &pinned.argv,
             &args.junit,
         )?;
-        let message = judge::outcome_message(n, &outcome).unwrap_or_else(|| {
-            format!("criterion {n} fails on the code before the goal, as it should (red)")
-        });
+        let environment = record.as_ref().and_then(judge::environment_of);
+        let message =
+            judge::outcome_message(n, &outcome, environment.as_deref()).unwrap_or_else(|| {
+                format!("criterion {n} fails on the code before the goal, as it should (red)")
+            });
         (record, Some(outcome), message)
     } else {
         let record = run::base_run(

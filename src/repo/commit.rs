@@ -25,6 +25,7 @@ impl Repo {
             Some(first) => Some(first.tree),
             None => self.head_tree()?,
         };
+        let changes = &with_goal_files(&self.root, goal_dir, changes);
         let tree = match stage {
             Stage::All if after.is_none() => self.stage_all_in_index(changes),
             _ => self.stage_goal_only(parent_tree, goal_dir, changes),
@@ -392,6 +393,31 @@ pub(super) fn stage_bytes(
 }
 
 /// The regular files under `dir` (relative to `root`), recursively; symlinks are not followed.
+/// `changes` and the goal's own files as the working tree has them (evidence.jsonl, retry.json),
+/// so that they are staged as `git add -f` would, even where an ignore rule covers them: a goal
+/// whose evidence is never committed is proven on one surface and not on another.
+fn with_goal_files(
+    root: &Path,
+    goal_dir: &Path,
+    changes: &[(PathBuf, Option<Vec<u8>>)],
+) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let mut all = changes.to_vec();
+    for name in [crate::store::EVIDENCE_FILE, crate::store::RETRY_FILE] {
+        let rel = goal_dir.join(name);
+        if all.iter().any(|(p, _)| *p == rel) {
+            continue;
+        }
+        let path = root.join(&rel);
+        // A symlink is refused elsewhere; only a plain file is the goal's.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+            && let Ok(bytes) = std::fs::read(&path)
+        {
+            all.push((rel, Some(bytes)));
+        }
+    }
+    all
+}
+
 pub(super) fn list_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
         return;
@@ -412,5 +438,27 @@ pub(super) fn file_mode(path: &Path) -> git2::FileMode {
     match std::fs::metadata(path) {
         Ok(m) if m.permissions().mode() & 0o111 != 0 => git2::FileMode::BlobExecutable,
         _ => git2::FileMode::Blob,
+    }
+}
+
+impl Repo {
+    /// The ignore rule that covers `rel` (a path from the root), as `git check-ignore -v` names
+    /// it: `.gitignore:1:/*`. None when no rule ignores it (or git cannot say).
+    pub fn ignore_rule(&self, rel: &Path) -> Option<String> {
+        let out = std::process::Command::new("git")
+            .arg("check-ignore")
+            .args(["-v", "--no-index", "--"])
+            .arg(rel)
+            .current_dir(&self.root)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rule = text.lines().next()?.split('\t').next()?.to_string();
+        // A matching `!pattern` is the rule that un-ignores the path.
+        let pattern = rule.splitn(3, ':').nth(2).unwrap_or_default();
+        (!pattern.starts_with('!') && !rule.is_empty()).then_some(rule)
     }
 }

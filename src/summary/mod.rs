@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod runners;
+pub mod tap;
 
 use runners::{GOING_ON, Group, Pending, RUNNERS, finish};
 
@@ -79,6 +80,38 @@ pub fn recognise(output: &str) -> Option<TestCounts> {
         }
     }
     finish(total, p)
+}
+
+/// Lines that look like one test's result (`ok`/`not ok`, a tick or a cross, `PASS`/`FAIL`,
+/// `… ok`), whichever runner printed them.
+static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(?:(?:not )?ok\b|[✓✔✗✖✕×]\s|(?:PASS|FAIL|PASSED|FAILED|SKIP)\b)|\.\.\. (?:ok|FAILED|passed|failed)\s*$",
+    )
+});
+
+/// How many result lines an output holds when goal reads no summary from it and they are many
+/// (five or more): a runner whose summary goal cannot read. None otherwise.
+pub fn unread_results(output: &str) -> Option<usize> {
+    if recognise(output).is_some() {
+        return None;
+    }
+    let n = output
+        .lines()
+        .filter(|l| RESULT_LINE.is_match(&ANSI.replace_all(l, "")))
+        .count();
+    (n >= 5).then_some(n)
+}
+
+/// What a run without a test summary is called: "no test summary", or, where its output holds
+/// many result lines, that goal cannot read this runner's summary.
+pub fn no_summary_words(output: &str) -> String {
+    match unread_results(output) {
+        Some(n) => format!(
+            "goal cannot read this runner's summary ({n} result lines, no summary goal knows)"
+        ),
+        None => "no test summary".into(),
+    }
 }
 
 #[cfg(test)]

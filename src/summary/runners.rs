@@ -40,6 +40,7 @@ pub(super) const RUNNERS: &[(&str, Recogniser)] = &[
     ("ctest", ctest),
     ("plain", plain),
     ("go", go),
+    ("TAP", tap_point),
 ];
 
 static COUNT: LazyLock<Regex> = LazyLock::new(|| re(r"(\d+) (\w+)"));
@@ -108,6 +109,10 @@ pub(super) struct Pending {
     dotnet_totals: Group,
     dotnet_run_block: bool,
     ctest_not_run_block: bool,
+    /// TAP's test points, read as a tree: the leaves, counted when no runner printed a summary
+    /// (node-tap 16's TAP ends with none).
+    tap: super::tap::Reader,
+    tap_leaves: Group,
 }
 
 // cargo test: "test result: ok. 3 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s"
@@ -572,6 +577,25 @@ fn go(line: &str, _: &mut Group, p: &mut Pending) -> bool {
     true
 }
 
+/// A TAP line: a leaf test point is counted (for when no summary comes); headings, parents'
+/// points and YAML diagnostics are read so that a leaf is known.
+fn tap_point(line: &str, _: &mut Group, p: &mut Pending) -> bool {
+    let before = p.tap.points;
+    match p.tap.line(line) {
+        Some(leaf) => {
+            let c = &mut p.tap_leaves.counts;
+            match leaf.result {
+                super::tap::Result::Passed => c.passed += 1,
+                super::tap::Result::Failed => c.failed += 1,
+                super::tap::Result::Ignored => c.ignored += 1,
+            }
+            p.tap_leaves.seen = true;
+            true
+        }
+        None => p.tap.points > before,
+    }
+}
+
 /// Add the runners that are only known at the end of the output.
 pub(super) fn finish(mut total: Group, mut p: Pending) -> Option<TestCounts> {
     if p.node.seen {
@@ -609,6 +633,10 @@ pub(super) fn finish(mut total: Group, mut p: Pending) -> Option<TestCounts> {
     // `pytest -qq` prints only its progress lines: count them when nothing better was printed.
     if p.pytest_progress.seen && !total.seen {
         total.add(p.pytest_progress.counts);
+    }
+    // TAP's leaf points, when no runner summed them up.
+    if p.tap_leaves.seen && !total.seen {
+        total.add(p.tap_leaves.counts);
     }
     total.seen.then_some(total.counts)
 }

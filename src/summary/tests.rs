@@ -461,6 +461,15 @@ fn real_runner_output() {
         (fixture!("tap-pass"), t(2, 0, 1)),
         (fixture!("tap-fail"), t(2, 1, 0)),
         (fixture!("tap-none"), t(0, 0, 1)),
+        // node-tap 21 into a pipe: TAP 14, subtests nested twice, the assertions its leaves.
+        (fixture!("tap-nested-pass"), t(4, 0, 0)),
+        (fixture!("tap-nested-fail"), t(3, 1, 0)),
+        // node-tap 16 into a pipe: TAP 13 with no summary line; each leaf counted once.
+        (fixture!("tap13-nested-pass"), t(4, 0, 0)),
+        (fixture!("tap13-nested-fail"), t(3, 1, 0)),
+        // node-tap 16's classic reporter: mocha's "N passing", "N failing".
+        (fixture!("tap-classic-pass"), t(4, 0, 0)),
+        (fixture!("tap-classic-fail"), t(3, 1, 0)),
         (fixture!("rspec-pass"), t(2, 0, 1)),
         (fixture!("rspec-fail"), t(2, 1, 1)),
         (fixture!("rspec-none"), t(0, 0, 0)),
@@ -487,4 +496,39 @@ fn real_runner_output() {
     for ((name, output), want) in cases {
         assert_eq!(recognise(output), want, "{name}");
     }
+}
+
+#[test]
+fn many_result_lines_without_a_summary_goal_reads_are_named_as_such() {
+    let unnumbered_tap = "ok - adds\nok - subs\nok - muls\nnot ok - divs\nok - mods\n";
+    let marks = "  ✓ adds\n  ✓ subs\n  ✓ muls\n  ✗ divs\n  ✓ mods\n  ✓ pows\n";
+    let cases: &[(&str, &str, Option<usize>)] = &[
+        ("unnumbered TAP", unnumbered_tap, Some(5)),
+        ("tick marks and no count", marks, Some(6)),
+        ("a few lines", "ok - adds\nok - subs\n", None),
+        (
+            "plain text",
+            "building\ncompiling\ndone\nall good\nbye\n",
+            None,
+        ),
+        // Read: numbered TAP with no summary counts its leaves.
+        (
+            "numbered TAP",
+            "ok 1 - a\nok 2 - b\nok 3 - c\nok 4 - d\nok 5 - e\n",
+            None,
+        ),
+        (
+            "a summary goal reads",
+            "ok - a\nok - b\nok - c\nok - d\nok - e\n5 passed, 0 failed\n",
+            None,
+        ),
+    ];
+    for (what, output, want) in cases {
+        assert_eq!(super::unread_results(output), *want, "{what}");
+    }
+    assert_eq!(
+        super::no_summary_words(marks),
+        "goal cannot read this runner's summary (6 result lines, no summary goal knows)"
+    );
+    assert_eq!(super::no_summary_words("hello\n"), "no test summary");
 }

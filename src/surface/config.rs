@@ -1,5 +1,5 @@
 //! Test configuration spliced from the working file into the base file: the `[tool.pytest…]`
-//! tables of pyproject.toml, package.json's `test` script and `jest` key, Cargo.toml's `[[test]]`,
+//! tables of pyproject.toml, package.json's `test*` scripts and `jest` key, Cargo.toml's `[[test]]`,
 //! `[lib] test` and `harness`, and Makefile/justfile rules of targets named `test*`. TOML is edited
 //! with `toml_edit` (the base's formatting kept), JSON keeps its key order.
 
@@ -111,8 +111,24 @@ fn splice_toml(
     Ok(after)
 }
 
-/// The `package.json` keys that are test configuration: `scripts.test` and `jest`.
-pub const PACKAGE_JSON_KEYS: &[&[&str]] = &[&["scripts", "test"], &["jest"]];
+/// The `package.json` keys that are test configuration: every `scripts.test*` script
+/// (`test`, `test:unit`, `testonly`) that `base` or `work` defines, and `jest`.
+pub fn package_json_keys(base: &serde_json::Value, work: &serde_json::Value) -> Vec<Vec<String>> {
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    for doc in [base, work] {
+        let Some(scripts) = doc.get("scripts").and_then(|s| s.as_object()) else {
+            continue;
+        };
+        for name in scripts.keys().filter(|k| k.starts_with("test")) {
+            let key = vec!["scripts".to_string(), name.clone()];
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys.push(vec!["jest".to_string()]);
+    keys
+}
 
 fn parse_json(text: &str) -> Result<serde_json::Value, ConfigError> {
     if text.trim().is_empty() {
@@ -160,13 +176,14 @@ fn splice_package_json(base: &str, work: &str) -> Result<String, ConfigError> {
     let mut base_value = parse_json(base)?;
     let work_value = parse_json(work)?;
     let mut changed = false;
-    for path in PACKAGE_JSON_KEYS {
-        let theirs = json_get(&work_value, path).cloned();
-        if json_get(&base_value, path) == theirs.as_ref() {
+    for key in package_json_keys(&base_value, &work_value) {
+        let path: Vec<&str> = key.iter().map(String::as_str).collect();
+        let theirs = json_get(&work_value, &path).cloned();
+        if json_get(&base_value, &path) == theirs.as_ref() {
             continue;
         }
         changed = true;
-        json_set(&mut base_value, path, theirs);
+        json_set(&mut base_value, &path, theirs);
     }
     if !changed {
         return Ok(base.to_string());

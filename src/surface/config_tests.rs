@@ -54,6 +54,13 @@ fn splicing() {
             "{\n  \"scripts\": {\n    \"test\": \"node --test\"\n  }\n}\n",
         ),
         (
+            // Every `test*` script is test configuration; other scripts stay the base's.
+            PackageJson,
+            "{\"scripts\": {\"build\": \"b\", \"test\": \"tap\", \"test:old\": \"x\"}}",
+            "{\"scripts\": {\"build\": \"b2\", \"test\": \"tap\", \"test:unit\": \"tap unit\"}}",
+            "{\n  \"scripts\": {\n    \"build\": \"b\",\n    \"test\": \"tap\",\n    \"test:unit\": \"tap unit\"\n  }\n}",
+        ),
+        (
             Makefile,
             "build:\n\tcc a.c\n\ntest: build\n\tpytest\n\nlint:\n\truff .\n",
             "build:\n\tcc -O2 a.c\n\ntest: build\n\tpytest -k mul\n\tpytest --doctest\n\ntest-fast:\n\tpytest -x\n",

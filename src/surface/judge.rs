@@ -35,6 +35,9 @@ const NO_TESTS: &[&str] = &[
 /// working tree but not in the red tree). Inconclusive first: a run that collected nothing
 /// proves nothing either way.
 pub fn red_outcome(record: &Record, path_missing: bool) -> RedOutcome {
+    if environment_of(record).is_some() {
+        return RedOutcome::Inconclusive;
+    }
     red_outcome_of(
         record.exit_code,
         record.tests,
@@ -69,14 +72,38 @@ pub fn red_outcome_of(
     }
 }
 
-/// The sentence for an outcome that refuses (`criterion N …`).
-pub fn outcome_message(number: usize, outcome: &RedOutcome) -> Option<String> {
-    match outcome {
-        RedOutcome::Red => None,
-        RedOutcome::PassesOnBase => Some(format!(
+/// Why a failing record's environment failed rather than the code (the pin's program or
+/// runner not found): a red run's is decided when it ran (it knows the goal's npm scripts), any
+/// other record's from its output.
+pub fn environment_of(record: &Record) -> Option<String> {
+    match &record.red {
+        Some(red) => red.environment.clone(),
+        None => crate::surface::environment::environment_failure(
+            &record.argv,
+            record.exit_code,
+            record.tests,
+            &record.output_tail.join("\n"),
+            &|_| false,
+        ),
+    }
+}
+
+/// The sentence for an outcome that refuses (`criterion N …`); `environment`: why the run's
+/// environment failed, when it did.
+pub fn outcome_message(
+    number: usize,
+    outcome: &RedOutcome,
+    environment: Option<&str>,
+) -> Option<String> {
+    match (outcome, environment) {
+        (RedOutcome::Inconclusive, Some(why)) => Some(format!(
+            "the tests of criterion {number} did not run on the code before the goal: its environment failed, not the code ({why})"
+        )),
+        (RedOutcome::Red, _) => None,
+        (RedOutcome::PassesOnBase, _) => Some(format!(
             "the tests of criterion {number} pass on the code before the goal: they do not test the change"
         )),
-        RedOutcome::Inconclusive => Some(format!(
+        (RedOutcome::Inconclusive, None) => Some(format!(
             "the tests of criterion {number} did not run on the code before the goal"
         )),
     }

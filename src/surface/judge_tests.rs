@@ -62,6 +62,7 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
                 red: r.red.map(|tests| RedField {
                     base: "BASE".into(),
                     tests: tests.into(),
+                    environment: None,
                 }),
                 base_run: false,
             },

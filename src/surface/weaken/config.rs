@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::super::PartialConfig;
-use super::super::config::{PACKAGE_JSON_KEYS, json_get, test_rules, toml_get};
+use super::super::config::{json_get, package_json_keys, test_rules, toml_get};
 use super::tree::{descendants, named, parse, text};
 use super::{Finding, FindingKind};
 
@@ -324,8 +324,14 @@ pub(super) fn partial(
                 }
             };
             let (b, l) = (parse(base)?, parse(last)?);
-            if json_get(&b, PACKAGE_JSON_KEYS[0]) != json_get(&l, PACKAGE_JSON_KEYS[0]) {
-                out.push(selection(path, "scripts.test", base, last));
+            for key in package_json_keys(&b, &l)
+                .iter()
+                .filter(|k| k[0] == "scripts")
+            {
+                let key: Vec<&str> = key.iter().map(String::as_str).collect();
+                if json_get(&b, &key) != json_get(&l, &key) {
+                    out.push(selection(path, &key.join("."), base, last));
+                }
             }
             for key in JS_KEYS {
                 if json_get(&b, &["jest", key]) != json_get(&l, &["jest", key]) {

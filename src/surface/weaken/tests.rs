@@ -422,6 +422,13 @@ fn javascript() {
             Some("{\n  \"name\": \"c\",\n  \"scripts\": {\n    \"test\": \"jest -t mul\"\n  },\n  \"jest\": {\n    \"testMatch\": [\"**/mul.test.js\"]\n  }\n}\n"),
             &[(SelectionChanged, 4, "scripts.test"), (SelectionChanged, 7, "jest.testMatch")],
         ),
+        (
+            "package.json: a test:unit script deselecting, a build script changed",
+            "package.json",
+            Some("{\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test:unit\": \"tap test/unit\"\n  }\n}\n"),
+            Some("{\n  \"scripts\": {\n    \"build\": \"tsc -b\",\n    \"test:unit\": \"tap test/unit/mul.js\"\n  }\n}\n"),
+            &[(SelectionChanged, 4, "scripts.test:unit")],
+        ),
     ]);
 }
 
