@@ -326,9 +326,10 @@ pub fn done_would_refuse(
 ) -> Result<Option<String>> {
     let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
     if crate::surface::judge::guards_only(&texts) {
-        return Ok(Some(
-            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
-        ));
+        return Ok(Some(format!(
+            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, {}",
+            crate::person::offer("confirm", "goal done --confirm")
+        )));
     }
     if once.init(ws)?.is_none() {
         return Ok(None);
@@ -346,8 +347,9 @@ pub fn done_would_refuse(
         .collect();
     Ok((!refusing.is_empty()).then(|| {
         format!(
-            "the goal weakens its tests ({}): restore them, or accept each with `goal done --confirm`",
-            refusing.join("; ")
+            "the goal weakens its tests ({}): restore them, or {}",
+            refusing.join("; "),
+            crate::person::offer("accept each", "goal done --confirm")
         )
     }))
 }

@@ -78,6 +78,8 @@ impl Edge<'_> {
             ("GOAL_ITERATION".to_string(), iteration.to_string()),
             ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
             ("GOAL_RUN_AGENT".to_string(), name.clone()),
+            // The mark of an agent's environment: `--confirm` from it is refused.
+            ("GOAL_AGENT".to_string(), name.clone()),
             (
                 "GOAL_PROMPT_FILE".to_string(),
                 prompt_file.display().to_string(),
