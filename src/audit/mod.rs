@@ -406,8 +406,14 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     // Red before green: each acceptance criterion of the last state has a witness (a failing run
     // of its pin on the red tree of that state); a finished goal without one fails the audit.
     if let (true, Some(last)) = (span.has_init, span.commits.last()) {
-        let (red, target) =
-            crate::surface::tree_run::red_target(repo, span.base, last.tree, &scope.goal_dir)?;
+        let surface = crate::ops::settings::surface_of(&goal.settings)?;
+        let (red, target) = crate::surface::tree_run::red_target(
+            repo,
+            span.base,
+            last.tree,
+            &scope.goal_dir,
+            &surface,
+        )?;
         // (A goal started on an unborn branch has no base commit: the red worktree is made at
         // its last commit, with the red tree checked out.)
         out.red_tree = Some((span.base.unwrap_or(last.id), red.tree));

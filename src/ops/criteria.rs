@@ -409,3 +409,105 @@ fn added_text(message: &str) -> Option<&str> {
     let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
     rest.strip_prefix(" \"")?.strip_suffix('"')
 }
+
+/// The settings `goal criteria surface` asks for, as given (checked by [`surface`]).
+#[derive(Debug, Clone, Default)]
+pub struct SurfaceChange {
+    pub tests: Vec<String>,
+    pub tests_only: bool,
+    pub mutants: Option<String>,
+    pub mutants_min: Option<String>,
+    pub confirm: bool,
+}
+
+impl SurfaceChange {
+    /// The settings it gives: what it does not name takes its default. A bad value is a usage
+    /// error (exit 2), before anything is read or written.
+    pub fn settings(&self) -> Result<crate::goal_file::Settings> {
+        use crate::goal_file::settings::{Mutants, parse_min};
+        let mut s = crate::goal_file::Settings {
+            tests: self.tests.iter().map(|t| t.trim().to_string()).collect(),
+            tests_only: self.tests_only,
+            ..Default::default()
+        };
+        if s.tests.iter().any(String::is_empty) {
+            return Err(Error::usage("--tests is empty", "give a glob, e.g. `--tests 'checks/**'`"));
+        }
+        if s.tests_only && s.tests.is_empty() {
+            return Err(Error::usage(
+                "--tests-only with no --tests would leave no test at all",
+                "name the test files: `goal criteria surface --tests '<glob>' --tests-only --confirm`",
+            ));
+        }
+        crate::ops::settings::surface_of(&s)
+            .map_err(|e| Error::usage(e.to_string().replace("GOAL.md's `tests:` ", "--tests: "), "give a valid glob, e.g. `--tests 'checks/**'`"))?;
+        if let Some(m) = &self.mutants {
+            s.mutants = Mutants::parse(m).ok_or_else(|| {
+                Error::usage(format!("--mutants `{m}`: expected off, report or gate"), "e.g. `--mutants report`")
+            })?;
+        }
+        if let Some(x) = &self.mutants_min {
+            s.mutants_min = parse_min(x).map_err(|why| Error::usage(format!("--mutants-min {why}"), "e.g. `--mutants-min 0.8`"))?;
+        }
+        Ok(s)
+    }
+
+    /// The command a person runs for this change.
+    fn command(&self) -> String {
+        let mut words = vec!["goal criteria surface".to_string()];
+        words.extend(self.tests.iter().map(|t| format!("--tests {}", shell_words::quote(t))));
+        if self.tests_only {
+            words.push("--tests-only".into());
+        }
+        if let Some(m) = &self.mutants {
+            words.push(format!("--mutants {m}"));
+        }
+        if let Some(x) = &self.mutants_min {
+            words.push(format!("--mutants-min {x}"));
+        }
+        words.push("--confirm".into());
+        words.join(" ")
+    }
+}
+
+/// What `goal criteria surface` came to: None when the settings are already those.
+pub struct SurfaceReport {
+    pub commit: Option<Oid>,
+    pub old: crate::goal_file::Settings,
+    pub goal: Box<GoalFile>,
+}
+
+/// Change the settings that judge the goal (GOAL.md's frontmatter): always a material change,
+/// refused without `--confirm`, recorded in `Goal-Material-Change`.
+pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> {
+    let new = change.settings()?;
+    crate::person::check_confirm(change.confirm, &change.command())?;
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    let old = goal.settings.clone();
+    if old == new {
+        return Ok(SurfaceReport {
+            commit: None,
+            old,
+            goal: Box::new(goal),
+        });
+    }
+    let record = format!("settings {old} → {new}");
+    if !change.confirm {
+        return Err(Error::refused(
+            format!("changing the settings that judge the goal ({record}) is a material change"),
+            format!("keep them, or {}", crate::person::offer("confirm", &change.command())),
+        ));
+    }
+    goal.set_settings(&new);
+    goal.set_updated(&crate::context::now_rfc3339());
+    let mut commit = Commit::new(GoalAction::Criteria, format!("change the settings: {new}"));
+    commit.material_change = Some(record);
+    let oid = commit.make(ws, Some(&goal), &goal)?;
+    Ok(SurfaceReport {
+        commit: Some(oid),
+        old,
+        goal: Box::new(goal),
+    })
+}

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::pin;
 use crate::repo::{Oid, Repo};
-use crate::surface::Surface;
 use crate::surface::judge::RedOutcome;
 use crate::surface::judge::RedTarget;
 use crate::surface::red::RedTree;
@@ -85,7 +84,8 @@ impl Place {
             Some(b) => ws.repo.commit_info(b)?.tree,
             None => ws.repo.empty_tree()?,
         };
-        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir)?;
+        let surface = super::settings::surface(ws, &ws.goal()?)?;
+        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir, &surface)?;
         Ok(Place {
             locked: false,
             base,
@@ -301,12 +301,7 @@ pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
 
 /// The weakening findings of the goal's diff (base tree → the working tree) over the test surface.
 pub fn findings(ws: &Workspace, place: &Place) -> Result<crate::surface::weaken::Findings> {
-    let surface = Surface::from_repo(&ws.repo).map_err(|e| {
-        Error::usage(
-            e.to_string(),
-            "fix it with `git config --unset-all goal.tests`",
-        )
-    })?;
+    let surface = super::settings::surface(ws, &ws.goal()?)?;
     crate::surface::red::goal_findings(
         &ws.repo,
         place.base_tree_full,
