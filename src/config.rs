@@ -53,6 +53,26 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "10000",
         "milliseconds a goal command waits for another one in the same worktree",
     ),
+    (
+        "goal.tests",
+        "(none)",
+        "globs of test files added to the test surface (multi-valued); written into GOAL.md (`tests:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.testsOnly",
+        "false",
+        "the goal.tests globs are the whole test surface; written into GOAL.md (`tests_only:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.mutants",
+        "off",
+        "the mutation check of `goal done`: off, report or gate; written into GOAL.md (`mutants:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.mutantsMin",
+        "0.8",
+        "the lowest mutation score `gate` accepts (0 to 1); written into GOAL.md (`mutants_min:`) at `goal init`, where it decides",
+    ),
 ];
 
 pub const DEFAULT_KEYWORDS: &[&str] = &[

@@ -76,6 +76,8 @@ pub struct Summary {
     /// What the goal's diff does to its tests (weakening findings).
     pub tests_weakened: Vec<Weakened>,
     pub commits: Vec<String>,
+    /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
+    pub settings: serde_json::Value,
 }
 
 /// The goal completed: the summary and the two commits (complete, done).
@@ -318,6 +320,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         .map(|d| d.timestamp())
         .unwrap_or_default();
     let summary = Summary {
+        settings: goal.settings.json(),
         goal: goal.goal.clone(),
         iterations: goal.iteration,
         criteria: proven,
