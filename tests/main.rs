@@ -18,6 +18,7 @@ mod baseline;
 mod cli;
 mod commit_policy;
 mod complete;
+mod confirmations;
 mod criteria;
 mod demo;
 mod evidence;
