@@ -264,17 +264,27 @@ pub fn goal_settings(repo: &Repo) -> Result<crate::goal_file::Settings> {
     let bad = |key: &str, value: &str, expected: &str| {
         Error::usage(
             format!("git config {key} is `{value}`: expected {expected}"),
-            format!("fix it with `git config {key} <value>` (or remove it with `git config --unset {key}`)"),
+            format!(
+                "fix it with `git config {key} <value>` (or remove it with `git config --unset {key}`)"
+            ),
         )
     };
     if let Some(v) = repo.config_string("goal.testsOnly") {
         s.tests_only = parse_bool(&v).ok_or_else(|| bad("goal.testsOnly", &v, "true or false"))?;
     }
-    if let Some(v) = repo.config_string("goal.mutants").filter(|v| !v.trim().is_empty()) {
-        s.mutants = Mutants::parse(&v).ok_or_else(|| bad("goal.mutants", &v, "off, report or gate"))?;
+    if let Some(v) = repo
+        .config_string("goal.mutants")
+        .filter(|v| !v.trim().is_empty())
+    {
+        s.mutants =
+            Mutants::parse(&v).ok_or_else(|| bad("goal.mutants", &v, "off, report or gate"))?;
     }
-    if let Some(v) = repo.config_string("goal.mutantsMin").filter(|v| !v.trim().is_empty()) {
-        s.mutants_min = parse_min(&v).map_err(|_| bad("goal.mutantsMin", &v, "a number from 0 to 1"))?;
+    if let Some(v) = repo
+        .config_string("goal.mutantsMin")
+        .filter(|v| !v.trim().is_empty())
+    {
+        s.mutants_min =
+            parse_min(&v).map_err(|_| bad("goal.mutantsMin", &v, "a number from 0 to 1"))?;
     }
     Ok(s)
 }
@@ -292,13 +302,38 @@ pub fn disagreeing(
             let (agrees, ours, name) = match *key {
                 "goal.tests" => {
                     let given: Vec<&str> = value.split(", ").collect();
-                    (given == settings.tests.iter().map(String::as_str).collect::<Vec<_>>(), settings.tests.join(", "), "tests")
+                    (
+                        given
+                            == settings
+                                .tests
+                                .iter()
+                                .map(String::as_str)
+                                .collect::<Vec<_>>(),
+                        settings.tests.join(", "),
+                        "tests",
+                    )
                 }
-                "goal.testsOnly" => (parse_bool(value) == Some(settings.tests_only), settings.tests_only.to_string(), "tests_only"),
-                "goal.mutants" => (Mutants::parse(value) == Some(settings.mutants), settings.mutants.as_str().to_string(), "mutants"),
-                _ => (parse_min(value).ok() == Some(settings.mutants_min), settings.mutants_min.to_string(), "mutants_min"),
+                "goal.testsOnly" => (
+                    parse_bool(value) == Some(settings.tests_only),
+                    settings.tests_only.to_string(),
+                    "tests_only",
+                ),
+                "goal.mutants" => (
+                    Mutants::parse(value) == Some(settings.mutants),
+                    settings.mutants.as_str().to_string(),
+                    "mutants",
+                ),
+                _ => (
+                    parse_min(value).ok() == Some(settings.mutants_min),
+                    settings.mutants_min.to_string(),
+                    "mutants_min",
+                ),
             };
-            let ours = if ours.is_empty() { "(none)".to_string() } else { ours };
+            let ours = if ours.is_empty() {
+                "(none)".to_string()
+            } else {
+                ours
+            };
             (!agrees).then(|| (*key, name, value.clone(), ours))
         })
         .collect()

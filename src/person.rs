@@ -50,9 +50,7 @@ pub fn offer(what: &str, command: &str) -> String {
 /// [`offer`], for an environment marked or not.
 pub fn offer_to(marked: bool, what: &str, command: &str) -> String {
     if marked {
-        format!(
-            "ask the person to {what}: a confirmation is the person's (they run `{command}`)"
-        )
+        format!("ask the person to {what}: a confirmation is the person's (they run `{command}`)")
     } else {
         format!("{what} with `{command}`")
     }
@@ -71,7 +69,10 @@ mod tests {
             (&[("GOAL_AGENT", "claude")], Some("claude")),
             (&[("GOAL_RUN_AGENT", "pi")], Some("pi")),
             (&[("GOAL_AGENT", ""), ("GOAL_RUN_AGENT", "pi")], Some("pi")),
-            (&[("GOAL_AGENT", "codex"), ("GOAL_RUN_AGENT", "pi")], Some("codex")),
+            (
+                &[("GOAL_AGENT", "codex"), ("GOAL_RUN_AGENT", "pi")],
+                Some("codex"),
+            ),
         ];
         for (env, want) in cases {
             let got = marked_by(|key| {

@@ -51,7 +51,11 @@ fn confirm_is_refused_in_an_agents_environment_and_allowed_without() {
     assert!(err.contains("ask the person to confirm"), "{err}");
     assert!(!err.contains("confirm with `goal done --confirm`"), "{err}");
     let out = goal_with(&repo, &[], &["done"]);
-    assert!(stderr(&out).contains("confirm with `goal done --confirm`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("confirm with `goal done --confirm`"),
+        "{}",
+        stderr(&out)
+    );
     // The person's own confirmation completes it.
     let out = goal_with(&repo, &[("GOAL_AGENT", "")], &["done", "--confirm"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -66,7 +70,10 @@ fn every_confirming_command_is_refused_to_an_agent_naming_the_persons_command() 
     let repo = guards_only();
     let agent = [("GOAL_AGENT", "codex")];
     let cases: &[(&[&str], &str)] = &[
-        (&["criteria", "remove", "1", "--confirm"], "`goal criteria remove 1 --confirm`"),
+        (
+            &["criteria", "remove", "1", "--confirm"],
+            "`goal criteria remove 1 --confirm`",
+        ),
         (
             &["criteria", "edit", "1", "another requirement", "--confirm"],
             "`goal criteria edit 1 'another requirement' --confirm`",
@@ -99,19 +106,29 @@ fn an_agent_may_change_a_criterion_it_added_until_it_has_evidence() {
     let out = goal_with(
         &repo,
         &agent,
-        &["criteria", "add", "hello.txt says hello (verify: `sh pass.sh`)"],
+        &[
+            "criteria",
+            "add",
+            "hello.txt says hello (verify: `sh pass.sh`)",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // Its own criterion, no evidence yet: removed without a confirmation, recorded as material.
     let out = goal_with(&repo, &agent, &["criteria", "remove", "2"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap_or_default();
+    let record = repo
+        .trailer("HEAD", "Goal-Material-Change")
+        .unwrap_or_default();
     assert!(record.contains("removed criterion 2"), "{record}");
     assert!(record.contains("added by the agent"), "{record}");
     // The criterion of the goal's start is not its own.
     let out = goal_with(&repo, &agent, &["criteria", "remove", "1"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("ask the person to confirm"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ask the person to confirm"),
+        "{}",
+        stderr(&out)
+    );
     // Nor is one it added and then proved.
     goal_with(
         &repo,
@@ -121,7 +138,11 @@ fn an_agent_may_change_a_criterion_it_added_until_it_has_evidence() {
     repo.ok(&["verify", "-c", "2"]);
     let out = goal_with(&repo, &agent, &["criteria", "remove", "2"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("is a material change"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a material change"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A Python package whose `add()` subtracts, with a failing test of it; the goal to fix it
@@ -145,7 +166,10 @@ const ADD: &str = "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider t
 fn git_config_tests_only_no_longer_turns_the_weakening_check_off() {
     let repo = calc();
     repo.init_goal(&[ADD]);
-    assert!(!repo.goal_md().contains("tests_only"), "defaults are left out");
+    assert!(
+        !repo.goal_md().contains("tests_only"),
+        "defaults are left out"
+    );
     // The trick: one local setting makes `checks/**` the whole test surface, so deleting a
     // test of tests/ would weaken nothing.
     repo.git(&["config", "goal.testsOnly", "true"]);
@@ -163,7 +187,10 @@ fn git_config_tests_only_no_longer_turns_the_weakening_check_off() {
         err.contains("goal: warning: git config goal.testsOnly is `true`, but GOAL.md says `tests_only: false`: GOAL.md's is used"),
         "{err}"
     );
-    assert!(err.contains("git config goal.tests is `checks/**`"), "{err}");
+    assert!(
+        err.contains("git config goal.tests is `checks/**`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -183,7 +210,10 @@ fn the_settings_are_written_at_init_and_changed_only_with_a_confirmation() {
     let text = stdout(&repo.goal().arg("status").output().unwrap());
     assert!(text.contains("tests: checks/**; mutants: report"), "{text}");
     let config = stdout(&repo.goal().arg("config").output().unwrap());
-    assert!(config.contains("goal.mutants = report · GOAL.md: report, which decides"), "{config}");
+    assert!(
+        config.contains("goal.mutants = report · GOAL.md: report, which decides"),
+        "{config}"
+    );
     // Bad values: exit 2, nothing changed.
     let head = repo.head();
     for args in [
@@ -196,19 +226,45 @@ fn the_settings_are_written_at_init_and_changed_only_with_a_confirmation() {
     }
     // Without --confirm: refused, exit 1.
     repo.refused(
-        &["criteria", "surface", "--tests", "checks/**", "--tests-only"],
+        &[
+            "criteria",
+            "surface",
+            "--tests",
+            "checks/**",
+            "--tests-only",
+        ],
         1,
         &["is a material change", "--confirm"],
     );
     assert_eq!(repo.head(), head);
     assert_eq!(repo.goal_md(), md);
-    repo.ok(&["criteria", "surface", "--tests", "checks/**", "--tests-only", "--confirm"]);
+    repo.ok(&[
+        "criteria",
+        "surface",
+        "--tests",
+        "checks/**",
+        "--tests-only",
+        "--confirm",
+    ]);
     let md = repo.goal_md();
-    assert!(md.contains("\ntests_only: true\n") && !md.contains("mutants:"), "{md}");
-    let record = repo.trailer("HEAD", "Goal-Material-Change").unwrap_or_default();
-    assert!(record.starts_with("settings tests: checks/**; mutants: report → tests: checks/**; tests_only: true"), "{record}");
+    assert!(
+        md.contains("\ntests_only: true\n") && !md.contains("mutants:"),
+        "{md}"
+    );
+    let record = repo
+        .trailer("HEAD", "Goal-Material-Change")
+        .unwrap_or_default();
+    assert!(
+        record.starts_with(
+            "settings tests: checks/**; mutants: report → tests: checks/**; tests_only: true"
+        ),
+        "{record}"
+    );
     let log = stdout(&repo.goal().arg("log").output().unwrap());
-    assert!(log.contains("material change in") && log.contains("settings tests: checks/**"), "{log}");
+    assert!(
+        log.contains("material change in") && log.contains("settings tests: checks/**"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -217,13 +273,26 @@ fn audit_strict_fails_on_every_confirmation_and_lists_them() {
     repo.ok(&["criteria", "surface", "--mutants", "report", "--confirm"]);
     repo.ok(&["done", "--confirm"]);
     let plain = repo.goal().args(["audit"]).output().unwrap();
-    assert_eq!(plain.status.code(), Some(0), "{}{}", stdout(&plain), stderr(&plain));
+    assert_eq!(
+        plain.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&plain),
+        stderr(&plain)
+    );
     let strict = repo.goal().args(["audit", "--strict"]).output().unwrap();
     assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
     let text = stdout(&strict);
     assert!(text.contains("confirmation (guards-only)"), "{text}");
-    assert!(text.contains("confirmation (surface)") && text.contains("fails with --strict"), "{text}");
-    let out = repo.goal().args(["audit", "--strict", "--json"]).output().unwrap();
+    assert!(
+        text.contains("confirmation (surface)") && text.contains("fails with --strict"),
+        "{text}"
+    );
+    let out = repo
+        .goal()
+        .args(["audit", "--strict", "--json"])
+        .output()
+        .unwrap();
     let kinds: Vec<String> = json(&out)["confirmations"]
         .as_array()
         .unwrap()
@@ -231,8 +300,17 @@ fn audit_strict_fails_on_every_confirmation_and_lists_them() {
         .map(|c| c["kind"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(kinds, ["surface", "guards-only"]);
-    let gh = stdout(&repo.goal().args(["audit", "--strict", "--format", "github"]).output().unwrap());
-    assert!(gh.contains("::error file=.agents/goal/GOAL.md::goal audit: confirmation (guards-only)"), "{gh}");
+    let gh = stdout(
+        &repo
+            .goal()
+            .args(["audit", "--strict", "--format", "github"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        gh.contains("::error file=.agents/goal/GOAL.md::goal audit: confirmation (guards-only)"),
+        "{gh}"
+    );
 }
 
 /// `goal run --json` with the agent script `body` (its calls counted in `$S/calls`, its
@@ -273,20 +351,40 @@ fn goal_run_blocks_at_once_on_a_weakened_test_refusal() {
         &repo,
         "printf 'from calc import add\\n\\n\\ndef test_zero():\\n    assert add(0, 0) == 0\\n' > tests/test_calc.py\ngoal verify -c 1 >/dev/null 2>&1\necho 'the tests pass'",
     );
-    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let calls = std::fs::read_to_string(repo.home().join("calls")).unwrap();
-    assert_eq!(calls.trim(), "1", "no turn is spent on what only a person can lift");
+    assert_eq!(
+        calls.trim(),
+        "1",
+        "no turn is spent on what only a person can lift"
+    );
     let mark = std::fs::read_to_string(repo.home().join("mark")).unwrap();
-    assert_eq!(mark.trim(), "sh", "the agent's environment is marked with its name");
+    assert_eq!(
+        mark.trim(),
+        "sh",
+        "the agent's environment is marked with its name"
+    );
     let events = events(&out);
     let blocked: Vec<_> = events.iter().filter(|e| e["event"] == "blocked").collect();
     assert_eq!(blocked.len(), 1, "{events:?}");
     let reason = blocked[0]["reason"].as_str().unwrap();
-    assert!(reason.contains("test-removed tests/test_calc.py"), "{reason}");
+    assert!(
+        reason.contains("test-removed tests/test_calc.py"),
+        "{reason}"
+    );
     assert!(reason.contains("`goal done --confirm`"), "{reason}");
     let md = repo.goal_md();
     assert!(md.contains("status: blocked"), "{md}");
-    assert!(md.contains("a person must confirm the weakened tests"), "{md}");
+    assert!(
+        md.contains("a person must confirm the weakened tests"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -297,11 +395,20 @@ fn goal_run_stops_after_a_turn_that_commits_a_confirmation() {
         &repo,
         "goal verify -c 1 >/dev/null 2>&1\nGOAL_AGENT= GOAL_RUN_AGENT= goal done --confirm >/dev/null 2>&1\necho done",
     );
-    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let events = events(&out);
     let last = events.last().unwrap();
     assert_eq!(last["event"], "blocked", "{events:?}");
     let reason = last["reason"].as_str().unwrap();
     assert!(reason.contains("Goal-Guards-Only: confirmed"), "{reason}");
-    assert!(reason.contains("a confirmation is the person's"), "{reason}");
+    assert!(
+        reason.contains("a confirmation is the person's"),
+        "{reason}"
+    );
 }

@@ -128,8 +128,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         let checked = inside.contains(&info.id);
         let id = info.id.to_string();
         if let (true, Some(t)) = (checked, trailers.as_ref()) {
-            out.confirmations
-                .extend(found::Confirmation::of(&id, t));
+            out.confirmations.extend(found::Confirmation::of(&id, t));
         }
         let mut check = CommitCheck {
             commit: id.clone(),

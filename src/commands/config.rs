@@ -57,7 +57,9 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             Some(v) => format!(" · GOAL.md: {v}, which decides"),
             None => String::new(),
         };
-        ctx.say(format!("{key}{current}{ours}\n    default {default}: {about}"));
+        ctx.say(format!(
+            "{key}{current}{ours}\n    default {default}: {about}"
+        ));
     }
     Ok(0)
 }

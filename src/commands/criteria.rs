@@ -219,7 +219,9 @@ fn run_surface(ctx: &Ctx, ws: &Workspace, change: &criteria::SurfaceChange) -> R
         return Ok(0);
     }
     match report.commit {
-        None => ctx.say(format!("the settings that judge the goal are already {settings}")),
+        None => ctx.say(format!(
+            "the settings that judge the goal are already {settings}"
+        )),
         Some(oid) => {
             ctx.say(format!(
                 "the settings that judge the goal: {} → {settings} — committed {}",

@@ -80,12 +80,18 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
             .map(|(k, v)| match v {
                 serde_json::Value::Array(a) => format!(
                     "{k}: {}",
-                    a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(", ")
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 v => format!("{k}: {v}").replace('"', ""),
             })
             .collect();
-        ctx.say(format!("  settings (GOAL.md, not the defaults): {}", parts.join("; ")));
+        ctx.say(format!(
+            "  settings (GOAL.md, not the defaults): {}",
+            parts.join("; ")
+        ));
     }
     for c in &s.criteria {
         let tests = match c.tests {

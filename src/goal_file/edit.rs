@@ -107,8 +107,10 @@ impl GoalFile {
                         "" => nl.clone(),
                         t => t.to_string(),
                     };
-                    let new: Vec<String> =
-                        value.map(|v| format!("{key}: {v}{term}")).into_iter().collect();
+                    let new: Vec<String> = value
+                        .map(|v| format!("{key}: {v}{term}"))
+                        .into_iter()
+                        .collect();
                     lines.splice(i..end, new);
                 }
             }

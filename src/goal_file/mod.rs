@@ -204,7 +204,9 @@ impl GoalFile {
         let front: Vec<&str> = lines
             .take_while(|l| !matches!(l.trim_end(), "---" | "..."))
             .collect();
-        frontmatter::Frontmatter::parse(&front).ok().map(|f| f.settings)
+        frontmatter::Frontmatter::parse(&front)
+            .ok()
+            .map(|f| f.settings)
     }
 
     /// The file's text, byte for byte.

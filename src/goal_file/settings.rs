@@ -93,7 +93,8 @@ impl Settings {
         [
             (
                 "tests",
-                (!self.tests.is_empty()).then(|| format!("[{}]", tests.collect::<Vec<_>>().join(", "))),
+                (!self.tests.is_empty())
+                    .then(|| format!("[{}]", tests.collect::<Vec<_>>().join(", "))),
             ),
             ("tests_only", self.tests_only.then(|| "true".to_string())),
             (
@@ -192,13 +193,16 @@ pub(super) fn from_yaml(
     match get("mutants_min") {
         None | Some(Value::Null) => {}
         Some(Value::Number(n)) => {
-            s.mutants_min = n
-                .as_f64()
-                .filter(|v| (0.0..=1.0).contains(v))
-                .ok_or(("mutants_min", "`mutants_min` must be a number from 0 to 1".into()))?;
+            s.mutants_min = n.as_f64().filter(|v| (0.0..=1.0).contains(v)).ok_or((
+                "mutants_min",
+                "`mutants_min` must be a number from 0 to 1".into(),
+            ))?;
         }
         Some(_) => {
-            return Err(("mutants_min", "`mutants_min` must be a number from 0 to 1".into()));
+            return Err((
+                "mutants_min",
+                "`mutants_min` must be a number from 0 to 1".into(),
+            ));
         }
     }
     Ok(s)
@@ -277,7 +281,10 @@ mod tests {
         goal.set_settings(&new);
         assert_eq!(goal.settings, new);
         let written = goal.render();
-        assert!(written.contains("# mine\ntests: [\"checks/**\"]\n"), "{written}");
+        assert!(
+            written.contains("# mine\ntests: [\"checks/**\"]\n"),
+            "{written}"
+        );
         assert!(!written.contains("old/**"), "{written}");
         goal.set_settings(&Settings::default());
         assert_eq!(goal.render(), format!("{HEAD}# mine\n{BODY}"));

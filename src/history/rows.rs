@@ -193,7 +193,12 @@ impl MaterialEntry {
         };
         if self.number == 0 {
             // Not a criterion: the settings that judge the goal (test surface, mutants).
-            return format!("settings {} → {} ({}; {recorded})", self.old, self.new.as_deref().unwrap_or("the defaults"), self.reason);
+            return format!(
+                "settings {} → {} ({}; {recorded})",
+                self.old,
+                self.new.as_deref().unwrap_or("the defaults"),
+                self.reason
+            );
         }
         format!(
             "criterion {} \"{}\" → {new} ({}; {recorded})",

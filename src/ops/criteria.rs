@@ -63,7 +63,9 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     // A criterion the agent added in this goal, with no evidence yet, is its own to change.
     let own = match &change {
         Change::Add { .. } => false,
-        Change::Pin { number, .. } | Change::Edit { number, .. } | Change::Remove { number, .. } => {
+        Change::Pin { number, .. }
+        | Change::Edit { number, .. }
+        | Change::Remove { number, .. } => {
             crate::person::agent().is_some() && agent_added(ws, &goal, *number)?
         }
     };
@@ -246,11 +248,11 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     // The gate's own comparison has the last word, so no commit can surprise the hook.
     let confirmed = own
         || matches!(
-        change,
-        Change::Edit { confirm: true, .. }
-            | Change::Remove { confirm: true, .. }
-            | Change::Pin { confirm: true, .. }
-    );
+            change,
+            Change::Edit { confirm: true, .. }
+                | Change::Remove { confirm: true, .. }
+                | Change::Pin { confirm: true, .. }
+        );
     let changes = material::compare(&before, &goal.criteria_texts());
     let material_change = match (material_change, changes.first()) {
         (Some(record), _) => Some(record),
@@ -431,7 +433,10 @@ impl SurfaceChange {
             ..Default::default()
         };
         if s.tests.iter().any(String::is_empty) {
-            return Err(Error::usage("--tests is empty", "give a glob, e.g. `--tests 'checks/**'`"));
+            return Err(Error::usage(
+                "--tests is empty",
+                "give a glob, e.g. `--tests 'checks/**'`",
+            ));
         }
         if s.tests_only && s.tests.is_empty() {
             return Err(Error::usage(
@@ -439,15 +444,24 @@ impl SurfaceChange {
                 "name the test files: `goal criteria surface --tests '<glob>' --tests-only --confirm`",
             ));
         }
-        crate::ops::settings::surface_of(&s)
-            .map_err(|e| Error::usage(e.to_string().replace("GOAL.md's `tests:` ", "--tests: "), "give a valid glob, e.g. `--tests 'checks/**'`"))?;
+        crate::ops::settings::surface_of(&s).map_err(|e| {
+            Error::usage(
+                e.to_string().replace("GOAL.md's `tests:` ", "--tests: "),
+                "give a valid glob, e.g. `--tests 'checks/**'`",
+            )
+        })?;
         if let Some(m) = &self.mutants {
             s.mutants = Mutants::parse(m).ok_or_else(|| {
-                Error::usage(format!("--mutants `{m}`: expected off, report or gate"), "e.g. `--mutants report`")
+                Error::usage(
+                    format!("--mutants `{m}`: expected off, report or gate"),
+                    "e.g. `--mutants report`",
+                )
             })?;
         }
         if let Some(x) = &self.mutants_min {
-            s.mutants_min = parse_min(x).map_err(|why| Error::usage(format!("--mutants-min {why}"), "e.g. `--mutants-min 0.8`"))?;
+            s.mutants_min = parse_min(x).map_err(|why| {
+                Error::usage(format!("--mutants-min {why}"), "e.g. `--mutants-min 0.8`")
+            })?;
         }
         Ok(s)
     }
@@ -455,7 +469,11 @@ impl SurfaceChange {
     /// The command a person runs for this change.
     fn command(&self) -> String {
         let mut words = vec!["goal criteria surface".to_string()];
-        words.extend(self.tests.iter().map(|t| format!("--tests {}", shell_words::quote(t))));
+        words.extend(
+            self.tests
+                .iter()
+                .map(|t| format!("--tests {}", shell_words::quote(t))),
+        );
         if self.tests_only {
             words.push("--tests-only".into());
         }
@@ -497,7 +515,10 @@ pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> 
     if !change.confirm {
         return Err(Error::refused(
             format!("changing the settings that judge the goal ({record}) is a material change"),
-            format!("keep them, or {}", crate::person::offer("confirm", &change.command())),
+            format!(
+                "keep them, or {}",
+                crate::person::offer("confirm", &change.command())
+            ),
         ));
     }
     goal.set_settings(&new);

@@ -370,7 +370,11 @@ pub fn markdown(r: &Report) -> String {
         out.extend(lines.into_iter().map(|l| format!("- {l}")));
     };
     if !r.settings_text.is_empty() {
-        section(&mut out, "Settings (not the defaults)", r.settings_text.clone());
+        section(
+            &mut out,
+            "Settings (not the defaults)",
+            r.settings_text.clone(),
+        );
     }
     section(
         &mut out,
@@ -467,7 +471,10 @@ pub fn text(r: &Report) -> String {
         out.push(format!("  tests weakened: {}", weakened_line(f)));
     }
     if !r.settings_text.is_empty() {
-        out.push(format!("  settings (not the defaults): {}", r.settings_text.join("; ")));
+        out.push(format!(
+            "  settings (not the defaults): {}",
+            r.settings_text.join("; ")
+        ));
     }
     for m in &r.material_changes {
         out.push(format!("  material change: {}", material_line(m)));

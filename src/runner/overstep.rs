@@ -67,20 +67,51 @@ mod tests {
         };
         let cases: Vec<(&str, Vec<GoalTrailers>, Option<&str>)> = vec![
             ("no commit", vec![], None),
-            ("iterations", vec![commit(GoalAction::Iterate), commit(GoalAction::Iterate)], None),
-            ("a criterion added", vec![commit(GoalAction::Criteria)], None),
-            ("weakened tests", vec![commit(GoalAction::Iterate), weakened], Some("Goal-Tests-Weakened: test-removed")),
-            ("guards only", vec![guards], Some("Goal-Guards-Only: confirmed")),
-            ("a material change", vec![material], Some("Goal-Material-Change: removed criterion 1")),
+            (
+                "iterations",
+                vec![commit(GoalAction::Iterate), commit(GoalAction::Iterate)],
+                None,
+            ),
+            (
+                "a criterion added",
+                vec![commit(GoalAction::Criteria)],
+                None,
+            ),
+            (
+                "weakened tests",
+                vec![commit(GoalAction::Iterate), weakened],
+                Some("Goal-Tests-Weakened: test-removed"),
+            ),
+            (
+                "guards only",
+                vec![guards],
+                Some("Goal-Guards-Only: confirmed"),
+            ),
+            (
+                "a material change",
+                vec![material],
+                Some("Goal-Material-Change: removed criterion 1"),
+            ),
             ("abandoned only", vec![commit(GoalAction::Abandon)], None),
-            ("abandoned, then another", vec![commit(GoalAction::Abandon), commit(GoalAction::Init)], Some("abandoned the goal and started another")),
-            ("a goal started, then abandoned", vec![commit(GoalAction::Init), commit(GoalAction::Abandon)], None),
+            (
+                "abandoned, then another",
+                vec![commit(GoalAction::Abandon), commit(GoalAction::Init)],
+                Some("abandoned the goal and started another"),
+            ),
+            (
+                "a goal started, then abandoned",
+                vec![commit(GoalAction::Init), commit(GoalAction::Abandon)],
+                None,
+            ),
         ];
         for (name, commits, want) in cases {
             let got = overstep(&commits);
             match want {
                 None => assert_eq!(got, None, "{name}"),
-                Some(w) => assert!(got.as_deref().is_some_and(|g| g.contains(w)), "{name}: {got:?}"),
+                Some(w) => assert!(
+                    got.as_deref().is_some_and(|g| g.contains(w)),
+                    "{name}: {got:?}"
+                ),
             }
         }
     }

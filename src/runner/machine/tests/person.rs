@@ -41,7 +41,14 @@ fn a_refusal_only_a_person_can_lift_blocks_at_once() {
         now_ms: T0 + 3000,
         confirm: "the weakened tests (test-removed tests/a.py:3 test_a)".into(),
     });
-    let [Step::BlockForPerson { reason }, Step::Stop { outcome, reason: said }] = &steps[..] else {
+    let [
+        Step::BlockForPerson { reason },
+        Step::Stop {
+            outcome,
+            reason: said,
+        },
+    ] = &steps[..]
+    else {
         panic!("{steps:?}");
     };
     assert_eq!(*outcome, RunEnd::Blocked);
@@ -51,10 +58,7 @@ fn a_refusal_only_a_person_can_lift_blocks_at_once() {
         assert!(text.contains("`goal done --confirm`"), "{text}");
     }
     // Stopped: nothing more happens, and no turn was spent on it.
-    assert!(
-        m.handle(Event::TimerFired { now_ms: T0 + 4000 })
-            .is_empty()
-    );
+    assert!(m.handle(Event::TimerFired { now_ms: T0 + 4000 }).is_empty());
 }
 
 #[test]
