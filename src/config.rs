@@ -53,6 +53,26 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "10000",
         "milliseconds a goal command waits for another one in the same worktree",
     ),
+    (
+        "goal.tests",
+        "(none)",
+        "globs of test files added to the test surface (multi-valued); written into GOAL.md (`tests:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.testsOnly",
+        "false",
+        "the goal.tests globs are the whole test surface; written into GOAL.md (`tests_only:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.mutants",
+        "off",
+        "the mutation check of `goal done`: off, report or gate; written into GOAL.md (`mutants:`) at `goal init`, where it decides",
+    ),
+    (
+        "goal.mutantsMin",
+        "0.8",
+        "the lowest mutation score `gate` accepts (0 to 1); written into GOAL.md (`mutants_min:`) at `goal init`, where it decides",
+    ),
 ];
 
 pub const DEFAULT_KEYWORDS: &[&str] = &[
@@ -206,4 +226,115 @@ impl Config {
             },
         })
     }
+}
+
+/// The git config keys of the settings that judge a goal, each with its GOAL.md key. They are
+/// read once, at `goal init`, into GOAL.md's frontmatter; GOAL.md's values decide from then on.
+pub const GOAL_SETTING_KEYS: [(&str, &str); 4] = [
+    ("goal.tests", "tests"),
+    ("goal.testsOnly", "tests_only"),
+    ("goal.mutants", "mutants"),
+    ("goal.mutantsMin", "mutants_min"),
+];
+
+/// The value git config gives each setting key that is set (any scope), as written
+/// (`goal.tests` values joined by ", ").
+pub fn goal_setting_values(repo: &Repo) -> Vec<(&'static str, String)> {
+    GOAL_SETTING_KEYS
+        .iter()
+        .filter_map(|(key, _)| {
+            let values = repo.config_multi(key);
+            (!values.is_empty()).then(|| (*key, values.join(", ")))
+        })
+        .collect()
+}
+
+/// The settings git config sets, for a new goal's GOAL.md; a bad value is a usage error naming
+/// its key (nothing is written).
+pub fn goal_settings(repo: &Repo) -> Result<crate::goal_file::Settings> {
+    use crate::goal_file::settings::{Mutants, parse_bool, parse_min};
+    let mut s = crate::goal_file::Settings {
+        tests: repo
+            .config_multi("goal.tests")
+            .into_iter()
+            .filter(|g| !g.trim().is_empty())
+            .collect(),
+        ..Default::default()
+    };
+    let bad = |key: &str, value: &str, expected: &str| {
+        Error::usage(
+            format!("git config {key} is `{value}`: expected {expected}"),
+            format!(
+                "fix it with `git config {key} <value>` (or remove it with `git config --unset {key}`)"
+            ),
+        )
+    };
+    if let Some(v) = repo.config_string("goal.testsOnly") {
+        s.tests_only = parse_bool(&v).ok_or_else(|| bad("goal.testsOnly", &v, "true or false"))?;
+    }
+    if let Some(v) = repo
+        .config_string("goal.mutants")
+        .filter(|v| !v.trim().is_empty())
+    {
+        s.mutants =
+            Mutants::parse(&v).ok_or_else(|| bad("goal.mutants", &v, "off, report or gate"))?;
+    }
+    if let Some(v) = repo
+        .config_string("goal.mutantsMin")
+        .filter(|v| !v.trim().is_empty())
+    {
+        s.mutants_min =
+            parse_min(&v).map_err(|_| bad("goal.mutantsMin", &v, "a number from 0 to 1"))?;
+    }
+    Ok(s)
+}
+
+/// The setting keys whose git config value disagrees with the goal's `settings` (GOAL.md's):
+/// (git key, GOAL.md key, git's value, GOAL.md's value).
+pub fn disagreeing(
+    values: &[(&'static str, String)],
+    settings: &crate::goal_file::Settings,
+) -> Vec<(&'static str, &'static str, String, String)> {
+    use crate::goal_file::settings::{Mutants, parse_bool, parse_min};
+    values
+        .iter()
+        .filter_map(|(key, value)| {
+            let (agrees, ours, name) = match *key {
+                "goal.tests" => {
+                    let given: Vec<&str> = value.split(", ").collect();
+                    (
+                        given
+                            == settings
+                                .tests
+                                .iter()
+                                .map(String::as_str)
+                                .collect::<Vec<_>>(),
+                        settings.tests.join(", "),
+                        "tests",
+                    )
+                }
+                "goal.testsOnly" => (
+                    parse_bool(value) == Some(settings.tests_only),
+                    settings.tests_only.to_string(),
+                    "tests_only",
+                ),
+                "goal.mutants" => (
+                    Mutants::parse(value) == Some(settings.mutants),
+                    settings.mutants.as_str().to_string(),
+                    "mutants",
+                ),
+                _ => (
+                    parse_min(value).ok() == Some(settings.mutants_min),
+                    settings.mutants_min.to_string(),
+                    "mutants_min",
+                ),
+            };
+            let ours = if ours.is_empty() {
+                "(none)".to_string()
+            } else {
+                ours
+            };
+            (!agrees).then(|| (*key, name, value.clone(), ours))
+        })
+        .collect()
 }

@@ -72,7 +72,12 @@ pub enum Error {
     /// `goal done` does not accept the goal on its evidence (exit 1): no criteria, a broken
     /// ledger, criteria not proven, no test run, or evidence the clean-up pass made stale.
     #[error("{message}")]
-    NotProven { message: String, hint: String },
+    NotProven {
+        message: String,
+        hint: String,
+        /// What only a person's `--confirm` can accept (None: the agent can fix it).
+        person: Option<String>,
+    },
     /// The goal is blocked, so it cannot be changed this way (exit 1).
     #[error("the goal is blocked: {doing}")]
     Blocked { doing: String, hint: String },
@@ -176,6 +181,29 @@ impl Error {
         Error::NotProven {
             message: message.into(),
             hint: hint.into(),
+            person: None,
+        }
+    }
+
+    /// A refusal of `goal done` that only a person's `--confirm` lifts; `confirm` says what they
+    /// accept with it.
+    pub fn for_person(
+        message: impl Into<String>,
+        hint: impl Into<String>,
+        confirm: impl Into<String>,
+    ) -> Self {
+        Error::NotProven {
+            message: message.into(),
+            hint: hint.into(),
+            person: Some(confirm.into()),
+        }
+    }
+
+    /// What a person must confirm to lift this refusal, when only they can.
+    pub fn person_must_confirm(&self) -> Option<&str> {
+        match self {
+            Error::NotProven { person, .. } => person.as_deref(),
+            _ => None,
         }
     }
 
@@ -289,7 +317,13 @@ impl Error {
             }
             Error::BrokenLedger { path, .. } => broken_ledger_hint(path),
             Error::NotEvidence { criterion: Some(n), .. } => {
-                format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`")
+                match crate::person::agent() {
+                    None => format!("pin a real test: `goal criteria pin {n} --confirm -- <test command>`"),
+                    Some(_) => crate::person::offer(
+                        "pin a real test",
+                        &format!("goal criteria pin {n} --confirm -- <test command>"),
+                    ),
+                }
             }
             Error::NotEvidence { criterion: None, .. } => {
                 "goal verify -c <N> -- <the test command that checks it>".into()

@@ -174,8 +174,11 @@ pub fn refusal(violations: &[Violation], goal_rel: &Path) -> Error {
                 lines.push(format!(
                     "criterion {number} \"{text}\" is changed materially ({reason}) without a Goal-Material-Change record"
                 ));
-                hints.push(format!(
-                    "use `goal criteria edit {number} \"<text>\" --confirm` or `goal criteria remove {number} --confirm`"
+                hints.push(crate::person::offer(
+                    "record it",
+                    &format!(
+                        "goal criteria edit {number} \"<text>\" --confirm` or `goal criteria remove {number} --confirm"
+                    ),
                 ));
             }
             Violation::Evidence { message } => {

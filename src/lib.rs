@@ -57,6 +57,9 @@ pub mod merge_driver;
 /// One function per operation (init, criteria, verify, check, iterate, done, block, resume,
 /// abandon, restore, retries), the red and base runs, and the views status and report build.
 pub mod ops;
+/// A confirmation is the person's: the agent's mark (`GOAL_AGENT`, `GOAL_RUN_AGENT`) and what it
+/// refuses.
+pub mod person;
 /// Pinned verification commands: the `(verify: `<command>`)` a criterion may end with. Pure.
 pub mod pin;
 /// One truth for "proven" and for "would `goal done` accept". Pure.

@@ -653,7 +653,8 @@ fn a_junit_record_replays_with_its_reports() {
     );
     repo.write("junit.sh", &script);
     repo.write("div.txt", "6 / 3\n");
-    repo.git(&["config", "goal.tests", "junit.sh"]);
+    // The test surface is the goal's (GOAL.md), changed by a person.
+    repo.ok(&["criteria", "surface", "--tests", "junit.sh", "--confirm"]);
     repo.write(".gitignore", "report.xml\n");
     commit_all(&repo, "junit");
     repo.ok(&["verify", "-c", "1", "--junit", "report.xml"]);

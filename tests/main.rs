@@ -19,6 +19,7 @@ mod claude_goal;
 mod cli;
 mod commit_policy;
 mod complete;
+mod confirmations;
 mod criteria;
 mod demo;
 mod docs;

@@ -61,7 +61,7 @@ echo '3 passed, 0 failed'
 ",
     );
     // rate.sh is a test (of limit.txt, the goal's work): red before the goal, green after it.
-    repo.git(&["config", "goal.tests", "rate.sh"]);
+    repo.ok(&["criteria", "surface", "--tests", "rate.sh", "--confirm"]);
     repo.write("limit.txt", "429\n");
     repo.write(".gitignore", "*.ran\n");
     commit_all(&repo, "rate test");

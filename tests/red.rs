@@ -582,8 +582,14 @@ fn verify_red_exit_codes_and_record() {
         "calc/test_div_here.py",
         "def test_div():\n    assert 1 / 1 == 1\n",
     );
-    repo.git(&["config", "goal.testsOnly", "true"]);
-    repo.git(&["config", "goal.tests", "tests/**"]);
+    repo.ok(&[
+        "criteria",
+        "surface",
+        "--tests",
+        "tests/**",
+        "--tests-only",
+        "--confirm",
+    ]);
     let out = repo
         .goal()
         .args(["verify", "--red", "-c", "1"])

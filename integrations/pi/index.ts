@@ -7,7 +7,10 @@
 //   before_agent_start  → `goal inject` (with --context-usage at ≥ 80 %), appended to the system prompt
 //   tool_result         → at ≥ 80 % context usage, the save-progress directive steered in once per prompt
 //   agent_end           → one follow-up nudge per user prompt while the goal is in progress
-//   /goal <args>        → runs `goal <args>` and shows the output
+//   /goal <args>        → runs `goal <args>` and shows the output (the person's command: unmarked)
+//   load                → GOAL_AGENT=pi in Pi's environment, which the commands its tools run
+//                          inherit: `goal … --confirm` from the model is refused (a confirmation is
+//                          the person's)
 //
 // It fails open: a missing binary, a timeout, a non-zero exit or bad JSON never breaks the turn;
 // it is reported with `notify` where there is a UI. The binary is GOAL_BIN, else `goal` on PATH.
@@ -40,12 +43,42 @@ export interface GoalResult {
   error?: string;
 }
 
+/** The mark of an agent's environment (`goal` refuses `--confirm` from it). */
+export const AGENT_MARK = "GOAL_AGENT";
+/** Whether this extension set the mark itself (else `goal run` or the user did). */
+let markedHere = false;
+
+/**
+ * Mark Pi's environment as the agent's: the commands its tools run (bash) inherit it. Pi gives an
+ * extension no per-command environment, so the mark goes on Pi's own process; an existing mark
+ * (from `goal run --agent pi`) is kept.
+ */
+export function markAgentEnv(env: NodeJS.ProcessEnv = process.env): void {
+  if (!env[AGENT_MARK]) {
+    env[AGENT_MARK] = "pi";
+    markedHere = true;
+  }
+}
+
+/** The environment of a command the person gives (`/goal …`): without the mark this extension set. */
+export function personEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (!markedHere) return env;
+  const copy = { ...env };
+  delete copy[AGENT_MARK];
+  return copy;
+}
+
 export function goalBinary(): string {
   return process.env.GOAL_BIN || "goal";
 }
 
 /** Run `goal args…` (no shell), feeding `input` on stdin. Never rejects. */
-export function runGoal(args: string[], cwd: string, input?: string): Promise<GoalResult> {
+export function runGoal(
+  args: string[],
+  cwd: string,
+  input?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GoalResult> {
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
@@ -59,7 +92,7 @@ export function runGoal(args: string[], cwd: string, input?: string): Promise<Go
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(goalBinary(), args, { cwd, stdio: ["pipe", "pipe", "pipe"], env: process.env });
+      child = spawn(goalBinary(), args, { cwd, stdio: ["pipe", "pipe", "pipe"], env });
     } catch (e) {
       resolve({ code: null, stdout, stderr, error: String(e) });
       return;
@@ -117,6 +150,7 @@ function parseJson(text: string): any {
 }
 
 export default function goalExtension(pi: ExtensionAPI) {
+  markAgentEnv();
   // Per user prompt: at most one steer of the save-progress directive and one nudge.
   let steered = false;
   let nudged = false;
@@ -261,7 +295,7 @@ export default function goalExtension(pi: ExtensionAPI) {
   pi.registerCommand("goal", {
     description: "Run `goal <args>` (e.g. /goal status) and show its output",
     handler: async (args, ctx) => {
-      const r = await runGoal(splitArgs(args ?? ""), ctx.cwd);
+      const r = await runGoal(splitArgs(args ?? ""), ctx.cwd, undefined, personEnv());
       const text = [r.stdout.trimEnd(), r.stderr.trimEnd(), r.error ?? ""].filter(Boolean).join("\n") || `exit ${r.code}`;
       if (ctx.hasUI) ctx.ui.notify(text, r.code === 0 ? "info" : "warning");
       else process.stdout.write(`${text}\n`);

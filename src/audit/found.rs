@@ -147,6 +147,8 @@ pub struct GoalAudit {
     pub tests_unreadable: Vec<crate::surface::weaken::Unreadable>,
     /// The evidence chain of the last state verifies (nothing is replayed from a broken one).
     pub chain_ok: bool,
+    /// Every confirmation the goal's commits record (`--strict` fails on any).
+    pub confirmations: Vec<Confirmation>,
     /// The tree of every commit of the goal without the goal folder, for finding a record's.
     #[serde(skip)]
     pub trees: Vec<(Oid, String)>,
@@ -156,4 +158,42 @@ pub struct GoalAudit {
     /// code, tests as at the end), for replaying.
     #[serde(skip)]
     pub red_tree: Option<(Oid, Oid)>,
+}
+
+/// A person's confirmation a goal commit records in a trailer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Confirmation {
+    /// weakening, guards-only, material-change or surface.
+    pub kind: &'static str,
+    pub commit: String,
+    /// The trailer's value.
+    pub what: String,
+}
+
+impl Confirmation {
+    /// Every confirmation the trailers of commit `commit` record.
+    pub fn of(commit: &str, t: &crate::trailers::GoalTrailers) -> Vec<Confirmation> {
+        let one = |kind, what: &str| Confirmation {
+            kind,
+            commit: commit.to_string(),
+            what: what.to_string(),
+        };
+        let mut out: Vec<Confirmation> = t
+            .tests_weakened
+            .iter()
+            .map(|v| one("weakening", v))
+            .collect();
+        if t.guards_only {
+            out.push(one("guards-only", "a goal whose criteria are all guards"));
+        }
+        if let Some(m) = &t.material_change {
+            let kind = if m.starts_with("settings ") {
+                "surface"
+            } else {
+                "material-change"
+            };
+            out.push(one(kind, m));
+        }
+        out
+    }
 }

@@ -9,7 +9,7 @@ pub mod replay;
 pub mod review;
 mod weakened;
 
-pub use found::{CommitCheck, CriterionAudit, GoalAudit, Problem, RunOutcome};
+pub use found::{CommitCheck, Confirmation, CriterionAudit, GoalAudit, Problem, RunOutcome};
 pub(crate) use range::git_lines;
 pub use range::{Span, goal_at, goals_in};
 pub use weakened::{WeakenedFinding, goal_findings};
@@ -97,6 +97,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         tests_weakened: Vec::new(),
         tests_unreadable: Vec::new(),
         chain_ok: true,
+        confirmations: Vec::new(),
         trees: Vec::new(),
         base_commit: span.base,
         red_tree: None,
@@ -126,6 +127,9 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         }
         let checked = inside.contains(&info.id);
         let id = info.id.to_string();
+        if let (true, Some(t)) = (checked, trailers.as_ref()) {
+            out.confirmations.extend(found::Confirmation::of(&id, t));
+        }
         let mut check = CommitCheck {
             commit: id.clone(),
             subject: info.subject().to_string(),
@@ -256,6 +260,27 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
                 ticked_at.retain(|text, _| g.criteria.iter().any(|c| c.passed && &c.text == text));
                 if let Some(last) = &last_goal {
                     let recorded = info.trailer("Goal-Material-Change").map(str::to_string);
+                    if last.settings != g.settings {
+                        if recorded.is_none() {
+                            problem(
+                                None,
+                                format!(
+                                    "the settings that judge the goal were changed ({} → {}) without a Goal-Material-Change record",
+                                    last.settings, g.settings
+                                ),
+                            );
+                        }
+                        if checked {
+                            out.material_changes.push(MaterialEntry {
+                                commit: id.clone(),
+                                number: 0,
+                                old: last.settings.to_string(),
+                                new: Some(g.settings.to_string()),
+                                reason: "the settings that judge the goal changed".into(),
+                                recorded: recorded.clone(),
+                            });
+                        }
+                    }
                     for m in material::compare(&last.criteria_texts(), &g.criteria_texts()) {
                         if recorded.is_none() {
                             problem(
@@ -406,8 +431,14 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     // Red before green: each acceptance criterion of the last state has a witness (a failing run
     // of its pin on the red tree of that state); a finished goal without one fails the audit.
     if let (true, Some(last)) = (span.has_init, span.commits.last()) {
-        let (red, target) =
-            crate::surface::tree_run::red_target(repo, span.base, last.tree, &scope.goal_dir)?;
+        let surface = crate::ops::settings::surface_of(&goal.settings)?;
+        let (red, target) = crate::surface::tree_run::red_target(
+            repo,
+            span.base,
+            last.tree,
+            &scope.goal_dir,
+            &surface,
+        )?;
         // (A goal started on an unborn branch has no base commit: the red worktree is made at
         // its last commit, with the red tree checked out.)
         out.red_tree = Some((span.base.unwrap_or(last.id), red.tree));

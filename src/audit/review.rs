@@ -208,11 +208,13 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
 }
 
 /// Everything checks: no problem, every ticked criterion decided by a record, and with --rerun
-/// every record reproduced (and with --strict no test passing on the base).
+/// every record reproduced (and with --strict no test passing on the base, and no confirmation of
+/// any kind: a confirmation is the person's, and --strict asks that none was needed).
 pub fn verdict(goals: &[GoalAudit], args: &Options) -> bool {
     goals.iter().all(|g| {
         g.problems.is_empty()
             && g.chain_ok
+            && (!args.strict || g.confirmations.is_empty())
             && !g.tests_weakened.iter().any(|f| fails(g, f))
             && g.criteria.iter().all(|c| {
                 !c.flags

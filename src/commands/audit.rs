@@ -39,7 +39,9 @@ pub struct Args {
     /// branch runs: read it first).
     #[arg(long)]
     pub allow_unpinned: bool,
-    /// A test that passes on the goal's base tree fails the audit (otherwise a warning).
+    /// A test that passes on the goal's base tree fails the audit (otherwise a warning), and so
+    /// does every confirmation the goal's commits record (weakened tests, guards only, a
+    /// material change, a settings change), each listed.
     #[arg(long)]
     pub strict: bool,
     /// text, or github: workflow annotations (::error, ::warning) at GOAL.md's lines.
@@ -75,6 +77,8 @@ struct AuditView<'a> {
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
     tests_weakened: Vec<WeakenedView<'a>>,
+    /// Every confirmation the goals' commits record (`--strict` fails on any).
+    confirmations: Vec<&'a crate::audit::Confirmation>,
 }
 
 /// A weakening finding with the goal it belongs to (an index into `goals`).
@@ -127,6 +131,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             commits: goals.iter().flat_map(|g| &g.commits).collect(),
             problems: goals.iter().flat_map(|g| &g.problems).collect(),
             material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
+            confirmations: goals.iter().flat_map(|g| &g.confirmations).collect(),
             tests_weakened: goals
                 .iter()
                 .enumerate()
@@ -194,6 +199,20 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
                 audit::short_id(&m.commit),
                 m.describe()
             ));
+        }
+        for c in &g.confirmations {
+            let line = format!(
+                "  confirmation ({}) in {}: {}{}",
+                c.kind,
+                audit::short_id(&c.commit),
+                c.what,
+                if args.strict {
+                    " — fails with --strict"
+                } else {
+                    ""
+                }
+            );
+            ctx.say(if args.strict { ctx.red(&line) } else { line });
         }
         if !g.chain_ok {
             ctx.say(ctx.red(
@@ -425,6 +444,19 @@ fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
         None => format!("file={file}"),
     };
     for g in goals {
+        let kind = if args.strict { "error" } else { "warning" };
+        for c in &g.confirmations {
+            println!(
+                "::{kind} {}::{}",
+                at(None),
+                escape(&format!(
+                    "goal audit: confirmation ({}) in {}: {}",
+                    c.kind,
+                    audit::short_id(&c.commit),
+                    c.what
+                ))
+            );
+        }
         for f in &g.tests_weakened {
             let kind = if review::fails(g, f) {
                 "error"

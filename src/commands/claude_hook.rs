@@ -178,6 +178,7 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
 }
 
 fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
+    mark_agent_env(std::env::var_os("CLAUDE_ENV_FILE").map(std::path::PathBuf::from));
     let ws = match Workspace::open(ctx) {
         Ok(ws) => ws,
         Err(Error::NotARepo { .. }) => return Ok(None),
@@ -191,6 +192,41 @@ fn session_start(ctx: &Ctx) -> Result<Option<Value>> {
     text.push_str(&inject::proof_open_line(&goal, &proof));
     text.push('\n');
     Ok(context("SessionStart", text))
+}
+
+/// The line SessionStart appends to Claude Code's environment file: the session's commands run
+/// marked as the agent's, so `--confirm` from them is refused.
+pub const AGENT_MARK: &str = "export GOAL_AGENT=claude";
+
+/// Mark the session's environment as the agent's: append [`AGENT_MARK`] to the file Claude Code
+/// names in `CLAUDE_ENV_FILE` (only when it names one; once). A file that cannot be written is
+/// warned about, never fatal to the hook.
+fn mark_agent_env(file: Option<std::path::PathBuf>) {
+    let Some(file) = file.filter(|f| !f.as_os_str().is_empty()) else {
+        return;
+    };
+    let existing = std::fs::read_to_string(&file).unwrap_or_default();
+    if existing.lines().any(|l| l.trim() == AGENT_MARK) {
+        return;
+    }
+    let separator = if existing.is_empty() || existing.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .and_then(|mut f| {
+            std::io::Write::write_all(&mut f, format!("{separator}{AGENT_MARK}\n").as_bytes())
+        });
+    if let Err(e) = written {
+        eprintln!(
+            "goal: warning: cannot mark the session as the agent's in {} ({e}): `--confirm` will not be refused in it",
+            file.display()
+        );
+    }
 }
 
 /// How many stops goal's own Stop hook has blocked since the last iteration commit, and the reason

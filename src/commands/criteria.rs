@@ -69,6 +69,29 @@ pub enum Command {
         #[command(flatten)]
         commit: super::CommitFlags,
     },
+    /// Change the settings that judge the goal, kept in GOAL.md: the test surface (--tests globs
+    /// added to the default test paths, or with --tests-only the whole of it) and the mutation
+    /// check (--mutants off|report|gate, --mutants-min 0..1). What is not given takes its
+    /// default. Always a material change: it needs --confirm, and is recorded.
+    Surface {
+        /// A glob of test files (repeatable).
+        #[arg(long = "tests", value_name = "GLOB")]
+        tests: Vec<String>,
+        /// The --tests globs are the whole test surface.
+        #[arg(long = "tests-only")]
+        tests_only: bool,
+        /// The mutation check of `goal done`: off, report or gate.
+        #[arg(long, value_name = "MODE")]
+        mutants: Option<String>,
+        /// The lowest mutation score `gate` accepts (0 to 1; default 0.8).
+        #[arg(long = "mutants-min", value_name = "X")]
+        mutants_min: Option<String>,
+        /// Accept the change (recorded as a material change).
+        #[arg(long)]
+        confirm: bool,
+        #[command(flatten)]
+        commit: super::CommitFlags,
+    },
     /// Flag criteria that cannot be checked (exit 1 when any).
     Lint,
 }
@@ -78,9 +101,31 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Add { commit, .. }
         | Command::Edit { commit, .. }
         | Command::Remove { commit, .. }
-        | Command::Pin { commit, .. } => commit.clone(),
+        | Command::Pin { commit, .. }
+        | Command::Surface { commit, .. } => commit.clone(),
         Command::Lint => super::CommitFlags::default(),
     };
+    if let Command::Surface {
+        tests,
+        tests_only,
+        mutants,
+        mutants_min,
+        confirm,
+        ..
+    } = command
+    {
+        let change = criteria::SurfaceChange {
+            tests,
+            tests_only,
+            mutants,
+            mutants_min,
+            confirm,
+        };
+        // A bad value is refused before the repository is even looked at.
+        change.settings()?;
+        let ws = Workspace::open(ctx)?.with_no_verify(flags.no_verify);
+        return run_surface(ctx, &ws, &change);
+    }
     let ws = Workspace::open(ctx)?.with_no_verify(flags.no_verify);
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
@@ -123,7 +168,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Remove {
             number, confirm, ..
         } => Change::Remove { number, confirm },
-        Command::Lint => unreachable!("handled above"),
+        Command::Lint | Command::Surface { .. } => unreachable!("handled above"),
     };
     let (subject, oid, material_change, goal) = match criteria::change(&ws, change, ctx.quiet)? {
         Report::AlreadyPinned { number, command } => {
@@ -158,6 +203,36 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             c.number,
             c.text
         ));
+    }
+    Ok(0)
+}
+
+fn run_surface(ctx: &Ctx, ws: &Workspace, change: &criteria::SurfaceChange) -> Result<u8> {
+    let report = criteria::surface(ws, change)?;
+    let settings = &report.goal.settings;
+    if ctx.json {
+        ctx.emit_json(&json!({
+            "commit": report.commit.map(|c| c.to_string()),
+            "material_change": report.commit.map(|_| format!("settings {} → {settings}", report.old)),
+            "settings": settings.json(),
+        }))?;
+        return Ok(0);
+    }
+    match report.commit {
+        None => ctx.say(format!(
+            "the settings that judge the goal are already {settings}"
+        )),
+        Some(oid) => {
+            ctx.say(format!(
+                "the settings that judge the goal: {} → {settings} — committed {}",
+                report.old,
+                short(oid)
+            ));
+            ctx.say(format!(
+                "Recorded as a material change: settings {} → {settings}",
+                report.old
+            ));
+        }
     }
     Ok(0)
 }

@@ -75,6 +75,25 @@ pub fn render(ctx: &Ctx, ws: &Workspace, done: &ops::done::Done) {
 fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
     ctx.say(format!("{} {}", ctx.green("Goal complete:"), s.goal));
     ctx.say(format!("  iterations: {}", s.iterations));
+    if let Some(settings) = s.settings.as_object().filter(|m| !m.is_empty()) {
+        let parts: Vec<String> = settings
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::Array(a) => format!(
+                    "{k}: {}",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                v => format!("{k}: {v}").replace('"', ""),
+            })
+            .collect();
+        ctx.say(format!(
+            "  settings (GOAL.md, not the defaults): {}",
+            parts.join("; ")
+        ));
+    }
     for c in &s.criteria {
         let tests = match c.tests {
             Some(t) => format!(

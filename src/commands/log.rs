@@ -121,11 +121,14 @@ impl<W: Write> Sink for TextSink<'_, W> {
                 Some(new) => format!("→ \"{new}\""),
                 None => "→ removed".to_string(),
             };
+            let what = match m.number {
+                // Not a criterion: the settings that judge the goal.
+                0 => format!("settings {} {}", m.old, new.replace('"', "")),
+                n => format!("criterion {n} \"{}\" {new}", m.old),
+            };
             let line = format!(
-                "      material change in {}: criterion {} \"{}\" {new} ({}){}",
+                "      material change in {}: {what} ({}){}",
                 &m.commit[..10],
-                m.number,
-                m.old,
                 m.reason,
                 if m.recorded.is_some() {
                     ""

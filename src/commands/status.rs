@@ -62,6 +62,13 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     if v.detached {
         ctx.say(ctx.yellow(crate::workspace::DETACHED_WARNING));
     }
+    let settings = goal.settings.non_default();
+    if !settings.is_empty() {
+        ctx.say(format!(
+            "Settings (GOAL.md, not the defaults): {}",
+            settings.join("; ")
+        ));
+    }
     if let Some(phase) = &v.phase {
         ctx.say(format!("Current phase: {phase}"));
     }

@@ -85,6 +85,39 @@ impl GoalFile {
         self.reparse(lines);
     }
 
+    /// Write `settings` into the frontmatter: each key set to its value, or removed (with the
+    /// lines of a block value under it) where the value is the default.
+    pub fn set_settings(&mut self, settings: &super::Settings) {
+        for (key, value) in settings.yaml() {
+            let mut lines = self.owned_lines();
+            let nl = eol(&lines).to_string();
+            let at = key_line(&lines[1..self.fm_close], key).map(|i| i + 1);
+            match (at, value) {
+                (None, None) => continue,
+                (None, Some(v)) => lines.insert(self.fm_close, format!("{key}: {v}{nl}")),
+                (Some(i), value) => {
+                    // The key's block value: the indented or `- ` lines under it.
+                    let mut end = i + 1;
+                    while end < self.fm_close
+                        && (lines[end].starts_with([' ', '\t']) || lines[end].starts_with('-'))
+                    {
+                        end += 1;
+                    }
+                    let term = match terminator(&lines[i]) {
+                        "" => nl.clone(),
+                        t => t.to_string(),
+                    };
+                    let new: Vec<String> = value
+                        .map(|v| format!("{key}: {v}{term}"))
+                        .into_iter()
+                        .collect();
+                    lines.splice(i..end, new);
+                }
+            }
+            self.reparse(lines);
+        }
+    }
+
     pub fn set_status(&mut self, status: Status) {
         self.set_key("status", status.as_str());
     }

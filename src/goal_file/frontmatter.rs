@@ -10,6 +10,7 @@ pub(super) struct Frontmatter {
     pub(super) updated: Option<String>,
     pub(super) iteration: u64,
     pub(super) status: Status,
+    pub(super) settings: super::settings::Settings,
 }
 
 /// The 0-based index (within the frontmatter lines) of a top-level `key:` line.
@@ -109,7 +110,10 @@ impl Frontmatter {
                 );
             }
         }
+        let settings = super::settings::from_yaml(|key| get(key).cloned())
+            .or_else(|(key, message)| err(line_of(key), message))?;
         Ok(Frontmatter {
+            settings,
             goal,
             created: timestamp("created")?,
             updated: timestamp("updated")?,

@@ -12,8 +12,10 @@ mod lines;
 mod markdown;
 pub(crate) mod parse;
 mod progress_log;
+pub mod settings;
 
 pub use parse::ParseError;
+pub use settings::{Mutants, Settings};
 
 use std::fmt;
 
@@ -109,6 +111,8 @@ pub struct GoalFile {
     pub updated: Option<String>,
     pub iteration: u64,
     pub status: Status,
+    /// The settings that judge the goal (test surface, mutation check): the frontmatter's.
+    pub settings: Settings,
     pub criteria: Vec<Criterion>,
     pub phases: Vec<Phase>,
     /// The bullets of the `## Blocked` section, when it exists.
@@ -187,6 +191,22 @@ impl GoalFile {
             offset += line.len();
         }
         parse::parse_bytes(bytes)
+    }
+
+    /// The settings of a GOAL.md's frontmatter alone (None when it does not parse): for walking
+    /// history.
+    pub fn settings_in(bytes: &[u8]) -> Option<Settings> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let mut lines = text.split_inclusive('\n');
+        if lines.next()?.trim_end().trim_start_matches('\u{feff}') != "---" {
+            return None;
+        }
+        let front: Vec<&str> = lines
+            .take_while(|l| !matches!(l.trim_end(), "---" | "..."))
+            .collect();
+        frontmatter::Frontmatter::parse(&front)
+            .ok()
+            .map(|f| f.settings)
     }
 
     /// The file's text, byte for byte.

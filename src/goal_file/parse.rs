@@ -98,6 +98,7 @@ pub(super) fn parse_string(text: String) -> Result<GoalFile, ParseError> {
         updated: front.updated,
         iteration: front.iteration,
         status: front.status,
+        settings: front.settings,
         criteria: body.criteria,
         phases: body.phases,
         blocked: body.blocked,

@@ -7,18 +7,6 @@ use crate::repo::{Oid, Repo};
 use crate::surface::Surface;
 use crate::surface::weaken::{self, FileChange, Finding};
 
-/// The test surface as the repository's git config sets it (`goal.tests`, `goal.testsOnly`);
-/// a glob that does not parse is a usage error naming it.
-pub fn surface(repo: &Repo) -> Result<Surface> {
-    Surface::from_repo(repo).map_err(|e| crate::error::Error::Usage {
-        message: e.to_string(),
-        hint: format!(
-            "fix it with `git config --unset-all goal.tests '{}'` and `git config --add goal.tests <glob>`",
-            e.glob
-        ),
-    })
-}
-
 /// Whether a Rust file may hold test items at all (a cheap look before parsing it).
 fn may_hold_tests(text: &str) -> bool {
     ["test", "bench", "quickcheck"]

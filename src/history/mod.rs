@@ -8,7 +8,7 @@ mod stagnation;
 mod walk;
 
 pub use commits::{GoalCommit, init_commit, work_text};
-pub use findings::{Cases, commit_findings, surface};
+pub use findings::{Cases, commit_findings};
 pub use rows::{
     MaterialEntry, Row, RunIteration, RunSummary, Sink, WeakenedEntry, runs, sparkline,
     status_text, usage_text,

@@ -191,6 +191,15 @@ impl MaterialEntry {
         } else {
             "not recorded with --confirm"
         };
+        if self.number == 0 {
+            // Not a criterion: the settings that judge the goal (test surface, mutants).
+            return format!(
+                "settings {} → {} ({}; {recorded})",
+                self.old,
+                self.new.as_deref().unwrap_or("the defaults"),
+                self.reason
+            );
+        }
         format!(
             "criterion {} \"{}\" → {new} ({}; {recorded})",
             self.number, self.old, self.reason

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::commits::{criteria_at, date, summary_of, work_text};
-use super::findings::{Cases, commit_findings, surface};
+use super::findings::{Cases, commit_findings};
 use super::rows::{MaterialEntry, Row, Sink, WeakenedEntry, status_text};
 use crate::config::Config;
 use crate::error::Result;
@@ -85,7 +85,7 @@ pub fn walk_goals(
             break;
         }
     }
-    let mut walker = Walker::new(repo, goal_dir, goal_rel, config, surface(repo)?);
+    let mut walker = Walker::new(repo, goal_dir, goal_rel, config, Surface::default_rules());
     walker.restored = restored;
     for info in ids.into_iter().rev() {
         walker.commit(info, sink)?;
@@ -154,8 +154,11 @@ struct Walker<'a> {
     witness: Option<std::collections::HashSet<String>>,
     /// Abandon commits taken back by a later restore.
     restored: std::collections::HashSet<Oid>,
-    /// The test surface, for the weakening findings of each commit of a goal.
+    /// The test surface, for the weakening findings of each commit of a goal (its GOAL.md's).
     surface: Surface,
+    /// The settings of the goal's GOAL.md as last seen, and a change of them not yet on a row.
+    settings: Option<crate::goal_file::Settings>,
+    settings_change: Option<MaterialEntry>,
     /// Test cases of the test files' recent versions.
     cases: Cases,
 }
@@ -170,6 +173,8 @@ impl<'a> Walker<'a> {
     ) -> Self {
         Walker {
             surface,
+            settings: None,
+            settings_change: None,
             cases: Cases::default(),
             repo,
             goal_dir,
@@ -213,6 +218,9 @@ impl<'a> Walker<'a> {
         let goal_changed = blob != self.last_blob;
         self.last_blob = blob;
         let parent_tree = self.last_tree.replace(info.tree);
+        if goal_changed && has_goal {
+            self.settings_at(&info, action, trailers.as_ref())?;
+        }
         // Inside a goal, every commit's own change to the test surface is looked at.
         let findings = if self.goal.is_some() && action != Some(GoalAction::Init) && has_goal {
             commit_findings(
@@ -462,7 +470,48 @@ impl<'a> Walker<'a> {
 
     /// What a commit that changed GOAL.md did to its criteria: ticks without passing evidence on
     /// its tree, a broken evidence chain, material changes.
+    /// Read the settings of GOAL.md at `info` (the test surface of the commits that follow); a
+    /// change of them within a goal is a material change.
+    fn settings_at(
+        &mut self,
+        info: &CommitInfo,
+        action: Option<GoalAction>,
+        trailers: Option<&GoalTrailers>,
+    ) -> Result<()> {
+        let Some(now) = self
+            .repo
+            .file_in_tree(info.tree, self.goal_rel)
+            .ok()
+            .flatten()
+            .and_then(|b| GoalFile::settings_in(&b))
+        else {
+            return Ok(());
+        };
+        let last = self.settings.replace(now.clone());
+        if action != Some(GoalAction::Init)
+            && let Some(last) = last.filter(|l| *l != now)
+        {
+            self.settings_change = Some(MaterialEntry {
+                commit: info.id.to_string(),
+                number: 0,
+                old: last.to_string(),
+                new: Some(now.to_string()),
+                reason: "the settings that judge the goal changed".into(),
+                recorded: trailers.and_then(|t| t.material_change.clone()),
+            });
+        }
+        self.surface = crate::ops::settings::surface_of(&now)?;
+        Ok(())
+    }
+
+    /// [`Walker::criteria_inner`], with a change of the goal's settings made by the commit.
     fn criteria_change(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
+        let mut change = self.criteria_inner(info, recorded)?;
+        change.material.extend(self.settings_change.take());
+        Ok(change)
+    }
+
+    fn criteria_inner(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
         let bytes = self
             .repo
             .file_in_tree(info.tree, self.goal_rel)

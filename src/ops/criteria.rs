@@ -57,6 +57,18 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
+    if let Some(command) = confirm_command(&change) {
+        crate::person::check_confirm(true, &command)?;
+    }
+    // A criterion the agent added in this goal, with no evidence yet, is its own to change.
+    let own = match &change {
+        Change::Add { .. } => false,
+        Change::Pin { number, .. }
+        | Change::Edit { number, .. }
+        | Change::Remove { number, .. } => {
+            crate::person::agent().is_some() && agent_added(ws, &goal, *number)?
+        }
+    };
     let before = goal.criteria_texts();
     let (subject, material_change) = match &change {
         Change::Add {
@@ -150,13 +162,17 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
             let bases: Vec<&str> = refs.iter().map(|t| pin::base(t)).collect();
             let reason = material::rewording(pin::base(&old), &bases);
             let change = match reason {
-                Some(reason) if !confirm => {
+                Some(reason) if !confirm && !own => {
                     return Err(Error::refused(
                         format!(
                             "rewording criterion {number} \"{old}\" is a material change: it {reason}"
                         ),
                         format!(
-                            "keep the requirement, or confirm the change with `goal criteria edit {number} … --confirm`"
+                            "keep the requirement, or {}",
+                            crate::person::offer(
+                                "confirm the change",
+                                &format!("goal criteria edit {number} … --confirm")
+                            )
                         ),
                     ));
                 }
@@ -176,10 +192,16 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
         Change::Remove { number, confirm } => {
             let number = super::criterion_number(&goal, *number)?;
             let old = goal.criteria[number - 1].text.clone();
-            if !confirm {
+            if !confirm && !own {
                 return Err(Error::refused(
                     format!("removing criterion {number} \"{old}\" is a material change"),
-                    format!("keep it, or confirm with `goal criteria remove {number} --confirm`"),
+                    format!(
+                        "keep it, or {}",
+                        crate::person::offer(
+                            "confirm",
+                            &format!("goal criteria remove {number} --confirm")
+                        )
+                    ),
                 ));
             }
             goal.remove_criterion(number);
@@ -224,12 +246,13 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     };
     goal.set_updated(&crate::context::now_rfc3339());
     // The gate's own comparison has the last word, so no commit can surprise the hook.
-    let confirmed = matches!(
-        change,
-        Change::Edit { confirm: true, .. }
-            | Change::Remove { confirm: true, .. }
-            | Change::Pin { confirm: true, .. }
-    );
+    let confirmed = own
+        || matches!(
+            change,
+            Change::Edit { confirm: true, .. }
+                | Change::Remove { confirm: true, .. }
+                | Change::Pin { confirm: true, .. }
+        );
     let changes = material::compare(&before, &goal.criteria_texts());
     let material_change = match (material_change, changes.first()) {
         (Some(record), _) => Some(record),
@@ -242,10 +265,19 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
                 ),
                 match &change {
                     Change::Pin { number, guard, .. } => format!(
-                        "keep the pin, or confirm the change with `goal criteria pin {number}{} --confirm -- <command>`",
-                        if *guard { " --guard" } else { "" }
+                        "keep the pin, or {}",
+                        crate::person::offer(
+                            "confirm the change",
+                            &format!(
+                                "goal criteria pin {number}{} --confirm -- <command>",
+                                if *guard { " --guard" } else { "" }
+                            )
+                        )
                     ),
-                    _ => "keep the requirement, or confirm the change with --confirm".to_string(),
+                    _ => format!(
+                        "keep the requirement, or {}",
+                        crate::person::offer("confirm the change", "goal criteria … --confirm")
+                    ),
                 },
             ));
         }
@@ -277,6 +309,12 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
             ),
         );
     }
+    let material_change = match material_change {
+        Some(record) if own => Some(format!(
+            "{record} (added by the agent in this goal, with no evidence yet)"
+        )),
+        other => other,
+    };
     let mut commit = Commit::new(GoalAction::Criteria, subject.clone());
     commit.material_change = material_change.clone();
     let oid = commit.make(ws, Some(&goal), &goal)?;
@@ -303,4 +341,194 @@ fn check_pin(text: &str, retry: &str) -> Result<()> {
             }),
         },
     }
+}
+
+/// The command a person runs to make `change` with its confirmation, when it carries one.
+fn confirm_command(change: &Change) -> Option<String> {
+    match change {
+        Change::Pin {
+            number,
+            argv,
+            guard,
+            confirm: true,
+        } => Some(format!(
+            "goal criteria pin {number}{} --confirm -- {}",
+            if *guard { " --guard" } else { "" },
+            pin::render(argv)
+        )),
+        Change::Edit {
+            number,
+            texts,
+            confirm: true,
+        } => Some(format!(
+            "goal criteria edit {number} {} --confirm",
+            shell_words::join(texts)
+        )),
+        Change::Remove {
+            number,
+            confirm: true,
+        } => Some(format!("goal criteria remove {number} --confirm")),
+        _ => None,
+    }
+}
+
+/// Whether criterion `number` was added in this goal by `goal criteria add` (after init, in the
+/// goal's own history) and has no evidence yet: the agent that added it may change it without a
+/// person's confirmation (the change is still recorded as material).
+fn agent_added(ws: &Workspace, goal: &GoalFile, number: usize) -> Result<bool> {
+    let Some(text) = goal.criterion(number).map(|c| c.text.clone()) else {
+        return Ok(false);
+    };
+    if ws
+        .ledger()?
+        .records
+        .iter()
+        .any(|r| r.criteria_text.contains(&text))
+    {
+        return Ok(false);
+    }
+    for info in ws.repo.first_parent_walk()? {
+        let info = info?;
+        let action = crate::trailers::GoalTrailers::read(&info).and_then(|t| t.action);
+        match action {
+            Some(GoalAction::Criteria) if added_text(&info.message) == Some(text.as_str()) => {
+                return Ok(true);
+            }
+            Some(GoalAction::Init | GoalAction::Done | GoalAction::Abandon) => return Ok(false),
+            _ => {}
+        }
+    }
+    Ok(false)
+}
+
+/// The criterion text of an `add criterion N "<text>"` commit's subject.
+fn added_text(message: &str) -> Option<&str> {
+    let subject = message.lines().next()?;
+    let rest = subject
+        .strip_prefix("goal: ")
+        .unwrap_or(subject)
+        .strip_prefix("add criterion ")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.strip_prefix(" \"")?.strip_suffix('"')
+}
+
+/// The settings `goal criteria surface` asks for, as given (checked by [`surface`]).
+#[derive(Debug, Clone, Default)]
+pub struct SurfaceChange {
+    pub tests: Vec<String>,
+    pub tests_only: bool,
+    pub mutants: Option<String>,
+    pub mutants_min: Option<String>,
+    pub confirm: bool,
+}
+
+impl SurfaceChange {
+    /// The settings it gives: what it does not name takes its default. A bad value is a usage
+    /// error (exit 2), before anything is read or written.
+    pub fn settings(&self) -> Result<crate::goal_file::Settings> {
+        use crate::goal_file::settings::{Mutants, parse_min};
+        let mut s = crate::goal_file::Settings {
+            tests: self.tests.iter().map(|t| t.trim().to_string()).collect(),
+            tests_only: self.tests_only,
+            ..Default::default()
+        };
+        if s.tests.iter().any(String::is_empty) {
+            return Err(Error::usage(
+                "--tests is empty",
+                "give a glob, e.g. `--tests 'checks/**'`",
+            ));
+        }
+        if s.tests_only && s.tests.is_empty() {
+            return Err(Error::usage(
+                "--tests-only with no --tests would leave no test at all",
+                "name the test files: `goal criteria surface --tests '<glob>' --tests-only --confirm`",
+            ));
+        }
+        crate::ops::settings::surface_of(&s).map_err(|e| {
+            Error::usage(
+                e.to_string().replace("GOAL.md's `tests:` ", "--tests: "),
+                "give a valid glob, e.g. `--tests 'checks/**'`",
+            )
+        })?;
+        if let Some(m) = &self.mutants {
+            s.mutants = Mutants::parse(m).ok_or_else(|| {
+                Error::usage(
+                    format!("--mutants `{m}`: expected off, report or gate"),
+                    "e.g. `--mutants report`",
+                )
+            })?;
+        }
+        if let Some(x) = &self.mutants_min {
+            s.mutants_min = parse_min(x).map_err(|why| {
+                Error::usage(format!("--mutants-min {why}"), "e.g. `--mutants-min 0.8`")
+            })?;
+        }
+        Ok(s)
+    }
+
+    /// The command a person runs for this change.
+    fn command(&self) -> String {
+        let mut words = vec!["goal criteria surface".to_string()];
+        words.extend(
+            self.tests
+                .iter()
+                .map(|t| format!("--tests {}", shell_words::quote(t))),
+        );
+        if self.tests_only {
+            words.push("--tests-only".into());
+        }
+        if let Some(m) = &self.mutants {
+            words.push(format!("--mutants {m}"));
+        }
+        if let Some(x) = &self.mutants_min {
+            words.push(format!("--mutants-min {x}"));
+        }
+        words.push("--confirm".into());
+        words.join(" ")
+    }
+}
+
+/// What `goal criteria surface` came to: None when the settings are already those.
+pub struct SurfaceReport {
+    pub commit: Option<Oid>,
+    pub old: crate::goal_file::Settings,
+    pub goal: Box<GoalFile>,
+}
+
+/// Change the settings that judge the goal (GOAL.md's frontmatter): always a material change,
+/// refused without `--confirm`, recorded in `Goal-Material-Change`.
+pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> {
+    let new = change.settings()?;
+    crate::person::check_confirm(change.confirm, &change.command())?;
+    ws.repo.ensure_idle()?;
+    let _lock = ws.lock()?;
+    let mut goal = ws.goal()?;
+    let old = goal.settings.clone();
+    if old == new {
+        return Ok(SurfaceReport {
+            commit: None,
+            old,
+            goal: Box::new(goal),
+        });
+    }
+    let record = format!("settings {old} → {new}");
+    if !change.confirm {
+        return Err(Error::refused(
+            format!("changing the settings that judge the goal ({record}) is a material change"),
+            format!(
+                "keep them, or {}",
+                crate::person::offer("confirm", &change.command())
+            ),
+        ));
+    }
+    goal.set_settings(&new);
+    goal.set_updated(&crate::context::now_rfc3339());
+    let mut commit = Commit::new(GoalAction::Criteria, format!("change the settings: {new}"));
+    commit.material_change = Some(record);
+    let oid = commit.make(ws, Some(&goal), &goal)?;
+    Ok(SurfaceReport {
+        commit: Some(oid),
+        old,
+        goal: Box::new(goal),
+    })
 }

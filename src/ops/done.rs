@@ -80,6 +80,8 @@ pub struct Summary {
     pub commits: Vec<String>,
     /// The git tree id the completion was proven on (the tree the evidence is bound to).
     pub tree: String,
+    /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
+    pub settings: serde_json::Value,
 }
 
 /// The goal completed: the summary and the two commits (complete, done).
@@ -183,6 +185,7 @@ fn refusal(
 }
 
 pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
+    crate::person::check_confirm(options.confirm, "goal done --confirm")?;
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
@@ -324,6 +327,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         .map(|d| d.timestamp())
         .unwrap_or_default();
     let summary = Summary {
+        settings: goal.settings.json(),
         goal: goal.goal.clone(),
         iterations: goal.iteration,
         criteria: proven,
@@ -413,16 +417,26 @@ fn red_gate(
         for w in &unconfirmed {
             refusals.push(format!("the goal weakens its tests: {}", w.describe()));
         }
-        hint = Some(
-            "restore the tests (the bug stays until a test shows it fixed), or accept each weakening with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)".into(),
+        let hint = format!(
+            "restore the tests (the bug stays until a test shows it fixed), or {} (recorded in a Goal-Tests-Weakened trailer)",
+            crate::person::offer("accept each weakening", "goal done --confirm")
         );
-        return Err(refuse(refusals, hint));
+        let what: Vec<String> = unconfirmed.iter().map(|w| w.describe()).collect();
+        return Err(Error::for_person(
+            format!("the goal is not proven done:\n  {}", refusals.join("\n  ")),
+            hint,
+            format!("the weakened tests ({})", what.join("; ")),
+        ));
     }
     let guards_only = judge::guards_only(&texts);
     if guards_only && !confirm {
-        return Err(Error::not_proven(
+        return Err(Error::for_person(
             "every criterion of the goal is a guard: guards show nothing broke, not that the change works",
-            "add an acceptance criterion whose test fails before the change: `goal criteria add \"<outcome>\" --verify \"<test command>\"`, or, for a refactoring, confirm with `goal done --confirm`",
+            format!(
+                "add an acceptance criterion whose test fails before the change: `goal criteria add \"<outcome>\" --verify \"<test command>\"`, or, for a refactoring, {}",
+                crate::person::offer("confirm", "goal done --confirm")
+            ),
+            "a goal whose criteria are all guards (a refactoring)",
         ));
     }
     for c in proven.iter_mut() {
@@ -524,7 +538,8 @@ fn red_gate(
                     ));
                     hint.get_or_insert_with(|| {
                         format!(
-                            "restore the assertion, or make the weakened test itself fail on the code before the goal (see it with `goal verify --red -c {n}`); accept it with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)"
+                            "restore the assertion, or make the weakened test itself fail on the code before the goal (see it with `goal verify --red -c {n}`); or {} (recorded in a Goal-Tests-Weakened trailer)",
+                            crate::person::offer("accept it", "goal done --confirm")
                         )
                     });
                     continue;

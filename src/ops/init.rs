@@ -83,6 +83,14 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
             "goal init \"<what done looks like>\" -c \"<criterion>\"",
         ));
     }
+    // The settings that judge the goal travel with it: git config's, written into GOAL.md.
+    let settings = crate::config::goal_settings(&ws.repo)?;
+    crate::surface::Surface::of_settings(&settings).map_err(|e| {
+        Error::usage(
+            format!("git config {e}"),
+            format!("fix it with `git config --unset-all goal.tests '{}'` and `git config --add goal.tests <glob>`", e.glob),
+        )
+    })?;
     let phases: Vec<String> = options
         .phases
         .iter()
@@ -126,7 +134,8 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
         ));
     }
 
-    let goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
+    let mut goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
+    goal.set_settings(&settings);
     let mut commit = Commit::new(GoalAction::Init, format!("init \"{goal_text}\""));
     commit.stage = Stage::GoalOnly;
     // Evidence and retry state of an earlier goal belong to no goal now.

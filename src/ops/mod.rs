@@ -14,6 +14,7 @@ pub mod red;
 pub mod report;
 pub mod restore;
 pub mod retry;
+pub mod settings;
 pub mod status;
 pub mod verify;
 

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::pin;
 use crate::repo::{Oid, Repo};
-use crate::surface::Surface;
 use crate::surface::judge::RedOutcome;
 use crate::surface::judge::RedTarget;
 use crate::surface::red::RedTree;
@@ -85,7 +84,8 @@ impl Place {
             Some(b) => ws.repo.commit_info(b)?.tree,
             None => ws.repo.empty_tree()?,
         };
-        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir)?;
+        let surface = super::settings::surface(ws, &ws.goal()?)?;
+        let (red, target) = red_target(&ws.repo, base, work, &ws.goal_dir, &surface)?;
         Ok(Place {
             locked: false,
             base,
@@ -333,12 +333,7 @@ pub fn append_line(ws: &Workspace, record: &Record, line: &str) -> Result<()> {
 
 /// The weakening findings of the goal's diff (base tree → the working tree) over the test surface.
 pub fn findings(ws: &Workspace, place: &Place) -> Result<crate::surface::weaken::Findings> {
-    let surface = Surface::from_repo(&ws.repo).map_err(|e| {
-        Error::usage(
-            e.to_string(),
-            "fix it with `git config --unset-all goal.tests`",
-        )
-    })?;
+    let surface = super::settings::surface(ws, &ws.goal()?)?;
     crate::surface::red::goal_findings(
         &ws.repo,
         place.base_tree_full,
@@ -358,9 +353,10 @@ pub fn done_would_refuse(
 ) -> Result<Option<String>> {
     let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
     if crate::surface::judge::guards_only(&texts) {
-        return Ok(Some(
-            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, `goal done --confirm`".into(),
-        ));
+        return Ok(Some(format!(
+            "every criterion is a guard, which shows nothing broke, not that the change works: add an acceptance criterion (`goal criteria add \"<outcome>\" --verify \"<test command>\"`), or, for a refactoring, {}",
+            crate::person::offer("confirm", "goal done --confirm")
+        )));
     }
     if once.init(ws)?.is_none() {
         return Ok(None);
@@ -378,8 +374,9 @@ pub fn done_would_refuse(
         .collect();
     Ok((!refusing.is_empty()).then(|| {
         format!(
-            "the goal weakens its tests ({}): restore them, or accept each with `goal done --confirm`",
-            refusing.join("; ")
+            "the goal weakens its tests ({}): restore them, or {}",
+            refusing.join("; "),
+            crate::person::offer("accept each", "goal done --confirm")
         )
     }))
 }

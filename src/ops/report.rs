@@ -62,6 +62,10 @@ pub struct Report {
     escalations: usize,
     stagnation_episodes: usize,
     criteria: Vec<CriterionRow>,
+    /// The settings that judge the goal that are not the defaults (its GOAL.md's; `{}` when none).
+    settings: serde_json::Value,
+    #[serde(skip)]
+    settings_text: Vec<String>,
     material_changes: Vec<MaterialEntry>,
     hand_made: Vec<CommitCheck>,
     problems: Vec<String>,
@@ -242,7 +246,15 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
             red_tests: c.red_recorded.and_then(|o| o.tests),
         })
         .collect();
+    // The last state that has GOAL.md (a finished goal's last commit deletes it).
+    let settings = [last.tree, first.tree]
+        .iter()
+        .find_map(|tree| ws.repo.file_in_tree(*tree, &ws.goal_rel).ok().flatten())
+        .and_then(|b| crate::goal_file::GoalFile::settings_in(&b))
+        .unwrap_or_default();
     Ok(Report {
+        settings: settings.json(),
+        settings_text: settings.non_default(),
         goal: goal.goal.clone(),
         status: goal.status.clone(),
         hand_made_status: goal.hand_made_status,
@@ -469,6 +481,13 @@ pub fn markdown(r: &Report) -> String {
         }
         out.extend(lines.into_iter().map(|l| format!("- {l}")));
     };
+    if !r.settings_text.is_empty() {
+        section(
+            &mut out,
+            "Settings (not the defaults)",
+            r.settings_text.clone(),
+        );
+    }
     section(
         &mut out,
         "Material changes",
@@ -562,6 +581,12 @@ pub fn text(r: &Report) -> String {
     }
     for f in &r.tests_weakened {
         out.push(format!("  tests weakened: {}", weakened_line(f)));
+    }
+    if !r.settings_text.is_empty() {
+        out.push(format!(
+            "  settings (not the defaults): {}",
+            r.settings_text.join("; ")
+        ));
     }
     for m in &r.material_changes {
         out.push(format!("  material change: {}", material_line(m)));

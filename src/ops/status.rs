@@ -76,6 +76,8 @@ pub struct StatusView {
     pub file: String,
     /// HEAD names a commit, not a branch: goal's commits would be on no branch.
     pub detached: bool,
+    /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
+    pub settings: serde_json::Value,
 }
 
 /// Gather everything `status` shows (also used by the agent adapters).
@@ -107,7 +109,9 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
         .collect();
     let retry = ws.retry_state();
     let problem = ledger.verify_chain().err();
+    let settings = super::settings::of_goal(ws, goal).json();
     Ok(StatusView {
+        settings,
         active: true,
         goal: goal.goal.clone(),
         status: goal.status,

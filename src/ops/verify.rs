@@ -92,7 +92,11 @@ pub fn plan(
                         pin::render(&args.argv)
                     ),
                     format!(
-                        "run its pin with `goal verify -c {n}`, or change the pin with `goal criteria pin {n} --confirm -- <command>`"
+                        "run its pin with `goal verify -c {n}`, or {}",
+                        crate::person::offer(
+                            "change the pin",
+                            &format!("goal criteria pin {n} --confirm -- <command>")
+                        )
                     ),
                 ));
             }

@@ -107,6 +107,18 @@ pub enum Event {
         now_ms: u64,
         refusal: Option<String>,
     },
+    /// `goal done` refused for a reason only a person's `--confirm` lifts (`confirm`: what they
+    /// must confirm): the run blocks the goal at once instead of spending turns.
+    DoneNeedsPerson {
+        now_ms: u64,
+        confirm: String,
+    },
+    /// After a turn was recorded: its commits carry a confirmation trailer, or it abandoned the
+    /// goal and started another (`why`). The run stops.
+    TurnOverstepped {
+        now_ms: u64,
+        why: String,
+    },
     TimerFired {
         now_ms: u64,
     },
@@ -187,6 +199,10 @@ pub enum Step {
     },
     /// The failure after the last retry: block the goal as `goal retry` does (a commit).
     BlockRetries {
+        reason: String,
+    },
+    /// Block the goal as `goal block` does, with this reason: only a person can go on.
+    BlockForPerson {
         reason: String,
     },
     CallDone,
@@ -373,6 +389,25 @@ impl Machine {
                     }
                 }
             }
+            Event::DoneNeedsPerson { confirm, .. } if self.phase == Phase::CallingDone => {
+                let reason = format!(
+                    "a person must confirm {confirm}: a confirmation is the person's — they run `goal resume`, then `goal done --confirm`"
+                );
+                self.phase = Phase::Stopped;
+                vec![
+                    Step::BlockForPerson {
+                        reason: reason.clone(),
+                    },
+                    Step::Stop {
+                        outcome: RunEnd::Blocked,
+                        reason: format!("the goal is blocked: {reason}"),
+                    },
+                ]
+            }
+            Event::TurnOverstepped { why, .. } if self.phase == Phase::Recording => self.stop(
+                RunEnd::Blocked,
+                format!("{why}: the run stops (a person is needed; see `goal log` and `goal audit --strict`)"),
+            ),
             Event::TimerFired { now_ms } if self.phase == Phase::Waiting => self.next_turn(now_ms),
             Event::Interrupt { .. } => {
                 self.interrupts += 1;

@@ -8,6 +8,7 @@ pub mod classify;
 pub mod clock;
 pub mod display;
 pub mod machine;
+pub mod overstep;
 pub mod own_files;
 pub mod presets;
 pub mod prompt;

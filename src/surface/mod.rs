@@ -121,13 +121,10 @@ impl Surface {
         })
     }
 
-    /// The rules as the repository's git config sets them: every `goal.tests` value, and
-    /// `goal.testsOnly` (a git boolean: true/yes/on/1).
-    pub fn from_repo(repo: &crate::repo::Repo) -> Result<Surface, BadGlob> {
-        let only = repo
-            .config_string("goal.testsOnly")
-            .is_some_and(|v| git_bool(&v));
-        Surface::new(&repo.config_multi("goal.tests"), only)
+    /// The rules a goal's settings give (GOAL.md's `tests:` and `tests_only:`, which `init`
+    /// took from git config's `goal.tests` and `goal.testsOnly`).
+    pub fn of_settings(settings: &crate::goal_file::Settings) -> Result<Surface, BadGlob> {
+        Surface::new(&settings.tests, settings.tests_only)
     }
 
     /// The default rules (no `goal.tests`, `goal.testsOnly` unset).
@@ -177,14 +174,6 @@ impl Surface {
         }
         Role::NotTest
     }
-}
-
-/// git's reading of a boolean config value.
-fn git_bool(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "true" | "yes" | "on" | "1"
-    )
 }
 
 #[cfg(test)]

@@ -369,14 +369,18 @@ fn surface_from_git_config() {
     let git = Git::new();
     git.run(&["config", "--add", "goal.tests", "checks/**"]);
     git.run(&["config", "--add", "goal.tests", "*.bats"]);
-    let surface = Surface::from_repo(&git.repo()).unwrap();
+    let of_git = |git: &Git| crate::config::goal_settings(&git.repo()).unwrap();
+    let surface = Surface::of_settings(&of_git(&git)).unwrap();
     assert_eq!(surface.classify("checks/a.sh"), Role::Test);
     assert_eq!(surface.classify("x.bats"), Role::Test);
     assert_eq!(surface.classify("tests/t.py"), Role::Test);
     git.run(&["config", "goal.testsOnly", "yes"]);
-    let only = Surface::from_repo(&git.repo()).unwrap();
+    let only = Surface::of_settings(&of_git(&git)).unwrap();
     assert_eq!(only.classify("tests/t.py"), Role::NotTest);
     assert_eq!(only.classify("checks/a.sh"), Role::Test);
     git.run(&["config", "--add", "goal.tests", "bad/["]);
-    assert_eq!(Surface::from_repo(&git.repo()).unwrap_err().glob, "bad/[");
+    assert_eq!(
+        Surface::of_settings(&of_git(&git)).unwrap_err().glob,
+        "bad/["
+    );
 }

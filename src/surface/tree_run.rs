@@ -13,7 +13,7 @@ use super::Surface;
 use super::judge::RedTarget;
 use super::red::{RedTree, red_tree};
 use crate::child;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::repo::{Oid, Repo, TempWorktree};
 use crate::summary::{self, TestCounts};
 use crate::test_names::{self as names, TestNames};
@@ -23,24 +23,19 @@ pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv", "vend
 
 /// The red tree of `work` (a tree id, goal folder included or not) over the base commit `base`
 /// (None: a goal started on an unborn branch, whose base tree is empty), and what the witness
-/// rule compares (`goal_dir` is left out of the compared tree).
+/// rule compares (`goal_dir` is left out of the compared tree), under the goal's test `surface`.
 pub fn red_target(
     repo: &Repo,
     base: Option<Oid>,
     work: Oid,
     goal_dir: &Path,
+    surface: &Surface,
 ) -> Result<(RedTree, RedTarget)> {
-    let surface = Surface::from_repo(repo).map_err(|e| {
-        Error::usage(
-            e.to_string(),
-            "fix it with `git config --unset-all goal.tests` and add valid globs",
-        )
-    })?;
     let base_tree = match base {
         Some(b) => repo.commit_info(b)?.tree,
         None => repo.empty_tree()?,
     };
-    let red = red_tree(repo, base_tree, work, &surface)?;
+    let red = red_tree(repo, base_tree, work, surface)?;
     let target = RedTarget {
         base: base.map(|b| b.to_string()).unwrap_or_default(),
         tree: repo.tree_without(red.tree, goal_dir)?.to_string(),

@@ -48,6 +48,8 @@ pub(super) struct Edge<'a> {
     pub(super) spend: String,
     /// The machine's actions still to carry out.
     pub(super) pending: Vec<Step>,
+    /// HEAD when the current turn started: the turn's commits are those after it.
+    pub(super) head_before_turn: Option<crate::repo::Oid>,
 }
 
 impl Edge<'_> {
@@ -70,6 +72,10 @@ impl Edge<'_> {
                     reason,
                 } => self.record_retry(retry, max, delay_s, reason)?,
                 Step::BlockRetries { reason } => self.block_retries(&reason)?,
+                Step::BlockForPerson { reason } => {
+                    ops::block::block(self.ws, &reason)?;
+                    None
+                }
                 Step::Wait {
                     ms: wait_ms,
                     delay_s,
@@ -221,9 +227,13 @@ impl Edge<'_> {
         });
         // `goal done` answering no is for the agent to act on; a hook, signing, a lock
         // or I/O failing stops the run, the goal as it was.
+        let mut person = None;
         let refusal = match answer {
             Ok(()) => None,
-            Err(e) if e.is_done_refusal() => Some(e.render_plain()),
+            Err(e) if e.is_done_refusal() => {
+                person = e.person_must_confirm().map(str::to_string);
+                Some(e.render_plain())
+            }
             Err(e) => {
                 self.display.finish();
                 return Err(e);
@@ -238,6 +248,12 @@ impl Edge<'_> {
                     r.lines().next().unwrap_or_default()
                 ),
             );
+        }
+        if let Some(confirm) = person {
+            return Ok(Some(Event::DoneNeedsPerson {
+                now_ms: self.clock.now_ms(),
+                confirm,
+            }));
         }
         Ok(Some(Event::DoneAnswered {
             now_ms: self.clock.now_ms(),

@@ -41,8 +41,11 @@ pub(super) fn goal_state(ws: &Workspace) -> Result<(GoalState, String)> {
             all_proven: proof.complete(),
             stagnant: false,
         },
+        // Every criterion proven but refused all the same (weakened tests, guards only): `goal
+        // done` is asked, so that what only a person can lift blocks the run at once.
         Status::InProgress => GoalState::InProgress {
-            all_proven: !goal.criteria.is_empty() && proof.complete(),
+            all_proven: !goal.criteria.is_empty()
+                && (proof.complete() || proof.refusal().is_some()),
             stagnant: crate::history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?
                 .signals
                 .stagnant,

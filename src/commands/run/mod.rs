@@ -102,6 +102,7 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         summary,
         spend: String::new(),
         pending,
+        head_before_turn: None,
     };
     edge.drive()
 }

@@ -30,6 +30,10 @@ impl Edge<'_> {
         iteration_attempt: u32,
         timeout_ms: Option<u64>,
     ) -> Result<Option<Event>> {
+        // Failed tries count with the turn that is finally recorded: the first one's HEAD stays.
+        if self.head_before_turn.is_none() {
+            self.head_before_turn = self.ws.repo.head_id()?;
+        }
         let name = self.agents[agent].name.clone();
         let place = self.agents[agent].place;
         let reader = self.agents[agent].reader;
@@ -78,6 +82,8 @@ impl Edge<'_> {
             ("GOAL_ITERATION".to_string(), iteration.to_string()),
             ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
             ("GOAL_RUN_AGENT".to_string(), name.clone()),
+            // The mark of an agent's environment: `--confirm` from it is refused.
+            ("GOAL_AGENT".to_string(), name.clone()),
             (
                 "GOAL_PROMPT_FILE".to_string(),
                 prompt_file.display().to_string(),
@@ -234,9 +240,31 @@ impl Edge<'_> {
                     ""
                 }, summary = self.summary),
         );
+        if let Some(why) = crate::runner::overstep::overstep(&self.turn_commits()?) {
+            return Ok(Some(Event::TurnOverstepped {
+                now_ms: self.clock.now_ms(),
+                why,
+            }));
+        }
         Ok(Some(Event::Recorded {
             now_ms: self.clock.now_ms(),
             state,
         }))
+    }
+
+    /// The goal trailers of the commits made since the turn started (oldest first; at most the
+    /// last thousand, should the agent have rewritten history).
+    fn turn_commits(&mut self) -> Result<Vec<crate::trailers::GoalTrailers>> {
+        let before = self.head_before_turn.take();
+        let mut commits = Vec::new();
+        for info in self.ws.repo.first_parent_walk()?.take(1000) {
+            let info = info?;
+            if Some(info.id) == before {
+                break;
+            }
+            commits.extend(crate::trailers::GoalTrailers::read(&info));
+        }
+        commits.reverse();
+        Ok(commits)
     }
 }

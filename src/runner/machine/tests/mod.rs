@@ -6,6 +6,7 @@ use super::*;
 mod budgets;
 mod failover;
 mod failures;
+mod person;
 
 const T0: u64 = 1_800_000_000_000;
 const OVERLOADED: &str = r#"{"type":"result","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
@@ -112,6 +113,7 @@ impl Drive {
                 }
                 Step::RecordRetry { .. }
                 | Step::BlockRetries { .. }
+                | Step::BlockForPerson { .. }
                 | Step::Switch { .. }
                 | Step::KillAgent => None,
                 Step::Stop { outcome, reason } => return (outcome, reason),

@@ -1,0 +1,292 @@
+//! The settings that judge a goal, kept in GOAL.md's frontmatter so that they travel with it:
+//! the test surface (`tests:`, `tests_only:`) and the mutation check (`mutants:`,
+//! `mutants_min:`). Each is omitted while it has its default. Pure.
+
+use std::fmt;
+
+/// The mutation check `goal done` makes (`mutants:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mutants {
+    #[default]
+    Off,
+    Report,
+    Gate,
+}
+
+impl Mutants {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mutants::Off => "off",
+            Mutants::Report => "report",
+            Mutants::Gate => "gate",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Mutants> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "off" => Some(Mutants::Off),
+            "report" => Some(Mutants::Report),
+            "gate" => Some(Mutants::Gate),
+            _ => None,
+        }
+    }
+}
+
+/// The default lowest mutation score `gate` accepts.
+pub const DEFAULT_MUTANTS_MIN: f64 = 0.8;
+
+/// The settings that judge a goal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Globs added to the test surface (or the whole of it, with `tests_only`).
+    pub tests: Vec<String>,
+    pub tests_only: bool,
+    pub mutants: Mutants,
+    /// In 0..=1 (checked when read).
+    pub mutants_min: f64,
+}
+
+// `mutants_min` is a finite number in 0..=1, never NaN.
+impl Eq for Settings {}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            tests: Vec::new(),
+            tests_only: false,
+            mutants: Mutants::Off,
+            mutants_min: DEFAULT_MUTANTS_MIN,
+        }
+    }
+}
+
+/// A mutation score threshold as written: a number in 0..=1.
+pub fn parse_min(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a mutation score: expected a number from 0 to 1 (e.g. 0.8)"
+        )),
+    }
+}
+
+/// A git boolean as `git config` reads it (true/yes/on/1; false/no/off/0/empty).
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" | "" => Some(false),
+        _ => None,
+    }
+}
+
+impl Settings {
+    pub fn is_default(&self) -> bool {
+        *self == Settings::default()
+    }
+
+    /// The frontmatter lines' values, each key with its YAML value; None where it is the default
+    /// (the key is then left out of the file).
+    pub fn yaml(&self) -> [(&'static str, Option<String>); 4] {
+        let d = Settings::default();
+        let tests = self.tests.iter().map(|t| super::yaml_string(t));
+        [
+            (
+                "tests",
+                (!self.tests.is_empty())
+                    .then(|| format!("[{}]", tests.collect::<Vec<_>>().join(", "))),
+            ),
+            ("tests_only", self.tests_only.then(|| "true".to_string())),
+            (
+                "mutants",
+                (self.mutants != d.mutants).then(|| self.mutants.as_str().to_string()),
+            ),
+            (
+                "mutants_min",
+                (self.mutants_min != d.mutants_min).then(|| self.mutants_min.to_string()),
+            ),
+        ]
+    }
+
+    /// The values that are not the default, as `key: value` for people (empty: all default).
+    pub fn non_default(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.tests.is_empty() {
+            out.push(format!("tests: {}", self.tests.join(", ")));
+        }
+        if self.tests_only {
+            out.push("tests_only: true".into());
+        }
+        if self.mutants != Mutants::Off {
+            out.push(format!("mutants: {}", self.mutants.as_str()));
+        }
+        if self.mutants_min != DEFAULT_MUTANTS_MIN {
+            out.push(format!("mutants_min: {}", self.mutants_min));
+        }
+        out
+    }
+
+    /// The values that are not the default, for JSON (an empty object when all are).
+    pub fn json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        if !self.tests.is_empty() {
+            map.insert("tests".into(), self.tests.clone().into());
+        }
+        if self.tests_only {
+            map.insert("tests_only".into(), true.into());
+        }
+        if self.mutants != Mutants::Off {
+            map.insert("mutants".into(), self.mutants.as_str().into());
+        }
+        if self.mutants_min != DEFAULT_MUTANTS_MIN {
+            map.insert("mutants_min".into(), self.mutants_min.into());
+        }
+        serde_json::Value::Object(map)
+    }
+}
+
+impl fmt::Display for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = self.non_default();
+        if parts.is_empty() {
+            f.write_str("the defaults")
+        } else {
+            f.write_str(&parts.join("; "))
+        }
+    }
+}
+
+/// The settings of a parsed frontmatter mapping; `line_of(key)` is where an error points.
+pub(super) fn from_yaml(
+    get: impl Fn(&str) -> Option<serde_yaml_ng::Value>,
+) -> Result<Settings, (&'static str, String)> {
+    use serde_yaml_ng::Value;
+    let mut s = Settings::default();
+    match get("tests") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(g)) => s.tests = vec![g],
+        Some(Value::Sequence(items)) => {
+            for item in items {
+                match item {
+                    Value::String(g) if !g.trim().is_empty() => s.tests.push(g),
+                    _ => return Err(("tests", "`tests` must be a list of glob strings".into())),
+                }
+            }
+        }
+        Some(_) => return Err(("tests", "`tests` must be a list of glob strings".into())),
+    }
+    match get("tests_only") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => s.tests_only = b,
+        Some(_) => return Err(("tests_only", "`tests_only` must be true or false".into())),
+    }
+    match get("mutants") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(m)) => {
+            s.mutants = Mutants::parse(&m).ok_or((
+                "mutants",
+                format!("unknown `mutants: {m}`: expected off, report or gate"),
+            ))?;
+        }
+        Some(_) => return Err(("mutants", "`mutants` must be off, report or gate".into())),
+    }
+    match get("mutants_min") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) => {
+            s.mutants_min = n.as_f64().filter(|v| (0.0..=1.0).contains(v)).ok_or((
+                "mutants_min",
+                "`mutants_min` must be a number from 0 to 1".into(),
+            ))?;
+        }
+        Some(_) => {
+            return Err((
+                "mutants_min",
+                "`mutants_min` must be a number from 0 to 1".into(),
+            ));
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::goal_file::GoalFile;
+
+    const HEAD: &str = "---\ngoal: \"g\"\niteration: 0\nstatus: in-progress\n";
+    const BODY: &str = "---\n\n# Goal: g\n\n## Acceptance Criteria\n- [ ] a\n";
+
+    fn parse(front: &str) -> Result<GoalFile, crate::goal_file::ParseError> {
+        GoalFile::parse(&format!("{HEAD}{front}{BODY}"))
+    }
+
+    #[test]
+    fn the_frontmatter_keys_read_as_settings() {
+        let cases: &[(&str, Settings)] = &[
+            ("", Settings::default()),
+            (
+                "tests: [\"checks/**\", \"*.bats\"]\n",
+                Settings {
+                    tests: vec!["checks/**".into(), "*.bats".into()],
+                    ..Settings::default()
+                },
+            ),
+            (
+                "tests:\n  - checks/**\ntests_only: true\n",
+                Settings {
+                    tests: vec!["checks/**".into()],
+                    tests_only: true,
+                    ..Settings::default()
+                },
+            ),
+            (
+                "mutants: gate\nmutants_min: 0.9\n",
+                Settings {
+                    mutants: Mutants::Gate,
+                    mutants_min: 0.9,
+                    ..Settings::default()
+                },
+            ),
+        ];
+        for (front, want) in cases {
+            assert_eq!(&parse(front).unwrap().settings, want, "{front}");
+        }
+    }
+
+    #[test]
+    fn a_bad_value_is_an_error_on_its_line() {
+        let cases = [
+            ("tests_only: maybe\n", 5, "tests_only"),
+            ("mutants: always\n", 5, "off, report or gate"),
+            ("mutants_min: 2\n", 5, "from 0 to 1"),
+            ("tests: 3\n", 5, "glob strings"),
+        ];
+        for (front, line, says) in cases {
+            let e = parse(front).unwrap_err();
+            assert_eq!(e.line, line, "{front}: {e}");
+            assert!(e.message.contains(says), "{front}: {e}");
+        }
+    }
+
+    #[test]
+    fn settings_are_written_losslessly_and_defaults_left_out() {
+        let text = format!("{HEAD}# mine\ntests:\n  - old/**\n{BODY}");
+        let mut goal = GoalFile::parse(&text).unwrap();
+        let new = Settings {
+            tests: vec!["checks/**".into()],
+            tests_only: true,
+            mutants: Mutants::Report,
+            mutants_min: 0.5,
+        };
+        goal.set_settings(&new);
+        assert_eq!(goal.settings, new);
+        let written = goal.render();
+        assert!(
+            written.contains("# mine\ntests: [\"checks/**\"]\n"),
+            "{written}"
+        );
+        assert!(!written.contains("old/**"), "{written}");
+        goal.set_settings(&Settings::default());
+        assert_eq!(goal.render(), format!("{HEAD}# mine\n{BODY}"));
+    }
+}

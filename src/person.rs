@@ -1,0 +1,95 @@
+//! A confirmation is the person's. `goal run` marks its agent's environment with `GOAL_AGENT`
+//! (beside `GOAL_RUN_AGENT`), and the adapters do the same where the harness lets them; with the
+//! mark set, `--confirm` is refused and no hint offers it. The mark is advisory: an agent that
+//! unsets it has cheated in a way the confirmation trailers and `goal audit --strict` show.
+
+use crate::error::{Error, Result};
+
+/// The variables that mark an agent's environment.
+pub const MARKS: [&str; 2] = ["GOAL_AGENT", "GOAL_RUN_AGENT"];
+
+/// The agent this process runs for, when its environment is marked (a non-empty `GOAL_AGENT`
+/// or `GOAL_RUN_AGENT`).
+pub fn agent() -> Option<String> {
+    marked_by(|key| std::env::var(key).ok())
+}
+
+/// The mark, read through `var` (a table test gives its own environment).
+pub fn marked_by(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    MARKS
+        .iter()
+        .filter_map(|key| var(key))
+        .map(|v| v.trim().to_string())
+        .find(|v| !v.is_empty())
+}
+
+/// `--confirm` given in a marked environment: refused (exit 1), naming the command the person
+/// runs.
+pub fn check_confirm(confirm: bool, command: &str) -> Result<()> {
+    match (confirm, agent()) {
+        (true, Some(agent)) => Err(refusal(&agent, command)),
+        _ => Ok(()),
+    }
+}
+
+fn refusal(agent: &str, command: &str) -> Error {
+    Error::refused(
+        format!("a confirmation is the person's: ask them to run `{command}`"),
+        format!(
+            "this environment is marked as the agent's ({agent}): stop, tell the person what needs confirming and why, and let them run `{command}`"
+        ),
+    )
+}
+
+/// The part of a hint that offers a confirmation: "`<what>` with `<command>`" for a person, or,
+/// in an agent's environment, the request to ask the person for it.
+pub fn offer(what: &str, command: &str) -> String {
+    offer_to(agent().is_some(), what, command)
+}
+
+/// [`offer`], for an environment marked or not.
+pub fn offer_to(marked: bool, what: &str, command: &str) -> String {
+    if marked {
+        format!("ask the person to {what}: a confirmation is the person's (they run `{command}`)")
+    } else {
+        format!("{what} with `{command}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mark_is_either_variable_non_empty() {
+        let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+            (&[], None),
+            (&[("GOAL_AGENT", "")], None),
+            (&[("GOAL_AGENT", "  ")], None),
+            (&[("GOAL_AGENT", "claude")], Some("claude")),
+            (&[("GOAL_RUN_AGENT", "pi")], Some("pi")),
+            (&[("GOAL_AGENT", ""), ("GOAL_RUN_AGENT", "pi")], Some("pi")),
+            (
+                &[("GOAL_AGENT", "codex"), ("GOAL_RUN_AGENT", "pi")],
+                Some("codex"),
+            ),
+        ];
+        for (env, want) in cases {
+            let got = marked_by(|key| {
+                env.iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v.to_string())
+            });
+            assert_eq!(got.as_deref(), *want, "{env:?}");
+        }
+    }
+
+    #[test]
+    fn an_agent_is_never_offered_the_confirmation() {
+        let person = offer_to(false, "accept it", "goal done --confirm");
+        assert_eq!(person, "accept it with `goal done --confirm`");
+        let agent = offer_to(true, "accept it", "goal done --confirm");
+        assert!(agent.starts_with("ask the person to accept it"), "{agent}");
+        assert!(agent.contains("they run `goal done --confirm`"), "{agent}");
+    }
+}
