@@ -20,6 +20,7 @@ pub fn detections(source: &str, code: bool) -> Result<Vec<Detection>, RustParseE
     with_spans_dropped(|| {
         let parsed = parse(source)?;
         let mut finder = Finder {
+            lines: source.lines().collect(),
             code,
             in_test: false,
             out: Vec::new(),
@@ -29,7 +30,8 @@ pub fn detections(source: &str, code: bool) -> Result<Vec<Detection>, RustParseE
     })
 }
 
-struct Finder {
+struct Finder<'s> {
+    lines: Vec<&'s str>,
     code: bool,
     in_test: bool,
     out: Vec<Detection>,
@@ -80,19 +82,37 @@ impl<'ast> Visit<'ast> for Probe {
     }
 }
 
-impl Finder {
+impl Finder<'_> {
     fn push(&mut self, line: usize, what: String) {
         self.out.push((FindingKind::TestDetected, line, what));
     }
 
     fn condition(&mut self, e: &Expr) {
         if path_probe(e) {
-            self.push(e.span().start().line, format!("if {}", e.to_token_stream()));
+            let what = format!("if {}", self.source(e.span(), e));
+            self.push(e.span().start().line, what);
         }
+    }
+
+    /// The source text a span covers (its tokens where the span cannot be read).
+    fn source(&self, span: proc_macro2::Span, tokens: &impl ToTokens) -> String {
+        let (start, end) = (span.start(), span.end());
+        let text: Option<String> = (start.line..=end.line)
+            .map(|l| {
+                let line = self.lines.get(l.checked_sub(1)?)?;
+                let chars: Vec<char> = line.chars().collect();
+                let from = if l == start.line { start.column } else { 0 };
+                let to = if l == end.line { end.column } else { chars.len() };
+                chars.get(from..to).map(|c| c.iter().collect::<String>())
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(|parts| parts.join(" "));
+        text.filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| tokens.to_token_stream().to_string())
     }
 }
 
-impl<'ast> Visit<'ast> for Finder {
+impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item(&mut self, item: &'ast Item) {
         let test = is_test_item(item);
         if self.code && !self.in_test && !test {
@@ -102,10 +122,8 @@ impl<'ast> Visit<'ast> for Finder {
                     && let Ok(meta) = list.parse_args::<Meta>()
                     && names_test(&meta)
                 {
-                    self.push(
-                        attr.span().start().line,
-                        attr.to_token_stream().to_string(),
-                    );
+                    let what = self.source(attr.span(), attr);
+                    self.push(attr.span().start().line, what);
                 }
             }
         }
@@ -121,10 +139,8 @@ impl<'ast> Visit<'ast> for Finder {
             && mac.path.is_ident("cfg")
             && words_test(&mac.tokens.to_string())
         {
-            self.push(
-                mac.path.span().start().line,
-                format!("cfg!({})", mac.tokens),
-            );
+            let what = self.source(mac.span(), mac);
+            self.push(mac.path.span().start().line, what);
         }
     }
 

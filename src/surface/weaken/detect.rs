@@ -171,10 +171,34 @@ fn around<'a>(node: Node<'a>) -> Node<'a> {
     at
 }
 
+/// The expression a runner probe shows: the nearest comparison, call or member access around it
+/// (`"pytest" in sys.modules`, `process.env.JEST_WORKER_ID`), else its statement.
+fn shown(at: Node) -> Node {
+    const SHOWN: &[&str] = &[
+        "comparison_operator",
+        "call",
+        "call_expression",
+        "member_expression",
+        "subscript_expression",
+        "binary_expression",
+    ];
+    let mut node = at;
+    for _ in 0..3 {
+        if SHOWN.contains(&node.kind()) {
+            return node;
+        }
+        match node.parent() {
+            Some(p) => node = p,
+            None => break,
+        }
+    }
+    around(at)
+}
+
 /// A probe of the test runner in code (see the module's documentation).
 fn runner_probe(language: Language, node: Node, src: &str) -> Option<Detection> {
     let found = |at: Node| {
-        let shown = around(at);
+        let shown = shown(at);
         Some((
             FindingKind::TestDetected,
             line(at),

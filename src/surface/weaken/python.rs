@@ -16,6 +16,19 @@ const SKIPS: &[&str] = &[
     "expectedFailure",
 ];
 
+/// unittest's own assertion methods: with only literal arguments these check constants. Any
+/// other `self.assert…` is a helper the project wrote (its body computes what it checks).
+const UNITTEST_ASSERTS: &[&str] = &[
+    "assertEqual", "assertEquals", "assertNotEqual", "assertNotEquals", "assertTrue", "assertFalse",
+    "assert_", "assertIs", "assertIsNot", "assertIsNone", "assertIsNotNone", "assertIn",
+    "assertNotIn", "assertIsInstance", "assertNotIsInstance", "assertAlmostEqual",
+    "assertNotAlmostEqual", "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual",
+    "assertRegex", "assertNotRegex", "assertCountEqual", "assertMultiLineEqual",
+    "assertSequenceEqual", "assertListEqual", "assertTupleEqual", "assertSetEqual",
+    "assertDictEqual", "assertRaises", "assertRaisesRegex", "assertWarns", "assertWarnsRegex",
+    "assertLogs", "assertNoLogs",
+];
+
 /// The tests of a Python file: `test*` functions, and `test*` methods of classes (named
 /// `Class::method`, as pytest does); module `pytestmark` skips and class decorators apply to all
 /// they cover.
@@ -208,11 +221,14 @@ fn call(node: Node, src: &str, case: &mut TestCase) {
             ),
             None => (String::new(), last.to_string()),
         };
+        // A project's own helper (`self.assertRenders(src, expected)`) computes what it checks:
+        // literal arguments are its input, not a constant check.
+        let own = !UNITTEST_ASSERTS.contains(&last);
         case.assertions.push(Assertion {
             line: line(node),
             subject,
             expected,
-            constant: !args.is_empty() && constant(&args, src),
+            constant: !own && !args.is_empty() && constant(&args, src),
         });
     } else if helper_name(last) {
         case.checks += 1;
