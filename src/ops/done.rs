@@ -475,7 +475,7 @@ fn red_gate(
                 let Some(witness) = witness else { continue };
                 if green.tree == place.target.tree
                     || green.tree_after.as_deref() == Some(place.target.tree.as_str())
-                    || same_code_trees(ws, &green.tree, &place.target.tree)
+                    || same_code_as_red(ws, &place, green)
                 {
                     // The red tree is the base's code with the tests as now: equal to green's
                     // tree, the goal changed none of the code its tests run.
@@ -609,35 +609,45 @@ fn red_gate(
 
 use judge::failed_by_name;
 
-/// Whether trees `a` and `b` (ids) hold the same code: every file that differs differs only in
-/// comments, docstrings or whitespace (a tree that cannot be read: not the same).
-fn same_code_trees(ws: &Workspace, a: &str, b: &str) -> bool {
-    let (Ok(a), Ok(b)) = (Oid::from_str(a), Oid::from_str(b)) else {
+/// Whether the passing run `green`, made on the working tree as it is, ran the same code as the
+/// red tree of `place`: every file that differs (the goal folder aside) differs only in comments,
+/// docstrings or whitespace. A tree that cannot be read is not the same.
+fn same_code_as_red(ws: &Workspace, place: &crate::ops::red::Place, green: &Record) -> bool {
+    let Ok(now) = ws.worktree_tree().map(|t| t.to_string()) else {
+        return false;
+    };
+    if green.tree != now && green.tree_after.as_deref() != Some(now.as_str()) {
+        return false;
+    }
+    let Ok(work) = ws.worktree_tree_full() else {
         return false;
     };
     let files = |t| -> Option<std::collections::BTreeMap<String, Oid>> {
         let list = ws.repo.tree_files(t).ok()?;
         Some(list.into_iter().map(|f| (f.path, f.id)).collect())
     };
-    let (Some(fa), Some(fb)) = (files(a), files(b)) else {
+    let (Some(fa), Some(fb)) = (files(place.red.tree), files(work)) else {
         return false;
     };
+    let text = |id: &Oid| {
+        ws.repo
+            .blob_bytes(*id)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
     let paths: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
-    paths.into_iter().all(|path| match (fa.get(path), fb.get(path)) {
-        (Some(x), Some(y)) if x == y => true,
-        (Some(x), Some(y)) => {
-            let text = |id: &Oid| {
-                ws.repo
-                    .blob_bytes(*id)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-            };
-            match (text(x), text(y)) {
+    paths.into_iter().all(|path| {
+        if std::path::Path::new(path).starts_with(&ws.goal_dir) {
+            return true;
+        }
+        match (fa.get(path), fb.get(path)) {
+            (Some(x), Some(y)) if x == y => true,
+            (Some(x), Some(y)) => match (text(x), text(y)) {
                 (Some(x), Some(y)) => crate::surface::weaken::same_code(path, &x, &y),
                 _ => false,
-            }
+            },
+            _ => false,
         }
-        _ => false,
     })
 }
 
