@@ -7,7 +7,8 @@
 
 use crate::support::{Repo, json, stderr};
 
-const PIN: &str = "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
+const PIN: &str =
+    "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
 const BUGGY: &str = "def add(a, b):\n    return a - b\n";
 const FIXED: &str = "def add(a, b):\n    return (a + b)\n";
 const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
@@ -97,7 +98,10 @@ fn an_assertion_that_follows_a_renamed_method_completes() {
     let code = "class V:\n    def major(self):\n        return 2\n";
     let tests = "from calc import V\n\n\ndef test_add():\n    assert V().major() == 1\n";
     let repo = calc(code, tests);
-    repo.write("calc/__init__.py", "class V:\n    def maj(self):\n        return 1\n");
+    repo.write(
+        "calc/__init__.py",
+        "class V:\n    def maj(self):\n        return 1\n",
+    );
     repo.write("tests/test_calc.py", &tests.replace("major", "maj"));
     completes(&repo, &["assertion-changed tests/test_calc.py:5 test_add"]);
 }
@@ -129,7 +133,12 @@ fn code_that_knows_pytest_runs_it_is_refused_until_a_person_confirms() {
     let finding = "test-detected calc/__init__.py:5 \"pytest\" in sys.modules";
     refused(&repo, &[finding], "calc/__init__.py", trick);
     let status = repo.goal().args(["status"]).output().unwrap();
-    assert!(stderr(&status).contains(finding) || crate::support::stdout(&status).contains("test-detected"), "{}", crate::support::stdout(&status));
+    assert!(
+        stderr(&status).contains(finding)
+            || crate::support::stdout(&status).contains("test-detected"),
+        "{}",
+        crate::support::stdout(&status)
+    );
     repo.ok(&["done", "--confirm"]);
     let all = repo.git(&["log", "--format=%B"]);
     assert!(
@@ -137,7 +146,9 @@ fn code_that_knows_pytest_runs_it_is_refused_until_a_person_confirms() {
         "{all}"
     );
     assert!(
-        repo.log_flags().iter().any(|f| f.iter().any(|x| x == "tests-weakened")),
+        repo.log_flags()
+            .iter()
+            .any(|f| f.iter().any(|x| x == "tests-weakened")),
         "log flags the commit"
     );
     let audit = json(&repo.goal().args(["audit", "--json"]).output().unwrap());
@@ -217,11 +228,15 @@ fn rust_refused(lib: &str, words: &[&str]) {
 #[test]
 fn rust_code_that_detects_its_tests_is_refused() {
     rust_refused(
-        &format!("pub fn add(a: i32, b: i32) -> i32 {{\n    if cfg!(test) {{ a + b }} else {{ a - b }}\n}}\n{RS_TEST}"),
+        &format!(
+            "pub fn add(a: i32, b: i32) -> i32 {{\n    if cfg!(test) {{ a + b }} else {{ a - b }}\n}}\n{RS_TEST}"
+        ),
         &["test-detected src/lib.rs:2 cfg!(test)"],
     );
     rust_refused(
-        &format!("#[cfg(test)]\npub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n\n#[cfg(not(test))]\npub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n{RS_TEST}"),
+        &format!(
+            "#[cfg(test)]\npub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n\n#[cfg(not(test))]\npub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n{RS_TEST}"
+        ),
         &["test-detected src/lib.rs:6 #[cfg(not(test))]"],
     );
 }
@@ -229,7 +244,9 @@ fn rust_code_that_detects_its_tests_is_refused() {
 #[test]
 fn a_rust_test_that_asserts_only_outside_some_folder_is_refused() {
     rust_refused(
-        &format!("{RS_BUGGY}\n#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    #[test]\n    fn adds() {{\n        if env!(\"CARGO_MANIFEST_DIR\").contains(\"red\") {{\n            assert_eq!(add(2, 2), 4);\n        }}\n    }}\n}}\n"),
+        &format!(
+            "{RS_BUGGY}\n#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    #[test]\n    fn adds() {{\n        if env!(\"CARGO_MANIFEST_DIR\").contains(\"red\") {{\n            assert_eq!(add(2, 2), 4);\n        }}\n    }}\n}}\n"
+        ),
         &["test-detected src/lib.rs:", "CARGO_MANIFEST_DIR"],
     );
 }
@@ -252,5 +269,64 @@ fn a_rust_test_renamed_with_its_api_completes() {
     assert!(
         err.contains("test-renamed src/lib.rs:8 tests::eq_version_ok -> tests::exactly_version_ok"),
         "{err}"
+    );
+}
+
+/// A JavaScript package whose `add` subtracts, its `mul` right and tested, and a goal whose pin
+/// runs node's test runner with `pin`.
+fn node_repo(pin: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "src/calc.mjs",
+        "export function add(a, b) {\n  return a - b;\n}\n\nexport function mul(a, b) {\n  return a * b;\n}\n",
+    );
+    repo.write(
+        "package.json",
+        "{\"name\": \"calc\", \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "test/calc.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { mul } from '../src/calc.mjs';\n\ntest('muls', () => {\n  assert.strictEqual(mul(2, 3), 6);\n});\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[&format!("add(2, 2) is 4 (verify: `{pin}`)")]);
+    repo
+}
+
+#[test]
+fn node_code_that_reads_the_test_context_is_refused() {
+    let repo = node_repo("node --test test/");
+    let trick = "export function add(a, b) {\n  return process.env.NODE_TEST_CONTEXT ? a + b : a - b;\n}\n\nexport function mul(a, b) {\n  return a * b;\n}\n";
+    repo.write("src/calc.mjs", trick);
+    repo.write(
+        "test/add.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/calc.mjs';\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    refused(
+        &repo,
+        &["test-detected src/calc.mjs:2 process.env.NODE_TEST_CONTEXT"],
+        "src/calc.mjs",
+        trick,
+    );
+}
+
+#[test]
+fn node_only_named_by_a_variable_in_a_loop_is_refused() {
+    let repo = node_repo("node --test --test-only test/");
+    // `add` fixed, `mul` broken: the `.only` in a loop hides the test of `mul`.
+    let broken = "export function add(a, b) {\n  return a + b;\n}\n\nexport function mul(a, b) {\n  return a + b;\n}\n";
+    repo.write("src/calc.mjs", broken);
+    repo.write(
+        "test/add.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/calc.mjs';\n\nfor (const [name, a, b, want] of [['adds', 2, 2, 4]]) {\n  test.only(name, () => {\n    assert.strictEqual(add(a, b), want);\n  });\n}\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    refused(
+        &repo,
+        &["skip-added test/add.test.mjs:6 name"],
+        "src/calc.mjs",
+        broken,
     );
 }

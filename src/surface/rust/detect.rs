@@ -61,7 +61,9 @@ impl<'ast> Visit<'ast> for Probe {
         let name = mac.path.segments.last().map(|s| s.ident.to_string());
         let tokens = mac.tokens.to_string();
         if match name.as_deref() {
-            Some("env" | "option_env") => tokens.contains("CARGO_MANIFEST_DIR") || tokens.contains("OUT_DIR"),
+            Some("env" | "option_env") => {
+                tokens.contains("CARGO_MANIFEST_DIR") || tokens.contains("OUT_DIR")
+            }
             Some("file") => true,
             _ => false,
         } {
@@ -102,7 +104,11 @@ impl Finder<'_> {
                 let line = self.lines.get(l.checked_sub(1)?)?;
                 let chars: Vec<char> = line.chars().collect();
                 let from = if l == start.line { start.column } else { 0 };
-                let to = if l == end.line { end.column } else { chars.len() };
+                let to = if l == end.line {
+                    end.column
+                } else {
+                    chars.len()
+                };
                 chars.get(from..to).map(|c| c.iter().collect::<String>())
             })
             .collect::<Option<Vec<String>>>()

@@ -51,7 +51,9 @@ fn rows(e: &Expr, lets: &[(String, Expr)]) -> Option<Vec<Expr>> {
         Expr::Macro(m) if m.mac.path.is_ident("vec") => {
             let elems = m
                 .mac
-                .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
                 .ok()?;
             Some(elems.into_iter().collect())
         }

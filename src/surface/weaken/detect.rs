@@ -132,7 +132,9 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
         if code && let Some(d) = runner_probe(language, node, src) {
             out.push(d);
         }
-        if is_condition(node) && let Some(probe) = path_probe(node, src) {
+        if is_condition(node)
+            && let Some(probe) = path_probe(node, src)
+        {
             out.push((
                 FindingKind::TestDetected,
                 line(probe),
@@ -240,15 +242,19 @@ fn runner_probe(language: Language, node: Node, src: &str) -> Option<Detection> 
             };
             if matches!(
                 word.as_str(),
-                "NODE_TEST_CONTEXT" | "JEST_WORKER_ID" | "VITEST" | "VITEST_WORKER_ID" | "VITEST_POOL_ID"
+                "NODE_TEST_CONTEXT"
+                    | "JEST_WORKER_ID"
+                    | "VITEST"
+                    | "VITEST_WORKER_ID"
+                    | "VITEST_POOL_ID"
             ) {
                 return found(node);
             }
             if node.kind() == "identifier"
                 && matches!(word.as_str(), "jest" | "vi")
-                && node
-                    .parent()
-                    .is_some_and(|p| p.kind() == "unary_expression" && text(p, src).starts_with("typeof"))
+                && node.parent().is_some_and(|p| {
+                    p.kind() == "unary_expression" && text(p, src).starts_with("typeof")
+                })
             {
                 return found(node);
             }
@@ -324,5 +330,11 @@ fn aware(node: Node, src: &str) -> Option<Detection> {
             .any(|w| t.contains(w))
     };
     let hit = parts.iter().any(is_test) && parts.iter().any(|p| !is_test(p) && env(p));
-    hit.then(|| (FindingKind::TestAware, line(node), text(node, src).to_string()))
+    hit.then(|| {
+        (
+            FindingKind::TestAware,
+            line(node),
+            text(node, src).to_string(),
+        )
+    })
 }

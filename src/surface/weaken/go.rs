@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::tree::{tokens, constant, descendants, line, named, parse, text};
+use super::tree::{constant, descendants, line, named, parse, text, tokens};
 use super::{Assertion, TestCase};
 
 const FAILS: &[&str] = &["Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"];
@@ -203,7 +203,8 @@ fn tables(body: Node, src: &str) -> Vec<super::Param> {
                 node.child_by_field_name("left"),
                 node.child_by_field_name("right"),
             )
-            && let (Some(name), Some(value)) = (named(l).first().copied(), named(r).first().copied())
+            && let (Some(name), Some(value)) =
+                (named(l).first().copied(), named(r).first().copied())
             && value.kind() == "composite_literal"
         {
             literals.push((text(name, src).to_string(), value));
@@ -256,7 +257,11 @@ fn rows(table: Node, var: &str, src: &str) -> Vec<super::Param> {
         if element.kind() == "keyed_element"
             && let Some(v) = named(element).last().copied()
         {
-            row = named(v).first().copied().filter(|_| v.kind() == "literal_element").unwrap_or(v);
+            row = named(v)
+                .first()
+                .copied()
+                .filter(|_| v.kind() == "literal_element")
+                .unwrap_or(v);
         } else if element.kind() == "literal_element" {
             row = named(element).first().copied().unwrap_or(element);
         }

@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::tree::{tokens, constant, descendants, helper_name, line, named, parse, string_value, text};
+use super::tree::{
+    constant, descendants, helper_name, line, named, parse, string_value, text, tokens,
+};
 use super::{Assertion, TestCase};
 
 /// Which grammar reads the file.

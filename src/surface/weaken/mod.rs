@@ -98,7 +98,10 @@ impl FindingKind {
     /// Whether the kind is about code or configuration as a whole rather than a test a pin may
     /// or may not run (selection-changed, test-detected): it refuses whatever the pins name.
     pub fn whole_goal(self) -> bool {
-        matches!(self, FindingKind::SelectionChanged | FindingKind::TestDetected)
+        matches!(
+            self,
+            FindingKind::SelectionChanged | FindingKind::TestDetected
+        )
     }
 }
 
@@ -197,9 +200,15 @@ impl Param {
     /// first), whitespace dropped.
     pub fn apply(&self, text: &str) -> String {
         // Words stay apart until the names are replaced (`assert_eq want`); `tc . want` joins.
-        let mut text = text.replace(" . ", ".").replace(" .", ".").replace(". ", ".");
-        let mut dotted: Vec<&(String, String)> =
-            self.values.iter().filter(|(k, _)| k.contains('.')).collect();
+        let mut text = text
+            .replace(" . ", ".")
+            .replace(" .", ".")
+            .replace(". ", ".");
+        let mut dotted: Vec<&(String, String)> = self
+            .values
+            .iter()
+            .filter(|(k, _)| k.contains('.'))
+            .collect();
         dotted.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
         for (key, value) in dotted {
             text = replace_word(&text, &key.replace(' ', ""), &squash(value));

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::tree::{tokens, constant, descendants, helper_name, kids, line, named, parse, text};
+use super::tree::{constant, descendants, helper_name, kids, line, named, parse, text, tokens};
 use super::{Assertion, TestCase};
 
 /// Decorator or call names (last dotted segment) that skip a test.
@@ -19,14 +19,42 @@ const SKIPS: &[&str] = &[
 /// unittest's own assertion methods: with only literal arguments these check constants. Any
 /// other `self.assert…` is a helper the project wrote (its body computes what it checks).
 const UNITTEST_ASSERTS: &[&str] = &[
-    "assertEqual", "assertEquals", "assertNotEqual", "assertNotEquals", "assertTrue", "assertFalse",
-    "assert_", "assertIs", "assertIsNot", "assertIsNone", "assertIsNotNone", "assertIn",
-    "assertNotIn", "assertIsInstance", "assertNotIsInstance", "assertAlmostEqual",
-    "assertNotAlmostEqual", "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual",
-    "assertRegex", "assertNotRegex", "assertCountEqual", "assertMultiLineEqual",
-    "assertSequenceEqual", "assertListEqual", "assertTupleEqual", "assertSetEqual",
-    "assertDictEqual", "assertRaises", "assertRaisesRegex", "assertWarns", "assertWarnsRegex",
-    "assertLogs", "assertNoLogs",
+    "assertEqual",
+    "assertEquals",
+    "assertNotEqual",
+    "assertNotEquals",
+    "assertTrue",
+    "assertFalse",
+    "assert_",
+    "assertIs",
+    "assertIsNot",
+    "assertIsNone",
+    "assertIsNotNone",
+    "assertIn",
+    "assertNotIn",
+    "assertIsInstance",
+    "assertNotIsInstance",
+    "assertAlmostEqual",
+    "assertNotAlmostEqual",
+    "assertGreater",
+    "assertGreaterEqual",
+    "assertLess",
+    "assertLessEqual",
+    "assertRegex",
+    "assertNotRegex",
+    "assertCountEqual",
+    "assertMultiLineEqual",
+    "assertSequenceEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertSetEqual",
+    "assertDictEqual",
+    "assertRaises",
+    "assertRaisesRegex",
+    "assertWarns",
+    "assertWarnsRegex",
+    "assertLogs",
+    "assertNoLogs",
 ];
 
 /// The tests of a Python file: `test*` functions, and `test*` methods of classes (named
@@ -243,7 +271,10 @@ fn parametrize(def: Node, src: &str) -> Vec<super::Param> {
         return Vec::new();
     };
     let mut product: Vec<super::Param> = Vec::new();
-    for d in named(decorated).into_iter().filter(|d| d.kind() == "decorator") {
+    for d in named(decorated)
+        .into_iter()
+        .filter(|d| d.kind() == "decorator")
+    {
         let Some(call) = named(d).first().copied().filter(|c| c.kind() == "call") else {
             continue;
         };
@@ -269,7 +300,10 @@ fn parametrize(def: Node, src: &str) -> Vec<super::Param> {
                 .filter_map(|n| super::tree::string_value(*n, src))
                 .collect(),
         };
-        let cases: Vec<super::Param> = named(*rows).into_iter().map(|r| row(r, &names, src)).collect();
+        let cases: Vec<super::Param> = named(*rows)
+            .into_iter()
+            .map(|r| row(r, &names, src))
+            .collect();
         product = if product.is_empty() {
             cases
         } else {
@@ -293,22 +327,26 @@ fn row(r: Node, names: &[String], src: &str) -> super::Param {
     let mut skip_line = None;
     let values: Vec<Node> = match r.kind() {
         "tuple" | "list" if names.len() > 1 => named(r),
-        "call" if r
-            .child_by_field_name("function")
-            .is_some_and(|f| text(f, src).ends_with("param")) =>
+        "call"
+            if r.child_by_field_name("function")
+                .is_some_and(|f| text(f, src).ends_with("param")) =>
         {
             let args: Vec<Node> = r
                 .child_by_field_name("arguments")
                 .map(named)
                 .unwrap_or_default();
             for a in args.iter().filter(|a| a.kind() == "keyword_argument") {
-                if a.child_by_field_name("name").is_some_and(|n| text(n, src) == "marks")
-                    && a.child_by_field_name("value").is_some_and(|v| marks_skip(v, src))
+                if a.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "marks")
+                    && a.child_by_field_name("value")
+                        .is_some_and(|v| marks_skip(v, src))
                 {
                     skip_line = Some(line(*a));
                 }
             }
-            args.into_iter().filter(|a| a.kind() != "keyword_argument").collect()
+            args.into_iter()
+                .filter(|a| a.kind() != "keyword_argument")
+                .collect()
         }
         _ => vec![r],
     };

@@ -107,9 +107,8 @@ pub fn pair(base: &[Def], last: &[Def]) -> Vec<(String, String)> {
             })
         };
         let by_place = || {
-            new.iter().position(|&n| {
-                last[n].kind == old.kind && back(prev(last, n)) == prev(base, g)
-            })
+            new.iter()
+                .position(|&n| last[n].kind == old.kind && back(prev(last, n)) == prev(base, g))
         };
         if let Some(at) = by_body.or_else(by_place) {
             let n = new.remove(at);
@@ -159,9 +158,15 @@ fn def_kind(kind: &str) -> Option<&'static str> {
     Some(match kind {
         "function_definition" | "function_declaration" | "generator_function_declaration" => "fn",
         "method_definition" | "method_declaration" | "method_signature" => "method",
-        "class_definition" | "class_declaration" | "interface_declaration" | "type_spec"
-        | "type_alias_declaration" | "enum_declaration" => "type",
-        "field_definition" | "public_field_definition" | "property_signature"
+        "class_definition"
+        | "class_declaration"
+        | "interface_declaration"
+        | "type_spec"
+        | "type_alias_declaration"
+        | "enum_declaration" => "type",
+        "field_definition"
+        | "public_field_definition"
+        | "property_signature"
         | "field_declaration" => "field",
         _ => return None,
     })

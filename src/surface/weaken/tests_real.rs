@@ -16,12 +16,9 @@ fn change(path: &str, base: Option<&str>, last: Option<&str>) -> FileChange {
 
 /// The findings (kind, file, line, test) of test changes `tests` beside code changes `code`.
 fn found(tests: &[FileChange], code: &[FileChange]) -> Vec<(FindingKind, String, usize, String)> {
-    let report = findings_in(
-        &Surface::default_rules(),
-        tests,
-        code,
-        &mut |_, _| BTreeSet::new(),
-    );
+    let report = findings_in(&Surface::default_rules(), tests, code, &mut |_, _| {
+        BTreeSet::new()
+    });
     assert_eq!(report.unreadable, vec![]);
     report
         .findings
@@ -46,8 +43,10 @@ const RS_CODE_RENAMED: &str = "pub fn exactly_version(a: &str) -> bool {\n    a 
 
 #[test]
 fn a_test_renamed_with_the_api_it_tests() {
-    let base_t = "#[test]\nfn eq_version_ok() {\n    // old\n    assert!(crate::eq_version(\"1\"));\n}\n";
-    let last_t = "#[test]\nfn exactly_version_ok() {\n    assert!(crate::exactly_version(\"1\"));\n}\n";
+    let base_t =
+        "#[test]\nfn eq_version_ok() {\n    // old\n    assert!(crate::eq_version(\"1\"));\n}\n";
+    let last_t =
+        "#[test]\nfn exactly_version_ok() {\n    assert!(crate::exactly_version(\"1\"));\n}\n";
     let code = [change("src/v.rs", Some(RS_CODE), Some(RS_CODE_RENAMED))];
     let tests = [change("tests/v.rs", Some(base_t), Some(last_t))];
     assert_eq!(
@@ -55,10 +54,7 @@ fn a_test_renamed_with_the_api_it_tests() {
         want(&[(TestRenamed, "eq_version_ok -> exactly_version_ok")])
     );
     // The same test with the code not renamed: the body differs, so it is removed.
-    assert_eq!(
-        kinds(&tests, &[]),
-        want(&[(TestRemoved, "eq_version_ok")])
-    );
+    assert_eq!(kinds(&tests, &[]), want(&[(TestRemoved, "eq_version_ok")]));
     // Renamed and its assertion changed: removed (the new test is judged as new).
     let weaker = last_t.replace("assert!(crate", "assert!(!crate");
     assert_eq!(
@@ -89,8 +85,14 @@ fn python_renames_pair_by_place_and_by_body() {
     let test_b = "from calc import eq\n\n\ndef test_eq():\n    assert eq(1)\n";
     let test_l = "from calc import exactly\n\n\ndef test_exactly():\n    assert exactly(1)\n";
     let code = [change("calc.py", Some(code_b), Some(code_l))];
-    let out = kinds(&[change("tests/test_calc.py", Some(test_b), Some(test_l))], &code);
-    assert!(out.contains(&(TestRenamed, "test_eq -> test_exactly".into())), "{out:?}");
+    let out = kinds(
+        &[change("tests/test_calc.py", Some(test_b), Some(test_l))],
+        &code,
+    );
+    assert!(
+        out.contains(&(TestRenamed, "test_eq -> test_exactly".into())),
+        "{out:?}"
+    );
     assert!(!out.iter().any(|(k, _)| *k == TestRemoved), "{out:?}");
 }
 
@@ -103,9 +105,24 @@ fn assertions_that_follow_a_renamed_field_are_changed_not_weakened() {
     let last_t = "#[test]\nfn reads() {\n    let v = parse();\n    assert_eq!(v.maj, 1);\n}\n";
     let weak_t = "#[test]\nfn reads() {\n    let v = parse();\n    assert_eq!(v.maj, 2);\n}\n";
     let cases: &[(&str, &str, &[FileChange], &[(FindingKind, &str)])] = &[
-        ("the field followed", last_t, &code, &[(AssertionChanged, "reads")]),
-        ("the expected value changed too", weak_t, &code, &[(AssertionWeakened, "reads")]),
-        ("no rename in the code", last_t, &[], &[(AssertionWeakened, "reads")]),
+        (
+            "the field followed",
+            last_t,
+            &code,
+            &[(AssertionChanged, "reads")],
+        ),
+        (
+            "the expected value changed too",
+            weak_t,
+            &code,
+            &[(AssertionWeakened, "reads")],
+        ),
+        (
+            "no rename in the code",
+            last_t,
+            &[],
+            &[(AssertionWeakened, "reads")],
+        ),
     ];
     for (what, last, code, expect) in cases {
         let tests = [change("tests/v.rs", Some(base_t), Some(last))];
@@ -179,15 +196,33 @@ fn parametrised_tables_keep_their_case() {
 #[test]
 fn a_projects_own_assertion_helpers_are_assertions() {
     let cases: &[(&str, &str, &str)] = &[
-        ("unittest helper with literals", "tests/test_r.py",
-            "class T:\n    def test_bold(self):\n        self.assertRenders(\"**a**\", \"<b>a</b>\")\n"),
-        ("go helper given t", "r_test.go",
-            "package r\n\nimport \"testing\"\n\nfunc TestBold(t *testing.T) {\n\tcheck(t, \"**a**\", \"<b>a</b>\")\n}\n"),
-        ("js helper", "r.test.js", "test('bold', () => {\n  expectEqual(\"**a**\", \"<b>a</b>\");\n});\n"),
-        ("rust helper", "tests/r.rs", "#[test]\nfn bold() {\n    check(&\"**a**\", \"<b>a</b>\");\n}\n"),
+        (
+            "unittest helper with literals",
+            "tests/test_r.py",
+            "class T:\n    def test_bold(self):\n        self.assertRenders(\"**a**\", \"<b>a</b>\")\n",
+        ),
+        (
+            "go helper given t",
+            "r_test.go",
+            "package r\n\nimport \"testing\"\n\nfunc TestBold(t *testing.T) {\n\tcheck(t, \"**a**\", \"<b>a</b>\")\n}\n",
+        ),
+        (
+            "js helper",
+            "r.test.js",
+            "test('bold', () => {\n  expectEqual(\"**a**\", \"<b>a</b>\");\n});\n",
+        ),
+        (
+            "rust helper",
+            "tests/r.rs",
+            "#[test]\nfn bold() {\n    check(&\"**a**\", \"<b>a</b>\");\n}\n",
+        ),
     ];
     for (what, path, last) in cases {
-        assert_eq!(kinds(&[change(path, None, Some(last))], &[]), want(&[]), "{what}");
+        assert_eq!(
+            kinds(&[change(path, None, Some(last))], &[]),
+            want(&[]),
+            "{what}"
+        );
     }
     // unittest's own assertions with literals stay constant checks.
     let constant = "class T:\n    def test_x(self):\n        self.assertEqual(1, 1)\n";
@@ -200,60 +235,141 @@ fn a_projects_own_assertion_helpers_are_assertions() {
 #[test]
 fn only_and_skip_whatever_the_name_expression() {
     let cases: &[(&str, &str, &[(FindingKind, &str)])] = &[
-        ("a template name", "for (const name of names) {\n  it.only(`case ${name}`, () => {\n    expect(f(name)).toBe(1);\n  });\n}\n",
-            &[(SkipAdded, "case ${name}")]),
-        ("a variable name in a loop", "for (const c of table) {\n  test.only(c.name, () => {\n    expect(f(c)).toBe(1);\n  });\n}\n",
-            &[(SkipAdded, "c.name")]),
-        ("describe.only", "describe.only(suiteName, () => {\n  it('works', () => {\n    expect(f()).toBe(1);\n  });\n});\n",
-            &[(SkipAdded, "suiteName > works")]),
-        ("a skip whose function is named", "test.skip(someVar + ' case', check);\n",
-            &[(SkipAdded, "someVar + ' case'")]),
+        (
+            "a template name",
+            "for (const name of names) {\n  it.only(`case ${name}`, () => {\n    expect(f(name)).toBe(1);\n  });\n}\n",
+            &[(SkipAdded, "case ${name}")],
+        ),
+        (
+            "a variable name in a loop",
+            "for (const c of table) {\n  test.only(c.name, () => {\n    expect(f(c)).toBe(1);\n  });\n}\n",
+            &[(SkipAdded, "c.name")],
+        ),
+        (
+            "describe.only",
+            "describe.only(suiteName, () => {\n  it('works', () => {\n    expect(f()).toBe(1);\n  });\n});\n",
+            &[(SkipAdded, "suiteName > works")],
+        ),
+        (
+            "a skip whose function is named",
+            "test.skip(someVar + ' case', check);\n",
+            &[(SkipAdded, "someVar + ' case'")],
+        ),
     ];
     for (what, last, expect) in cases {
-        assert_eq!(kinds(&[change("f.test.js", None, Some(last))], &[]), want(expect), "{what}");
+        assert_eq!(
+            kinds(&[change("f.test.js", None, Some(last))], &[]),
+            want(expect),
+            "{what}"
+        );
     }
 }
 
 #[test]
 fn code_that_detects_its_tests() {
     let cases: &[(&str, &str, &str, &str, &[(FindingKind, usize, &str)])] = &[
-        ("python: pytest in sys.modules", "calc.py", "def add(a, b):\n    return a - b\n",
+        (
+            "python: pytest in sys.modules",
+            "calc.py",
+            "def add(a, b):\n    return a - b\n",
             "import sys\n\n\ndef add(a, b):\n    if \"pytest\" in sys.modules:\n        return a + b\n    return a - b\n",
-            &[(TestDetected, 5, "\"pytest\" in sys.modules")]),
-        ("python: PYTEST_CURRENT_TEST", "calc.py", "X = 1\n",
+            &[(TestDetected, 5, "\"pytest\" in sys.modules")],
+        ),
+        (
+            "python: PYTEST_CURRENT_TEST",
+            "calc.py",
+            "X = 1\n",
             "import os\nX = 2 if os.environ.get(\"PYTEST_CURRENT_TEST\") else 1\n",
-            &[(TestDetected, 2, "os.environ.get(\"PYTEST_CURRENT_TEST\")")]),
-        ("python: unittest", "calc.py", "X = 1\n", "import sys\nX = 'unittest' in sys.modules\n",
-            &[(TestDetected, 2, "'unittest' in sys.modules")]),
-        ("python: old detection is not the goal's", "calc.py",
-            "import sys\nX = 'unittest' in sys.modules\n", "import sys\nX = 'unittest' in sys.modules\nY = 1\n", &[]),
-        ("python: an environment switch is test-aware", "calc.py", "X = 1\n",
+            &[(TestDetected, 2, "os.environ.get(\"PYTEST_CURRENT_TEST\")")],
+        ),
+        (
+            "python: unittest",
+            "calc.py",
+            "X = 1\n",
+            "import sys\nX = 'unittest' in sys.modules\n",
+            &[(TestDetected, 2, "'unittest' in sys.modules")],
+        ),
+        (
+            "python: old detection is not the goal's",
+            "calc.py",
+            "import sys\nX = 'unittest' in sys.modules\n",
+            "import sys\nX = 'unittest' in sys.modules\nY = 1\n",
+            &[],
+        ),
+        (
+            "python: an environment switch is test-aware",
+            "calc.py",
+            "X = 1\n",
             "import os\nif os.environ.get(\"APP_ENV\") == \"test\":\n    X = 2\n",
-            &[(TestAware, 2, "os.environ.get(\"APP_ENV\") == \"test\"")]),
-        ("js: JEST_WORKER_ID", "src/add.js", "exports.add = (a, b) => a - b;\n",
+            &[(TestAware, 2, "os.environ.get(\"APP_ENV\") == \"test\"")],
+        ),
+        (
+            "js: JEST_WORKER_ID",
+            "src/add.js",
+            "exports.add = (a, b) => a - b;\n",
             "exports.add = (a, b) => (process.env.JEST_WORKER_ID ? a + b : a - b);\n",
-            &[(TestDetected, 1, "process.env.JEST_WORKER_ID")]),
-        ("js: NODE_TEST_CONTEXT", "src/add.js", "", "const t = process.env[\"NODE_TEST_CONTEXT\"];\n",
-            &[(TestDetected, 1, "process.env[\"NODE_TEST_CONTEXT\"]")]),
-        ("js: VITEST", "src/add.ts", "", "export const fast = import.meta.env.VITEST;\n",
-            &[(TestDetected, 1, "import.meta.env.VITEST")]),
-        ("js: NODE_ENV is test-aware", "src/add.js", "",
+            &[(TestDetected, 1, "process.env.JEST_WORKER_ID")],
+        ),
+        (
+            "js: NODE_TEST_CONTEXT",
+            "src/add.js",
+            "",
+            "const t = process.env[\"NODE_TEST_CONTEXT\"];\n",
+            &[(TestDetected, 1, "process.env[\"NODE_TEST_CONTEXT\"]")],
+        ),
+        (
+            "js: VITEST",
+            "src/add.ts",
+            "",
+            "export const fast = import.meta.env.VITEST;\n",
+            &[(TestDetected, 1, "import.meta.env.VITEST")],
+        ),
+        (
+            "js: NODE_ENV is test-aware",
+            "src/add.js",
+            "",
             "if (process.env.NODE_ENV === \"test\") { module.exports = 1; }\n",
-            &[(TestAware, 1, "process.env.NODE_ENV === \"test\"")]),
-        ("go: testing.Testing()", "add.go", "package add\n",
+            &[(TestAware, 1, "process.env.NODE_ENV === \"test\"")],
+        ),
+        (
+            "go: testing.Testing()",
+            "add.go",
+            "package add\n",
             "package add\n\nimport \"testing\"\n\nfunc Add(a, b int) int {\n\tif testing.Testing() {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n",
-            &[(TestDetected, 6, "testing.Testing()")]),
-        ("rust: cfg!(test)", "src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a - b }\n",
+            &[(TestDetected, 6, "testing.Testing()")],
+        ),
+        (
+            "rust: cfg!(test)",
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n",
             "pub fn add(a: i32, b: i32) -> i32 {\n    if cfg!(test) { a + b } else { a - b }\n}\n",
-            &[(TestDetected, 2, "cfg!(test)")]),
-        ("rust: a cfg(not(test)) item", "src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a - b }\n",
+            &[(TestDetected, 2, "cfg!(test)")],
+        ),
+        (
+            "rust: a cfg(not(test)) item",
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }\n",
             "#[cfg(test)]\npub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(not(test))]\npub fn add(a: i32, b: i32) -> i32 { a - b }\n",
-            &[(TestDetected, 3, "#[cfg(not(test))]")]),
-        ("rust: a path probe in code", "src/lib.rs", "",
+            &[(TestDetected, 3, "#[cfg(not(test))]")],
+        ),
+        (
+            "rust: a path probe in code",
+            "src/lib.rs",
+            "",
             "pub fn f() -> bool {\n    if std::env::current_dir().unwrap().ends_with(\"x\") { true } else { false }\n}\n",
-            &[(TestDetected, 2, "if std::env::current_dir().unwrap().ends_with(\"x\")")]),
-        ("rust: cfg(test) module is a test item", "src/lib.rs", "pub fn f() {}\n",
-            "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { assert!(cfg!(test)); }\n}\n", &[]),
+            &[(
+                TestDetected,
+                2,
+                "if std::env::current_dir().unwrap().ends_with(\"x\")",
+            )],
+        ),
+        (
+            "rust: cfg(test) module is a test item",
+            "src/lib.rs",
+            "pub fn f() {}\n",
+            "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { assert!(cfg!(test)); }\n}\n",
+            &[],
+        ),
     ];
     for (what, path, base, last, expect) in cases {
         let code = [change(path, Some(base), Some(last))];
@@ -262,8 +378,10 @@ fn code_that_detects_its_tests() {
             .filter(|(k, ..)| matches!(k, TestDetected | TestAware))
             .map(|(k, _, l, t)| (k, l, t))
             .collect();
-        let expect: Vec<(FindingKind, usize, String)> =
-            expect.iter().map(|(k, l, t)| (*k, *l, t.to_string())).collect();
+        let expect: Vec<(FindingKind, usize, String)> = expect
+            .iter()
+            .map(|(k, l, t)| (*k, *l, t.to_string()))
+            .collect();
         assert_eq!(got, expect, "{what}");
     }
 }
@@ -275,10 +393,30 @@ fn tests_that_read_their_own_path() {
     let py_file = "from calc import add\n\n\ndef test_add():\n    if \"red\" not in __file__:\n        assert add(2, 2) == 4\n";
     let honest = "#[test]\nfn reads() {\n    let p = std::path::Path::new(env!(\"CARGO_MANIFEST_DIR\")).join(\"data\");\n    assert!(p.exists());\n}\n";
     let cases: &[(&str, &str, &str, &[(FindingKind, usize)])] = &[
-        ("rust: CARGO_MANIFEST_DIR in a condition", "tests/a.rs", rs, &[(TestDetected, 3)]),
-        ("python: conftest reads its folder", "conftest.py", py, &[(TestDetected, 5)]),
-        ("python: a test reads its file", "tests/test_a.py", py_file, &[(TestDetected, 5)]),
-        ("rust: a fixture path is no probe", "tests/a.rs", honest, &[]),
+        (
+            "rust: CARGO_MANIFEST_DIR in a condition",
+            "tests/a.rs",
+            rs,
+            &[(TestDetected, 3)],
+        ),
+        (
+            "python: conftest reads its folder",
+            "conftest.py",
+            py,
+            &[(TestDetected, 5)],
+        ),
+        (
+            "python: a test reads its file",
+            "tests/test_a.py",
+            py_file,
+            &[(TestDetected, 5)],
+        ),
+        (
+            "rust: a fixture path is no probe",
+            "tests/a.rs",
+            honest,
+            &[],
+        ),
     ];
     for (what, path, last, expect) in cases {
         let got: Vec<(FindingKind, usize)> = found(&[change(path, None, Some(last))], &[])
@@ -293,15 +431,69 @@ fn tests_that_read_their_own_path() {
 #[test]
 fn code_means_code() {
     let cases: &[(&str, &str, &str, &str, bool)] = &[
-        ("python comment", "calc.py", "def add(a, b):\n    return a - b\n", "def add(a, b):\n    # fixed\n    return a - b\n", true),
-        ("python docstring", "calc.py", "def add(a, b):\n    return a - b\n", "def add(a, b):\n    \"\"\"Adds.\"\"\"\n    return a - b\n", true),
-        ("python module docstring and blank lines", "calc.py", "X = 1\n", "\"\"\"Mod.\"\"\"\n\n\nX = 1\n", true),
-        ("python code", "calc.py", "def add(a, b):\n    return a - b\n", "def add(a, b):\n    return a + b\n", false),
-        ("python string that is no docstring", "calc.py", "X = 1\n", "X = 1\nY = \"a\"\n", false),
-        ("rust comments and docs", "src/lib.rs", "pub fn f() -> i32 { 1 }\n", "/// Docs.\npub fn f() -> i32 {\n    // one\n    1\n}\n", true),
-        ("rust code", "src/lib.rs", "pub fn f() -> i32 { 1 }\n", "pub fn f() -> i32 { 2 }\n", false),
-        ("js comment", "a.js", "const a = 1;\n", "// x\nconst a = 1;\n", true),
-        ("go comment", "a.go", "package a\n", "// Package a.\npackage a\n", true),
+        (
+            "python comment",
+            "calc.py",
+            "def add(a, b):\n    return a - b\n",
+            "def add(a, b):\n    # fixed\n    return a - b\n",
+            true,
+        ),
+        (
+            "python docstring",
+            "calc.py",
+            "def add(a, b):\n    return a - b\n",
+            "def add(a, b):\n    \"\"\"Adds.\"\"\"\n    return a - b\n",
+            true,
+        ),
+        (
+            "python module docstring and blank lines",
+            "calc.py",
+            "X = 1\n",
+            "\"\"\"Mod.\"\"\"\n\n\nX = 1\n",
+            true,
+        ),
+        (
+            "python code",
+            "calc.py",
+            "def add(a, b):\n    return a - b\n",
+            "def add(a, b):\n    return a + b\n",
+            false,
+        ),
+        (
+            "python string that is no docstring",
+            "calc.py",
+            "X = 1\n",
+            "X = 1\nY = \"a\"\n",
+            false,
+        ),
+        (
+            "rust comments and docs",
+            "src/lib.rs",
+            "pub fn f() -> i32 { 1 }\n",
+            "/// Docs.\npub fn f() -> i32 {\n    // one\n    1\n}\n",
+            true,
+        ),
+        (
+            "rust code",
+            "src/lib.rs",
+            "pub fn f() -> i32 { 1 }\n",
+            "pub fn f() -> i32 { 2 }\n",
+            false,
+        ),
+        (
+            "js comment",
+            "a.js",
+            "const a = 1;\n",
+            "// x\nconst a = 1;\n",
+            true,
+        ),
+        (
+            "go comment",
+            "a.go",
+            "package a\n",
+            "// Package a.\npackage a\n",
+            true,
+        ),
         ("text whitespace", "a.txt", "a b\n", "a  b\n\n", true),
         ("text", "a.txt", "a b\n", "a c\n", false),
     ];
@@ -320,13 +512,22 @@ fn shown_kinds_never_refuse_and_detection_always_does() {
     };
     let pins = vec!["cargo test".to_string()];
     for kind in [TestRenamed, AssertionChanged, TestAware] {
-        assert!(!crate::surface::judge::refuses_done(&f(kind, "a -> b"), &pins), "{kind}");
+        assert!(
+            !crate::surface::judge::refuses_done(&f(kind, "a -> b"), &pins),
+            "{kind}"
+        );
     }
-    assert!(crate::surface::judge::refuses_done(&f(TestDetected, "cfg!(test)"), &["pytest tests/other.py".into()]));
+    assert!(crate::surface::judge::refuses_done(
+        &f(TestDetected, "cfg!(test)"),
+        &["pytest tests/other.py".into()]
+    ));
     // A rename that takes the test out of a cargo filter is the removal it is.
     let renamed = f(TestRenamed, "eq_version_ok -> exactly_version_ok");
     let filtered = vec!["cargo test eq_version".to_string()];
     assert!(crate::surface::judge::refuses_done(&renamed, &filtered));
     let judged = crate::surface::judge::weakened(&[renamed], &filtered, false);
-    assert_eq!(judged[0].describe(), "test-removed tests/v.rs:1 eq_version_ok");
+    assert_eq!(
+        judged[0].describe(),
+        "test-removed tests/v.rs:1 eq_version_ok"
+    );
 }
