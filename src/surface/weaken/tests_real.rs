@@ -1,8 +1,8 @@
 //! Tables of the shapes real history holds: renames that follow the code, parametrised tables,
-
-#![allow(clippy::type_complexity)] // the tables are read row by row
 //! assertion helpers, `.only` with any name, code that detects its tests, and code that only
 //! changed its comments.
+
+#![allow(clippy::type_complexity)] // the tables are read row by row
 
 use super::FindingKind::*;
 use super::*;
