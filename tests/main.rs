@@ -42,6 +42,7 @@ mod pins;
 mod precision;
 mod race;
 mod red;
+mod red_history;
 mod red_surfaces;
 mod red_tricks;
 mod redteam;

@@ -364,6 +364,14 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
             .map(|t| scope.ledger_at(t).map(|l| l.is_ok()))
             .transpose()?
             .unwrap_or(true);
+    for f in out.tests_weakened.iter_mut() {
+        // An assertion-free test a red run showed failing by name tests the change.
+        if f.finding.kind == crate::surface::weaken::FindingKind::AssertionFree
+            && crate::surface::judge::seen_failing_red(&ledger, &f.finding.test)
+        {
+            f.refuses = false;
+        }
+    }
     for c in &goal.criteria {
         let mut audit = CriterionAudit {
             goal: 0,

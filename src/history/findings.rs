@@ -29,6 +29,12 @@ pub fn commit_findings(
     let mut out = Vec::new();
     for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
         let role = surface.classify(&path);
+        if matches!(
+            role,
+            crate::surface::Role::NotTest | crate::surface::Role::RustSource
+        ) {
+            code_detections(repo, &path, old, new, &mut out)?;
+        }
         if !role.is_surface() {
             continue;
         }
@@ -111,6 +117,27 @@ pub fn commit_findings(
     out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
     out.dedup();
     Ok(out)
+}
+
+/// The `test-detected`/`test-aware` findings of a code file a commit changed (`old` → `new`), on
+/// the lines it added; a file that does not parse detects nothing.
+fn code_detections(
+    repo: &Repo,
+    path: &str,
+    old: Option<Oid>,
+    new: Option<Oid>,
+    out: &mut Vec<Finding>,
+) -> Result<()> {
+    let (Some(new), Some(_)) = (new, weaken::Language::of(path)) else {
+        return Ok(());
+    };
+    let last = String::from_utf8_lossy(&repo.blob_bytes(new)?).into_owned();
+    let base = old
+        .map(|id| repo.blob_bytes(id))
+        .transpose()?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let _ = weaken::detect::detected(path, base.as_deref(), Some(&last), true, out);
+    Ok(())
 }
 
 /// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is

@@ -16,7 +16,7 @@ use crate::repo::{DiffStat, Oid, Stage};
 use crate::summary::TestCounts;
 use crate::surface::judge::{self, RedOutcome, RedState, Weakened};
 use crate::surface::weaken::FindingKind;
-use crate::test_names::{self as names, RunTests, TestNames};
+use crate::test_names::{self as names, RunTests};
 use crate::trailers::GoalAction;
 use crate::workspace::Workspace;
 
@@ -409,11 +409,19 @@ fn red_gate(
     }
     let mut refusals: Vec<String> = Vec::new();
     let mut hint: Option<String> = None;
+    // An assertion-free test that its red run shows failing by name (and green passing) tests the
+    // change whatever its body looks like: those wait for the red runs below.
+    let mut free: Vec<usize> = (0..weakened.len())
+        .filter(|&i| {
+            let w = &weakened[i];
+            w.kind == FindingKind::AssertionFree && w.refuses && !w.confirmed
+        })
+        .collect();
     let unconfirmed: Vec<&Weakened> = weakened
         .iter()
         .filter(|w| w.refuses && !w.confirmed)
         .collect();
-    if !unconfirmed.is_empty() {
+    if unconfirmed.len() > free.len() {
         for w in &unconfirmed {
             refusals.push(format!("the goal weakens its tests: {}", w.describe()));
         }
@@ -496,6 +504,7 @@ fn red_gate(
                 let Some(witness) = witness else { continue };
                 if green.tree == place.target.tree
                     || green.tree_after.as_deref() == Some(place.target.tree.as_str())
+                    || same_code_as_red(ws, &place, green)
                 {
                     // The red tree is the base's code with the tests as now: equal to green's
                     // tree, the goal changed none of the code its tests run.
@@ -559,6 +568,10 @@ fn red_gate(
                     });
                     continue;
                 }
+                free.retain(|&i| {
+                    !(crate::surface::weaken::pin_runs(&p.command, &found.findings[i])
+                        && failed_by_name(witness.names.as_ref(), &weakened[i].test))
+                });
                 c.red = Some(witness.id.clone());
             }
             Kind::Guard => {
@@ -600,8 +613,23 @@ fn red_gate(
             }
         }
     }
+    for &i in &free {
+        refusals.push(format!(
+            "the goal weakens its tests: {} (no red run shows it failing)",
+            weakened[i].describe()
+        ));
+        hint.get_or_insert_with(|| {
+            "make the test check the change (a test seen failing on the code before the goal by name tests it), or accept it with `goal done --confirm` (recorded in a Goal-Tests-Weakened trailer)".into()
+        });
+    }
     if !refusals.is_empty() {
         return Err(refuse(refusals, hint));
+    }
+    for w in &mut weakened {
+        // Shown, no longer refusing: its red run showed it failing.
+        if w.kind == FindingKind::AssertionFree && w.refuses && !w.confirmed {
+            w.refuses = false;
+        }
     }
     Ok(RedGate {
         weakened,
@@ -609,16 +637,47 @@ fn red_gate(
     })
 }
 
-/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`) failed.
-fn failed_by_name(names: Option<&TestNames>, test: &str) -> bool {
-    let Some(names) = names else { return false };
-    names.names.iter().any(|t| {
-        t.outcome == names::TestOutcome::Failed
-            && (t.name == test
-                || [":", ".", " ", "/"]
-                    .iter()
-                    .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
-                || t.name.contains(&format!("::{test}[")))
+use judge::failed_by_name;
+
+/// Whether the passing run `green`, made on the working tree as it is, ran the same code as the
+/// red tree of `place`: every file that differs (the goal folder aside) differs only in comments,
+/// docstrings or whitespace. A tree that cannot be read is not the same.
+fn same_code_as_red(ws: &Workspace, place: &crate::ops::red::Place, green: &Record) -> bool {
+    let Ok(now) = ws.worktree_tree().map(|t| t.to_string()) else {
+        return false;
+    };
+    if green.tree != now && green.tree_after.as_deref() != Some(now.as_str()) {
+        return false;
+    }
+    let Ok(work) = ws.worktree_tree_full() else {
+        return false;
+    };
+    let files = |t| -> Option<std::collections::BTreeMap<String, Oid>> {
+        let list = ws.repo.tree_files(t).ok()?;
+        Some(list.into_iter().map(|f| (f.path, f.id)).collect())
+    };
+    let (Some(fa), Some(fb)) = (files(place.red.tree), files(work)) else {
+        return false;
+    };
+    let text = |id: &Oid| {
+        ws.repo
+            .blob_bytes(*id)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let paths: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+    paths.into_iter().all(|path| {
+        if std::path::Path::new(path).starts_with(&ws.goal_dir) {
+            return true;
+        }
+        match (fa.get(path), fb.get(path)) {
+            (Some(x), Some(y)) if x == y => true,
+            (Some(x), Some(y)) => match (text(x), text(y)) {
+                (Some(x), Some(y)) => crate::surface::weaken::same_code(path, &x, &y),
+                _ => false,
+            },
+            _ => false,
+        }
     })
 }
 

@@ -246,30 +246,76 @@ impl Weakened {
 }
 
 /// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`,
-/// `assertion-free` or `import-redirected` in a test one of `pins` runs, or any
-/// `selection-changed`.
+/// `assertion-free` or `import-redirected` in a test one of `pins` runs, any `selection-changed`
+/// or `test-detected`, and a `test-renamed` whose old name a pin runs and whose new one it does
+/// not (`cargo test eq_version` after `eq_version_ok -> exactly_version_ok`: the test is gone from
+/// that pin).
 pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
+    if finding.kind == FindingKind::TestRenamed {
+        return renamed_out_of(finding, pins).is_some();
+    }
     finding.kind.refuses()
-        && (finding.kind == FindingKind::SelectionChanged
-            || pins.iter().any(|p| pin_runs(p, finding)))
+        && (finding.kind.whole_goal() || pins.iter().any(|p| pin_runs(p, finding)))
 }
 
-/// The findings of a goal as done judges them (`confirm`: `goal done --confirm`).
+/// The `test-removed` a `test-renamed` finding stands for when a pin runs the old name and not
+/// the new one.
+fn renamed_out_of(finding: &Finding, pins: &[String]) -> Option<Finding> {
+    let (old, new) = finding.test.split_once(" -> ")?;
+    let named = |test: &str| Finding {
+        kind: FindingKind::TestRemoved,
+        test: test.to_string(),
+        ..finding.clone()
+    };
+    let (old, new) = (named(old), named(new));
+    pins.iter()
+        .any(|p| pin_runs(p, &old) && !pin_runs(p, &new))
+        .then_some(old)
+}
+
+/// The findings of a goal as done judges them (`confirm`: `goal done --confirm`); a rename that
+/// takes a test out of a pin is judged as the `test-removed` it is.
 pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Weakened> {
     findings
         .iter()
         .map(|f| {
             let refuses = refuses_done(f, pins);
+            let f = match f.kind {
+                FindingKind::TestRenamed if refuses => renamed_out_of(f, pins).unwrap_or(f.clone()),
+                _ => f.clone(),
+            };
             Weakened {
                 kind: f.kind,
-                file: f.file.clone(),
+                file: f.file,
                 line: f.line,
-                test: f.test.clone(),
+                test: f.test,
                 refuses,
                 confirmed: refuses && confirm,
             }
         })
         .collect()
+}
+
+/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`) failed.
+pub fn failed_by_name(names: Option<&crate::test_names::TestNames>, test: &str) -> bool {
+    let Some(names) = names else { return false };
+    names.names.iter().any(|t| {
+        t.outcome == crate::test_names::TestOutcome::Failed
+            && (t.name == test
+                || [":", ".", " ", "/"]
+                    .iter()
+                    .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
+                || t.name.contains(&format!("::{test}[")))
+    })
+}
+
+/// Whether a red run of `ledger` (a red-run record) shows test `test` failing by name: the
+/// evidence that an `assertion-free` test tests the change, whatever its body looks like.
+pub fn seen_failing_red(ledger: &Ledger, test: &str) -> bool {
+    ledger
+        .records
+        .iter()
+        .any(|r| r.red.is_some() && failed_by_name(r.names.as_ref(), test))
 }
 
 /// Whether every criterion is a guard (a goal that proves nothing about its change).

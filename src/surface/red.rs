@@ -431,13 +431,64 @@ pub fn goal_findings(
         .into_iter()
         .filter(|c| !skip(&c.path))
         .collect();
+    let code: Vec<FileChange> = code_changes(repo, base, last, surface)?
+        .into_iter()
+        .filter(|c| !skip(&c.path))
+        .collect();
     let mut cache = ImportCache::default();
     let mut base_imports = TreeImports::new(repo, base, surface, &mut cache);
-    Ok(super::weaken::findings_with(
+    Ok(super::weaken::findings_in(
         surface,
         &changes,
+        &code,
         &mut |family, name| base_imports.sources(family, name),
     ))
+}
+
+/// The largest code file the findings read (a bigger one is generated, not written).
+const CODE_FILE_MAX: usize = 512 * 1024;
+
+/// The code files (off the test surface, and Rust sources) in a language the findings parse that
+/// differ between trees `base` and `last`, with their texts: the renames and the code that
+/// detects its tests are read from them.
+pub fn code_changes(
+    repo: &Repo,
+    base: Oid,
+    last: Oid,
+    surface: &Surface,
+) -> Result<Vec<FileChange>> {
+    let (b, l) = (index(repo.tree_files(base)?), index(repo.tree_files(last)?));
+    let paths: BTreeSet<&String> = b.keys().chain(l.keys()).collect();
+    let mut out = Vec::new();
+    for path in paths {
+        let role = surface.classify(path);
+        let (bf, lf) = (b.get(path), l.get(path));
+        if !matches!(role, Role::NotTest | Role::RustSource)
+            || Language::of(path).is_none()
+            || bf.map(|f| f.id) == lf.map(|f| f.id)
+        {
+            continue;
+        }
+        let read = |f: Option<&TreeFile>| -> Result<Option<String>> {
+            f.map(|f| {
+                repo.blob_bytes(f.id)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .transpose()
+        };
+        let (bt, lt) = (read(bf)?, read(lf)?);
+        if bt.as_ref().is_some_and(|t| t.len() > CODE_FILE_MAX)
+            || lt.as_ref().is_some_and(|t| t.len() > CODE_FILE_MAX)
+        {
+            continue;
+        }
+        out.push(FileChange {
+            path: path.clone(),
+            base: bt,
+            last: lt,
+        });
+    }
+    Ok(out)
 }
 
 /// The working version of a path (its removal when the goal deleted it).

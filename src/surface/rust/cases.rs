@@ -68,6 +68,7 @@ fn collect_tests(
                     assertions: finder.assertions,
                     checks: finder.checks + usize::from(should_panic),
                     empty: f.block.stmts.is_empty(),
+                    params: super::params::table_cases(&f.block),
                 };
                 case.checks += case.assertions.iter().filter(|a| !a.constant).count();
                 out.push(case);

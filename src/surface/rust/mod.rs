@@ -4,13 +4,18 @@
 mod cases;
 mod cfg;
 mod checks;
+mod defs;
+mod detect;
 mod imports;
 mod items;
+mod params;
 mod splice;
 
 use syn::Item;
 
 pub use cases::test_cases;
+pub use defs::definitions;
+pub use detect::detections;
 pub use imports::test_imports;
 pub use items::is_test_item;
 use items::{holds_tests, is_cfg_test};

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::tree::{constant, descendants, line, named, parse, text};
+use super::tree::{constant, descendants, line, named, parse, text, tokens};
 use super::{Assertion, TestCase};
 
 const FAILS: &[&str] = &["Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"];
@@ -40,16 +40,19 @@ pub(super) fn test_cases(src: &str) -> Result<Vec<TestCase>, String> {
             name: name.to_string(),
             line: line(name_node),
             skip_line: None,
-            body: text(body, src).to_string(),
+            body: tokens(body, src),
             assertions: Vec::new(),
             checks: 0,
             empty: named(body).is_empty(),
+            params: Vec::new(),
         };
         for node in descendants(body) {
             if node.kind() == "call_expression" {
                 call(node, src, &mut case);
             }
         }
+        case.params = tables(body, src);
+        inline_subjects(body, src, &mut case.assertions);
         case.checks += case.assertions.iter().filter(|a| !a.constant).count();
         out.push(case);
     }
@@ -155,4 +158,136 @@ fn guarded_failure(call: Node, src: &str) -> Assertion {
         expected: String::new(),
         constant: false,
     }
+}
+
+/// Each assertion whose subject is a variable the test set once (`got := Add(tc.a, tc.b)`, in
+/// the `if`'s initializer or before it) gets the value it was set to as its subject.
+fn inline_subjects(body: Node, src: &str, assertions: &mut [Assertion]) {
+    let mut sets: Vec<(String, String)> = Vec::new();
+    for node in descendants(body) {
+        if node.kind() != "short_var_declaration" && node.kind() != "assignment_statement" {
+            continue;
+        }
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let (l, r) = (named(left), named(right));
+        if l.len() == r.len() {
+            for (a, b) in l.iter().zip(&r) {
+                sets.push((text(*a, src).to_string(), text(*b, src).to_string()));
+            }
+        } else if let (Some(first), [only]) = (l.first(), r.as_slice()) {
+            // `got, err := f(x)`: the first name is the call's value.
+            sets.push((text(*first, src).to_string(), text(*only, src).to_string()));
+        }
+    }
+    for a in assertions {
+        let mut found = sets.iter().filter(|(n, _)| *n == a.subject);
+        if let (Some((_, value)), None) = (found.next(), found.next()) {
+            a.subject = value.clone();
+        }
+    }
+}
+
+/// The cases of a Go table test: `for _, tc := range cases` (or over a literal) where the table is
+/// a composite literal of structs (`[]struct{ a, b, want int }{{2, 2, 4}, {a: 3, …}}`, a map of
+/// them), each row binding `tc.field`.
+fn tables(body: Node, src: &str) -> Vec<super::Param> {
+    let mut literals: Vec<(String, Node)> = Vec::new();
+    for node in descendants(body) {
+        if node.kind() == "short_var_declaration"
+            && let (Some(l), Some(r)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            )
+            && let (Some(name), Some(value)) =
+                (named(l).first().copied(), named(r).first().copied())
+            && value.kind() == "composite_literal"
+        {
+            literals.push((text(name, src).to_string(), value));
+        }
+    }
+    let mut out = Vec::new();
+    for node in descendants(body) {
+        if node.kind() != "range_clause" {
+            continue;
+        }
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let Some(var) = named(left).last().map(|v| text(*v, src).to_string()) else {
+            continue;
+        };
+        let table = match right.kind() {
+            "composite_literal" => Some(right),
+            "identifier" => literals
+                .iter()
+                .find(|(n, _)| n == text(right, src))
+                .map(|(_, v)| *v),
+            _ => None,
+        };
+        if let Some(table) = table {
+            out.extend(rows(table, &var, src));
+        }
+    }
+    out
+}
+
+/// The rows of a composite literal table bound to `var.field`.
+fn rows(table: Node, var: &str, src: &str) -> Vec<super::Param> {
+    // The struct's field names, in order, from its type (`[]struct{ a, b int; want int }`).
+    let fields: Vec<String> = descendants(table.child_by_field_name("type").unwrap_or(table))
+        .into_iter()
+        .filter(|n| n.kind() == "field_identifier")
+        .map(|n| text(n, src).to_string())
+        .collect();
+    let Some(body) = table.child_by_field_name("body") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for element in named(body) {
+        // A map's `"name": {…}` rows: the value is the row.
+        let mut row = named(element).last().copied().unwrap_or(element);
+        if element.kind() == "keyed_element"
+            && let Some(v) = named(element).last().copied()
+        {
+            row = named(v)
+                .first()
+                .copied()
+                .filter(|_| v.kind() == "literal_element")
+                .unwrap_or(v);
+        } else if element.kind() == "literal_element" {
+            row = named(element).first().copied().unwrap_or(element);
+        }
+        if row.kind() != "literal_value" {
+            continue;
+        }
+        let mut values = Vec::new();
+        for (i, e) in named(row).into_iter().enumerate() {
+            let parts = named(e);
+            match (e.kind(), parts.as_slice()) {
+                ("keyed_element", [k, v]) => values.push((
+                    format!("{var}.{}", text(*k, src)),
+                    text(*v, src).to_string(),
+                )),
+                ("literal_element", _) => {
+                    if let Some(f) = fields.get(i) {
+                        values.push((format!("{var}.{f}"), text(e, src).to_string()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(super::Param {
+            values,
+            skip_line: None,
+        });
+    }
+    out
 }

@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::tree::{constant, descendants, helper_name, line, named, parse, string_value, text};
+use super::tree::{
+    constant, descendants, helper_name, line, named, parse, string_value, text, tokens,
+};
 use super::{Assertion, TestCase};
 
 /// Which grammar reads the file.
@@ -100,7 +102,17 @@ fn visit(
             .child_by_field_name("arguments")
             .map(named)
             .unwrap_or_default();
-        let title = args.first().and_then(|a| string_value(*a, src));
+        // A name that is not a literal (`test.only(name, …)` in a loop over a table, a template
+        // with `${…}`) is its expression's source text.
+        let title = args
+            .first()
+            .filter(|a| {
+                !matches!(
+                    a.kind(),
+                    "arrow_function" | "function_expression" | "function" | "object"
+                )
+            })
+            .map(|a| string_value(*a, src).unwrap_or_else(|| text(*a, src).to_string()));
         let body = args
             .iter()
             .rev()
@@ -111,6 +123,29 @@ fn visit(
                 )
             })
             .copied();
+        if let (Some(title), None) = (&title, body)
+            && TESTS.contains(&root.as_str())
+            && let Some(skip) = skip_marker(node, &root, &members, &args, src)
+        {
+            // A marked test whose function is not written inline (`it.only(name, check)`): its
+            // mark is known, its body is not (so it is not called assertion-free).
+            let mut name = suites.join(" > ");
+            if !name.is_empty() {
+                name.push_str(" > ");
+            }
+            name.push_str(title);
+            out.push(TestCase {
+                name,
+                line: line(node),
+                skip_line: Some(skip),
+                body: text(node, src).to_string(),
+                assertions: Vec::new(),
+                checks: 1,
+                empty: false,
+                params: Vec::new(),
+            });
+            return;
+        }
         if let (Some(title), Some(body)) = (title, body) {
             let skip = skip_marker(node, &root, &members, &args, src).or(skipped);
             if SUITES.contains(&root.as_str()) {
@@ -125,7 +160,11 @@ fn visit(
                     name.push_str(" > ");
                 }
                 name.push_str(&title);
-                out.push(case(name, node, body, skip, src));
+                let mut case = case(name, node, body, skip, src);
+                if callee.kind() == "call_expression" && members.iter().any(|m| m == "each") {
+                    case.params = each_params(callee, body, src);
+                }
+                out.push(case);
                 return;
             }
         }
@@ -141,10 +180,11 @@ fn case(name: String, call: Node, body: Node, skip: Option<usize>, src: &str) ->
         name,
         line: line(call),
         skip_line: skip,
-        body: text(block, src).to_string(),
+        body: tokens(block, src),
         assertions: Vec::new(),
         checks: 0,
         empty: block.kind() == "statement_block" && named(block).is_empty(),
+        params: Vec::new(),
     };
     // Inner calls of an `expect(x).not.toBe(y)` chain belong to the outer one.
     let mut inside: Vec<std::ops::Range<usize>> = Vec::new();
@@ -271,4 +311,52 @@ fn expect_call<'a>(callee: Node<'a>, src: &str) -> Option<Node<'a>> {
             _ => return None,
         }
     }
+}
+
+/// The cases of `test.each(table)(title, fn)`: each row of the table (an array of values, one
+/// value, or an object) bound to `fn`'s parameters (names, or one object pattern `{ a, want }`).
+fn each_params(table_call: Node, body: Node, src: &str) -> Vec<super::Param> {
+    let Some(table) = table_call
+        .child_by_field_name("arguments")
+        .and_then(|a| named(a).first().copied())
+        .filter(|t| t.kind() == "array")
+    else {
+        return Vec::new();
+    };
+    let params: Vec<Node> = body
+        .child_by_field_name("parameters")
+        .map(named)
+        .or_else(|| body.child_by_field_name("parameter").map(|p| vec![p]))
+        .unwrap_or_default();
+    let names: Vec<String> = params.iter().map(|p| text(*p, src).to_string()).collect();
+    named(table)
+        .into_iter()
+        .map(|row| {
+            let values = match row.kind() {
+                "array" => names
+                    .iter()
+                    .cloned()
+                    .zip(named(row).iter().map(|v| text(*v, src).to_string()))
+                    .collect(),
+                "object" => named(row)
+                    .into_iter()
+                    .filter(|p| p.kind() == "pair")
+                    .filter_map(|p| {
+                        let key = p.child_by_field_name("key")?;
+                        let value = p.child_by_field_name("value")?;
+                        let key = string_value(key, src).unwrap_or_else(|| text(key, src).into());
+                        Some((key, text(value, src).to_string()))
+                    })
+                    .collect(),
+                _ => names
+                    .first()
+                    .map(|n| vec![(n.clone(), text(row, src).to_string())])
+                    .unwrap_or_default(),
+            };
+            super::Param {
+                values,
+                skip_line: None,
+            }
+        })
+        .collect()
 }

@@ -9,18 +9,25 @@ use serde::Serialize;
 use super::{Role, Surface};
 
 mod annotations;
+pub mod code;
 mod config;
+pub mod detect;
 mod go;
 pub mod imports;
 mod js;
 mod pins;
 mod python;
+pub mod renames;
 mod tree;
 
+pub use code::same_code;
 pub use pins::pin_runs;
+pub use renames::Renames;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_real;
 
 /// The kind of a finding, as `Goal-Tests-Weakened` trailers and JSON name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -41,6 +48,19 @@ pub enum FindingKind {
     /// A name the tests imported on the base is imported from other code at the end (`from calc
     /// import add` → `from calc_impl import add`, `use super::add_v2 as add;`).
     ImportRedirected,
+    /// A test the goal removed whose body, with the identifiers the goal renamed in the code mapped
+    /// back, is the body of a test it added (`eq_version_ok -> exactly_version_ok`): shown only.
+    TestRenamed,
+    /// A changed assertion that, with the identifiers the goal renamed in the code mapped back, is
+    /// the base's assertion (same constants, comparison and expected value): shown only.
+    AssertionChanged,
+    /// Code (or a test's condition) the goal added that tells a test run from another run:
+    /// `cfg!(test)`, `#[cfg(not(test))]`, `"pytest" in sys.modules`, `JEST_WORKER_ID`,
+    /// `testing.Testing()`, a look at its own path, working directory or temporary folder.
+    TestDetected,
+    /// Code the goal added that switches on a configuration naming tests (`NODE_ENV === "test"`):
+    /// shown only.
+    TestAware,
 }
 
 impl FindingKind {
@@ -54,15 +74,33 @@ impl FindingKind {
             FindingKind::SelectionChanged => "selection-changed",
             FindingKind::AssertionFree => "assertion-free",
             FindingKind::ImportRedirected => "import-redirected",
+            FindingKind::TestRenamed => "test-renamed",
+            FindingKind::AssertionChanged => "assertion-changed",
+            FindingKind::TestDetected => "test-detected",
+            FindingKind::TestAware => "test-aware",
         }
     }
 
     /// Whether the kind refuses `goal done` without `--confirm` (all but assertion-removed and
-    /// assertion-weakened, which a red/green pair judges).
+    /// assertion-weakened, which a red/green pair judges, and the kinds only shown: test-renamed,
+    /// assertion-changed, test-aware).
     pub fn refuses(self) -> bool {
         !matches!(
             self,
-            FindingKind::AssertionRemoved | FindingKind::AssertionWeakened
+            FindingKind::AssertionRemoved
+                | FindingKind::AssertionWeakened
+                | FindingKind::TestRenamed
+                | FindingKind::AssertionChanged
+                | FindingKind::TestAware
+        )
+    }
+
+    /// Whether the kind is about code or configuration as a whole rather than a test a pin may
+    /// or may not run (selection-changed, test-detected): it refuses whatever the pins name.
+    pub fn whole_goal(self) -> bool {
+        matches!(
+            self,
+            FindingKind::SelectionChanged | FindingKind::TestDetected
         )
     }
 }
@@ -144,6 +182,64 @@ pub struct TestCase {
     pub checks: usize,
     /// Its body is empty (`pass`, `{}`, only comments or a docstring).
     pub empty: bool,
+    /// The cases of a parametrised table it runs (`@pytest.mark.parametrize`, `test.each`, a
+    /// Rust `for (a, want) in [...]` loop, a Go `for _, tc := range cases`): empty for a plain test.
+    pub params: Vec<Param>,
+}
+
+/// One case of a parametrised test: the source text each parameter takes (`a` → `2`, `tc.want`
+/// → `4`), and the line of a skip or xfail mark on the case alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Param {
+    pub values: Vec<(String, String)>,
+    pub skip_line: Option<usize>,
+}
+
+impl Param {
+    /// `text` with each parameter replaced by this case's value (dotted names such as `tc.want`
+    /// first), whitespace dropped.
+    pub fn apply(&self, text: &str) -> String {
+        // Words stay apart until the names are replaced (`assert_eq want`); `tc . want` joins.
+        let mut text = text
+            .replace(" . ", ".")
+            .replace(" .", ".")
+            .replace(". ", ".");
+        let mut dotted: Vec<&(String, String)> = self
+            .values
+            .iter()
+            .filter(|(k, _)| k.contains('.'))
+            .collect();
+        dotted.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        for (key, value) in dotted {
+            text = replace_word(&text, &key.replace(' ', ""), &squash(value));
+        }
+        squash(&renames::map_words(&text, &|w| {
+            self.values
+                .iter()
+                .find(|(k, _)| k == w)
+                .map(|(_, v)| squash(v))
+        }))
+    }
+}
+
+/// `text` with each occurrence of `key` not inside a longer word replaced by `value`.
+fn replace_word(text: &str, key: &str, value: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + key.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if word(before) || word(after) || before == Some('.') {
+            out.push_str(key);
+        } else {
+            out.push_str(value);
+        }
+        rest = &rest[at + key.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The sources the base's test files of a family import a name from (empty: none imports it),
@@ -165,15 +261,51 @@ pub fn findings_with(
     changes: &[FileChange],
     elsewhere: &mut Elsewhere,
 ) -> Findings {
+    findings_in(surface, changes, &[], elsewhere)
+}
+
+/// [`findings_with`] knowing the goal's changes to code files too (`code`: files off the test
+/// surface, and Rust sources): the identifiers it renamed there map the tests back
+/// (`test-renamed`, `assertion-changed`), and the lines it added there are read for code that
+/// detects its tests (`test-detected`, `test-aware`).
+pub fn findings_in(
+    surface: &Surface,
+    changes: &[FileChange],
+    code: &[FileChange],
+    elsewhere: &mut Elsewhere,
+) -> Findings {
     let mut out = Findings::default();
+    let renames = Renames::of(code);
     for change in changes {
         let role = surface.classify(&change.path);
-        if let Err(reason) = file_findings(role, change, elsewhere, &mut out.findings) {
+        let found = file_findings_in(role, change, &renames, elsewhere, &mut out.findings);
+        if let Err(reason) = found {
             out.unreadable.push(Unreadable {
                 file: change.path.clone(),
                 reason,
             });
         }
+        let is_code = code.iter().any(|c| c.path == change.path);
+        if !is_code && change.base != change.last && matches!(role, Role::Test | Role::WholeConfig)
+        {
+            // Tests and conftests: only their conditions that read a path of the run.
+            let _ = detect::detected(
+                &change.path,
+                change.base.as_deref(),
+                change.last.as_deref(),
+                false,
+                &mut out.findings,
+            );
+        }
+    }
+    for change in code.iter().filter(|c| c.base != c.last) {
+        let _ = detect::detected(
+            &change.path,
+            change.base.as_deref(),
+            change.last.as_deref(),
+            true,
+            &mut out.findings,
+        );
     }
     out.findings.sort_by(|a, b| {
         (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test))
@@ -187,6 +319,17 @@ pub fn findings_with(
 pub fn file_findings(
     role: Role,
     change: &FileChange,
+    elsewhere: &mut Elsewhere,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    file_findings_in(role, change, &Renames::default(), elsewhere, out)
+}
+
+/// [`file_findings`] with the identifiers the goal renamed in the code.
+pub fn file_findings_in(
+    role: Role,
+    change: &FileChange,
+    renames: &Renames,
     elsewhere: &mut Elsewhere,
     out: &mut Vec<Finding>,
 ) -> Result<(), String> {
@@ -241,7 +384,7 @@ pub fn file_findings(
             };
             let base = parse(change.base.as_deref())?;
             let last = parse(change.last.as_deref())?;
-            compare(path, &base, &last, out);
+            compare_with(path, &base, &last, renames, out);
             compare_imports(
                 path,
                 language,
@@ -324,15 +467,75 @@ fn squash(s: &str) -> String {
 
 /// The findings between a file's base tests and its final tests (matched by name).
 pub fn compare(path: &str, base: &[TestCase], last: &[TestCase], out: &mut Vec<Finding>) {
+    compare_with(path, base, last, &Renames::default(), out);
+}
+
+/// Whether assertion `x` of the final test is assertion `a` of the base once the goal's renames
+/// are mapped back and (`param`) a case of its table is put in.
+fn same_assertion(a: &Assertion, x: &Assertion, renames: &Renames, param: Option<&Param>) -> bool {
+    let put = |t: &str| match param {
+        Some(p) => p.apply(&renames.back(t)),
+        None => squash(&renames.back(t)),
+    };
+    put(&x.subject) == squash(&a.subject) && put(&x.expected) == squash(&a.expected)
+}
+
+/// The case of `l`'s table under which one of its assertions is `a`, if any.
+fn covering_case<'a>(a: &Assertion, l: &'a TestCase, renames: &Renames) -> Option<&'a Param> {
+    l.params.iter().find(|p| {
+        l.assertions
+            .iter()
+            .any(|x| same_assertion(a, x, renames, Some(p)))
+    })
+}
+
+/// Whether the added test `l` is the removed test `b` renamed: its body, the goal's renames
+/// mapped back, is `b`'s; or it is a table whose cases hold each of `b`'s assertions.
+fn is_renamed(b: &TestCase, l: &TestCase, renames: &Renames) -> bool {
+    if squash(&renames.back(&l.body)) == squash(&b.body) {
+        return true;
+    }
+    !l.params.is_empty()
+        && !b.assertions.is_empty()
+        && b.assertions
+            .iter()
+            .all(|a| covering_case(a, l, renames).is_some())
+}
+
+/// [`compare`] with the identifiers the goal renamed in the code (`renames`): a removed test
+/// whose body is an added test's is `test-renamed`; a changed assertion that maps back to the
+/// base's is `assertion-changed`; a base assertion that a case of the final test's table makes
+/// again is kept (a case marked skip or xfail that the base did not skip is `skip-added`).
+pub fn compare_with(
+    path: &str,
+    base: &[TestCase],
+    last: &[TestCase],
+    renames: &Renames,
+    out: &mut Vec<Finding>,
+) {
     let finding = |kind, line, test: &str| Finding {
         kind,
         file: path.to_string(),
         line,
         test: test.to_string(),
     };
+    let mut taken: Vec<&str> = Vec::new();
     for b in base {
-        if !last.iter().any(|l| l.name == b.name) {
-            out.push(finding(FindingKind::TestRemoved, b.line, &b.name));
+        if last.iter().any(|l| l.name == b.name) {
+            continue;
+        }
+        let renamed = last.iter().find(|l| {
+            !base.iter().any(|x| x.name == l.name)
+                && !taken.contains(&l.name.as_str())
+                && is_renamed(b, l, renames)
+        });
+        match renamed {
+            Some(l) => {
+                taken.push(&l.name);
+                let test = format!("{} -> {}", b.name, l.name);
+                out.push(finding(FindingKind::TestRenamed, l.line, &test));
+            }
+            None => out.push(finding(FindingKind::TestRemoved, b.line, &b.name)),
         }
     }
     for l in last {
@@ -342,39 +545,68 @@ pub fn compare(path: &str, base: &[TestCase], last: &[TestCase], out: &mut Vec<F
         {
             out.push(finding(FindingKind::SkipAdded, skip, &l.name));
         }
+        for p in &l.params {
+            if let Some(skip) = p.skip_line
+                && before.is_none_or(|b| !b.params.iter().any(|q| q == p))
+            {
+                out.push(finding(FindingKind::SkipAdded, skip, &l.name));
+            }
+        }
         let changed = before.is_none_or(|b| squash(&b.body) != squash(&l.body));
         if changed && l.checks == 0 {
             out.push(finding(FindingKind::AssertionFree, l.line, &l.name));
         }
         let Some(before) = before else { continue };
-        // Same assertions on both sides cancel out; what is left pairs up by subject (weakened),
-        // then in order (changed, so weakened); the rest of the base's were removed.
-        let key = |a: &Assertion| (squash(&a.subject), squash(&a.expected));
-        let mut left: Vec<&Assertion> = l.assertions.iter().collect();
-        let mut gone: Vec<&Assertion> = Vec::new();
-        for a in &before.assertions {
-            match left.iter().position(|x| key(x) == key(a)) {
-                Some(i) => {
-                    left.remove(i);
-                }
-                None => gone.push(a),
+        compare_assertions(before, l, renames, &mut |kind, line| {
+            out.push(finding(kind, line, &l.name))
+        });
+    }
+}
+
+/// The assertion findings of a test kept by name. Same assertions on both sides cancel out; a
+/// base assertion a case of the final table makes again is kept; what is left pairs up with an
+/// assertion that maps back to it (changed), then by subject (weakened), then in order (changed,
+/// so weakened); the rest of the base's were removed.
+fn compare_assertions(
+    before: &TestCase,
+    l: &TestCase,
+    renames: &Renames,
+    push: &mut dyn FnMut(FindingKind, usize),
+) {
+    let key = |a: &Assertion| (squash(&a.subject), squash(&a.expected));
+    let mut left: Vec<&Assertion> = l.assertions.iter().collect();
+    let mut gone: Vec<&Assertion> = Vec::new();
+    for a in &before.assertions {
+        match left.iter().position(|x| key(x) == key(a)) {
+            Some(i) => {
+                left.remove(i);
             }
+            None if covering_case(a, l, renames).is_some() => {}
+            None => gone.push(a),
         }
-        let mut removed = Vec::new();
-        for a in gone {
-            let same_subject = left
-                .iter()
-                .position(|x| squash(&x.subject) == squash(&a.subject));
-            match same_subject.or((!left.is_empty()).then_some(0)) {
-                Some(i) => {
-                    let x = left.remove(i);
-                    out.push(finding(FindingKind::AssertionWeakened, x.line, &l.name));
-                }
-                None => removed.push(a),
+    }
+    let mut removed = Vec::new();
+    for a in gone {
+        if let Some(i) = left
+            .iter()
+            .position(|x| same_assertion(a, x, renames, None))
+        {
+            let x = left.remove(i);
+            push(FindingKind::AssertionChanged, x.line);
+            continue;
+        }
+        let same_subject = left
+            .iter()
+            .position(|x| squash(&x.subject) == squash(&a.subject));
+        match same_subject.or((!left.is_empty()).then_some(0)) {
+            Some(i) => {
+                let x = left.remove(i);
+                push(FindingKind::AssertionWeakened, x.line);
             }
+            None => removed.push(a),
         }
-        for a in removed {
-            out.push(finding(FindingKind::AssertionRemoved, a.line, &l.name));
-        }
+    }
+    for a in removed {
+        push(FindingKind::AssertionRemoved, a.line);
     }
 }

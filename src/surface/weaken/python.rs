@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::tree::{constant, descendants, helper_name, kids, line, named, parse, text};
+use super::tree::{constant, descendants, helper_name, kids, line, named, parse, text, tokens};
 use super::{Assertion, TestCase};
 
 /// Decorator or call names (last dotted segment) that skip a test.
@@ -14,6 +14,47 @@ const SKIPS: &[&str] = &[
     "skipIf",
     "skipUnless",
     "expectedFailure",
+];
+
+/// unittest's own assertion methods: with only literal arguments these check constants. Any
+/// other `self.assert…` is a helper the project wrote (its body computes what it checks).
+const UNITTEST_ASSERTS: &[&str] = &[
+    "assertEqual",
+    "assertEquals",
+    "assertNotEqual",
+    "assertNotEquals",
+    "assertTrue",
+    "assertFalse",
+    "assert_",
+    "assertIs",
+    "assertIsNot",
+    "assertIsNone",
+    "assertIsNotNone",
+    "assertIn",
+    "assertNotIn",
+    "assertIsInstance",
+    "assertNotIsInstance",
+    "assertAlmostEqual",
+    "assertNotAlmostEqual",
+    "assertGreater",
+    "assertGreaterEqual",
+    "assertLess",
+    "assertLessEqual",
+    "assertRegex",
+    "assertNotRegex",
+    "assertCountEqual",
+    "assertMultiLineEqual",
+    "assertSequenceEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertSetEqual",
+    "assertDictEqual",
+    "assertRaises",
+    "assertRaisesRegex",
+    "assertWarns",
+    "assertWarnsRegex",
+    "assertLogs",
+    "assertNoLogs",
 ];
 
 /// The tests of a Python file: `test*` functions, and `test*` methods of classes (named
@@ -111,11 +152,13 @@ fn function(def: Node, class: &str, skip: Option<usize>, src: &str) -> Option<Te
         },
         line: line(name_node),
         skip_line: skip,
-        body: text(body, src).to_string(),
+        body: tokens(body, src),
         assertions: Vec::new(),
         checks: 0,
         empty: named(body).iter().all(|s| filler(*s, src)),
+        params: Vec::new(),
     };
+    case.params = parametrize(def, src);
     for node in descendants(body) {
         match node.kind() {
             "assert_statement" => {
@@ -206,13 +249,113 @@ fn call(node: Node, src: &str, case: &mut TestCase) {
             ),
             None => (String::new(), last.to_string()),
         };
+        // A project's own helper (`self.assertRenders(src, expected)`) computes what it checks:
+        // literal arguments are its input, not a constant check.
+        let own = !UNITTEST_ASSERTS.contains(&last);
         case.assertions.push(Assertion {
             line: line(node),
             subject,
             expected,
-            constant: !args.is_empty() && constant(&args, src),
+            constant: !own && !args.is_empty() && constant(&args, src),
         });
     } else if helper_name(last) {
         case.checks += 1;
+    }
+}
+
+/// The cases of a function's `@pytest.mark.parametrize(names, rows)` decorators (their product
+/// when there are several, at most 256): each row's values bound to the names, and the line of
+/// a `pytest.param(…, marks=pytest.mark.skip/xfail)` mark.
+fn parametrize(def: Node, src: &str) -> Vec<super::Param> {
+    let Some(decorated) = def.parent().filter(|p| p.kind() == "decorated_definition") else {
+        return Vec::new();
+    };
+    let mut product: Vec<super::Param> = Vec::new();
+    for d in named(decorated)
+        .into_iter()
+        .filter(|d| d.kind() == "decorator")
+    {
+        let Some(call) = named(d).first().copied().filter(|c| c.kind() == "call") else {
+            continue;
+        };
+        let callee = call.child_by_field_name("function").map(|f| text(f, src));
+        if !callee.is_some_and(|c| c.ends_with("parametrize")) {
+            continue;
+        }
+        let args: Vec<Node> = call
+            .child_by_field_name("arguments")
+            .map(named)
+            .unwrap_or_default();
+        let (Some(names), Some(rows)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        let names: Vec<String> = match names.kind() {
+            "string" => super::tree::string_value(*names, src)
+                .unwrap_or_default()
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .collect(),
+            _ => named(*names)
+                .iter()
+                .filter_map(|n| super::tree::string_value(*n, src))
+                .collect(),
+        };
+        let cases: Vec<super::Param> = named(*rows)
+            .into_iter()
+            .map(|r| row(r, &names, src))
+            .collect();
+        product = if product.is_empty() {
+            cases
+        } else {
+            product
+                .iter()
+                .flat_map(|p| {
+                    cases.iter().map(move |c| super::Param {
+                        values: p.values.iter().chain(&c.values).cloned().collect(),
+                        skip_line: p.skip_line.or(c.skip_line),
+                    })
+                })
+                .take(256)
+                .collect()
+        };
+    }
+    product
+}
+
+/// One row of a parametrize table: a tuple or list of values, one value, or `pytest.param(…)`.
+fn row(r: Node, names: &[String], src: &str) -> super::Param {
+    let mut skip_line = None;
+    let values: Vec<Node> = match r.kind() {
+        "tuple" | "list" if names.len() > 1 => named(r),
+        "call"
+            if r.child_by_field_name("function")
+                .is_some_and(|f| text(f, src).ends_with("param")) =>
+        {
+            let args: Vec<Node> = r
+                .child_by_field_name("arguments")
+                .map(named)
+                .unwrap_or_default();
+            for a in args.iter().filter(|a| a.kind() == "keyword_argument") {
+                if a.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "marks")
+                    && a.child_by_field_name("value")
+                        .is_some_and(|v| marks_skip(v, src))
+                {
+                    skip_line = Some(line(*a));
+                }
+            }
+            args.into_iter()
+                .filter(|a| a.kind() != "keyword_argument")
+                .collect()
+        }
+        _ => vec![r],
+    };
+    super::Param {
+        values: names
+            .iter()
+            .cloned()
+            .zip(values.iter().map(|v| text(*v, src).to_string()))
+            .collect(),
+        skip_line,
     }
 }

@@ -149,11 +149,11 @@ fn python() {
             &[(AssertionWeakened, 5, "test_b")],
         ),
         (
-            "a renamed test is a removed one",
+            "a test renamed, its body the same",
             "tests/test_calc.py",
             Some("def test_add():\n    assert add(2, 2) == 4\n"),
             Some("def test_add_renamed():\n    assert add(2, 2) == 4\n"),
-            &[(TestRemoved, 1, "test_add")],
+            &[(TestRenamed, 1, "test_add -> test_add_renamed")],
         ),
         (
             "a deleted test file loses each of its tests",

@@ -113,3 +113,14 @@ pub(super) fn string_value(node: Node, src: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// The leaf tokens of `node` without comments, joined by spaces: its text as the tests compare
+/// bodies (a comment or a change of layout changes no test).
+pub(super) fn tokens(node: Node, src: &str) -> String {
+    descendants(node)
+        .into_iter()
+        .filter(|n| n.child_count() == 0 && !n.kind().contains("comment"))
+        .map(|n| text(n, src))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,332 @@
+//! Shapes of real history through the binary: honest changes that complete without `--confirm`
+//! (a test renamed with its API, a test turned into a table, an assertion that follows a renamed
+//! field, a project's own assertion helper, a test that only shows a crash), and tricks refused
+//! with the bug still in the code (code that detects its tests, a test whose assertion runs only
+//! in some folders, a conftest that patches the code outside the red run beside a comment).
+//! Real git, real pytest and cargo.
+
+use crate::support::{Repo, json, stderr};
+
+const PIN: &str =
+    "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
+const BUGGY: &str = "def add(a, b):\n    return a - b\n";
+const FIXED: &str = "def add(a, b):\n    return (a + b)\n";
+const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+
+/// A Python package whose `add()` subtracts (`code` its `calc/__init__.py`), with `tests` on the
+/// base; a goal to fix it.
+fn calc(code: &str, tests: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write("calc/__init__.py", code);
+    repo.write("tests/test_calc.py", tests);
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[PIN]);
+    repo
+}
+
+/// Verify, iterate and `goal done`: it completes, and says `shown` on stderr.
+#[track_caller]
+fn completes(repo: &Repo, shown: &[&str]) {
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "the change"]);
+    let out = repo.goal().args(["done"]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for s in shown {
+        assert!(err.contains(s), "{s}: {err}");
+    }
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(log.contains("Goal-Status: complete"), "{log}");
+    assert!(!log.contains("Goal-Tests-Weakened"), "{log}");
+}
+
+/// `goal done` refuses naming `words`, the bug still in `file`.
+#[track_caller]
+fn refused(repo: &Repo, words: &[&str], file: &str, bug: &str) {
+    repo.refused(&["done"], 1, words);
+    assert_eq!(repo.read(file), bug, "the bug stays");
+    assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is not done");
+}
+
+#[test]
+fn a_test_renamed_with_the_function_it_tests_completes() {
+    let code = "def eq_version(v):\n    return v != \"1\"\n";
+    let tests = "from calc import eq_version\n\n\ndef test_eq_version_ok():\n    assert eq_version(\"1\")\n";
+    let repo = calc(code, tests);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "x"]);
+    repo.write(
+        "calc/__init__.py",
+        "def exactly_version(v):\n    return v == \"1\"\n",
+    );
+    repo.write(
+        "tests/test_calc.py",
+        "from calc import exactly_version\n\n\ndef test_exactly_version_ok():\n    # renamed with the API\n    assert exactly_version(\"1\")\n",
+    );
+    completes(
+        &repo,
+        &["test-renamed tests/test_calc.py:4 test_eq_version_ok -> test_exactly_version_ok"],
+    );
+}
+
+#[test]
+fn a_test_turned_into_a_table_that_keeps_its_case_completes_and_a_skipped_case_does_not() {
+    let table = |old: &str| {
+        format!(
+            "import pytest\nfrom calc import add\n\n\n@pytest.mark.parametrize(\"a,b,want\", [{old}, (3, 3, 6)])\ndef test_add(a, b, want):\n    assert add(a, b) == want\n"
+        )
+    };
+    let repo = calc(BUGGY, TESTS);
+    repo.write(
+        "tests/test_calc.py",
+        &table("pytest.param(2, 2, 4, marks=pytest.mark.xfail)"),
+    );
+    repo.write("calc/__init__.py", FIXED);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.refused(&["done"], 1, &["skip-added tests/test_calc.py:5 test_add"]);
+    repo.write("tests/test_calc.py", &table("(2, 2, 4)"));
+    completes(&repo, &[]);
+}
+
+#[test]
+fn an_assertion_that_follows_a_renamed_method_completes() {
+    let code = "class V:\n    def major(self):\n        return 2\n";
+    let tests = "from calc import V\n\n\ndef test_add():\n    assert V().major() == 1\n";
+    let repo = calc(code, tests);
+    repo.write(
+        "calc/__init__.py",
+        "class V:\n    def maj(self):\n        return 1\n",
+    );
+    repo.write("tests/test_calc.py", &tests.replace("major", "maj"));
+    completes(&repo, &["assertion-changed tests/test_calc.py:5 test_add"]);
+}
+
+#[test]
+fn an_own_assertion_helper_and_a_crash_seen_red_by_name_complete() {
+    let code = "def render(s):\n    return s\n\n\ndef parse(s):\n    raise ValueError(s)\n\n\ndef add(a, b):\n    return a - b\n";
+    let repo = calc(code, TESTS);
+    repo.write(
+        "tests/test_calc.py",
+        &format!(
+            "{TESTS}\n\nimport unittest\nfrom calc import parse, render\n\n\nclass T(unittest.TestCase):\n    def assertRenders(self, src, want):\n        self.assertEqual(render(src), want)\n\n    def test_bold(self):\n        self.assertRenders(\"**a**\", \"<b>a</b>\")\n\n\ndef test_parse_does_not_crash():\n    parse(\"x\")\n"
+        ),
+    );
+    repo.write(
+        "calc/__init__.py",
+        "def render(s):\n    return \"<b>a</b>\" if s == \"**a**\" else s\n\n\ndef parse(s):\n    return s\n\n\ndef add(a, b):\n    return a + b\n",
+    );
+    completes(&repo, &[]);
+}
+
+#[test]
+fn code_that_knows_pytest_runs_it_is_refused_until_a_person_confirms() {
+    let repo = calc(BUGGY, TESTS);
+    let trick = "import sys\n\n\ndef add(a, b):\n    if \"pytest\" in sys.modules:\n        return a + b\n    return a - b\n";
+    repo.write("calc/__init__.py", trick);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "add"]);
+    let finding = "test-detected calc/__init__.py:5 \"pytest\" in sys.modules";
+    refused(&repo, &[finding], "calc/__init__.py", trick);
+    let status = repo.goal().args(["status"]).output().unwrap();
+    assert!(
+        stderr(&status).contains(finding)
+            || crate::support::stdout(&status).contains("test-detected"),
+        "{}",
+        crate::support::stdout(&status)
+    );
+    repo.ok(&["done", "--confirm"]);
+    let all = repo.git(&["log", "--format=%B"]);
+    assert!(
+        all.contains(&format!("Goal-Tests-Weakened: {finding}")),
+        "{all}"
+    );
+    assert!(
+        repo.log_flags()
+            .iter()
+            .any(|f| f.iter().any(|x| x == "tests-weakened")),
+        "log flags the commit"
+    );
+    let audit = json(&repo.goal().args(["audit", "--json"]).output().unwrap());
+    assert!(audit.to_string().contains("test-detected"), "{audit}");
+}
+
+#[test]
+fn a_conftest_that_patches_outside_the_red_run_beside_a_comment_is_refused() {
+    let repo = calc(BUGGY, TESTS);
+    // The red run is a git worktree (`.git` is a file there): the patch applies only in place.
+    repo.write(
+        "conftest.py",
+        "import pathlib\n\nimport calc\n\nif pathlib.Path(\".git\").is_dir():\n    calc.add = lambda a, b: a + b\n",
+    );
+    let commented = "def add(a, b):\n    # adds\n    return a - b\n";
+    repo.write("calc/__init__.py", commented);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "add"]);
+    refused(
+        &repo,
+        &["criterion 1: the goal changed none of the code its tests run"],
+        "calc/__init__.py",
+        commented,
+    );
+}
+
+/// A tiny crate whose `add` subtracts.
+fn crate_repo(lib: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    repo.write(".gitignore", "/target\nCargo.lock\n");
+    repo.write("src/lib.rs", lib);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&["add(2, 2) is 4 (verify: `cargo test`)"]);
+    repo
+}
+
+/// `goal <args>` in `repo` where cargo works (the hermetic HOME hides the toolchain).
+fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
+    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
+    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
+    repo.goal()
+        .args(args)
+        .env("CARGO_TARGET_DIR", repo.home().join("target"))
+        .env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .output()
+        .unwrap()
+}
+
+const RS_TEST: &str = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+const RS_BUGGY: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
+
+/// The pin passes with `lib` in place; done refuses naming `words`, the bug still there.
+#[track_caller]
+fn rust_refused(lib: &str, words: &[&str]) {
+    let repo = crate_repo(RS_BUGGY);
+    repo.write("src/lib.rs", lib);
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cargo_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for w in words {
+        assert!(err.contains(w), "{w}: {err}");
+    }
+    assert_eq!(repo.read("src/lib.rs"), lib, "the bug stays");
+}
+
+#[test]
+fn rust_code_that_detects_its_tests_is_refused() {
+    rust_refused(
+        &format!(
+            "pub fn add(a: i32, b: i32) -> i32 {{\n    if cfg!(test) {{ a + b }} else {{ a - b }}\n}}\n{RS_TEST}"
+        ),
+        &["test-detected src/lib.rs:2 cfg!(test)"],
+    );
+    rust_refused(
+        &format!(
+            "#[cfg(test)]\npub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n\n#[cfg(not(test))]\npub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n{RS_TEST}"
+        ),
+        &["test-detected src/lib.rs:6 #[cfg(not(test))]"],
+    );
+}
+
+#[test]
+fn a_rust_test_that_asserts_only_outside_some_folder_is_refused() {
+    rust_refused(
+        &format!(
+            "{RS_BUGGY}\n#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    #[test]\n    fn adds() {{\n        if env!(\"CARGO_MANIFEST_DIR\").contains(\"red\") {{\n            assert_eq!(add(2, 2), 4);\n        }}\n    }}\n}}\n"
+        ),
+        &["test-detected src/lib.rs:", "CARGO_MANIFEST_DIR"],
+    );
+}
+
+#[test]
+fn a_rust_test_renamed_with_its_api_completes() {
+    let base = "pub fn eq_version(v: &str) -> bool {\n    v != \"1\"\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn eq_version_ok() {\n        assert!(super::eq_version(\"1\"));\n    }\n}\n";
+    let repo = crate_repo(base);
+    repo.write(
+        "src/lib.rs",
+        &base
+            .replace("eq_version", "exactly_version")
+            .replace("v != ", "v == "),
+    );
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cargo_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("test-renamed src/lib.rs:8 tests::eq_version_ok -> tests::exactly_version_ok"),
+        "{err}"
+    );
+}
+
+/// A JavaScript package whose `add` subtracts, its `mul` right and tested, and a goal whose pin
+/// runs node's test runner with `pin`.
+fn node_repo(pin: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "src/calc.mjs",
+        "export function add(a, b) {\n  return a - b;\n}\n\nexport function mul(a, b) {\n  return a * b;\n}\n",
+    );
+    repo.write(
+        "package.json",
+        "{\"name\": \"calc\", \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "test/calc.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { mul } from '../src/calc.mjs';\n\ntest('muls', () => {\n  assert.strictEqual(mul(2, 3), 6);\n});\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[&format!("add(2, 2) is 4 (verify: `{pin}`)")]);
+    repo
+}
+
+#[test]
+fn node_code_that_reads_the_test_context_is_refused() {
+    let repo = node_repo("node --test test/");
+    let trick = "export function add(a, b) {\n  return process.env.NODE_TEST_CONTEXT ? a + b : a - b;\n}\n\nexport function mul(a, b) {\n  return a * b;\n}\n";
+    repo.write("src/calc.mjs", trick);
+    repo.write(
+        "test/add.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/calc.mjs';\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    refused(
+        &repo,
+        &["test-detected src/calc.mjs:2 process.env.NODE_TEST_CONTEXT"],
+        "src/calc.mjs",
+        trick,
+    );
+}
+
+#[test]
+fn node_only_named_by_a_variable_in_a_loop_is_refused() {
+    let repo = node_repo("node --test --test-only test/");
+    // `add` fixed, `mul` broken: the `.only` in a loop hides the test of `mul`.
+    let broken = "export function add(a, b) {\n  return a + b;\n}\n\nexport function mul(a, b) {\n  return a + b;\n}\n";
+    repo.write("src/calc.mjs", broken);
+    repo.write(
+        "test/add.test.mjs",
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/calc.mjs';\n\nfor (const [name, a, b, want] of [['adds', 2, 2, 4]]) {\n  test.only(name, () => {\n    assert.strictEqual(add(a, b), want);\n  });\n}\n",
+    );
+    repo.ok(&["verify", "-c", "1"]);
+    refused(
+        &repo,
+        &["skip-added test/add.test.mjs:6 name"],
+        "src/calc.mjs",
+        broken,
+    );
+}
