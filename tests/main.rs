@@ -36,6 +36,7 @@ mod lifecycle;
 mod pins;
 mod race;
 mod red;
+mod red_runs;
 mod red_surfaces;
 mod red_tricks;
 mod redteam;
