@@ -278,34 +278,56 @@ pub fn test_helpers(
             }
         }
     }
-    let helpers: Vec<&String> = candidates
+    // The goal's modules the tests reach, less those other code imports (again and again: a
+    // module imported by such a module is code too). Modules of that set may import each other.
+    let mut only_tests: BTreeSet<String> = candidates
         .iter()
         .filter(|c| reached.contains(*c))
-        .filter(|c| module(source, c).is_some_and(|m| m.framework || m.patches))
+        .cloned()
         .collect();
-    if helpers.is_empty() {
+    if !only_tests
+        .iter()
+        .any(|c| module(source, c).is_some_and(|m| m.framework || m.patches))
+    {
         return found;
     }
-    // Imported by code that is neither a test nor a helper: code, not a helper.
-    let mut code_imports: BTreeSet<String> = BTreeSet::new();
+    let stems: Vec<String> = only_tests
+        .iter()
+        .filter_map(|h| module_names(h).into_iter().next())
+        .collect();
+    let mut importers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for p in paths.iter().filter(|p| !tests.contains(*p)) {
-        if helpers.contains(&p) {
-            continue;
-        }
         let Some(text) = source.text(p) else { continue };
-        let stems = helpers.iter().filter_map(|h| module_names(h).into_iter().next());
-        if !stems.clone().any(|s| text.contains(s.as_str())) {
+        if !stems.iter().any(|s| text.contains(s.as_str())) {
             continue;
         }
         if let Some(m) = python_module(p, &text) {
-            code_imports.extend(resolve(&m));
+            for imported in resolve(&m) {
+                importers.entry(imported).or_default().insert(p.clone());
+            }
+        }
+    }
+    loop {
+        let code: Vec<String> = only_tests
+            .iter()
+            .filter(|c| {
+                importers
+                    .get(*c)
+                    .is_some_and(|by| by.iter().any(|i| !only_tests.contains(i)))
+            })
+            .cloned()
+            .collect();
+        if code.is_empty() {
+            break;
+        }
+        for c in code {
+            only_tests.remove(&c);
         }
     }
     found.extend(
-        helpers
+        only_tests
             .into_iter()
-            .filter(|h| !code_imports.contains(*h))
-            .cloned(),
+            .filter(|c| module(source, c).is_some_and(|m| m.framework || m.patches)),
     );
     found
 }

@@ -100,7 +100,7 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
                 ("support/__init__.py", "from support.patch import x\n"),
                 ("support/patch.py", "import calc\ncalc.add = None\nx = 1\n"),
             ],
-            &["support/patch.py"],
+            &["support/__init__.py", "support/patch.py"],
             &["support/patch.py"],
         ),
         // A plain new module the tests import: code.
@@ -120,6 +120,17 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
                 ("app.py", "import helpers\n"),
             ],
             &["helpers.py"],
+            &[],
+        ),
+        // Imported by a module the code imports: code.
+        (
+            vec![
+                ("tests/test_calc.py", "import helpers\nimport glue\n"),
+                ("helpers.py", patching),
+                ("glue.py", "import helpers\n"),
+                ("app.py", "import glue\n"),
+            ],
+            &["helpers.py", "glue.py"],
             &[],
         ),
         // Not imported by the tests: code.
