@@ -106,13 +106,7 @@ pub fn python_module(path: &str, text: &str) -> Option<PyModule> {
                     let Some(child) = node.named_child(i as u32) else {
                         continue;
                     };
-                    let (name, alias) = match child.kind() {
-                        "aliased_import" => (
-                            child.child_by_field_name("name").map(word),
-                            child.child_by_field_name("alias").map(word),
-                        ),
-                        _ => (Some(word(child)), None),
-                    };
+                    let (name, alias) = name_alias(child, &word);
                     let Some(name) = name else { continue };
                     let first = name.split('.').next().unwrap_or("").to_string();
                     bound.insert(alias.unwrap_or(first));
@@ -127,13 +121,7 @@ pub fn python_module(path: &str, text: &str) -> Option<PyModule> {
                 out.imports.push(module.clone());
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
-                    let (name, alias) = match name.kind() {
-                        "aliased_import" => (
-                            name.child_by_field_name("name").map(word),
-                            name.child_by_field_name("alias").map(word),
-                        ),
-                        _ => (Some(word(name)), None),
-                    };
+                    let (name, alias) = name_alias(name, &word);
                     let Some(name) = name else { continue };
                     bound.insert(alias.unwrap_or_else(|| name.clone()));
                     let joined = if module.is_empty() || module.ends_with('.') {
@@ -184,6 +172,17 @@ pub fn python_module(path: &str, text: &str) -> Option<PyModule> {
             && bound.contains(&word(object))
     });
     Some(out)
+}
+
+/// The name an import names and the alias it binds it to (`a.b as c` → `a.b`, `c`).
+fn name_alias(node: Node, word: &dyn Fn(Node) -> String) -> (Option<String>, Option<String>) {
+    match node.kind() {
+        "aliased_import" => (
+            node.child_by_field_name("name").map(word),
+            node.child_by_field_name("alias").map(word),
+        ),
+        _ => (Some(word(node)), None),
+    }
 }
 
 /// A module name as written in `from X import …` made absolute from the file at `path`
