@@ -37,7 +37,10 @@ fn calc(files: &[(&str, &str)]) -> Repo {
 #[track_caller]
 fn done_refused(repo: &Repo, words: &[&str]) {
     repo.refused(&["done"], 1, words);
-    assert!(repo.read("calc/__init__.py").contains("return a - b"), "the bug stays");
+    assert!(
+        repo.read("calc/__init__.py").contains("return a - b"),
+        "the bug stays"
+    );
     assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is not done");
 }
 
@@ -70,7 +73,10 @@ fn a_data_file_changed_to_what_the_bug_gives_is_refused() {
 fn a_new_data_file_for_new_code_completes() {
     let repo = calc(&[("tests/test_calc.py", TEST_ADD)]);
     repo.write("calc/__init__.py", FIXED);
-    repo.write("calc/table.py", "def table():\n    return open(\"data/table.txt\").read()\n");
+    repo.write(
+        "calc/table.py",
+        "def table():\n    return open(\"data/table.txt\").read()\n",
+    );
     repo.write("data/table.txt", "1 2 3\n");
     repo.write(
         "tests/test_table.py",
@@ -208,7 +214,10 @@ fn kept(repo: &Repo) -> Option<PathBuf> {
 fn every_run_is_alike_in_a_folder_naming_no_goal_nor_run() {
     let repo = calc(&[]);
     repo.write("tests/test_calc.py", PROBE);
-    for args in [&["verify", "-c", "1"][..], &["verify", "--red", "-c", "1"][..]] {
+    for args in [
+        &["verify", "-c", "1"][..],
+        &["verify", "--red", "-c", "1"][..],
+    ] {
         let out = repo
             .goal()
             .args(args)
@@ -223,9 +232,16 @@ fn every_run_is_alike_in_a_folder_naming_no_goal_nor_run() {
     assert_eq!(seen.len(), 2, "{seen:?}");
     let home = std::fs::canonicalize(repo.home()).unwrap();
     let worktree = std::fs::canonicalize(kept(&repo).expect("a kept worktree")).unwrap();
-    assert_eq!(Path::new(&seen[1].0), worktree, "the red run ran in the kept worktree");
+    assert_eq!(
+        Path::new(&seen[1].0),
+        worktree,
+        "the red run ran in the kept worktree"
+    );
     for (cwd, pwd, goal_vars) in &seen {
-        assert_eq!(goal_vars, "", "no GOAL_* nor CLAUDE_ENV_FILE reaches a pin: {cwd}");
+        assert_eq!(
+            goal_vars, "",
+            "no GOAL_* nor CLAUDE_ENV_FILE reaches a pin: {cwd}"
+        );
         assert_eq!(
             std::fs::canonicalize(pwd).unwrap(),
             std::fs::canonicalize(cwd).unwrap(),
@@ -239,7 +255,9 @@ fn every_run_is_alike_in_a_folder_naming_no_goal_nor_run() {
         }
     }
     let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(worktree.parent().unwrap()).unwrap().permissions(),
+        &std::fs::metadata(worktree.parent().unwrap())
+            .unwrap()
+            .permissions(),
     );
     assert_eq!(mode & 0o777, 0o700, "the kept worktree's folder is private");
 }
@@ -254,7 +272,10 @@ fn the_kept_worktree_is_reused_then_removed_by_done() {
     std::fs::write(worktree.join("stray.txt"), "").unwrap();
     repo.ok(&["verify", "--red", "-c", "1"]);
     assert_eq!(kept(&repo), Some(worktree.clone()), "the same worktree");
-    assert!(worktree.join("target/built").exists(), "its target/ is kept");
+    assert!(
+        worktree.join("target/built").exists(),
+        "its target/ is kept"
+    );
     assert!(!worktree.join("stray.txt").exists(), "the rest is reset");
     let fleet = crate::support::stdout(&repo.goal().args(["fleet"]).output().unwrap());
     assert!(!fleet.contains(".cache/checkouts"), "{fleet}");

@@ -430,7 +430,6 @@ fn red_gate(
         let n = c.number;
         match p.kind {
             Kind::Acceptance => {
-
                 let state = judge::red_state(ledger, n, text, &place.target);
                 let (witness, outcome) = match state {
                     Some(judge::Red {
@@ -618,7 +617,10 @@ fn clean_green(
         tree,
         &green.tree,
     )?;
-    let verdict = ws.ledger()?.proof(n, text, &green.tree).map(|r| r.id.clone());
+    let verdict = ws
+        .ledger()?
+        .proof(n, text, &green.tree)
+        .map(|r| r.id.clone());
     let seconds = record.duration_ms as f64 / 1000.0;
     if !quiet {
         let how = if verdict.is_ok() {

@@ -85,12 +85,10 @@ impl TempWorktree {
     /// A temporary folder holding the worktree under the repository folder's name (`prefix` is
     /// no longer part of the path: a test must not read from it what kind of run it is in).
     fn folder(repo_root: &Path, _prefix: &str) -> Result<TempWorktree> {
-        let dir = tempfile::Builder::new()
-            .tempdir()
-            .map_err(Error::io(
-                "cannot create a temporary folder in",
-                std::env::temp_dir(),
-            ))?;
+        let dir = tempfile::Builder::new().tempdir().map_err(Error::io(
+            "cannot create a temporary folder in",
+            std::env::temp_dir(),
+        ))?;
         Ok(TempWorktree {
             repo_root: repo_root.to_path_buf(),
             path: dir.path().join(folder_name(repo_root)),

@@ -260,7 +260,12 @@ pub fn test_helpers(
         let mut out: Vec<String> = m
             .imports
             .iter()
-            .flat_map(|i| by_name.get(i.trim_end_matches('.')).cloned().unwrap_or_default())
+            .flat_map(|i| {
+                by_name
+                    .get(i.trim_end_matches('.'))
+                    .cloned()
+                    .unwrap_or_default()
+            })
             .collect();
         out.sort();
         out.dedup();
@@ -268,9 +273,15 @@ pub fn test_helpers(
     };
     // What the tests reach, file by file.
     let mut reached: BTreeSet<String> = BTreeSet::new();
-    let mut queue: VecDeque<String> = tests.iter().filter(|t| t.ends_with(".py")).cloned().collect();
+    let mut queue: VecDeque<String> = tests
+        .iter()
+        .filter(|t| t.ends_with(".py"))
+        .cloned()
+        .collect();
     while let Some(p) = queue.pop_front() {
-        let Some(m) = module(source, &p) else { continue };
+        let Some(m) = module(source, &p) else {
+            continue;
+        };
         for next in resolve(&m) {
             if !tests.contains(&next) && reached.insert(next.clone()) {
                 queue.push_back(next);

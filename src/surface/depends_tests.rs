@@ -22,20 +22,52 @@ fn a_path_is_named_by_a_string_literal() {
     let cases: &[(&str, &str, bool)] = &[
         (r#"open("data/expected.json")"#, "data/expected.json", true),
         (r#"open('data/expected.json')"#, "data/expected.json", true),
-        (r#"read("../data/expected.json")"#, "data/expected.json", true),
-        (r#"HERE / "fixtures/data/expected.json""#, "fixtures/data/expected.json", true),
+        (
+            r#"read("../data/expected.json")"#,
+            "data/expected.json",
+            true,
+        ),
+        (
+            r#"HERE / "fixtures/data/expected.json""#,
+            "fixtures/data/expected.json",
+            true,
+        ),
         // A suffix of two components names it; one component does not.
-        (r#"open("data/expected.json")"#, "tests/fixtures/data/expected.json", true),
-        (r#"open("expected.json")"#, "tests/fixtures/data/expected.json", false),
+        (
+            r#"open("data/expected.json")"#,
+            "tests/fixtures/data/expected.json",
+            true,
+        ),
+        (
+            r#"open("expected.json")"#,
+            "tests/fixtures/data/expected.json",
+            false,
+        ),
         // A file at the root is named by its whole path.
         (r#"open("expected.json")"#, "expected.json", true),
-        (r#"include_str!("../golden/out.txt")"#, "golden/out.txt", true),
+        (
+            r#"include_str!("../golden/out.txt")"#,
+            "golden/out.txt",
+            true,
+        ),
         ("`data/expected.json`", "data/expected.json", true),
         // Not a literal of the path: more after it, or another folder before it.
-        (r#"open("data/expected.json.bak")"#, "data/expected.json", false),
-        (r#"open("mydata/expected.json")"#, "data/expected.json", false),
+        (
+            r#"open("data/expected.json.bak")"#,
+            "data/expected.json",
+            false,
+        ),
+        (
+            r#"open("mydata/expected.json")"#,
+            "data/expected.json",
+            false,
+        ),
         ("# see data/expected.json", "data/expected.json", false),
-        (r#"x = "a b/data/expected.json""#, "data/expected.json", false),
+        (
+            r#"x = "a b/data/expected.json""#,
+            "data/expected.json",
+            false,
+        ),
     ];
     for (text, path, want) in cases {
         assert_eq!(names_path(text.as_bytes(), path), *want, "{text} / {path}");
@@ -46,16 +78,64 @@ fn a_path_is_named_by_a_string_literal() {
 fn python_modules_say_what_they_import_and_patch() {
     // (path, text, imports, framework, patches)
     let cases: &[(&str, &str, &[&str], bool, bool)] = &[
-        ("helpers.py", "import calc\ncalc.add = lambda a, b: a + b\n", &["calc"], false, true),
-        ("helpers.py", "import calc as c\nsetattr(c, 'add', None)\n", &["calc"], false, true),
-        ("helpers.py", "from calc import Calc\nCalc.add = None\n", &["calc", "calc.Calc"], false, true),
-        ("helpers.py", "from unittest import mock\n", &["unittest", "unittest.mock"], true, false),
+        (
+            "helpers.py",
+            "import calc\ncalc.add = lambda a, b: a + b\n",
+            &["calc"],
+            false,
+            true,
+        ),
+        (
+            "helpers.py",
+            "import calc as c\nsetattr(c, 'add', None)\n",
+            &["calc"],
+            false,
+            true,
+        ),
+        (
+            "helpers.py",
+            "from calc import Calc\nCalc.add = None\n",
+            &["calc", "calc.Calc"],
+            false,
+            true,
+        ),
+        (
+            "helpers.py",
+            "from unittest import mock\n",
+            &["unittest", "unittest.mock"],
+            true,
+            false,
+        ),
         ("helpers.py", "import pytest\n", &["pytest"], true, false),
-        ("tests/h.py", "from .util import x\n", &["tests.util", "tests.util.x"], false, false),
-        ("tests/h.py", "from . import util\n", &["tests.", "tests.util"], false, false),
+        (
+            "tests/h.py",
+            "from .util import x\n",
+            &["tests.util", "tests.util.x"],
+            false,
+            false,
+        ),
+        (
+            "tests/h.py",
+            "from . import util\n",
+            &["tests.", "tests.util"],
+            false,
+            false,
+        ),
         // Rebinding a name, or setting an attribute of its own object, patches nothing.
-        ("helpers.py", "import calc\ncalc = None\n", &["calc"], false, false),
-        ("helpers.py", "import calc\nclass A:\n    def f(self):\n        self.x = 1\n", &["calc"], false, false),
+        (
+            "helpers.py",
+            "import calc\ncalc = None\n",
+            &["calc"],
+            false,
+            false,
+        ),
+        (
+            "helpers.py",
+            "import calc\nclass A:\n    def f(self):\n        self.x = 1\n",
+            &["calc"],
+            false,
+            false,
+        ),
         ("version.py", "VERSION = 2\n", &[], false, false),
     ];
     for (path, text, imports, framework, patches) in cases {
@@ -73,7 +153,10 @@ impl PySource for Files {
         self.0.iter().map(|(p, _)| p.to_string()).collect()
     }
     fn text(&mut self, path: &str) -> Option<String> {
-        self.0.iter().find(|(p, _)| *p == path).map(|(_, t)| t.to_string())
+        self.0
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.to_string())
     }
 }
 
@@ -86,7 +169,10 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
         // Imported by a test, patching: a helper.
         (
             vec![
-                ("tests/test_calc.py", "import helpers\nfrom calc import add\n"),
+                (
+                    "tests/test_calc.py",
+                    "import helpers\nfrom calc import add\n",
+                ),
                 ("helpers.py", patching),
                 ("calc/__init__.py", "def add(a, b): return a - b\n"),
             ],
@@ -135,7 +221,10 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
         ),
         // Not imported by the tests: code.
         (
-            vec![("tests/test_calc.py", "import calc\n"), ("helpers.py", patching)],
+            vec![
+                ("tests/test_calc.py", "import calc\n"),
+                ("helpers.py", patching),
+            ],
             &["helpers.py"],
             &[],
         ),
@@ -143,7 +232,10 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
         (
             vec![
                 ("tests/test_calc.py", "from fakes import fake_clock\n"),
-                ("fakes.py", "from unittest import mock\nfake_clock = mock.Mock()\n"),
+                (
+                    "fakes.py",
+                    "from unittest import mock\nfake_clock = mock.Mock()\n",
+                ),
             ],
             &["fakes.py"],
             &["fakes.py"],

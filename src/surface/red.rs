@@ -325,7 +325,10 @@ fn depends_surface(
     }
     impl PySource for Source<'_> {
         fn paths(&self) -> Vec<String> {
-            let py = self.files.keys().filter(|p| p.ends_with(".py") && !(self.skip)(p));
+            let py = self
+                .files
+                .keys()
+                .filter(|p| p.ends_with(".py") && !(self.skip)(p));
             py.cloned().collect()
         }
         fn text(&mut self, path: &str) -> Option<String> {
@@ -366,9 +369,11 @@ fn depends_surface(
         return Ok(out);
     }
     // Named by code too: the code's data, not the tests'.
-    for (path, _) in trees.work.iter().filter(|(p, _)| {
-        is_source(p) && !tests.contains(*p) && !out.contains(*p) && !skip(p)
-    }) {
+    for (path, _) in trees
+        .work
+        .iter()
+        .filter(|(p, _)| is_source(p) && !tests.contains(*p) && !out.contains(*p) && !skip(p))
+    {
         let text = read(path)?;
         named.retain(|d| !names_path(&text, d));
         if named.is_empty() {

@@ -42,7 +42,8 @@ pub fn red_target(
         None => repo.empty_tree()?,
     };
     let goal = goal_dir.to_string_lossy().trim_end_matches('/').to_string();
-    let in_goal = |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+    let in_goal =
+        |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
     let red = red_tree_skipping(repo, base_tree, work, &surface, &in_goal)?;
     let target = RedTarget {
         base: base.map(|b| b.to_string()).unwrap_or_default(),
@@ -127,7 +128,10 @@ pub fn run_in_tree(
             seed_target(repo, options.work_root, &working, &own);
         }
         if user.is_some() {
-            env.push(("CARGO_TARGET_DIR".into(), own.to_string_lossy().into_owned()));
+            env.push((
+                "CARGO_TARGET_DIR".into(),
+                own.to_string_lossy().into_owned(),
+            ));
         }
     }
     let started = std::time::SystemTime::now();
