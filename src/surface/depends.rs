@@ -150,7 +150,7 @@ pub fn python_module(path: &str, text: &str) -> Option<PyModule> {
             _ => {}
         }
         for i in (0..node.child_count()).rev() {
-            if let Some(child) = node.child(i as u32) {
+            if let Some(child) = node.child(i) {
                 stack.push(child);
             }
         }

@@ -148,6 +148,13 @@ fn python_modules_say_what_they_import_and_patch() {
 
 struct Files(Vec<(&'static str, &'static str)>);
 
+/// (files, candidates, helpers found)
+type Case = (
+    Vec<(&'static str, &'static str)>,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
 impl PySource for Files {
     fn paths(&self) -> Vec<String> {
         self.0.iter().map(|(p, _)| p.to_string()).collect()
@@ -165,7 +172,7 @@ fn helpers_are_what_only_the_tests_import_and_that_patch_or_test() {
     let patching = "import calc\ncalc.add = lambda a, b: a + b\n";
     let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
     // (files, candidates, helpers found)
-    let cases: &[(Vec<(&'static str, &'static str)>, &[&str], &[&str])] = &[
+    let cases: &[Case] = &[
         // Imported by a test, patching: a helper.
         (
             vec![
