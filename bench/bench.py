@@ -18,12 +18,19 @@ realistic goal of 300 iterations, one of 10, and working trees of 50,000 and 100
   hook       the pre-commit hook on a commit touching no goal file                   bar < 20 ms
   run        goal run's own overhead per turn (all but the agent; bench/run_overhead.py) bar ≤ 50 ms
   fleet      goal fleet over 200 branches (beside git for-each-ref)                  bar ≤ 100 ms
-  red-*      goal verify --red (the pin on the red tree, in a temporary worktree) vs the same
+  red-*      goal verify --red (the pin on the red tree, in the kept worktree) vs the same
              pin run in place (goal verify), on a crate with a few dependencies (serde,
              serde_json, memchr: cargo test) and on a pytest package; the first red run of a
-             crate is shown apart (it seeds the red runs' target folder)       no bar: a cost
+             crate is shown apart (it makes the kept worktree and seeds its target/)  no bar: a cost
+  red-ws     goal verify --red vs in place on a two-crate cargo workspace with one registry
+             dependency (memchr), steady state: the test file edited before each run, the
+             second and later red runs                                         bar ≤ 1.5
+  done-*     goal done (its red run and its clean run of the final tree) vs the pin in place,
+             on the pytest package and on the workspace; the clean run's own cost as done
+             prints it                                                          no bar: a cost
 
---only red|log300|growth runs just those rows (the red rows need cargo and pytest on PATH).
+--only red|red-ws|done|verify|log300|growth runs just those rows (the red and done rows need
+cargo and pytest; without a pytest on PATH the bench makes a venv with one, as the tests do).
 
 Each figure is the median of K runs (default 5), alternating the two commands.
 Timings on shared machines are noisy: read the ratios, not the milliseconds.
@@ -49,6 +56,33 @@ ENV = dict(
     NO_COLOR="1",
     TZ="UTC",
 )
+
+
+def ensure_pytest():
+    """A `python3 -m pytest` for the red rows: the one on PATH, else a venv the bench makes once
+    (`$GOAL_TEST_CACHE`, else ~/.cache/goal-tests, `pytest-<version>`, as the tests make it),
+    put first on ENV's PATH. Says so at the start, never after minutes of other rows."""
+    probe = subprocess.run(["python3", "-m", "pytest", "--version"], env=ENV, capture_output=True)
+    if probe.returncode == 0:
+        return
+    version = "9.2.0"
+    cache = os.environ.get("GOAL_TEST_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "goal-tests")
+    venv = os.path.join(cache, f"pytest-{version}")
+    bin_dir = os.path.join(venv, "bin")
+    if not os.path.exists(os.path.join(bin_dir, "pytest")):
+        print(f"no pytest on PATH: making a venv with pytest {version} in {venv}...", flush=True)
+        made = subprocess.run([sys.executable, "-m", "venv", venv]).returncode == 0 and subprocess.run(
+            [os.path.join(bin_dir, "pip"), "install", "--quiet", "--disable-pip-version-check", f"pytest=={version}"]
+        ).returncode == 0
+        if not made:
+            shutil.rmtree(venv, ignore_errors=True)
+            sys.exit("the red rows need pytest: none on PATH and none could be installed (pip install pytest, or --only log300|growth)")
+    ENV["PATH"] = bin_dir + os.pathsep + ENV.get("PATH", "")
+
+
+def ensure_cargo():
+    if shutil.which("cargo", path=ENV.get("PATH")) is None:
+        sys.exit("the red rows need cargo on PATH (or run --only log300|growth|verify)")
 
 
 def run(cmd, cwd, check=True):
@@ -218,7 +252,128 @@ def build_red(path, goal, kind):
     run([goal, "verify", "-c", "1"], path)
 
 
+WS_TOML = """[workspace]
+members = ["crates/core", "crates/app"]
+resolver = "2"
+"""
+
+WS_CORE_TOML = """[package]
+name = "core-calc"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+memchr = "2"
+"""
+
+WS_APP_TOML = """[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+core-calc = { path = "../core" }
+"""
+
+WS_CORE = """pub fn add(a: i64, b: i64) -> i64 { a - b }
+
+pub fn commas(text: &str) -> usize { memchr::memchr_iter(b',', text.as_bytes()).count() }
+"""
+
+WS_APP = """pub fn total(text: &str) -> i64 {
+    text.split(',').map(|w| w.trim().parse::<i64>().unwrap_or(0)).fold(0, core_calc::add)
+}
+"""
+
+WS_TEST = """#[test]
+fn total_adds() {
+    assert_eq!(app::total("1, 2, 3"), 6);
+    assert_eq!(core_calc::commas("1, 2, 3"), 2);
+}
+"""
+
+
+def build_workspace(path, goal):
+    """A two-crate cargo workspace (app uses core-calc, which uses memchr) whose add() subtracts;
+    a goal fixing it, its test written and the fix made (uncommitted), built once in place."""
+    os.makedirs(path)
+    run(["git", "init", "-q", "-b", "main"], path)
+    write(path, ".gitignore", "target/\n")
+    write(path, "Cargo.toml", WS_TOML)
+    write(path, "crates/core/Cargo.toml", WS_CORE_TOML)
+    write(path, "crates/core/src/lib.rs", WS_CORE)
+    write(path, "crates/app/Cargo.toml", WS_APP_TOML)
+    write(path, "crates/app/src/lib.rs", WS_APP)
+    run(["cargo", "generate-lockfile", "-q", "--offline"], path)
+    run(["git", "add", "-A"], path)
+    run(["git", "commit", "-q", "-m", "base"], path)
+    criterion = "total adds (verify: `cargo test -q --offline -p app --test total`)"
+    run([goal, "init", "Workspace bench", "-c", criterion], path)
+    write(path, "crates/app/tests/total.rs", WS_TEST)
+    write(path, "crates/core/src/lib.rs", WS_CORE.replace("a - b", "a + b"))
+    run([goal, "verify", "-c", "1"], path)
+
+
+def edit_test(path, name):
+    counter = [0]
+
+    def edit():
+        counter[0] += 1
+        with open(os.path.join(path, name), "a") as f:
+            f.write(f"// edit {counter[0]}\n")
+    return edit
+
+
+def red_ws_rows(rows, goal, root, runs):
+    ensure_cargo()
+    path = os.path.join(root, "ws")
+    build_workspace(path, goal)
+    place = [goal, "verify", "-c", "1"]
+    red = [goal, "verify", "-c", "1", "--red"]
+    first = timed(red, path)
+    rows.append(("red-ws1", "first goal verify --red, two-crate workspace", first * 1000, "ms", "—", True))
+    r, p = median_pair(red, place, path, runs, setup=edit_test(path, "crates/app/tests/total.rs"))
+    rows.append(("red-ws", "goal verify --red / in place, workspace, steady", r / p, f"{r*1000:.0f} / {p*1000:.0f} ms", "≤ 1.5", r / p <= 1.5))
+
+
+def done_once(goal, path):
+    """Time `goal done` in `path` (the goal proven in place); the clean run's seconds as done
+    prints them."""
+    start = time.perf_counter()
+    out = subprocess.run([goal, "done"], cwd=path, env=ENV, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if out.returncode != 0:
+        sys.exit(f"goal done failed in {path}:\n{out.stderr}")
+    clean = 0.0
+    for line in out.stderr.splitlines():
+        if "the clean run passed in " in line:
+            clean += float(line.split("the clean run passed in ")[1].split("s")[0])
+    return took, clean
+
+
+def done_rows(rows, goal, root, runs):
+    for kind, what in (("pytest", "pytest package"), ("ws", "two-crate workspace")):
+        if kind == "ws":
+            ensure_cargo()
+        dones, cleans, places = [], [], []
+        for i in range(max(1, runs // 2) if kind == "ws" else runs):
+            path = os.path.join(root, f"done-{kind}-{i}")
+            if kind == "ws":
+                build_workspace(path, goal)
+            else:
+                build_red(path, goal, "pytest")
+            places.append(timed([goal, "verify", "-c", "1"], path))
+            run([goal, "iterate", "-m", "fixed"], path)
+            took, clean = done_once(goal, path)
+            dones.append(took)
+            cleans.append(clean)
+        d, c, p = statistics.median(dones), statistics.median(cleans), statistics.median(places)
+        rows.append((f"done-{kind}", f"goal done / the pin in place, {what}", d / p, f"{d*1000:.0f} / {p*1000:.0f} ms", "—", True))
+        rows.append((f"clean-{kind}", f"of which the clean run of the final tree, {what}", c / p, f"{c*1000:.0f} / {p*1000:.0f} ms", "—", True))
+
+
 def red_rows(rows, goal, root, runs):
+    ensure_cargo()
     for kind, what in (("crate", "a crate with 3 deps, cargo test"), ("pytest", "a pytest package")):
         path = os.path.join(root, f"red-{kind}")
         build_red(path, goal, kind)
@@ -273,17 +428,28 @@ def main():
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, nargs="*", default=[50_000, 100_000], help="working-tree sizes for verify/iterate/status")
-    parser.add_argument("--only", choices=["red", "log300", "growth"], help="run only these rows")
+    parser.add_argument("--only", choices=["red", "red-ws", "done", "verify", "log300", "growth"], help="run only these rows")
     args = parser.parse_args()
     goal = os.path.abspath(args.goal)
     if not os.path.exists(goal):
         sys.exit(f"no goal binary at {goal}: run `cargo build --release` or pass --goal")
     root = tempfile.mkdtemp(prefix="goal-bench-")
+    # The kept worktrees of red runs go under the bench's folder, not the user's cache.
+    ENV["XDG_CACHE_HOME"] = os.path.join(root, "cache")
+    if args.only in (None, "red", "done"):
+        ensure_pytest()
     if args.only:
         started = time.perf_counter()
         rows = []
         if args.only == "red":
             red_rows(rows, goal, root, args.runs)
+            red_ws_rows(rows, goal, root, args.runs)
+        elif args.only == "red-ws":
+            red_ws_rows(rows, goal, root, args.runs)
+        elif args.only == "done":
+            done_rows(rows, goal, root, args.runs)
+        elif args.only == "verify":
+            verify_rows(rows, goal, root, args.runs, args.files)
         elif args.only == "growth":
             n = args.iterations
             big, small = os.path.join(root, "big"), os.path.join(root, "small")
@@ -357,16 +523,7 @@ def main():
     g, s = median_pair(iterate, commit, small, args.runs, setup=toucher(small))
     ratio_row(rows, "iterate", "goal iterate / git add -A && git commit", g, s, 2)
 
-    verify = [goal, "verify", "-c", "1", "--check", "--", "test", "-e", "."]
-    for files, path in trees.items():
-        # Evidence on the tree: goal status then reads the working tree's tree as well.
-        run(verify, path)
-        g, s = median_pair(verify, ["git", "status"], path, args.runs)
-        ratio_row(rows, f"verify{files // 1000}k", f"goal verify (true) / git status, {files:,} files", g, s, 2.5)
-        g, s = median_pair([goal, "status"], ["git", "status"], path, args.runs)
-        ratio_row(rows, f"status{files // 1000}k", f"goal status / git status, {files:,} files", g, s, 1.5)
-        g, s = median_pair(iterate, commit, path, args.runs, setup=toucher(path))
-        ratio_row(rows, f"iter{files // 1000}k", f"goal iterate / git add -A && git commit, {files:,}", g, s, 2)
+    verify_rows(rows, goal, root, args.runs, None, trees, iterate, commit, toucher)
 
     # The pre-commit hook on a commit that does not touch .agents/goal/: absolute time.
     with open(os.path.join(small, "src", "hook_probe.rs"), "w") as f:
@@ -387,13 +544,36 @@ def main():
     rows.append(("fleet", f"goal fleet, 200 branches (git for-each-ref {s*1000:.1f} ms)", g * 1000, "ms", "≤ 100", g * 1000 <= 100))
 
     red_rows(rows, goal, root, args.runs)
+    red_ws_rows(rows, goal, root, args.runs)
+    done_rows(rows, goal, root, args.runs)
     return report(rows, root, started)
+
+
+def verify_rows(rows, goal, root, runs, files, trees=None, iterate=None, commit=None, toucher=None):
+    """verifyNk, statusNk (and iterNk, in the whole run) over working trees of N files."""
+    if trees is None:
+        trees = {}
+        for n in files:
+            print(f"building a working tree of {n:,} files...", flush=True)
+            trees[n] = os.path.join(root, f"files{n}")
+            build_files(trees[n], n)
+    verify = [goal, "verify", "-c", "1", "--check", "--", "test", "-e", "."]
+    for n, path in trees.items():
+        # Evidence on the tree: goal status then reads the working tree's tree as well.
+        run(verify, path)
+        g, s = median_pair(verify, ["git", "status"], path, runs)
+        ratio_row(rows, f"verify{n // 1000}k", f"goal verify (true) / git status, {n:,} files", g, s, 2.5)
+        g, s = median_pair([goal, "status"], ["git", "status"], path, runs)
+        ratio_row(rows, f"status{n // 1000}k", f"goal status / git status, {n:,} files", g, s, 1.5)
+        if iterate:
+            g, s = median_pair(iterate, commit, path, runs, setup=toucher(path))
+            ratio_row(rows, f"iter{n // 1000}k", f"goal iterate / git add -A && git commit, {n:,}", g, s, 2)
 
 
 def report(rows, root, started):
     print(f"\n{'bar':<9} {'what':<50} {'ratio':>7}  {'times':<22} {'target':<7} ok")
     for key, what, ratio, times, target, ok in rows:
-        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "fleet", "red-1st") else f"{ratio:.1f}"
+        value = f"{ratio:.2f}" if key not in ("rss", "hook", "run", "fleet", "red-1st", "red-ws1") else f"{ratio:.1f}"
         print(f"{key:<9} {what:<50} {value:>7}  {times:<22} {target:<7} {'yes' if ok else 'NO'}")
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
     shutil.rmtree(root, ignore_errors=True)

@@ -378,6 +378,27 @@ pub fn run_captured_env(
     run_child(argv, cwd, Tee::Nowhere, env)
 }
 
+/// Whether a variable of `goal`'s environment is kept from the commands it runs: every `GOAL_*`
+/// (the agent's mark, the goal file, the clock of tests) and `CLAUDE_ENV_FILE` name goal or its
+/// caller, and a test that reads them could tell one kind of run from another.
+pub fn scrubbed(name: &std::ffi::OsStr) -> bool {
+    let name = name.as_encoded_bytes();
+    name.starts_with(b"GOAL_") || name == b"CLAUDE_ENV_FILE"
+}
+
+/// Make every run of a command alike (verify, red, base, the clean green, recheck, the audit's
+/// replays): the same environment as `goal`'s own, less what [`scrubbed`] names, and `PWD` the
+/// folder it runs in, as a shell would set it.
+fn alike(command: &mut Command, cwd: &Path) {
+    for (name, _) in std::env::vars_os() {
+        if scrubbed(&name) {
+            command.env_remove(&name);
+        }
+    }
+    let pwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    command.env("PWD", pwd);
+}
+
 fn run_child(
     argv: &[String],
     cwd: &Path,
@@ -404,6 +425,7 @@ fn run_child(
         cwd,
     ))?;
     let mut command = Command::new(program);
+    alike(&mut command, cwd);
     command
         .args(&argv[1..])
         .envs(env.iter().map(|(k, v)| (k, v)))

@@ -63,7 +63,8 @@ pub struct Worktree {
     pub branch: Option<String>,
 }
 
-/// Parse `git worktree list --porcelain` (bare entries left out). Pure.
+/// Parse `git worktree list --porcelain` (bare entries left out, and the worktrees kept for red
+/// runs under the cache folder: they hold no goal of their own). Pure.
 pub fn parse_worktrees(lines: &[String]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
     let mut bare = false;
@@ -91,6 +92,7 @@ pub fn parse_worktrees(lines: &[String]) -> Vec<Worktree> {
     if bare {
         out.pop();
     }
+    out.retain(|w| !crate::repo::is_kept_path(&w.path));
     out
 }
 

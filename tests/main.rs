@@ -43,6 +43,7 @@ mod precision;
 mod race;
 mod red;
 mod red_history;
+mod red_runs;
 mod red_surfaces;
 mod red_tricks;
 mod redteam;

@@ -37,6 +37,8 @@ impl TestEnv {
         let mut vars: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), std::env::join_paths(paths).unwrap()),
             ("HOME".into(), home.path().into()),
+            // The kept worktree of red runs lives under the cache folder: inside this HOME.
+            ("XDG_CACHE_HOME".into(), home.path().join(".cache").into()),
         ];
         vars.extend(
             [

@@ -165,6 +165,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             junit: &junit,
             show: false,
             to_stderr: true,
+            keep: false,
         };
         let run = match crate::surface::tree_run::run_in_tree(
             &ws.repo, base, tree, &pin.argv, &options,

@@ -24,6 +24,7 @@ pub fn abandon(ws: &Workspace, reason: &str) -> Result<Abandoned> {
 /// Abandon `goal`, the lock already held.
 pub fn abandon_locked(ws: &Workspace, goal: GoalFile, reason: &str) -> Result<Abandoned> {
     let commit = abandon_commit(ws, &goal, reason).make(ws, None, &goal)?;
+    crate::repo::KeptWorktree::remove(ws.root());
     Ok(Abandoned {
         goal,
         reason: reason.to_string(),

@@ -316,6 +316,8 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     commit.status = Some("complete");
     pending.push(commit.prepare(ws, None, &goal)?);
     let commits = ws.commit_all(pending)?;
+    // The red runs' worktree served this goal: the next one makes its own.
+    crate::repo::KeptWorktree::remove(ws.root());
 
     let started = init.as_ref().map(|c| c.time).or_else(|| {
         goal.created
@@ -519,6 +521,18 @@ fn red_gate(
                     });
                     continue;
                 }
+                // The deciding green: the pin once more on the final tree, clean.
+                let clean = match clean_green(quiet, ws, &place, n, text, &p.argv, green)? {
+                    Ok(clean) => clean,
+                    Err((why, next)) => {
+                        refusals.push(why);
+                        hint.get_or_insert(next);
+                        continue;
+                    }
+                };
+                c.evidence.clone_from(&clean.id);
+                c.tests = clean.tests;
+                let green = &clean;
                 // A weakened assertion is judged by the red/green pair: so the pair must be about
                 // that test. A red run that failed only elsewhere (another test, an import or a
                 // build of code the goal added) does not show the weakened test tests the change.
@@ -680,6 +694,61 @@ fn same_code_as_red(ws: &Workspace, place: &crate::ops::red::Place, green: &Reco
         }
     })
 }
+
+/// Acceptance criterion `n`'s deciding green: its pin run once more in a clean checkout of the
+/// final tree (see [`crate::ops::red::clean_run`]), its cost shown. Err: why it does not prove
+/// the criterion, and the next step.
+fn clean_green(
+    quiet: bool,
+    ws: &Workspace,
+    place: &crate::ops::red::Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    green: &Record,
+) -> Result<std::result::Result<Record, (String, String)>> {
+    let tree = ws.worktree_tree_full()?;
+    let record = crate::ops::red::clean_run(
+        quiet,
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &green.junit,
+        tree,
+        &green.tree,
+    )?;
+    let verdict = ws
+        .ledger()?
+        .proof(n, text, &green.tree)
+        .map(|r| r.id.clone());
+    let seconds = record.duration_ms as f64 / 1000.0;
+    if !quiet {
+        let how = if verdict.is_ok() {
+            "passed"
+        } else {
+            "did not pass"
+        };
+        eprintln!(
+            "criterion {n}: the clean run {how} in {seconds:.1}s (record {})",
+            record.id
+        );
+    }
+    match verdict {
+        Ok(_) => Ok(Ok(record)),
+        Err(why) => Ok(Err((
+            format!(
+                "criterion {n}: its pin does not pass in a clean checkout of the final tree (tracked files only: nothing git ignores or .git/info/exclude hides): {why} (record {}, exit {})",
+                record.id, record.exit_code
+            ),
+            format!(
+                "the passing run depended on files only this working tree has: see them with `git status --ignored`; commit what the tests need, or remove what patches them, then `goal verify -c {n}`"
+            ),
+        ))),
+    }
+}
+
 
 fn refuse(refusals: Vec<String>, hint: Option<String>) -> Error {
     Error::not_proven(

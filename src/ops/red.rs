@@ -268,6 +268,37 @@ pub fn base_run(
     append(ws, place, n, text, argv, &tree, result, extra, junit)
 }
 
+/// Run acceptance criterion `n`'s pin once more in a clean checkout of the final tree `tree`
+/// (tracked files and what the goal commits: nothing git ignores or `.git/info/exclude` hides),
+/// in the same worktree and environment as its red run, and record it on `tree_text` (the tree
+/// its in-place green was judged on): that record is the deciding green.
+#[allow(clippy::too_many_arguments)]
+pub fn clean_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+    tree: Oid,
+    tree_text: &str,
+) -> Result<Record> {
+    if !quiet {
+        eprintln!(
+            "criterion {n}: running `{}` once more in a clean checkout of the final tree (tracked files only)…",
+            pin::render(argv)
+        );
+    }
+    let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: None,
+        base_run: false,
+    };
+    append(ws, place, n, text, argv, tree_text, result, extra, junit)
+}
+
 fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
     TreeRunOptions {
         work_root: ws.root(),
@@ -276,6 +307,7 @@ fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOp
         junit,
         show: !quiet,
         to_stderr: true,
+        keep: true,
     }
 }
 

@@ -1,6 +1,14 @@
-//! A detached worktree in a temporary folder, for running a command on another commit or tree
-//! (the audit's replays, the red and base runs). It is removed when dropped, whatever happens:
-//! the run succeeds, fails, or is stopped by Ctrl-C (the error comes back and the drop runs).
+//! Worktrees for running a command on another commit or tree than the working one.
+//!
+//! [`TempWorktree`]: a detached worktree in a temporary folder (the audit's replays), removed when
+//! dropped, whatever happens: the run succeeds, fails, or is stopped by Ctrl-C.
+//!
+//! [`KeptWorktree`]: the one detached worktree a working tree keeps for its red, base and clean
+//! runs, under the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`):
+//! `checkouts/<hash of the working tree's path>/<the repository folder's name>`, so that the
+//! paths a test sees look like the user's (no word naming goal or the kind of run). It is reset
+//! to the tree of each run (`git clean -fdx` keeping `target/`, `git read-tree -u --reset`),
+//! guarded by an OS lock of its own, and removed by `goal done` and `goal abandon`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -74,36 +82,46 @@ impl TempWorktree {
         Ok(worktree)
     }
 
-    fn folder(repo_root: &Path, prefix: &str) -> Result<TempWorktree> {
-        let dir = tempfile::Builder::new()
-            .prefix(prefix)
-            .tempdir()
-            .map_err(Error::io(
-                "cannot create a temporary folder in",
-                std::env::temp_dir(),
-            ))?;
+    /// A temporary folder holding the worktree under the repository folder's name (`prefix` is
+    /// no longer part of the path: a test must not read from it what kind of run it is in).
+    fn folder(repo_root: &Path, _prefix: &str) -> Result<TempWorktree> {
+        let dir = tempfile::Builder::new().tempdir().map_err(Error::io(
+            "cannot create a temporary folder in",
+            std::env::temp_dir(),
+        ))?;
         Ok(TempWorktree {
             repo_root: repo_root.to_path_buf(),
-            path: dir.path().join("tree"),
+            path: dir.path().join(folder_name(repo_root)),
             _dir: dir,
         })
     }
 
-    /// `git worktree add --detach FLAGS… <path> <commit>`, no hook run (a post-checkout hook
-    /// could come with the branch through core.hooksPath).
     fn add(&self, flags: &[&str], commit: &str) -> Result<bool> {
-        let target = self.path.to_string_lossy().into_owned();
-        let mut args = vec![
-            "-c",
-            "core.hooksPath=/dev/null",
-            "worktree",
-            "add",
-            "--detach",
-        ];
-        args.extend_from_slice(flags);
-        args.extend([target.as_str(), commit]);
-        git_quiet(&self.repo_root, &args)
+        add_worktree(&self.repo_root, &self.path, flags, commit)
     }
+}
+
+/// `git worktree add --detach FLAGS… <path> <commit>`, no hook run (a post-checkout hook could
+/// come with the branch through core.hooksPath).
+fn add_worktree(repo_root: &Path, path: &Path, flags: &[&str], commit: &str) -> Result<bool> {
+    let target = path.to_string_lossy().into_owned();
+    let mut args = vec![
+        "-c",
+        "core.hooksPath=/dev/null",
+        "worktree",
+        "add",
+        "--detach",
+    ];
+    args.extend_from_slice(flags);
+    args.extend([target.as_str(), commit]);
+    git_quiet(repo_root, &args)
+}
+
+/// The repository folder's name (what the worktree's own folder is called).
+fn folder_name(repo_root: &Path) -> std::ffi::OsString {
+    repo_root
+        .file_name()
+        .map_or_else(|| "repo".into(), |n| n.to_os_string())
 }
 
 impl Drop for TempWorktree {
@@ -118,5 +136,185 @@ impl Drop for TempWorktree {
             let _ = std::fs::remove_dir_all(&self.path);
         }
         let _ = git_quiet(&self.repo_root, &["worktree", "prune"]);
+    }
+}
+
+/// The folder under the cache folder that holds the kept worktrees.
+pub const KEPT_FOLDER: &str = "checkouts";
+
+/// The user's cache folder: `$XDG_CACHE_HOME` when absolute, else `$HOME/.cache`, else the
+/// temporary folder.
+fn cache_home() -> PathBuf {
+    let xdg = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from);
+    if let Some(x) = xdg.filter(|x| x.is_absolute()) {
+        return x;
+    }
+    match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Path::new(&home).join(".cache"),
+        None => std::env::temp_dir(),
+    }
+}
+
+/// The folder of the kept worktree of the working tree at `work_root`:
+/// `<cache>/checkouts/<16 hex digits of the SHA-256 of its path>`.
+pub fn kept_home(work_root: &Path) -> PathBuf {
+    use sha2::Digest;
+    let path = std::fs::canonicalize(work_root).unwrap_or_else(|_| work_root.to_path_buf());
+    let digest = sha2::Sha256::digest(path.as_os_str().as_encoded_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    cache_home().join(KEPT_FOLDER).join(hex)
+}
+
+/// Whether `path` (as `git worktree list` gives it) is a kept worktree: `…/checkouts/<16 hex
+/// digits>/<name>`. `goal fleet` leaves those out. Pure.
+pub fn is_kept_path(path: &Path) -> bool {
+    let Some(hash) = path.parent() else {
+        return false;
+    };
+    let hex = hash.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let root = hash.parent().and_then(|r| r.file_name());
+    hex.len() == 16
+        && hex.bytes().all(|b| b.is_ascii_hexdigit())
+        && root.is_some_and(|r| r == KEPT_FOLDER)
+}
+
+/// The kept worktree of a working tree, checked out at a tree and locked while this lives.
+pub struct KeptWorktree {
+    /// The worktree's root.
+    pub path: PathBuf,
+    /// Whether it was made (or remade) for this run: its `target/` was seeded now.
+    pub fresh: bool,
+    _lock: std::fs::File,
+}
+
+fn cannot(doing: &str, path: &Path) -> Error {
+    Error::refused(
+        format!("cannot {doing} the worktree {}", path.display()),
+        format!(
+            "check the repository with `git worktree list` and `git fsck`, then remove {} and run the command again",
+            path.display()
+        ),
+    )
+}
+
+impl KeptWorktree {
+    /// The kept worktree of `work_root` (a working tree of the repository), made where it is
+    /// missing or broken, with `tree` checked out and HEAD at `head` (a commit, for git's
+    /// bookkeeping). Waits for another run holding it.
+    pub fn open(work_root: &Path, head: Oid, tree: Oid) -> Result<KeptWorktree> {
+        let home = kept_home(work_root);
+        make_private(&home)?;
+        let lock_path = home.join("lock");
+        let lock = std::fs::File::create(&lock_path)
+            .map_err(Error::io("cannot create the lock file", &lock_path))?;
+        lock.lock()
+            .map_err(Error::io("cannot lock the lock file", &lock_path))?;
+        let path = home.join(folder_name(work_root));
+        let head = head.to_string();
+        let fresh = !is_worktree(&path);
+        if fresh {
+            // A folder left half made (or a worktree git forgot): made again, its target kept.
+            let kept_target = home.join("target.kept");
+            let _ = std::fs::remove_dir_all(&kept_target);
+            let stashed = std::fs::rename(path.join("target"), &kept_target).is_ok();
+            let _ = std::fs::remove_dir_all(&path);
+            let _ = git_quiet(work_root, &["worktree", "prune"]);
+            let flags = ["--no-checkout", "--quiet", "--force"];
+            if !add_worktree(work_root, &path, &flags, &head)? {
+                return Err(cannot("make", &path));
+            }
+            if stashed {
+                let _ = std::fs::rename(&kept_target, path.join("target"));
+            }
+        } else if !git_quiet(&path, &["update-ref", "--no-deref", "HEAD", &head])? {
+            return Err(cannot("move HEAD of", &path));
+        }
+        let tree = tree.to_string();
+        let reset = git_quiet(&path, &["clean", "-fdxq", "-e", "/target"])?
+            && git_quiet(&path, &["read-tree", "-u", "--reset", &tree])?;
+        if !reset {
+            return Err(cannot("reset", &path));
+        }
+        Ok(KeptWorktree {
+            path,
+            fresh,
+            _lock: lock,
+        })
+    }
+
+    /// Remove the kept worktree of `work_root`, if there is one (`goal done`, `goal abandon`):
+    /// waits for a run holding it. Failing to remove it is no error (it is a cache).
+    pub fn remove(work_root: &Path) {
+        let home = kept_home(work_root);
+        if !home.is_dir() {
+            return;
+        }
+        let lock = std::fs::File::create(home.join("lock"));
+        if let Ok(lock) = &lock {
+            let _ = lock.lock();
+        }
+        let path = home.join(folder_name(work_root));
+        let target = path.to_string_lossy().into_owned();
+        if path.exists() {
+            let _ = git_quiet(
+                work_root,
+                &["worktree", "remove", "--force", "--force", &target],
+            );
+        }
+        let _ = std::fs::remove_dir_all(&home);
+        let _ = git_quiet(work_root, &["worktree", "prune"]);
+    }
+}
+
+/// Create `dir` (and its parents) readable by its owner only.
+fn make_private(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create the folder", dir))?;
+    for d in [dir, dir.parent().unwrap_or(dir)] {
+        let _ = std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700));
+    }
+    Ok(())
+}
+
+/// Whether `path` is a linked worktree git still knows (its `.git` file names a folder that is
+/// there).
+fn is_worktree(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path.join(".git")) else {
+        return false;
+    };
+    text.trim()
+        .strip_prefix("gitdir:")
+        .is_some_and(|dir| Path::new(dir.trim()).join("HEAD").is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_worktrees_are_known_by_their_path() {
+        let cases: &[(&str, bool)] = &[
+            ("/home/u/.cache/checkouts/0123456789abcdef/app", true),
+            ("/c/checkouts/ffffffffffffffff/my repo", true),
+            ("/home/u/.cache/checkouts/0123456789abcde/app", false),
+            ("/home/u/.cache/checkouts/0123456789abcdeg/app", false),
+            ("/home/u/.cache/other/0123456789abcdef/app", false),
+            ("/home/u/src/app", false),
+            ("app", false),
+        ];
+        for (path, want) in cases {
+            assert_eq!(is_kept_path(Path::new(path)), *want, "{path}");
+        }
+    }
+
+    #[test]
+    fn the_kept_home_names_no_goal_nor_run() {
+        let home = kept_home(Path::new("/work/some/repo"));
+        let text = home.to_string_lossy().to_lowercase();
+        let tail: String = text.rsplitn(3, '/').take(2).collect::<Vec<_>>().join("/");
+        for word in ["goal", "red", ".git"] {
+            assert!(!tail.contains(word), "{text}");
+        }
+        assert!(is_kept_path(&home.join("repo")), "{text}");
     }
 }

@@ -7,6 +7,7 @@
 use glob::{MatchOptions, Pattern};
 
 pub mod config;
+pub mod depends;
 pub mod environment;
 pub mod judge;
 pub mod red;

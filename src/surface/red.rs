@@ -86,6 +86,20 @@ impl Trees {
 /// item is left out. A partial configuration file new in the goal is taken whole; one the goal
 /// deleted stays as on the base.
 pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<RedTree> {
+    red_tree_skipping(repo, base, work, surface, &|_| false)
+}
+
+/// As [`red_tree`], `skip` naming paths that are never test data nor helpers (the goal folder).
+///
+/// Besides the paths the surface's rules name, the red tree takes the goal's test data and test
+/// helpers whole from the working tree (see [`super::depends`]).
+pub fn red_tree_skipping(
+    repo: &Repo,
+    base: Oid,
+    work: Oid,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<RedTree> {
     let trees = Trees {
         base: index(repo.tree_files(base)?),
         work: index(repo.tree_files(work)?),
@@ -102,6 +116,14 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
         })
         .map(String::as_str)
         .collect();
+    let depends = depends_surface(repo, &trees, &changed, surface, skip)?;
+    let role_of = |path: &str| {
+        if depends.contains(path) {
+            Role::Test
+        } else {
+            surface.classify(path)
+        }
+    };
 
     // Rust: which working files are test files whole, which hold test items.
     let mut rust_texts: BTreeMap<&str, String> = BTreeMap::new();
@@ -154,7 +176,7 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
 
     // The test surface of the working tree alone.
     for (path, file) in &trees.work {
-        let role = surface.classify(path);
+        let role = role_of(path);
         let whole = whole_tests.contains(path.as_str());
         match role {
             Role::Test | Role::WholeConfig => test_entries.push(upsert(path, file.id, file.mode)),
@@ -184,7 +206,7 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
     // goal did not change keeps the base's bytes: its `mod` declarations are the base's.
     for path in &changed {
         let path = *path;
-        let role = surface.classify(path);
+        let role = role_of(path);
         let (base_file, work_file) = (trees.base.get(path), trees.work.get(path));
         let whole = role == Role::RustSource && whole_tests.contains(path);
         match role {
@@ -262,6 +284,104 @@ pub fn red_tree(repo: &Repo, base: Oid, work: Oid, surface: &Surface) -> Result<
         tests,
         untrusted,
     })
+}
+
+/// The goal's test data and test helpers: paths of `changed` the working tree has that the
+/// surface's rules call code (see [`super::depends`]). Reads nothing when the goal added or
+/// changed no such file.
+fn depends_surface(
+    repo: &Repo,
+    trees: &Trees,
+    changed: &BTreeSet<&str>,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<BTreeSet<String>> {
+    use super::depends::{PySource, is_source, names_path, test_helpers};
+    let added: Vec<&str> = changed
+        .iter()
+        .copied()
+        .filter(|p| trees.work.contains_key(*p) && surface.classify(p) == Role::NotTest && !skip(p))
+        .collect();
+    let data: Vec<&str> = added.iter().copied().filter(|p| !is_source(p)).collect();
+    let python: BTreeSet<String> = added
+        .iter()
+        .filter(|p| p.ends_with(".py"))
+        .map(|p| p.to_string())
+        .collect();
+    let mut out = BTreeSet::new();
+    if data.is_empty() && python.is_empty() {
+        return Ok(out);
+    }
+    let tests: BTreeSet<String> = trees
+        .work
+        .keys()
+        .filter(|p| surface.classify(p) == Role::Test && !skip(p))
+        .cloned()
+        .collect();
+    struct Source<'a> {
+        repo: &'a Repo,
+        files: &'a BTreeMap<String, TreeFile>,
+        skip: &'a dyn Fn(&str) -> bool,
+    }
+    impl PySource for Source<'_> {
+        fn paths(&self) -> Vec<String> {
+            let py = self
+                .files
+                .keys()
+                .filter(|p| p.ends_with(".py") && !(self.skip)(p));
+            py.cloned().collect()
+        }
+        fn text(&mut self, path: &str) -> Option<String> {
+            let bytes = self.repo.blob_bytes(self.files.get(path)?.id).ok()?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        }
+    }
+    if !python.is_empty() {
+        let mut source = Source {
+            repo,
+            files: &trees.work,
+            skip,
+        };
+        out.extend(test_helpers(&mut source, &tests, &python));
+    }
+    if data.is_empty() {
+        return Ok(out);
+    }
+    let read = |path: &str| -> Result<Vec<u8>> {
+        match trees.work.get(path) {
+            Some(f) => repo.blob_bytes(f.id),
+            None => Ok(Vec::new()),
+        }
+    };
+    let mut named: Vec<&str> = Vec::new();
+    for test in tests.iter().chain(out.iter()) {
+        if named.len() == data.len() {
+            break;
+        }
+        let text = read(test)?;
+        for d in &data {
+            if !named.contains(d) && names_path(&text, d) {
+                named.push(d);
+            }
+        }
+    }
+    if named.is_empty() {
+        return Ok(out);
+    }
+    // Named by code too: the code's data, not the tests'.
+    for (path, _) in trees
+        .work
+        .iter()
+        .filter(|(p, _)| is_source(p) && !tests.contains(*p) && !out.contains(*p) && !skip(p))
+    {
+        let text = read(path)?;
+        named.retain(|d| !names_path(&text, d));
+        if named.is_empty() {
+            break;
+        }
+    }
+    out.extend(named.into_iter().map(str::to_string));
+    Ok(out)
 }
 
 /// The files of the test surface that differ between trees `base` and `last`, with their texts

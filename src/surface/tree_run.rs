@@ -1,20 +1,21 @@
 //! Running a pin on another tree than the working one: the red tree (the goal's base code with
-//! the current tests laid over it) or the base tree itself, each in a temporary worktree that is
-//! removed whatever happens (the run passes, fails, or is stopped by Ctrl-C). The working tree is
-//! never written: its ignored dependency folders (`node_modules`, virtualenvs, `vendor/`) are
-//! linked into the temporary worktree, and a cargo build there uses a target folder kept for red
-//! runs under the git folder, seeded from the working `target/` by hard links (dependencies only:
-//! the goal's own crates are built there afresh), so that a red run does not rebuild the
-//! dependencies from scratch.
+//! the current tests laid over it), the base tree itself, or the final tree clean (tracked files
+//! only), in the working tree's kept worktree (see [`crate::repo::KeptWorktree`]: reset to the
+//! tree, reused from run to run) or, for the audit, in a temporary one. The working tree is never
+//! written: its ignored dependency folders (`node_modules`, virtualenvs, `vendor/`) are linked
+//! into the run's worktree, and a cargo build there uses the worktree's own `target/` (overriding
+//! `CARGO_TARGET_DIR` and `build.target-dir` where the user sets them), seeded on first use from
+//! the working target folder by hard links (dependencies only: the goal's own crates are built
+//! there afresh), so that a red run does not rebuild the dependencies from scratch.
 
 use std::path::{Path, PathBuf};
 
 use super::Surface;
 use super::judge::RedTarget;
-use super::red::{RedTree, red_tree};
+use super::red::{RedTree, red_tree_skipping};
 use crate::child;
 use crate::error::Result;
-use crate::repo::{Oid, Repo, TempWorktree};
+use crate::repo::{KeptWorktree, Oid, Repo, TempWorktree};
 use crate::summary::{self, TestCounts};
 use crate::test_names::{self as names, TestNames};
 
@@ -35,7 +36,10 @@ pub fn red_target(
         Some(b) => repo.commit_info(b)?.tree,
         None => repo.empty_tree()?,
     };
-    let red = red_tree(repo, base_tree, work, surface)?;
+    let goal = goal_dir.to_string_lossy().trim_end_matches('/').to_string();
+    let in_goal =
+        |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+    let red = red_tree_skipping(repo, base_tree, work, &surface, &in_goal)?;
     let target = RedTarget {
         base: base.map(|b| b.to_string()).unwrap_or_default(),
         tree: repo.tree_without(red.tree, goal_dir)?.to_string(),
@@ -70,11 +74,28 @@ pub struct TreeRunOptions<'a> {
     /// Show the command's output as it runs (on stderr when `to_stderr`).
     pub show: bool,
     pub to_stderr: bool,
+    /// Run in the working tree's kept worktree (false: a temporary one, removed afterwards).
+    pub keep: bool,
 }
 
-/// Check `tree` out in a temporary worktree (at `head`, a commit for git's bookkeeping) and run
-/// `argv` there. The worktree is gone when this returns, whatever happened; an interruption is
-/// `Error::Interrupted` (nothing to record).
+/// The worktree a run happens in: kept from run to run, or removed when dropped.
+enum RunTree {
+    Kept(KeptWorktree),
+    Temp(TempWorktree),
+}
+
+impl RunTree {
+    fn path(&self) -> &Path {
+        match self {
+            RunTree::Kept(k) => &k.path,
+            RunTree::Temp(t) => &t.path,
+        }
+    }
+}
+
+/// Check `tree` out in the kept worktree (or a temporary one: `options.keep`), at `head` (a
+/// commit for git's bookkeeping), and run `argv` there. A temporary worktree is gone when this
+/// returns, whatever happened; an interruption is `Error::Interrupted` (nothing to record).
 pub fn run_in_tree(
     repo: &Repo,
     head: Oid,
@@ -82,17 +103,31 @@ pub fn run_in_tree(
     argv: &[String],
     options: &TreeRunOptions,
 ) -> Result<TreeRun> {
-    let worktree = TempWorktree::of_tree(options.work_root, "goal-red-", head, tree)?;
-    let dir = worktree.path.join(options.cwd);
+    let worktree = if options.keep {
+        RunTree::Kept(KeptWorktree::open(options.work_root, head, tree)?)
+    } else {
+        RunTree::Temp(TempWorktree::of_tree(options.work_root, "", head, tree)?)
+    };
+    let root = worktree.path().to_path_buf();
+    let dir = root.join(options.cwd);
     let missing = missing_path(argv, &options.work_root.join(options.cwd), &dir);
-    link_dependencies(options.work_root, &worktree.path);
+    link_dependencies(options.work_root, &root);
     let mut env: Vec<(String, String)> = Vec::new();
     if options.work_root.join("Cargo.toml").is_file() {
-        let target = red_target_dir(repo, options.work_root, options.git_dir);
-        env.push((
-            "CARGO_TARGET_DIR".into(),
-            target.to_string_lossy().into_owned(),
-        ));
+        let user = user_target_dir(options.work_root);
+        let own = root.join("target");
+        if !own.exists() {
+            let working = user
+                .clone()
+                .unwrap_or_else(|| options.work_root.join("target"));
+            seed_target(repo, options.work_root, &working, &own);
+        }
+        if user.is_some() {
+            env.push((
+                "CARGO_TARGET_DIR".into(),
+                own.to_string_lossy().into_owned(),
+            ));
+        }
     }
     let started = std::time::SystemTime::now();
     let clock = std::time::Instant::now();
@@ -174,31 +209,49 @@ fn link_dependencies(work_root: &Path, there: &Path) {
     }
 }
 
-/// The cargo target folder of red runs: `<git dir>/goal/red-target`, seeded on first use from
-/// the working `target/` by hard links of the dependencies' artifacts (never of the goal's own
-/// crates, which the red run rebuilds from the red tree: a hard link would let that build write
-/// into the working target).
-fn red_target_dir(repo: &Repo, work_root: &Path, git_dir: &Path) -> PathBuf {
-    let dir = git_dir.join("goal").join("red-target");
-    if dir.exists() {
-        return dir;
-    }
-    let working = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|p| {
-            if p.is_absolute() {
-                p
-            } else {
-                work_root.join(p)
-            }
-        })
-        .unwrap_or_else(|| work_root.join("target"));
+/// Seed a run's target folder `dir` from the working target folder `working` by hard links of
+/// the dependencies' artifacts (one copy where the two are on different devices), never of the
+/// goal's own crates, which the run rebuilds from its tree: a hard link would let that build
+/// write into the working target.
+fn seed_target(repo: &Repo, work_root: &Path, working: &Path, dir: &Path) {
     let own = own_crates(repo, work_root);
     if working.is_dir() {
-        seed(&working, &dir, &own, 0);
+        seed(working, dir, &own, 0);
     }
-    let _ = std::fs::create_dir_all(&dir);
-    dir
+    let _ = std::fs::create_dir_all(dir);
+}
+
+/// The cargo target folder the user sets for the working tree, if any: `CARGO_TARGET_DIR`,
+/// `CARGO_BUILD_TARGET_DIR`, or `build.target-dir` in a `.cargo/config.toml` of the working
+/// tree's folders or of `$CARGO_HOME` (a relative one is relative to the folder holding
+/// `.cargo`). None: cargo's default, `target/` beside the workspace.
+fn user_target_dir(work_root: &Path) -> Option<PathBuf> {
+    let absolute = |p: PathBuf, base: &Path| if p.is_absolute() { p } else { base.join(p) };
+    for var in ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            return Some(absolute(PathBuf::from(v), work_root));
+        }
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let mut configs: Vec<(PathBuf, PathBuf)> = work_root
+        .ancestors()
+        .flat_map(|d| {
+            ["config.toml", "config"].map(|n| (d.join(".cargo").join(n), d.to_path_buf()))
+        })
+        .collect();
+    if let Some(home) = cargo_home {
+        for n in ["config.toml", "config"] {
+            configs.push((home.join(n), home.parent().unwrap_or(&home).to_path_buf()));
+        }
+    }
+    configs.into_iter().find_map(|(file, base)| {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let doc = text.parse::<toml_edit::DocumentMut>().ok()?;
+        let dir = doc.get("build")?.get("target-dir")?.as_str()?;
+        Some(absolute(PathBuf::from(dir), &base))
+    })
 }
 
 /// The names (as in file names: `-` and `_` forms) of the crates of the working tree's
@@ -280,7 +333,9 @@ fn seed(from: &Path, to: &Path, own: &[String], depth: usize) {
                 seed(&e.path(), &target, own, depth + 1);
             }
         } else if depth >= 2 && !target.exists() {
-            let _ = std::fs::hard_link(e.path(), &target);
+            if std::fs::hard_link(e.path(), &target).is_err() {
+                let _ = std::fs::copy(e.path(), &target);
+            }
         } else if depth < 2 && matches!(name.as_str(), "CACHEDIR.TAG" | ".rustc_info.json") {
             let _ = std::fs::copy(e.path(), &target);
         }
