@@ -271,6 +271,36 @@ impl Repo {
         self.inner.config().ok()?.get_string(key).ok()
     }
 
+    /// Set `key` to `value` in the repository's own config (`.git/config`, shared by its
+    /// worktrees).
+    pub fn set_local_config(&self, key: &str, value: &str) -> Result<()> {
+        let what = "write the repository's config";
+        let config = self.inner.config().map_err(Error::git(what))?;
+        let mut local = config
+            .open_level(git2::ConfigLevel::Local)
+            .map_err(Error::git(what))?;
+        local.set_str(key, value).map_err(Error::git(what))
+    }
+
+    /// Whether the index tracks a file inside folder `dir` (a hooks folder kept in the
+    /// repository, husky style). A folder outside the worktree is never tracked.
+    pub fn tracks_files_in(&self, dir: &Path) -> bool {
+        let (Ok(root), Ok(dir)) = (self.root.canonicalize(), dir.canonicalize()) else {
+            return false;
+        };
+        let Ok(rel) = dir.strip_prefix(&root) else {
+            return false;
+        };
+        let mut prefix = rel.to_string_lossy().into_owned().into_bytes();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        let Ok(index) = self.inner.index() else {
+            return false;
+        };
+        index.iter().any(|e| e.path.starts_with(&prefix))
+    }
+
     /// Every value of a multi-valued git config key, in order.
     pub fn config_multi(&self, key: &str) -> Vec<String> {
         let Ok(config) = self.inner.config() else {

@@ -27,6 +27,7 @@ mod fleet;
 mod generative;
 mod goal_file;
 mod history;
+mod hook_shims;
 mod init;
 mod install;
 mod iterate;
