@@ -12,6 +12,14 @@ use git2::{Repository, RepositoryState, Signature, Time};
 /// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
 pub use git2::Oid;
 
+/// How many hex digits of a commit id people read, everywhere goal prints one.
+pub const SHORT_ID: usize = 10;
+
+/// The short form of a commit id (hex) for people: its first [`SHORT_ID`] digits.
+pub fn short_id(id: &str) -> &str {
+    id.get(..SHORT_ID).unwrap_or(id)
+}
+
 use crate::error::{Error, Result};
 
 mod commit;

@@ -42,6 +42,7 @@ mod red_tricks;
 mod redteam;
 mod repo_states;
 mod run;
+mod short_ids;
 mod speed;
 mod status;
 mod terminal;

@@ -106,7 +106,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
             self.out,
             "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{evidence}{run}{flags}",
             r.iteration,
-            &r.commit[..10],
+            crate::repo::short_id(&r.commit),
             &r.date[..10.min(r.date.len())],
             r.passing,
             r.total,
@@ -123,7 +123,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
             };
             let line = format!(
                 "      material change in {}: criterion {} \"{}\" {new} ({}){}",
-                &m.commit[..10],
+                crate::repo::short_id(&m.commit),
                 m.number,
                 m.old,
                 m.reason,
@@ -138,7 +138,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         for w in &r.tests_weakened {
             let line = format!(
                 "      tests weakened in {}: {}",
-                &w.commit[..10],
+                crate::repo::short_id(&w.commit),
                 w.finding.trailer_value()
             );
             writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
@@ -154,7 +154,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         for id in unmarked {
             let line = format!(
                 "      {}  deleted the goal files without a Goal-Status: complete|abandoned trailer",
-                &id[..10]
+                crate::repo::short_id(id)
             );
             writeln!(self.out, "{}", self.ctx.red(&line)).map_err(write_err)?;
         }
