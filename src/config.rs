@@ -53,6 +53,21 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "10000",
         "milliseconds a goal command waits for another one in the same worktree",
     ),
+    (
+        "goal.tests",
+        "(the built-in test paths)",
+        "more paths of the test surface, as globs (multi-valued); added to the built-in ones",
+    ),
+    (
+        "goal.testsOnly",
+        "false",
+        "true: the test surface is goal.tests alone, without the built-in paths",
+    ),
+    (
+        "goal.bin",
+        "(set by `goal hooks install`)",
+        "the goal binary the hook shims of a tracked hooks folder run (else `goal` on PATH)",
+    ),
 ];
 
 pub const DEFAULT_KEYWORDS: &[&str] = &[

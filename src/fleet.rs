@@ -482,7 +482,16 @@ mod tests {
             b"---\ngoal: \"g\"\niteration: 1\nstatus: in-progress\n---\n\n# Goal: g\n\n## Acceptance Criteria\n- [ ] one\n",
         )
         .unwrap();
-        let none = row("/r".into(), Kind::Worktree, None, Some(&tip), None, None, None, 1_060);
+        let none = row(
+            "/r".into(),
+            Kind::Worktree,
+            None,
+            Some(&tip),
+            None,
+            None,
+            None,
+            1_060,
+        );
         assert_eq!((none.goal, none.age_s), (None, None));
         let live = row(
             "/r".into(),

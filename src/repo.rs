@@ -12,6 +12,14 @@ use git2::{Repository, RepositoryState, Signature, Time};
 /// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
 pub use git2::Oid;
 
+/// One value of a git config key and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ConfigEntry {
+    pub value: String,
+    pub scope: &'static str,
+    pub origin: Option<PathBuf>,
+}
+
 /// How many hex digits of a commit id people read, everywhere goal prints one.
 pub const SHORT_ID: usize = 10;
 
@@ -307,6 +315,38 @@ impl Repo {
             return false;
         };
         index.iter().any(|e| e.path.starts_with(&prefix))
+    }
+
+    /// Every value git config holds for `key`, each with its scope (`local`, `global`,
+    /// `system`, `worktree`, …) and the file it comes from where git can say, as
+    /// `git config --show-origin --show-scope` would list them.
+    pub fn config_entries(&self, key: &str) -> Vec<ConfigEntry> {
+        let Ok(config) = self.inner.config() else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        if let Ok(mut entries) = config.multivar(key, None) {
+            while let Some(Ok(entry)) = entries.next() {
+                let Ok(value) = entry.value() else { continue };
+                let (scope, origin) = match entry.level() {
+                    git2::ConfigLevel::Local => ("local", Some(self.common_dir().join("config"))),
+                    git2::ConfigLevel::Worktree => {
+                        ("worktree", Some(self.git_dir().join("config.worktree")))
+                    }
+                    git2::ConfigLevel::Global => ("global", git2::Config::find_global().ok()),
+                    git2::ConfigLevel::XDG => ("global", git2::Config::find_xdg().ok()),
+                    git2::ConfigLevel::System => ("system", git2::Config::find_system().ok()),
+                    git2::ConfigLevel::ProgramData => ("system", None),
+                    _ => ("command", None),
+                };
+                found.push(ConfigEntry {
+                    value: value.to_string(),
+                    scope,
+                    origin,
+                });
+            }
+        }
+        found
     }
 
     /// Every value of a multi-valued git config key, in order.

@@ -85,7 +85,10 @@ mod tests {
         }
         // A tracked hooks folder: no path at all, the value read from git config.
         let tracked = shim("x=@GOAL_BIN@ # @GOAL_BIN_FROM@", ShimBin::Config);
-        assert!(tracked.starts_with("x=$(git config --get goal.bin) # "), "{tracked}");
+        assert!(
+            tracked.starts_with("x=$(git config --get goal.bin) # "),
+            "{tracked}"
+        );
         assert!(!tracked.contains('@'), "{tracked}");
     }
 

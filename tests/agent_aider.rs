@@ -195,7 +195,11 @@ fn aider_reporting_no_cost_under_max_cost_leaves_the_run_after_its_turn_and_it_e
     repo.write("world.sh", "#!/bin/sh\necho '0 passed, 1 failed'\nexit 1\n");
     repo.git(&["add", "world.sh"]);
     repo.git(&["commit", "-q", "-m", "world"]);
-    repo.ok(&["criteria", "add", "the world test passes (verify: `sh world.sh`)"]);
+    repo.ok(&[
+        "criteria",
+        "add",
+        "the world test passes (verify: `sh world.sh`)",
+    ]);
     let head = repo.head();
     let api = stand_in(&repo, "work");
     // A price list without the model: aider prints its tokens and no cost.
@@ -207,13 +211,22 @@ fn aider_reporting_no_cost_under_max_cost_leaves_the_run_after_its_turn_and_it_e
     assert_eq!(ends.len(), 1, "{}", explain(&out));
     // aider's tokens (its edit and the reflection on the test's output), and no cost.
     let usage = &ends[0]["usage"];
-    assert!(usage["input_tokens"].as_u64().is_some_and(|n| n > 0), "{usage}");
-    assert!(usage["output_tokens"].as_u64().is_some_and(|n| n > 0), "{usage}");
+    assert!(
+        usage["input_tokens"].as_u64().is_some_and(|n| n > 0),
+        "{usage}"
+    );
+    assert!(
+        usage["output_tokens"].as_u64().is_some_and(|n| n > 0),
+        "{usage}"
+    );
     assert_eq!(usage["cost_usd"], serde_json::Value::Null, "{usage}");
     // The turn is recorded first: one iteration commit, made by the run.
     assert_eq!(named(&ev, "iterate").len(), 1, "{}", explain(&out));
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head.trim());
-    assert!(repo.trailer("HEAD", "Goal-Run").is_some_and(|t| t.contains("agent=aider")));
+    assert!(
+        repo.trailer("HEAD", "Goal-Run")
+            .is_some_and(|t| t.contains("agent=aider"))
+    );
     let error = named(&ev, "error");
     assert_eq!(error.len(), 1, "{}", explain(&out));
     let reason = error[0]["reason"].as_str().unwrap();

@@ -131,7 +131,11 @@ fn shims_in_a_tracked_hooks_folder_hold_no_machine_path_and_read_it_from_git_con
     let out = commit(&repo, NO_GOAL_PATH);
     // Not on PATH either: only a commit of the goal files is held back, with the reason.
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("needs `goal` on PATH"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs `goal` on PATH"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -251,7 +251,10 @@ fn render(ctx: &Ctx, report: &RaceReport) {
     ctx.say("");
     // Why the others ended, where the lines above did not say it already.
     for r in &report.racers {
-        if !r.winner && r.outcome != RacerOutcome::Stopped && !r.reason.is_empty() && !r.reason_shown
+        if !r.winner
+            && r.outcome != RacerOutcome::Stopped
+            && !r.reason.is_empty()
+            && !r.reason_shown
         {
             ctx.say(format!("{}: {}", r.branch, r.reason));
         }

@@ -99,8 +99,7 @@ impl Place {
 
     /// The base commit's short id, for messages.
     pub fn base_short(&self) -> String {
-        self.base
-            .map_or("(empty)".to_string(), crate::ops::short)
+        self.base.map_or("(empty)".to_string(), crate::ops::short)
     }
 }
 

@@ -193,16 +193,40 @@ fn the_unreported_usage_table() {
     // (budget, one turn's usage, the flag it cannot be held to)
     let table = [
         (budget(None, None), u(None, None, None), None),
-        (budget(Some(1.0), None), u(None, None, None), Some("--max-cost")),
+        (
+            budget(Some(1.0), None),
+            u(None, None, None),
+            Some("--max-cost"),
+        ),
         // aider on a model whose price it does not know: tokens, no cost.
-        (budget(Some(1.0), None), u(Some(10), Some(5), None), Some("--max-cost")),
+        (
+            budget(Some(1.0), None),
+            u(Some(10), Some(5), None),
+            Some("--max-cost"),
+        ),
         (budget(Some(1.0), None), u(None, None, Some(0.0)), None),
-        (budget(None, Some(100)), u(None, None, Some(0.3)), Some("--max-tokens")),
+        (
+            budget(None, Some(100)),
+            u(None, None, Some(0.3)),
+            Some("--max-tokens"),
+        ),
         (budget(None, Some(100)), u(Some(0), None, None), None),
         (budget(None, Some(100)), u(Some(10), Some(5), None), None),
-        (budget(Some(1.0), Some(100)), u(Some(10), Some(5), None), Some("--max-cost")),
-        (budget(Some(1.0), Some(100)), u(None, None, Some(0.1)), Some("--max-tokens")),
-        (budget(Some(1.0), Some(100)), u(Some(1), Some(1), Some(0.1)), None),
+        (
+            budget(Some(1.0), Some(100)),
+            u(Some(10), Some(5), None),
+            Some("--max-cost"),
+        ),
+        (
+            budget(Some(1.0), Some(100)),
+            u(None, None, Some(0.1)),
+            Some("--max-tokens"),
+        ),
+        (
+            budget(Some(1.0), Some(100)),
+            u(Some(1), Some(1), Some(0.1)),
+            None,
+        ),
     ];
     for (budget, turn, flag) in table {
         assert_eq!(
@@ -229,9 +253,16 @@ fn an_agent_that_reports_no_cost_leaves_the_run_after_its_turn_is_recorded() {
         now: T0,
         log: Vec::new(),
     };
-    let (outcome, reason) = d.run(|_, _| exited(0, "Tokens: 10 sent, 5 received."), |_| open(), |_| None);
+    let (outcome, reason) = d.run(
+        |_, _| exited(0, "Tokens: 10 sent, 5 received."),
+        |_| open(),
+        |_| None,
+    );
     assert_eq!(outcome, RunEnd::HardFailure, "{reason}");
-    assert_eq!((turns(&d), d.count(|a| matches!(a, Step::Record { .. }))), (1, 1));
+    assert_eq!(
+        (turns(&d), d.count(|a| matches!(a, Step::Record { .. }))),
+        (1, 1)
+    );
     assert!(reason.contains("aider's turn reported no cost"), "{reason}");
     assert!(reason.contains("--max-cost"), "{reason}");
     // Two agents: the next takes over (`usage-unreported`) and runs to the budget.
@@ -244,7 +275,10 @@ fn an_agent_that_reports_no_cost_leaves_the_run_after_its_turn_is_recorded() {
     assert_eq!(outcome, RunEnd::Budget, "{reason}");
     assert_eq!(d.agents(), [0, 1, 1, 1, 1]);
     assert_eq!(d.switches(), [(0, 1, "usage-unreported".to_string())]);
-    assert!(d.m.why(0).is_some_and(|w| w.contains("agent 1's turn reported no cost")));
+    assert!(
+        d.m.why(0)
+            .is_some_and(|w| w.contains("agent 1's turn reported no cost"))
+    );
     // Both unreported: out one after the other, exit 2 when none is left.
     let mut d = agents(2, cost_cap);
     let (outcome, reason) = d.run(|_, _| exited(0, "worked"), |_| open(), |_| None);
