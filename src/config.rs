@@ -73,6 +73,11 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "0.8",
         "the lowest mutation score `gate` accepts (0 to 1); written into GOAL.md (`mutants_min:`) at `goal init`, where it decides",
     ),
+    (
+        "goal.bin",
+        "(set by `goal hooks install`)",
+        "the goal binary the hook shims of a tracked hooks folder run (else `goal` on PATH)",
+    ),
 ];
 
 pub const DEFAULT_KEYWORDS: &[&str] = &[

@@ -194,6 +194,10 @@ fn row(
             r.flags = flags(trailers, &r.status, false);
         }
     }
+    // The age is the last goal commit's: a row with no goal has none.
+    if r.goal.is_none() {
+        r.age_s = None;
+    }
     r
 }
 
@@ -471,6 +475,40 @@ mod tests {
         }
         assert_eq!(short_ref("refs/heads/a/b"), "a/b");
         assert_eq!(short_ref("refs/remotes/origin/a"), "origin/a");
+    }
+
+    #[test]
+    fn a_row_without_a_goal_has_no_age() {
+        let tip = Tip {
+            trailers: None,
+            time: 1_000,
+        };
+        let goal = GoalFile::parse_bytes(
+            b"---\ngoal: \"g\"\niteration: 1\nstatus: in-progress\n---\n\n# Goal: g\n\n## Acceptance Criteria\n- [ ] one\n",
+        )
+        .unwrap();
+        let none = row(
+            "/r".into(),
+            Kind::Worktree,
+            None,
+            Some(&tip),
+            None,
+            None,
+            None,
+            1_060,
+        );
+        assert_eq!((none.goal, none.age_s), (None, None));
+        let live = row(
+            "/r".into(),
+            Kind::Worktree,
+            None,
+            Some(&tip),
+            Some(Ok(goal)),
+            None,
+            None,
+            1_060,
+        );
+        assert_eq!(live.age_s, Some(60));
     }
 
     #[test]

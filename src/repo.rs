@@ -12,6 +12,22 @@ use git2::{Repository, RepositoryState, Signature, Time};
 /// An object id (commit, tree, blob). The one git2 type the rest of the crate sees.
 pub use git2::Oid;
 
+/// One value of a git config key and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ConfigEntry {
+    pub value: String,
+    pub scope: &'static str,
+    pub origin: Option<PathBuf>,
+}
+
+/// How many hex digits of a commit id people read, everywhere goal prints one.
+pub const SHORT_ID: usize = 10;
+
+/// The short form of a commit id (hex) for people: its first [`SHORT_ID`] digits.
+pub fn short_id(id: &str) -> &str {
+    id.get(..SHORT_ID).unwrap_or(id)
+}
+
 use crate::error::{Error, Result};
 
 mod commit;
@@ -270,6 +286,68 @@ impl Repo {
     /// A string-valued git config entry.
     pub fn config_string(&self, key: &str) -> Option<String> {
         self.inner.config().ok()?.get_string(key).ok()
+    }
+
+    /// Set `key` to `value` in the repository's own config (`.git/config`, shared by its
+    /// worktrees).
+    pub fn set_local_config(&self, key: &str, value: &str) -> Result<()> {
+        let what = "write the repository's config";
+        let config = self.inner.config().map_err(Error::git(what))?;
+        let mut local = config
+            .open_level(git2::ConfigLevel::Local)
+            .map_err(Error::git(what))?;
+        local.set_str(key, value).map_err(Error::git(what))
+    }
+
+    /// Whether the index tracks a file inside folder `dir` (a hooks folder kept in the
+    /// repository, husky style). A folder outside the worktree is never tracked.
+    pub fn tracks_files_in(&self, dir: &Path) -> bool {
+        let (Ok(root), Ok(dir)) = (self.root.canonicalize(), dir.canonicalize()) else {
+            return false;
+        };
+        let Ok(rel) = dir.strip_prefix(&root) else {
+            return false;
+        };
+        let mut prefix = rel.to_string_lossy().into_owned().into_bytes();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        let Ok(index) = self.inner.index() else {
+            return false;
+        };
+        index.iter().any(|e| e.path.starts_with(&prefix))
+    }
+
+    /// Every value git config holds for `key`, each with its scope (`local`, `global`,
+    /// `system`, `worktree`, …) and the file it comes from where git can say, as
+    /// `git config --show-origin --show-scope` would list them.
+    pub fn config_entries(&self, key: &str) -> Vec<ConfigEntry> {
+        let Ok(config) = self.inner.config() else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        if let Ok(mut entries) = config.multivar(key, None) {
+            while let Some(Ok(entry)) = entries.next() {
+                let Ok(value) = entry.value() else { continue };
+                let (scope, origin) = match entry.level() {
+                    git2::ConfigLevel::Local => ("local", Some(self.common_dir().join("config"))),
+                    git2::ConfigLevel::Worktree => {
+                        ("worktree", Some(self.git_dir().join("config.worktree")))
+                    }
+                    git2::ConfigLevel::Global => ("global", git2::Config::find_global().ok()),
+                    git2::ConfigLevel::XDG => ("global", git2::Config::find_xdg().ok()),
+                    git2::ConfigLevel::System => ("system", git2::Config::find_system().ok()),
+                    git2::ConfigLevel::ProgramData => ("system", None),
+                    _ => ("command", None),
+                };
+                found.push(ConfigEntry {
+                    value: value.to_string(),
+                    scope,
+                    origin,
+                });
+            }
+        }
+        found
     }
 
     /// Every value of a multi-valued git config key, in order.

@@ -19,10 +19,40 @@ pub fn shell_quoted(path: &Path) -> String {
     format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
 }
 
-/// A shim with [`PLACEHOLDER`] replaced by `goal` (quoted), or by plain `goal` (PATH) without one.
-pub fn shim(script: &str, goal: Option<&Path>) -> String {
-    let value = goal.map_or_else(|| "goal".to_string(), shell_quoted);
-    script.replace(PLACEHOLDER, &value)
+/// The placeholder in hooks/ for the comment saying where the shim finds the binary.
+pub const PLACEHOLDER_FROM: &str = "@GOAL_BIN_FROM@";
+
+/// The git config key `goal hooks install` sets to this binary's path, read by the shims of a
+/// hooks folder kept in the repository.
+pub const CONFIG_KEY: &str = "goal.bin";
+
+/// Where a shim finds the goal binary.
+#[derive(Debug, Clone, Copy)]
+pub enum ShimBin<'a> {
+    /// By this path (None: plain `goal` on PATH), written into the shim.
+    Path(Option<&'a Path>),
+    /// By `git config goal.bin`: a hooks folder that git tracks holds no path of one machine.
+    Config,
+}
+
+/// A shim with [`PLACEHOLDER`] replaced by where it finds the binary: `goal`'s path (quoted),
+/// plain `goal` (PATH), or the value of `git config goal.bin`; and the comment to match.
+pub fn shim(script: &str, bin: ShimBin) -> String {
+    let (value, from) = match bin {
+        ShimBin::Path(goal) => (
+            goal.map_or_else(|| "goal".to_string(), shell_quoted),
+            "the goal binary that installed it, by its path".to_string(),
+        ),
+        ShimBin::Config => (
+            format!("$(git config --get {CONFIG_KEY})"),
+            format!(
+                "the goal binary `git config {CONFIG_KEY}` names (this hooks folder is kept in the\n# repository, so no machine's path is written here)"
+            ),
+        ),
+    };
+    script
+        .replace(PLACEHOLDER_FROM, &from)
+        .replace(PLACEHOLDER, &value)
 }
 
 #[cfg(test)]
@@ -40,14 +70,26 @@ mod tests {
             ),
             ("x=@GOAL_BIN@", None, "x=goal"),
             ("no placeholder", Some("/g"), "no placeholder"),
+            (
+                "# @GOAL_BIN_FROM@",
+                Some("/g"),
+                "# the goal binary that installed it, by its path",
+            ),
         ];
         for (script, goal, want) in cases {
             assert_eq!(
-                shim(script, goal.map(Path::new)),
+                shim(script, ShimBin::Path(goal.map(Path::new))),
                 *want,
                 "{script} {goal:?}"
             );
         }
+        // A tracked hooks folder: no path at all, the value read from git config.
+        let tracked = shim("x=@GOAL_BIN@ # @GOAL_BIN_FROM@", ShimBin::Config);
+        assert!(
+            tracked.starts_with("x=$(git config --get goal.bin) # "),
+            "{tracked}"
+        );
+        assert!(!tracked.contains('@'), "{tracked}");
     }
 
     /// The quoted path survives `sh` word splitting and quote removal.

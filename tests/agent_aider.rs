@@ -39,16 +39,25 @@ fn aider() -> Option<PathBuf> {
     )
 }
 
+/// aider's price list: the stand-in's model priced, so aider reports a cost.
+const PRICED: &str = r#"{"openai/fake-model": {"max_input_tokens": 128000, "max_output_tokens": 4096, "input_cost_per_token": 0.000003, "output_cost_per_token": 0.000015, "litellm_provider": "openai", "mode": "chat"}}"#;
+
 fn run(repo: &Repo, bin: &std::path::Path, api: &StandIn) -> Output {
-    // A non-empty price list, so aider fetches none; with prices for the model, so it reports
-    // a cost.
+    run_with(repo, bin, api, PRICED, &[])
+}
+
+/// `goal run --agent aider` with `prices` as aider's price list and `extra` flags.
+fn run_with(
+    repo: &Repo,
+    bin: &std::path::Path,
+    api: &StandIn,
+    prices: &str,
+    extra: &[&str],
+) -> Output {
+    // A non-empty price list, so aider fetches none.
     let caches = repo.home().join(".aider/caches");
     std::fs::create_dir_all(&caches).unwrap();
-    std::fs::write(
-        caches.join("model_prices_and_context_window.json"),
-        r#"{"openai/fake-model": {"max_input_tokens": 128000, "max_output_tokens": 4096, "input_cost_per_token": 0.000003, "output_cost_per_token": 0.000015, "litellm_provider": "openai", "mode": "chat"}}"#,
-    )
-    .unwrap();
+    std::fs::write(caches.join("model_prices_and_context_window.json"), prices).unwrap();
     repo.goal()
         .env("PATH", path_with(&[bin.parent().unwrap()]))
         .env("GOAL_TIME_SCALE", "0")
@@ -72,6 +81,7 @@ fn run(repo: &Repo, bin: &std::path::Path, api: &StandIn) -> Output {
             "--turn-timeout",
             "300s",
         ])
+        .args(extra)
         .timeout(std::time::Duration::from_secs(400))
         .output()
         .unwrap()
@@ -175,4 +185,54 @@ fn aider_with_a_bad_key_exits_0_and_goal_run_stops_with_exit_2() {
     assert!(named(&ev, "retry").is_empty(), "{}", explain(&out));
     assert_eq!(api.requests().len(), 1, "aider does not retry a 401");
     assert_eq!(repo.head(), head, "no iteration recorded");
+}
+
+#[test]
+fn aider_reporting_no_cost_under_max_cost_leaves_the_run_after_its_turn_and_it_exits_2() {
+    let Some(bin) = aider() else { return };
+    let repo = project();
+    // A second criterion aider's turn does not prove, so the run would go on.
+    repo.write("world.sh", "#!/bin/sh\necho '0 passed, 1 failed'\nexit 1\n");
+    repo.git(&["add", "world.sh"]);
+    repo.git(&["commit", "-q", "-m", "world"]);
+    repo.ok(&[
+        "criteria",
+        "add",
+        "the world test passes (verify: `sh world.sh`)",
+    ]);
+    let head = repo.head();
+    let api = stand_in(&repo, "work");
+    // A price list without the model: aider prints its tokens and no cost.
+    let unpriced = PRICED.replace("openai/fake-model", "openai/other-model");
+    let out = run_with(&repo, &bin, &api, &unpriced, &["--max-cost", "1"]);
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    let ev = events(&out);
+    let ends = named(&ev, "turn_end");
+    assert_eq!(ends.len(), 1, "{}", explain(&out));
+    // aider's tokens (its edit and the reflection on the test's output), and no cost.
+    let usage = &ends[0]["usage"];
+    assert!(
+        usage["input_tokens"].as_u64().is_some_and(|n| n > 0),
+        "{usage}"
+    );
+    assert!(
+        usage["output_tokens"].as_u64().is_some_and(|n| n > 0),
+        "{usage}"
+    );
+    assert_eq!(usage["cost_usd"], serde_json::Value::Null, "{usage}");
+    // The turn is recorded first: one iteration commit, made by the run.
+    assert_eq!(named(&ev, "iterate").len(), 1, "{}", explain(&out));
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head.trim());
+    assert!(
+        repo.trailer("HEAD", "Goal-Run")
+            .is_some_and(|t| t.contains("agent=aider"))
+    );
+    let error = named(&ev, "error");
+    assert_eq!(error.len(), 1, "{}", explain(&out));
+    let reason = error[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("aider's turn reported no cost") && reason.contains("--max-cost"),
+        "{reason}"
+    );
+    assert_eq!(api.turns(), 1, "no second turn");
 }

@@ -122,8 +122,10 @@ fn the_first_racer_proven_done_wins_and_the_other_keeps_its_work_on_its_branch()
         &script,
     );
     assert_eq!(code(&out), 0, "{}", explain(&out));
-    // One JSON document: the racers and the winner.
+    // The stream's one line: the race event, with the racers and the winner.
+    assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
     let summary = json(&out);
+    assert_eq!(summary["event"], "race", "{summary}");
     assert_eq!(summary["winner"], "goal/say-hello-1", "{summary}");
     let racers = summary["racers"].as_array().unwrap();
     assert_eq!(racers.len(), 2);
@@ -322,6 +324,24 @@ fn a_worktree_holding_uncommitted_work_is_kept_and_named() {
         "{text}"
     );
     assert!(text.contains("git merge goal/say-hello-2"), "{text}");
+}
+
+#[test]
+fn the_summary_says_each_racer_s_end_once() {
+    let repo = project();
+    // Neither racer proves the goal: each run ends on its budget, its reason shown as it ends.
+    let script = racers(&repo, "echo 'did nothing'");
+    let out = race(&repo, &["--race", "2", "--max-iterations", "1"], &script);
+    assert_eq!(code(&out), 3, "{}", explain(&out));
+    let text = stdout(&out);
+    for branch in ["goal/say-hello-1", "goal/say-hello-2"] {
+        let ends = text
+            .lines()
+            .filter(|l| l.contains(&format!("{branch}: --max-iterations 1 reached")))
+            .count();
+        assert_eq!(ends, 1, "{branch}'s end said {ends} times:\n{text}");
+    }
+    assert!(text.contains("no winner:"), "{text}");
 }
 
 /// Start a race in the background; its stdout lines come on the channel.

@@ -74,7 +74,7 @@ impl<'a> Scope<'a> {
 }
 
 fn short(id: &str) -> &str {
-    &id[..10.min(id.len())]
+    crate::repo::short_id(id)
 }
 
 /// Check every commit of `span` inside `inside`, and find each criterion's deciding record.

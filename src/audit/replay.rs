@@ -74,7 +74,7 @@ impl Replayer {
         eprintln!(
             "goal: running `{}`{place} at commit {} ({why})",
             pin::render(argv),
-            &commit.to_string()[..10]
+            crate::repo::short_id(&commit.to_string())
         );
         if !dir.is_dir() {
             return Ok(Err(format!(
@@ -117,7 +117,7 @@ impl Replayer {
         let lines: Vec<&str> = text.lines().collect();
         let log = self.log_dir.join(format!(
             "{}-{}.log",
-            &commit.to_string()[..10],
+            crate::repo::short_id(&commit.to_string()),
             crate::evidence::sha256_hex(output)
                 .get(..8)
                 .unwrap_or_default()

@@ -156,7 +156,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
             pin.command,
             c.number,
-            &base.to_string()[..7]
+            crate::repo::short_id(&base.to_string())
         );
         let options = crate::surface::tree_run::TreeRunOptions {
             work_root: ws.root(),

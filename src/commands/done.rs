@@ -112,7 +112,11 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
         };
         let red = match (&c.red, &c.base) {
             (Some(id), _) => format!(", red {id} → green"),
-            (None, Some(id)) => format!(", guard, base {id}"),
+            // The base a person can `git show`: its commit, as every other line names it.
+            (None, Some(id)) => match &c.base_commit {
+                Some(commit) => format!(", guard, base {commit}"),
+                None => format!(", guard, base record {id}"),
+            },
             _ => String::new(),
         };
         ctx.say(format!(
@@ -160,7 +164,11 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
             ));
         }
     }
-    let short_ids: Vec<String> = s.commits.iter().map(|c| c[..10].to_string()).collect();
+    let short_ids: Vec<String> = s
+        .commits
+        .iter()
+        .map(|c| crate::repo::short_id(c).to_string())
+        .collect();
     ctx.say(format!(
         "  commits: {} (`goal log` keeps the audit)",
         short_ids.join(", ")

@@ -88,7 +88,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     let dir = repo.hooks_dir();
     match command {
         Command::Install { force } => {
-            let code = install(ctx, &dir, force)?;
+            let code = install(ctx, &repo, &dir, force)?;
             let goal = crate::self_path::current_goal().map_or_else(
                 || "goal".to_string(),
                 |p| crate::self_path::shell_quoted(&p),
@@ -113,12 +113,13 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     }
 }
 
-fn install(ctx: &Ctx, dir: &Path, force: bool) -> Result<u8> {
+fn install(ctx: &Ctx, repo: &Repo, dir: &Path, force: bool) -> Result<u8> {
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
     let mut done = Vec::new();
     let goal = crate::self_path::current_goal();
+    let bin = shim_bin(ctx, repo, dir, goal.as_deref())?;
     for (name, script) in HOOKS {
-        let script = &crate::self_path::shim(script, goal.as_deref());
+        let script = &crate::self_path::shim(script, bin);
         let path = dir.join(name);
         let existing = std::fs::read(&path).ok();
         let new = match existing.as_deref().map(String::from_utf8_lossy) {
@@ -165,6 +166,29 @@ fn install(ctx: &Ctx, dir: &Path, force: bool) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Where the shims find the binary: by its path, written in; or, in a hooks folder git tracks
+/// (husky style: committed, shared by every clone), by `git config goal.bin`, so that no
+/// machine's path is committed. The config key is set either way.
+fn shim_bin<'a>(
+    ctx: &Ctx,
+    repo: &Repo,
+    dir: &Path,
+    goal: Option<&'a Path>,
+) -> Result<crate::self_path::ShimBin<'a>> {
+    use crate::self_path::{CONFIG_KEY, ShimBin};
+    if let Some(goal) = goal {
+        repo.set_local_config(CONFIG_KEY, &goal.to_string_lossy())?;
+    }
+    if !repo.tracks_files_in(dir) {
+        return Ok(ShimBin::Path(goal));
+    }
+    ctx.note(format!(
+        "{} is tracked by git: the hooks read goal's path from `git config {CONFIG_KEY}` (set in .git/config), else run the `goal` on PATH",
+        dir.display()
+    ));
+    Ok(ShimBin::Config)
 }
 
 fn uninstall(ctx: &Ctx, dir: &Path) -> Result<u8> {

@@ -106,7 +106,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
             self.out,
             "{:>4}  {}  {}  {}/{}  {} files +{} -{}  {}{evidence}{run}{flags}",
             r.iteration,
-            &r.commit[..10],
+            crate::repo::short_id(&r.commit),
             &r.date[..10.min(r.date.len())],
             r.passing,
             r.total,
@@ -128,7 +128,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
             };
             let line = format!(
                 "      material change in {}: {what} ({}){}",
-                &m.commit[..10],
+                crate::repo::short_id(&m.commit),
                 m.reason,
                 if m.recorded.is_some() {
                     ""
@@ -141,7 +141,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         for w in &r.tests_weakened {
             let line = format!(
                 "      tests weakened in {}: {}",
-                &w.commit[..10],
+                crate::repo::short_id(&w.commit),
                 w.finding.trailer_value()
             );
             writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
@@ -157,7 +157,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
         for id in unmarked {
             let line = format!(
                 "      {}  deleted the goal files without a Goal-Status: complete|abandoned trailer",
-                &id[..10]
+                crate::repo::short_id(id)
             );
             writeln!(self.out, "{}", self.ctx.red(&line)).map_err(write_err)?;
         }

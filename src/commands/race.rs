@@ -1,5 +1,5 @@
 //! `goal run --race N`: the race's arguments checked before anything is made, its racers'
-//! command line, and its summary (a table, or one JSON document).
+//! command line, and its summary (a table, or the `race` event ending the JSON stream).
 
 use std::ffi::OsString;
 
@@ -163,11 +163,24 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
         note: &note,
     })?;
     if ctx.json {
-        ctx.emit_json(&report)?;
+        println!("{}", race_event(&report)?);
+        crate::context::json_written();
     } else {
         render(ctx, &report);
     }
     Ok(report.code)
+}
+
+/// The race's summary as the last line of `goal run --json`'s stream: one object on one line,
+/// `"event": "race"` first, then the racers and the winner.
+fn race_event(report: &RaceReport) -> Result<String> {
+    let fields = serde_json::to_value(report)
+        .map_err(|e| Error::usage(format!("cannot write JSON: {e}"), ""))?;
+    let mut event = serde_json::json!({ "event": "race" });
+    if let (Some(o), serde_json::Value::Object(f)) = (event.as_object_mut(), fields) {
+        o.extend(f);
+    }
+    Ok(event.to_string())
 }
 
 /// `$0.1234 · 3400 tokens`, or `-` when the agent reported nothing.
@@ -236,8 +249,13 @@ fn render(ctx: &Ctx, report: &RaceReport) {
         ctx.say(if i == 0 { ctx.bold(&line) } else { line });
     }
     ctx.say("");
+    // Why the others ended, where the lines above did not say it already.
     for r in &report.racers {
-        if !r.winner && r.outcome != RacerOutcome::Stopped && !r.reason.is_empty() {
+        if !r.winner
+            && r.outcome != RacerOutcome::Stopped
+            && !r.reason.is_empty()
+            && !r.reason_shown
+        {
             ctx.say(format!("{}: {}", r.branch, r.reason));
         }
     }

@@ -53,6 +53,9 @@ pub struct CriterionSummary {
     /// A guard's base record id (its pin's run on the goal's base).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
+    /// The goal's base commit that run was made on (short), for people.
+    #[serde(skip)]
+    pub base_commit: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -215,6 +218,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
                     kind: crate::pin::kind_name(&c.text),
                     red: None,
                     base: None,
+                    base_commit: None,
                 })
             })
             .collect::<Vec<_>>(),
@@ -624,6 +628,7 @@ fn red_gate(
                     continue;
                 }
                 c.base = Some(base.id.clone());
+                c.base_commit = Some(place.base_short());
             }
         }
     }

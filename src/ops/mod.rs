@@ -30,7 +30,7 @@ use crate::workspace::Workspace;
 
 /// The short form of a commit id for people.
 pub fn short(oid: Oid) -> String {
-    oid.to_string()[..10].to_string()
+    crate::repo::short_id(&oid.to_string()).to_string()
 }
 
 /// Every criterion of `goal` judged on the working tree as it is now, with the red states of its

@@ -99,8 +99,7 @@ impl Place {
 
     /// The base commit's short id, for messages.
     pub fn base_short(&self) -> String {
-        self.base
-            .map_or("(empty)".to_string(), |b| b.to_string()[..7].to_string())
+        self.base.map_or("(empty)".to_string(), crate::ops::short)
     }
 }
 

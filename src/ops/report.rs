@@ -340,7 +340,7 @@ fn duration(seconds: i64) -> String {
 fn counts_text(tests: Option<TestCounts>, exit_code: Option<i32>) -> String {
     match (tests, exit_code) {
         (Some(t), _) if t.ignored > 0 => format!(
-            "{} passed, {} failed, {} skipped",
+            "{} passed, {} failed, {} ignored",
             t.passed, t.failed, t.ignored
         ),
         (Some(t), _) => format!("{} passed, {} failed", t.passed, t.failed),
@@ -608,4 +608,30 @@ pub fn text(r: &Report) -> String {
         out.push(format!("  {}:{}: {} — {}", f.file, f.line, f.kind, f.text));
     }
     out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report names the tests it did not run as verify, done and audit do: `ignored`.
+    #[test]
+    fn counts_read_as_every_other_surface_reads_them() {
+        let t = |passed, failed, ignored| {
+            Some(TestCounts {
+                passed,
+                failed,
+                ignored,
+            })
+        };
+        let cases = [
+            (t(3, 0, 2), Some(0), "3 passed, 0 failed, 2 ignored"),
+            (t(3, 1, 0), Some(1), "3 passed, 1 failed"),
+            (None, Some(1), "check, exit 1"),
+            (None, None, "—"),
+        ];
+        for (tests, code, want) in cases {
+            assert_eq!(counts_text(tests, code), want, "{tests:?}");
+        }
+    }
 }

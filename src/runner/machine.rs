@@ -34,6 +34,19 @@ impl Budget {
         }
         None
     }
+
+    /// The budget flag a turn's usage cannot be held to, and what it left out: `--max-cost`
+    /// when the turn reported no cost, `--max-tokens` when it reported no token counts (a
+    /// reported 0 is reported). None when every budget given can count the turn.
+    pub fn unreported(&self, turn: &Usage) -> Option<(&'static str, &'static str)> {
+        if self.max_cost_usd.is_some() && turn.cost_usd.is_none() {
+            return Some(("--max-cost", "cost"));
+        }
+        if self.max_tokens.is_some() && turn.tokens().is_none() {
+            return Some(("--max-tokens", "token counts"));
+        }
+        None
+    }
 }
 
 /// The bounds of a run.
@@ -235,6 +248,10 @@ struct Slot {
     limit_waits: u32,
     /// Why it is limited or out of the run.
     why: Option<String>,
+    /// Out of the run because a turn of it reported no usage a budget needs.
+    unreported: bool,
+    /// Its name, for the messages that name it.
+    name: String,
 }
 
 /// The loop's state.
@@ -267,16 +284,24 @@ impl Machine {
     /// A run over several agents (failover): each turn goes to the first available one.
     pub fn with_agents(limits: Limits, agents: Vec<Patterns>) -> Machine {
         assert!(!agents.is_empty(), "a run needs an agent");
+        let several = agents.len() > 1;
         Machine {
             limits,
             slots: agents
                 .into_iter()
-                .map(|patterns| Slot {
+                .enumerate()
+                .map(|(i, patterns)| Slot {
                     patterns,
                     until_ms: 0,
                     gone: false,
                     limit_waits: 0,
                     why: None,
+                    unreported: false,
+                    name: if several {
+                        format!("agent {}", i + 1)
+                    } else {
+                        "the agent".into()
+                    },
                 })
                 .collect(),
             current: 0,
@@ -291,6 +316,24 @@ impl Machine {
             refusal: None,
             last_failure: None,
         }
+    }
+
+    /// Name the agents (in the run's order) for the messages that name them.
+    pub fn named(mut self, names: &[String]) -> Machine {
+        for (slot, name) in self.slots.iter_mut().zip(names) {
+            slot.name = name.clone();
+        }
+        self
+    }
+
+    /// Why agent `agent` is limited or out of the run, if it is.
+    pub fn why(&self, agent: usize) -> Option<&str> {
+        self.slots.get(agent).and_then(|s| s.why.as_deref())
+    }
+
+    /// Whether an agent left the run because its turns reported no usage a budget needs.
+    pub fn usage_unreported(&self) -> bool {
+        self.slots.iter().any(|s| s.unreported)
     }
 
     /// Iterations this run recorded (good turns).
@@ -375,7 +418,13 @@ impl Machine {
                 usage,
             } if self.phase == Phase::InTurn => {
                 self.usage = self.usage.plus(usage);
-                self.turn_ended(now_ms, end, &output, committed)
+                let steps = self.turn_ended(now_ms, end, &output, committed);
+                // A good turn is recorded first; then its agent leaves the run if a budget
+                // cannot count what it used.
+                if steps.iter().any(|s| matches!(s, Step::Record { .. })) {
+                    self.hold_to_budget(usage);
+                }
+                steps
             }
             Event::Recorded { now_ms, state } if self.phase == Phase::Recording => {
                 self.after_state(now_ms, state)
@@ -488,7 +537,12 @@ impl Machine {
                     return self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why);
                 }
                 None => {
-                    return self.stop(RunEnd::HardFailure, "no agent is left in the run");
+                    let why = match &self.slots[self.current].why {
+                        Some(why) if self.slots.len() == 1 => why.clone(),
+                        Some(why) => format!("{why}; no agent is left in the run"),
+                        None => "no agent is left in the run".into(),
+                    };
+                    return self.stop(RunEnd::HardFailure, why);
                 }
             },
         };
@@ -499,6 +553,8 @@ impl Machine {
             // An agent earlier in the list was passed over only while it was limited.
             let reason = if agent < self.current {
                 "available again: its usage limit has reset".to_string()
+            } else if from.unreported {
+                "usage-unreported".to_string()
             } else if from.gone {
                 format!("out of the run: {why}")
             } else {
@@ -644,6 +700,21 @@ impl Machine {
             }
             TurnVerdict::Failed(why) => self.failure(now_ms, why),
         }
+    }
+
+    /// Take the current agent out of the run when its turn's `usage` lacks what a budget
+    /// counts (it could spend without the run ever seeing it).
+    fn hold_to_budget(&mut self, usage: Usage) {
+        let Some((flag, what)) = self.limits.budget.unreported(&usage) else {
+            return;
+        };
+        let slot = &mut self.slots[self.current];
+        slot.gone = true;
+        slot.unreported = true;
+        slot.why = Some(format!(
+            "{name}'s turn reported no {what}, so {flag} cannot hold it to the budget: {name} is out of the run",
+            name = slot.name
+        ));
     }
 
     /// The current agent is limited until `until`: the next available agent takes the next turn at

@@ -105,11 +105,16 @@ impl Edge<'_> {
 
     /// Hand the next turn to another agent: say so, and name it in the fleet marker.
     fn switch(&mut self, from: usize, to: usize, reason: String) -> Option<Event> {
+        // A reason that is a code says the rest in the agent's own why.
+        let human = match self.machine.why(from) {
+            Some(why) if reason == "usage-unreported" => format!("{reason}: {why}"),
+            _ => reason.clone(),
+        };
         let (from, to) = (self.agents[from].name.clone(), self.agents[to].name.clone());
         self.display.event(
             "switch",
             json!({"from": from, "to": to, "reason": reason}),
-            &format!("switching from {from} to {to} — {reason}"),
+            &format!("switching from {from} to {to} — {human}"),
         );
         if let Some(marker) = self.marker.as_mut() {
             let _ = marker.set_agent(&to);
@@ -282,15 +287,12 @@ impl Edge<'_> {
                 run_id = self.run_id),
         );
         if outcome == RunEnd::HardFailure && !self.ctx.json {
-            eprint!(
-                "{}",
-                crate::error::diagnostic(
-                    &reason,
-                    Some(
-                        "fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
-                    ),
-                )
-            );
+            let hint = if self.machine.usage_unreported() {
+                "use a model whose cost and tokens the agent reports (aider prints no cost for a model whose price it does not know), or bound the run with --max-iterations or --max-time instead; then `goal run` again to continue"
+            } else {
+                "fix the agent's setup (install it, log in, check its flags), then `goal run` again to continue"
+            };
+            eprint!("{}", crate::error::diagnostic(&reason, Some(hint)));
         }
         Ok(outcome.code())
     }

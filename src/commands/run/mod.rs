@@ -61,18 +61,21 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
     let unverified = agents::unverified(&args.agent);
-    let mut machine = Machine::with_agents(
+    let names: Vec<String> = agents.iter().map(|a| a.name.clone()).collect();
+    let machine = Machine::with_agents(
         args::limits(&args, &ws.config),
         agents
             .iter_mut()
             .filter_map(|a| a.patterns.take())
             .collect(),
-    );
+    )
+    .named(&names);
     let clock = Clock::new();
     let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
     let scale = time_scale();
     let (state, summary) = goal::goal_state(&ws)?;
     display::announce_start(&display, &run_id, &agents, &unverified, &run_dir, &summary);
+    let mut machine = machine;
     let pending = machine.handle(Event::Start {
         now_ms: clock.now_ms(),
         state,

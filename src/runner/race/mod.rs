@@ -74,6 +74,8 @@ struct Racer {
     usage: Usage,
     outcome: Option<RacerOutcome>,
     reason: String,
+    /// Its reason was shown as its run's end was read (the summary need not say it again).
+    reason_shown: bool,
     last_stderr: String,
     exit_code: Option<i32>,
     exited: bool,
@@ -131,6 +133,7 @@ pub fn race(r: Race) -> Result<RaceReport> {
             usage: Usage::default(),
             outcome: None,
             reason: String::new(),
+            reason_shown: false,
             last_stderr: String::new(),
             exit_code: None,
             exited: false,
@@ -361,6 +364,7 @@ fn on_event(racer: &mut Racer, line: &str, say: &dyn Fn(&str)) -> bool {
                     say(&format!("{branch}: stopped"));
                 } else {
                     say(&format!("{branch}: {}", racer.reason));
+                    racer.reason_shown = true;
                 }
                 return outcome == RacerOutcome::Complete;
             }

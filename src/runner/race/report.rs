@@ -48,6 +48,9 @@ pub struct RacerReport {
     pub outcome: RacerOutcome,
     /// Why its run ended, in its own words.
     pub reason: String,
+    /// The reason was shown as the race went (the text summary does not repeat it).
+    #[serde(skip)]
+    pub reason_shown: bool,
     pub exit_code: Option<i32>,
     /// Its `goal run`'s id (`goal log` shows it).
     pub run: Option<String>,
@@ -84,6 +87,7 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
     }
     if racer.reason.is_empty() {
         racer.reason = racer.last_stderr.clone();
+        racer.reason_shown = false;
     }
     let ctx = Ctx {
         cwd: racer.worktree.clone(),
@@ -173,6 +177,7 @@ fn report(
         winner: won,
         outcome,
         reason: racer.reason.clone(),
+        reason_shown: racer.reason_shown,
         exit_code: racer.exit_code,
         run: racer.run.clone(),
         worktree_kept: kept_because.is_some(),

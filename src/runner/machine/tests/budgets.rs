@@ -178,3 +178,129 @@ fn a_spend_budget_stops_after_the_turn_that_reaches_it() {
     );
     assert_eq!(outcome, RunEnd::Complete);
 }
+
+#[test]
+fn the_unreported_usage_table() {
+    let u = |i: Option<u64>, o: Option<u64>, c: Option<f64>| Usage {
+        input_tokens: i,
+        output_tokens: o,
+        cost_usd: c,
+    };
+    let budget = |cost: Option<f64>, tokens: Option<u64>| Budget {
+        max_cost_usd: cost,
+        max_tokens: tokens,
+    };
+    // (budget, one turn's usage, the flag it cannot be held to)
+    let table = [
+        (budget(None, None), u(None, None, None), None),
+        (
+            budget(Some(1.0), None),
+            u(None, None, None),
+            Some("--max-cost"),
+        ),
+        // aider on a model whose price it does not know: tokens, no cost.
+        (
+            budget(Some(1.0), None),
+            u(Some(10), Some(5), None),
+            Some("--max-cost"),
+        ),
+        (budget(Some(1.0), None), u(None, None, Some(0.0)), None),
+        (
+            budget(None, Some(100)),
+            u(None, None, Some(0.3)),
+            Some("--max-tokens"),
+        ),
+        (budget(None, Some(100)), u(Some(0), None, None), None),
+        (budget(None, Some(100)), u(Some(10), Some(5), None), None),
+        (
+            budget(Some(1.0), Some(100)),
+            u(Some(10), Some(5), None),
+            Some("--max-cost"),
+        ),
+        (
+            budget(Some(1.0), Some(100)),
+            u(None, None, Some(0.1)),
+            Some("--max-tokens"),
+        ),
+        (
+            budget(Some(1.0), Some(100)),
+            u(Some(1), Some(1), Some(0.1)),
+            None,
+        ),
+    ];
+    for (budget, turn, flag) in table {
+        assert_eq!(
+            budget.unreported(&turn).map(|(f, _)| f),
+            flag,
+            "{budget:?} with {turn:?}"
+        );
+    }
+}
+
+#[test]
+fn an_agent_that_reports_no_cost_leaves_the_run_after_its_turn_is_recorded() {
+    let cost_cap = Limits {
+        budget: Budget {
+            max_cost_usd: Some(1.0),
+            max_tokens: None,
+        },
+        ..limits()
+    };
+    let priced = r#"{"type":"result","is_error":false,"result":"worked","total_cost_usd":0.25,"usage":{"input_tokens":1,"output_tokens":1}}"#;
+    // One agent, no cost in its turn: the turn is recorded, then the run stops with 2, naming it.
+    let mut d = Drive {
+        m: machine(cost_cap).named(&["aider".to_string()]),
+        now: T0,
+        log: Vec::new(),
+    };
+    let (outcome, reason) = d.run(
+        |_, _| exited(0, "Tokens: 10 sent, 5 received."),
+        |_| open(),
+        |_| None,
+    );
+    assert_eq!(outcome, RunEnd::HardFailure, "{reason}");
+    assert_eq!(
+        (turns(&d), d.count(|a| matches!(a, Step::Record { .. }))),
+        (1, 1)
+    );
+    assert!(reason.contains("aider's turn reported no cost"), "{reason}");
+    assert!(reason.contains("--max-cost"), "{reason}");
+    // Two agents: the next takes over (`usage-unreported`) and runs to the budget.
+    let mut d = agents(2, cost_cap);
+    let (outcome, reason) = d.run_agents(
+        |_, _, i| exited(0, if i == 0 { "worked" } else { priced }),
+        |_| open(),
+        |_| None,
+    );
+    assert_eq!(outcome, RunEnd::Budget, "{reason}");
+    assert_eq!(d.agents(), [0, 1, 1, 1, 1]);
+    assert_eq!(d.switches(), [(0, 1, "usage-unreported".to_string())]);
+    assert!(
+        d.m.why(0)
+            .is_some_and(|w| w.contains("agent 1's turn reported no cost"))
+    );
+    // Both unreported: out one after the other, exit 2 when none is left.
+    let mut d = agents(2, cost_cap);
+    let (outcome, reason) = d.run(|_, _| exited(0, "worked"), |_| open(), |_| None);
+    assert_eq!((outcome, turns(&d)), (RunEnd::HardFailure, 2), "{reason}");
+    assert!(reason.ends_with("no agent is left in the run"), "{reason}");
+    // The turn that proves the goal completes it all the same.
+    let mut d = Drive::new(cost_cap);
+    let proven = GoalState::InProgress {
+        all_proven: true,
+        stagnant: false,
+    };
+    let (outcome, _) = d.run(|_, _| exited(0, "worked"), |_| proven, |_| None);
+    assert_eq!(outcome, RunEnd::Complete);
+    // Tokens reported, no cost asked for: the run goes on to its iteration budget.
+    let mut d = Drive::new(Limits {
+        budget: Budget {
+            max_cost_usd: None,
+            max_tokens: Some(1000),
+        },
+        max_iterations: Some(3),
+        ..limits()
+    });
+    let (outcome, _) = d.run(|_, _| exited(0, priced), |_| open(), |_| None);
+    assert_eq!((outcome, turns(&d)), (RunEnd::Budget, 3));
+}
