@@ -753,22 +753,32 @@ def replay(index, entry, args, mirrors):
         modes = args.modes.split(",")
         deadline = t0 + args.cap
         if "honest" in modes:
-            res["honest"] = mode_honest(ch, args.goal, env, tmp, args.cap)
+            res["honest"] = guarded(mode_honest, ch, args.goal, env, tmp, args.cap)
         if "done-last" in modes and time.monotonic() < deadline:
-            res["done-last"] = mode_done_last(ch, args.goal, env, tmp, args.cap)
+            res["done-last"] = guarded(mode_done_last, ch, args.goal, env, tmp, args.cap)
         if "withheld" in modes and res["f2p"]["verdict"] == "FAIL_TO_PASS":
             res["withheld"] = {}
             for trick in chosen_tricks(project, index, args):
                 if time.monotonic() > deadline:
                     res["withheld"][trick] = {"applicable": False, "why": "time cap"}
                     continue
-                res["withheld"][trick] = mode_withheld(ch, args.goal, env, tmp, args.cap, trick)
+                r = guarded(mode_withheld, ch, args.goal, env, tmp, args.cap, trick)
+                res["withheld"][trick] = r if r else {"applicable": False, "why": "the trick broke"}
     except Exception as e:  # a broken entry is reported, never fatal to the run
         res["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     res["s"] = round(time.monotonic() - t0, 1)
     return res
+
+
+def guarded(fn, *args):
+    """One mode's result, or None when the script itself failed there (reported, never fatal)."""
+    try:
+        return fn(*args)
+    except Exception as e:
+        print("history.py: %s failed: %s: %s" % (fn.__name__, type(e).__name__, e), file=sys.stderr)
+        return None
 
 
 def find_mirror(mirrors, name):
