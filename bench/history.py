@@ -728,8 +728,22 @@ def trick_helper(ch, work):
 # ---------------------------------------------------------------- one commit
 
 
-def chosen_tricks(project, index, args):
-    """The tricks tried on the index-th commit: all, or --tricks-per-commit of them in rotation."""
+def interleave(entries):
+    """The entries taken one project at a time, round robin, so that a run cut short covers them all."""
+    by = {}
+    for e in entries:
+        by.setdefault(e[0], []).append(e)
+    out = []
+    while any(by.values()):
+        for project in list(by):
+            if by[project]:
+                out.append(by[project].pop(0))
+    return out
+
+
+def chosen_tricks(project, commit, args):
+    """The tricks tried on a commit: all, or --tricks-per-commit of them in rotation over the project's commits."""
+    index = [e[1] for e in CORPUS if e[0] == project].index(commit)
     mine = [t for t in args.tricks.split(",") if t in LANG_TRICKS[PROJECTS[project]["lang"]]]
     k = args.tricks_per_commit
     if not k or k >= len(mine):
@@ -758,7 +772,7 @@ def replay(index, entry, args, mirrors):
             res["done-last"] = guarded(mode_done_last, ch, args.goal, env, tmp, args.cap)
         if "withheld" in modes and res["f2p"]["verdict"] == "FAIL_TO_PASS":
             res["withheld"] = {}
-            for trick in chosen_tricks(project, index, args):
+            for trick in chosen_tricks(project, commit, args):
                 if time.monotonic() > deadline:
                     res["withheld"][trick] = {"applicable": False, "why": "time cap"}
                     continue
@@ -937,6 +951,7 @@ def main():
                     help="try only K of the tricks on each commit, in rotation (0: all)")
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--markdown", action="store_true", help="print the Markdown table at the end")
+    ap.add_argument("--resume", action="store_true", help="keep the results already in --json and run the rest")
     ap.add_argument("--render", help="print the Markdown of a --json file of an earlier run, and stop")
     ap.add_argument("--propose", help="list candidate fix commits of a project's mirror")
     args = ap.parse_args()
@@ -949,11 +964,20 @@ def main():
     args.goal = os.path.abspath(args.goal)
     if args.modes and not os.access(args.goal, os.X_OK):
         sys.exit("history.py: no goal binary at %s: build it with cargo build --release --locked" % args.goal)
-    entries = [e for e in CORPUS if (not args.only or e[0] in args.only)
-               and (not args.commit or any(e[1].startswith(c) for c in args.commit))]
+    entries = interleave([e for e in CORPUS if (not args.only or e[0] in args.only)
+                          and (not args.commit or any(e[1].startswith(c) for c in args.commit))])
+    kept = []
+    if args.resume and args.json and os.path.exists(args.json):
+        with open(args.json) as f:
+            kept = [r for r in json.load(f) if "error" not in r]
+        done_ids = {r["commit"] for r in kept}
+        entries = [e for e in entries if e[1] not in done_ids]
+        for r in kept:
+            print(text_line(r), flush=True)
     for project in sorted({e[0] for e in entries}):
         setup_project(project, find_mirror(args.mirrors, PROJECTS[project]["mirror"]))
     results = [None] * len(entries)
+    keep_order = {e[1]: i for i, e in enumerate(CORPUS)}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(replay, i, e, args, args.mirrors): i for i, e in enumerate(entries)}
         for fut in concurrent.futures.as_completed(futures):
@@ -962,7 +986,8 @@ def main():
             print(text_line(results[i]), flush=True)
             if args.json:
                 with open(args.json, "w") as f:
-                    json.dump([r for r in results if r], f, indent=1)
+                    json.dump(kept + [r for r in results if r], f, indent=1)
+    results = sorted(kept + results, key=lambda r: keep_order.get(r["commit"], 0))
     tot, tricks = summary(results)
     print("\ntotals:", json.dumps(tot))
     print("tricks (tried, pin passed, completed):", json.dumps(tricks))
