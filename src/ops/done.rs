@@ -754,7 +754,6 @@ fn clean_green(
     }
 }
 
-
 fn refuse(refusals: Vec<String>, hint: Option<String>) -> Error {
     Error::not_proven(
         format!("the goal is not proven done:\n  {}", refusals.join("\n  ")),
