@@ -3,8 +3,6 @@
 //! mark set, `--confirm` is refused and no hint offers it. The mark is advisory: an agent that
 //! unsets it has cheated in a way the confirmation trailers and `goal audit --strict` show.
 
-use crate::error::{Error, Result};
-
 /// The variables that mark an agent's environment.
 pub const MARKS: [&str; 2] = ["GOAL_AGENT", "GOAL_RUN_AGENT"];
 
@@ -21,24 +19,6 @@ pub fn marked_by(var: impl Fn(&str) -> Option<String>) -> Option<String> {
         .filter_map(|key| var(key))
         .map(|v| v.trim().to_string())
         .find(|v| !v.is_empty())
-}
-
-/// `--confirm` given in a marked environment: refused (exit 1), naming the command the person
-/// runs.
-pub fn check_confirm(confirm: bool, command: &str) -> Result<()> {
-    match (confirm, agent()) {
-        (true, Some(agent)) => Err(refusal(&agent, command)),
-        _ => Ok(()),
-    }
-}
-
-fn refusal(agent: &str, command: &str) -> Error {
-    Error::refused(
-        format!("a confirmation is the person's: ask them to run `{command}`"),
-        format!(
-            "this environment is marked as the agent's ({agent}): stop, tell the person what needs confirming and why, and let them run `{command}`"
-        ),
-    )
 }
 
 /// The part of a hint that offers a confirmation: "`<what>` with `<command>`" for a person, or,

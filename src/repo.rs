@@ -31,6 +31,7 @@ pub fn short_id(id: &str) -> &str {
 use crate::error::{Error, Result};
 
 mod commit;
+pub use commit::{EVIDENCE_FILE, RETRY_FILE};
 mod diff;
 mod message;
 mod objects;

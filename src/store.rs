@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 use crate::evidence::{Ledger, WitnessEntry};
 use crate::repo::Repo;
 
-/// The evidence ledger, beside GOAL.md.
-pub const EVIDENCE_FILE: &str = "evidence.jsonl";
+/// The evidence ledger and the retry guard's raw state, beside GOAL.md: named where commits are
+/// made (the repository layer stages them whatever ignores them).
+pub use crate::repo::{EVIDENCE_FILE, RETRY_FILE};
 /// The goal file's name in its folder (the default folder is `.agents/goal`).
 pub const GOAL_FILE: &str = "GOAL.md";
 /// The worktree's lock, under its git folder.
@@ -18,8 +19,6 @@ pub const LOCK_FILE: &str = "goal.lock";
 pub const STOP_STATE_FILE: &str = "goal-stop.json";
 /// `goal run`'s marker of a run in flight, under the git folder's `goal/`.
 pub const RUN_MARKER_FILE: &str = "run.json";
-/// The retry guard's raw state, beside GOAL.md.
-pub const RETRY_FILE: &str = "retry.json";
 /// The witness of every record `goal verify` wrote, in the repository's common git dir.
 pub const WITNESS_FILE: &str = "goal-witness";
 /// A committing command's redo log, in the worktree's git dir.

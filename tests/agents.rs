@@ -373,7 +373,7 @@ fn claude_session_start_reinjects_after_compaction() {
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
     assert_eq!(
         v["hookSpecificOutput"]["additionalContext"],
-        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/1 criteria passed, iteration 0\nNext step: read .agents/goal/GOAL.md and continue iteration\n"
+        "[goal-driven-loop] ACTIVE GOAL\nMake the thing work\nProgress: 0/1 criteria passed, iteration 0\nNext step: read .agents/goal/GOAL.md and continue iteration\nGOAL-PROOF: open 0/1 criterion 1 is open: `goal verify -c 1 -- <test command>`\n"
     );
 }
 
@@ -542,7 +542,8 @@ fn claude_stop_count_resets_on_a_fresh_stop_and_a_complete_goal_is_let_go() {
         .as_str()
         .unwrap()
         .to_string();
-    insta::assert_snapshot!(reason, @r#"The goal "Make the thing work" is not done (1/1 criteria proven, iteration 0). Every criterion is proven on the current code: run `goal done` to finish. If you are truly stuck, run `goal block --reason "<why>"`."#);
+    insta::assert_snapshot!(reason, @r#"The goal "Make the thing work" is not done (1/1 criteria proven, iteration 0). Every criterion is proven on the current code: run `goal done` to finish. If you are truly stuck, run `goal block --reason "<why>"`.
+GOAL-PROOF: open 1/1 every criterion is proven: run `goal done`"#);
     // Complete (status: complete in GOAL.md, as `goal done`'s first commit leaves it).
     repo.ok(&["done"]);
     repo.git(&["checkout", "-q", "HEAD~1", "--", ".agents"]);

@@ -211,7 +211,8 @@ fn the_settings_are_written_at_init_and_changed_only_with_a_confirmation() {
     assert!(text.contains("tests: checks/**; mutants: report"), "{text}");
     let config = stdout(&repo.goal().arg("config").output().unwrap());
     assert!(
-        config.contains("goal.mutants = report · GOAL.md: report, which decides"),
+        config.contains("goal.mutants = report (")
+            && config.contains(") · GOAL.md: report, which decides"),
         "{config}"
     );
     // Bad values: exit 2, nothing changed.

@@ -829,6 +829,7 @@ Goal complete: Make the thing work
   deslop scan: 1 finding(s)
     src/lib.rs:2: todo — // TODO: tidy
   commits: [ID], [ID] (`goal log` keeps the audit)
+GOAL-PROOF: complete Make the thing work [ID]
 "#);
 }
 

@@ -581,7 +581,10 @@ fn the_continuation_follows_goal_language() {
     assert!(stderr(&out).contains("goal.language"), "{}", stderr(&out));
     repo.git(&["config", "--unset", "goal.language"]);
     let config = stdout(&repo.goal().arg("config").output().unwrap());
-    assert!(config.contains("goal.language\n    default zh"), "{config}");
+    assert!(
+        config.contains("goal.language = zh (default)\n    default zh"),
+        "{config}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -439,7 +439,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     // Red before green: each acceptance criterion of the last state has a witness (a failing run
     // of its pin on the red tree of that state); a finished goal without one fails the audit.
     if let (true, Some(last)) = (span.has_init, span.commits.last()) {
-        let surface = crate::ops::settings::surface_of(&goal.settings)?;
+        let surface = crate::surface::surface_of(&goal.settings)?;
         let (red, target) = crate::surface::tree_run::red_target(
             repo,
             span.base,

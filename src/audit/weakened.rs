@@ -36,7 +36,7 @@ pub fn goal_findings(
     Vec<WeakenedFinding>,
     Vec<crate::surface::weaken::Unreadable>,
 )> {
-    let surface = crate::ops::settings::surface_of(&goal.settings)?;
+    let surface = crate::surface::surface_of(&goal.settings)?;
     let base_tree = match base {
         Some(commit) => repo.commit_info(commit)?.tree,
         None => repo.empty_tree()?,

@@ -500,7 +500,7 @@ impl<'a> Walker<'a> {
                 recorded: trailers.and_then(|t| t.material_change.clone()),
             });
         }
-        self.surface = crate::ops::settings::surface_of(&now)?;
+        self.surface = crate::surface::surface_of(&now)?;
         Ok(())
     }
 

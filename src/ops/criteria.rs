@@ -58,7 +58,7 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
     if let Some(command) = confirm_command(&change) {
-        crate::person::check_confirm(true, &command)?;
+        crate::ops::confirm::check_confirm(true, &command)?;
     }
     // A criterion the agent added in this goal, with no evidence yet, is its own to change.
     let own = match &change {
@@ -499,7 +499,7 @@ pub struct SurfaceReport {
 /// refused without `--confirm`, recorded in `Goal-Material-Change`.
 pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> {
     let new = change.settings()?;
-    crate::person::check_confirm(change.confirm, &change.command())?;
+    crate::ops::confirm::check_confirm(change.confirm, &change.command())?;
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;

@@ -188,7 +188,7 @@ fn refusal(
 }
 
 pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
-    crate::person::check_confirm(options.confirm, "goal done --confirm")?;
+    crate::ops::confirm::check_confirm(options.confirm, "goal done --confirm")?;
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;

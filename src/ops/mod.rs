@@ -6,6 +6,8 @@ pub mod abandon;
 pub mod attempt;
 pub mod block;
 pub mod check;
+/// `--confirm` refused in an agent's environment.
+pub mod confirm;
 pub mod criteria;
 pub mod done;
 pub mod init;

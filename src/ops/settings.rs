@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::goal_file::{GoalFile, Settings};
 use crate::surface::Surface;
 use crate::workspace::Workspace;
@@ -24,15 +24,7 @@ pub fn surface(ws: &Workspace, goal: &GoalFile) -> Result<Surface> {
     surface_of(&of_goal(ws, goal))
 }
 
-/// The test surface of `settings`; a bad glob is a usage error naming it.
-pub fn surface_of(settings: &Settings) -> Result<Surface> {
-    Surface::of_settings(settings).map_err(|e| {
-        Error::usage(
-            format!("GOAL.md's `tests:` {e}"),
-            "a person fixes it with `goal criteria surface --tests <glob>... --confirm`",
-        )
-    })
-}
+pub use crate::surface::surface_of;
 
 /// Warn (once a process) about each git config setting that disagrees with GOAL.md's.
 pub fn warn_disagreeing(repo: &crate::repo::Repo, settings: &Settings) {

@@ -392,6 +392,11 @@ pub(super) fn stage_bytes(
     index.add_frombuffer(&entry, bytes)
 }
 
+/// The evidence ledger, beside GOAL.md.
+pub const EVIDENCE_FILE: &str = "evidence.jsonl";
+/// The retry guard's raw state, beside GOAL.md.
+pub const RETRY_FILE: &str = "retry.json";
+
 /// The regular files under `dir` (relative to `root`), recursively; symlinks are not followed.
 /// `changes` and the goal's own files as the working tree has them (evidence.jsonl, retry.json),
 /// so that they are staged as `git add -f` would, even where an ignore rule covers them: a goal
@@ -402,7 +407,7 @@ fn with_goal_files(
     changes: &[(PathBuf, Option<Vec<u8>>)],
 ) -> Vec<(PathBuf, Option<Vec<u8>>)> {
     let mut all = changes.to_vec();
-    for name in [crate::store::EVIDENCE_FILE, crate::store::RETRY_FILE] {
+    for name in [EVIDENCE_FILE, RETRY_FILE] {
         let rel = goal_dir.join(name);
         if all.iter().any(|(p, _)| *p == rel) {
             continue;

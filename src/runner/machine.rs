@@ -8,47 +8,6 @@ use super::presets::{Patterns, TurnVerdict};
 use crate::retry::Backoff;
 use crate::usage::Usage;
 
-/// The spend budgets of a run (`--max-cost`, `--max-tokens`), over the usage the agent CLI reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Budget {
-    pub max_cost_usd: Option<f64>,
-    pub max_tokens: Option<u64>,
-}
-
-impl Budget {
-    /// Why the running `total` has spent this budget (it reached it: ≥), or None.
-    pub fn spent(&self, total: &Usage) -> Option<String> {
-        if let (Some(max), Some(cost)) = (self.max_cost_usd, total.cost_usd)
-            && cost >= max
-        {
-            return Some(format!(
-                "--max-cost {max} reached (${cost:.4} spent) and the goal is not proven done"
-            ));
-        }
-        if let (Some(max), Some(tokens)) = (self.max_tokens, total.tokens())
-            && tokens >= max
-        {
-            return Some(format!(
-                "--max-tokens {max} reached ({tokens} tokens used) and the goal is not proven done"
-            ));
-        }
-        None
-    }
-
-    /// The budget flag a turn's usage cannot be held to, and what it left out: `--max-cost`
-    /// when the turn reported no cost, `--max-tokens` when it reported no token counts (a
-    /// reported 0 is reported). None when every budget given can count the turn.
-    pub fn unreported(&self, turn: &Usage) -> Option<(&'static str, &'static str)> {
-        if self.max_cost_usd.is_some() && turn.cost_usd.is_none() {
-            return Some(("--max-cost", "cost"));
-        }
-        if self.max_tokens.is_some() && turn.tokens().is_none() {
-            return Some(("--max-tokens", "token counts"));
-        }
-        None
-    }
-}
-
 /// The bounds of a run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
@@ -800,48 +759,11 @@ impl Machine {
     }
 }
 
-/// The wait after the `n`-th usage limit in a row that named no reset time: 30 min, then 60,
-/// doubling, capped at 2 h.
-pub fn limit_step(n: u32) -> u64 {
-    const STEP: u64 = 30 * 60_000;
-    const CAP: u64 = 2 * 60 * 60_000;
-    STEP.saturating_mul(1u64 << n.saturating_sub(1).min(8))
-        .min(CAP)
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
-/// A wait as people read it, rounded: `45 s`, `12 min`, `1 h 30 min`.
-fn about(ms: u64) -> String {
-    let s = ms.div_ceil(1000);
-    match s {
-        s if s < 90 => format!("{s} s"),
-        s if s < 90 * 60 => format!("{} min", s.div_ceil(60)),
-        s => {
-            let m = s.div_ceil(60);
-            match m % 60 {
-                0 => format!("{} h", m / 60),
-                r => format!("{} h {r} min", m / 60),
-            }
-        }
-    }
-}
-
-/// `90 s`, `5 min`, `1.5 s`.
-pub fn human_ms(ms: u64) -> String {
-    if ms.is_multiple_of(60_000) && ms >= 60_000 {
-        format!("{} min", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    }
-}
+mod budget;
+mod words;
+pub use budget::Budget;
+use words::{about, clip};
+pub use words::{human_ms, limit_step};
 
 #[cfg(test)]
 mod tests;
