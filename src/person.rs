@@ -40,9 +40,12 @@ pub fn offer_to(marked: bool, what: &str, command: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An environment, and the mark it should give.
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+
     #[test]
     fn the_mark_is_either_variable_non_empty() {
-        let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+        let cases: &[Case] = &[
             (&[], None),
             (&[("GOAL_AGENT", "")], None),
             (&[("GOAL_AGENT", "  ")], None),

@@ -177,6 +177,16 @@ impl Surface {
     }
 }
 
+/// The test surface of a goal's `settings`; a bad glob is a usage error naming it.
+pub fn surface_of(settings: &crate::goal_file::Settings) -> crate::error::Result<Surface> {
+    Surface::of_settings(settings).map_err(|e| {
+        crate::error::Error::usage(
+            format!("GOAL.md's `tests:` {e}"),
+            "a person fixes it with `goal criteria surface --tests <glob>... --confirm`",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::PartialConfig::*;
@@ -264,14 +274,4 @@ mod tests {
             "{err}"
         );
     }
-}
-
-/// The test surface of a goal's `settings`; a bad glob is a usage error naming it.
-pub fn surface_of(settings: &crate::goal_file::Settings) -> crate::error::Result<Surface> {
-    Surface::of_settings(settings).map_err(|e| {
-        crate::error::Error::usage(
-            format!("GOAL.md's `tests:` {e}"),
-            "a person fixes it with `goal criteria surface --tests <glob>... --confirm`",
-        )
-    })
 }

@@ -39,7 +39,7 @@ pub fn red_target(
     let goal = goal_dir.to_string_lossy().trim_end_matches('/').to_string();
     let in_goal =
         |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
-    let red = red_tree_skipping(repo, base_tree, work, &surface, &in_goal)?;
+    let red = red_tree_skipping(repo, base_tree, work, surface, &in_goal)?;
     let target = RedTarget {
         base: base.map(|b| b.to_string()).unwrap_or_default(),
         tree: repo.tree_without(red.tree, goal_dir)?.to_string(),
