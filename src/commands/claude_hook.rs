@@ -238,6 +238,9 @@ struct StopState {
     /// The reason of the block counted last, while it may still be refunded; "" once judged.
     #[serde(default)]
     reason: String,
+    /// The transcript's length when goal blocked: the block's feedback is read after it.
+    #[serde(default)]
+    transcript_at: u64,
 }
 
 /// The count of goal's own blocks this stop starts from. A fresh stop (no hook blocked the one
@@ -271,8 +274,18 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let shared = !saved.reason.is_empty()
-        && transcript.is_some_and(|t| crate::claude_hooks::shared_block(t, &saved.reason));
+    // Read only when it can matter: a fresh stop or a new iteration starts at 0 anyway.
+    let continued = stop_hook_active && saved.iteration_commit == current;
+    let shared = continued
+        && !saved.reason.is_empty()
+        && transcript.is_some_and(|t| {
+            crate::claude_hooks::shared_block(
+                t,
+                &saved.reason,
+                saved.transcript_at,
+                crate::claude_hooks::transcript_wait(),
+            )
+        });
     let blocks = own_blocks(&saved, stop_hook_active, &current, shared);
     if blocks >= ws.config.stop_blocks {
         // The stop goes through; the last block is judged, so it is never refunded twice.
@@ -280,6 +293,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
             iteration_commit: current,
             blocks,
             reason: String::new(),
+            transcript_at: 0,
         };
         write_stop_state(&path, &state)?;
         return Ok(None);
@@ -290,6 +304,7 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
         iteration_commit: current,
         blocks: blocks + 1,
         reason: reason.clone(),
+        transcript_at: transcript.map_or(0, crate::claude_hooks::transcript_len),
     };
     write_stop_state(&path, &state)?;
     Ok(Some(json!({"decision": "block", "reason": reason})))
@@ -388,6 +403,7 @@ mod tests {
                 iteration_commit: "c1".into(),
                 blocks,
                 reason: if kept { "why".into() } else { String::new() },
+                transcript_at: 0,
             };
             let current = if same { "c1" } else { "c2" };
             assert_eq!(
