@@ -37,6 +37,9 @@ pub fn plugin_hooks() -> String {
     text
 }
 
+/// What every block reason of goal's Stop hook says, before the block's number.
+pub const GOALS_BLOCK: &str = "goal's stop block ";
+
 /// How Claude Code opens the message that carries one Stop hook's blocking reason.
 const FEEDBACK: &str = "Stop hook feedback:";
 
@@ -79,28 +82,10 @@ pub fn shared_in(jsonl: &str, reason: &str) -> bool {
     let before = entries[..at].iter().rev();
     let after = entries[at + 1..].iter();
     let other = |(role, text): &(String, String)| -> Option<bool> {
-        (role == "user").then(|| text.starts_with(FEEDBACK) && !ours(text))
+        (role == "user").then(|| text.starts_with(FEEDBACK) && !text.contains(GOALS_BLOCK))
     };
     let mut neighbours = before.map_while(other).chain(after.map_while(other));
     neighbours.any(|other_hook| other_hook)
-}
-
-/// The part of a transcript written since byte `from` (where it ended when goal blocked), from
-/// the first whole line on: a block's feedback is always written after the block.
-fn written_since(jsonl: &str, from: u64) -> &str {
-    let from = usize::try_from(from).unwrap_or(usize::MAX);
-    if from == 0 {
-        return jsonl;
-    }
-    let Some(rest) = jsonl.get(from..) else {
-        // Shorter than when goal blocked (or not at a character boundary): read it whole.
-        return if from > jsonl.len() { jsonl } else { "" };
-    };
-    if jsonl.as_bytes()[from - 1] == b'\n' {
-        rest
-    } else {
-        rest.split_once('\n').map_or("", |(_, whole)| whole)
-    }
 }
 
 /// How long a stop waits for Claude Code to write the last block's feedback into the transcript
@@ -114,25 +99,19 @@ pub fn transcript_wait() -> std::time::Duration {
     std::time::Duration::from_millis(ms)
 }
 
-/// [`shared_in`] on the transcript file Claude Code names in the Stop event, over what was written
-/// since goal blocked (`from`, its length then): an older block with the same reason is never
-/// taken for the last one. Until the last block's feedback is there, the file is read again (for
-/// `wait`, [`transcript_wait`] in the hook); a transcript that cannot be read, or never shows the block, says nothing
-/// shared, so the block counts (the limit holds either way).
-pub fn shared_block(
-    transcript: &std::path::Path,
-    reason: &str,
-    from: u64,
-    wait: std::time::Duration,
-) -> bool {
+/// [`shared_in`] on the transcript file Claude Code names in the Stop event. `reason` is unique to
+/// goal's last block (it carries the block's number), so an older block is never taken for it.
+/// Until that block's feedback is there, the file is read again (for `wait`, [`transcript_wait`]
+/// in the hook); a transcript that cannot be read, or never shows the block, says nothing shared,
+/// so the block counts (the limit holds either way).
+pub fn shared_block(transcript: &std::path::Path, reason: &str, wait: std::time::Duration) -> bool {
     let deadline = std::time::Instant::now() + wait;
     loop {
         let Ok(jsonl) = std::fs::read_to_string(transcript) else {
             return false;
         };
-        let since = written_since(&jsonl, from);
-        if feedback_written(since, reason) {
-            return shared_in(since, reason);
+        if feedback_written(&jsonl, reason) {
+            return shared_in(&jsonl, reason);
         }
         if std::time::Instant::now() >= deadline {
             return false;
@@ -146,11 +125,6 @@ fn feedback_written(jsonl: &str, reason: &str) -> bool {
     transcript_entries(jsonl)
         .iter()
         .any(|(role, text)| role == "user" && text.starts_with(FEEDBACK) && text.contains(reason))
-}
-
-/// The transcript's length now, to find what is written after a block; 0 when it cannot be read.
-pub fn transcript_len(transcript: &std::path::Path) -> u64 {
-    std::fs::metadata(transcript).map_or(0, |m| m.len())
 }
 
 #[cfg(test)]
@@ -171,7 +145,7 @@ mod tests {
             json!({"type": "attachment", "attachment": {"type": "goal_status", "met": false}})
                 .to_string()
         };
-        let ours = "Stop hook feedback:\nThe goal is not done. why";
+        let ours = "Stop hook feedback:\nThe goal is not done (goal's stop block 1). why";
         let judge = "Stop hook feedback:\n[all tests pass]: not met";
         let table: Vec<(Vec<String>, bool)> = vec![
             (
@@ -221,47 +195,29 @@ mod tests {
         }
     }
 
-    /// What a transcript gained since goal blocked: (text, offset, the part read).
+    /// A block whose feedback is not in the transcript yet is not shared: goal waits for it, then
+    /// counts it as its own.
     #[test]
-    fn only_what_was_written_after_the_block_is_read() {
-        let table = [
-            ("a\nb\n", 0, "a\nb\n"),
-            ("a\nb\n", 2, "b\n"),
-            ("a\nb\n", 1, "b\n"),
-            ("a\nb\n", 4, ""),
-            ("a\nb\n", 9, "a\nb\n"),
-        ];
-        for (text, from, want) in table {
-            assert_eq!(written_since(text, from), want, "{text:?} from {from}");
-        }
-    }
-
-    /// An older block with the same reason, shared with the judge, is not the last block when the
-    /// transcript has not caught up yet: nothing written since the block says nothing shared.
-    #[test]
-    fn an_older_shared_block_is_not_taken_for_the_last_one() {
+    fn a_block_not_written_yet_is_not_shared() {
         let user = |text: &str| {
             json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
         };
         let older = [
-            user("Stop hook feedback:\nThe goal is not done. why"),
+            user("Stop hook feedback:\nThe goal is not done (goal's stop block 1). why"),
             user("Stop hook feedback:\n[all tests pass]: not met"),
         ]
-        .join("\n")
-            + "\n";
+        .join("\n");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, &older).unwrap();
         let now = std::time::Duration::ZERO;
-        assert!(shared_block(&path, "why", 0, now));
-        assert!(!shared_block(&path, "why", older.len() as u64, now));
-        let mut later = older.clone();
-        later.push_str(&(user("Stop hook feedback:\nThe goal is not done. why") + "\n"));
-        std::fs::write(&path, &later).unwrap();
-        assert!(
-            !shared_block(&path, "why", older.len() as u64, now),
-            "goal alone"
-        );
+        assert!(shared_block(&path, "stop block 1)", now));
+        assert!(!shared_block(&path, "stop block 2)", now));
+        assert!(!shared_block(
+            &dir.path().join("none.jsonl"),
+            "stop block 1)",
+            now
+        ));
     }
 
     /// The committed plugin hooks file is the rendered table. To refresh it after changing the

@@ -542,7 +542,7 @@ fn claude_stop_count_resets_on_a_fresh_stop_and_a_complete_goal_is_let_go() {
         .as_str()
         .unwrap()
         .to_string();
-    insta::assert_snapshot!(reason, @r#"The goal "Make the thing work" is not done (1/1 criteria proven, iteration 0). Every criterion is proven on the current code: run `goal done` to finish. If you are truly stuck, run `goal block --reason "<why>"`.
+    insta::assert_snapshot!(reason, @r#"The goal "Make the thing work" is not done (1/1 criteria proven, iteration 0, goal's stop block 7). Every criterion is proven on the current code: run `goal done` to finish. If you are truly stuck, run `goal block --reason "<why>"`.
 GOAL-PROOF: open 1/1 every criterion is proven: run `goal done`"#);
     // Complete (status: complete in GOAL.md, as `goal done`'s first commit leaves it).
     repo.ok(&["done"]);

@@ -89,7 +89,7 @@ fn assert_the_plugin_drove_the_session(repo: &Repo, api: &FakeApi, out: &Output)
         assert!(
             text.starts_with("Stop hook feedback:")
                 && text.contains(
-                    "The goal \"make the CSV importer skip malformed rows\" is not done (0/0 criteria proven, iteration 0)."
+                    "The goal \"make the CSV importer skip malformed rows\" is not done (0/0 criteria proven, iteration 0, goal's stop block "
                 ),
             "{text}"
         );

@@ -238,9 +238,10 @@ struct StopState {
     /// The reason of the block counted last, while it may still be refunded; "" once judged.
     #[serde(default)]
     reason: String,
-    /// The transcript's length when goal blocked: the block's feedback is read after it.
+    /// How many stops goal's hook has blocked in this repository, ever: the number in each block's
+    /// reason, so the transcript shows which feedback is the last block's.
     #[serde(default)]
-    transcript_at: u64,
+    seq: u64,
 }
 
 /// The count of goal's own blocks this stop starts from. A fresh stop (no hook blocked the one
@@ -282,7 +283,6 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
             crate::claude_hooks::shared_block(
                 t,
                 &saved.reason,
-                saved.transcript_at,
                 crate::claude_hooks::transcript_wait(),
             )
         });
@@ -293,18 +293,19 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
             iteration_commit: current,
             blocks,
             reason: String::new(),
-            transcript_at: 0,
+            seq: saved.seq,
         };
         write_stop_state(&path, &state)?;
         return Ok(None);
     }
     let proof = crate::ops::proof(&ws, &goal)?;
-    let reason = block_reason(&goal, &proof);
+    let seq = saved.seq + 1;
+    let reason = block_reason(&goal, &proof, seq);
     let state = StopState {
         iteration_commit: current,
         blocks: blocks + 1,
         reason: reason.clone(),
-        transcript_at: transcript.map_or(0, crate::claude_hooks::transcript_len),
+        seq,
     };
     write_stop_state(&path, &state)?;
     Ok(Some(json!({"decision": "block", "reason": reason})))
@@ -317,7 +318,11 @@ fn write_stop_state(path: &Path, state: &StopState) -> Result<()> {
 
 /// Why the Stop hook keeps the agent going: the goal, its figure, the next step, and the proof
 /// line last.
-fn block_reason(goal: &crate::goal_file::GoalFile, proof: &crate::proof::Proof) -> String {
+fn block_reason(
+    goal: &crate::goal_file::GoalFile,
+    proof: &crate::proof::Proof,
+    seq: u64,
+) -> String {
     let open: Vec<String> = goal
         .criteria
         .iter()
@@ -357,11 +362,12 @@ fn block_reason(goal: &crate::goal_file::GoalFile, proof: &crate::proof::Proof) 
         )
     };
     format!(
-        "The goal \"{}\" is not done ({}/{} criteria proven, iteration {}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.\n{}",
+        "The goal \"{}\" is not done ({}/{} criteria proven, iteration {}, {}{seq}). {next} If you are truly stuck, run `goal block --reason \"<why>\"`.\n{}",
         goal.goal,
         proof.proven,
         goal.criteria.len(),
         goal.iteration,
+        crate::claude_hooks::GOALS_BLOCK,
         inject::proof_open_line(goal, proof)
     )
 }
@@ -403,7 +409,7 @@ mod tests {
                 iteration_commit: "c1".into(),
                 blocks,
                 reason: if kept { "why".into() } else { String::new() },
-                transcript_at: 0,
+                seq: 0,
             };
             let current = if same { "c1" } else { "c2" };
             assert_eq!(
