@@ -1,6 +1,6 @@
 //! Questions with a timed default: never waits without a TTY, never waits forever with one.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -29,22 +29,20 @@ pub fn choose_answered(
     default: usize,
     timeout: Duration,
 ) -> Option<usize> {
-    let mut stderr = std::io::stderr();
-    let _ = writeln!(stderr, "{question}");
+    let mut prompt = format!("{question}\n");
     for (i, option) in options.iter().enumerate() {
         let mark = if i == default { " (default)" } else { "" };
-        let _ = writeln!(stderr, "  {}) {option}{mark}", i + 1);
+        prompt.push_str(&format!("  {}) {option}{mark}\n", i + 1));
     }
     let words: Vec<&str> = options.iter().map(|o| first_word(o)).collect();
-    let _ = write!(
-        stderr,
+    prompt.push_str(&format!(
         "choose 1-{} or {} [{:.0}s → {}]: ",
         options.len(),
         words.join(" / "),
         timeout.as_secs_f64().ceil(),
         words[default]
-    );
-    let _ = stderr.flush();
+    ));
+    crate::context::eprint_text(prompt);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut line = String::new();
@@ -54,7 +52,7 @@ pub fn choose_answered(
     let answer = rx.recv_timeout(timeout).ok();
     let choice = answer.as_deref().and_then(|a| answer_index(a, options));
     if choice.is_none() {
-        let _ = writeln!(stderr, "\n→ {}", options[default]);
+        crate::context::eprint_line(format!("\n→ {}", options[default]));
     }
     choice
 }

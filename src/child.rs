@@ -5,7 +5,7 @@
 //! while a child runs and sends them on itself: first the same signal, then, after a grace period,
 //! SIGKILL to whatever is left. Outside a child run both signals keep their default action.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -454,12 +454,8 @@ fn run_child(
                     Ok(n) => n,
                 };
                 if tee == Tee::Nowhere {
-                } else if is_err || tee == Tee::Stderr {
-                    let _ = std::io::stderr().write_all(&buf[..n]);
                 } else {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(&buf[..n]);
-                    let _ = out.flush();
+                    crate::context::pass_through(&buf[..n], is_err || tee == Tee::Stderr);
                 }
                 if let Ok(mut o) = output.lock() {
                     o.extend_from_slice(&buf[..n]);

@@ -84,6 +84,53 @@ pub fn color_wanted() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
+// The layers below the commands print only through these (tests/layers.rs checks it): a line on
+// stderr, a line of an event stream, a child's output passed through, a question's prompt.
+
+/// A line on stderr, as it is.
+pub fn eprint_line(text: impl AsRef<str>) {
+    eprintln!("{}", text.as_ref());
+}
+
+/// A line on stdout, flushed at once (a line of `goal run`'s event stream or its plain report).
+pub fn print_line(text: impl AsRef<str>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", text.as_ref());
+    let _ = out.flush();
+}
+
+/// Bytes of a child's output passed through as they come: to stderr, or to stdout, flushed.
+pub fn pass_through(bytes: &[u8], to_stderr: bool) {
+    use std::io::Write;
+    if to_stderr {
+        let _ = std::io::stderr().write_all(bytes);
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(bytes);
+        let _ = out.flush();
+    }
+}
+
+/// Text on stderr with no newline after it (a question waiting for its answer), flushed.
+pub fn eprint_text(text: impl AsRef<str>) {
+    use std::io::Write;
+    let mut err = std::io::stderr();
+    let _ = write!(err, "{}", text.as_ref());
+    let _ = err.flush();
+}
+
+/// Whether stderr is a terminal.
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// A second descriptor of stderr, for a child whose stdout should go where goal's messages go.
+pub fn stderr_descriptor() -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::AsFd;
+    std::io::stderr().as_fd().try_clone_to_owned().ok()
+}
+
 /// Set once the command has put JSON on stdout: an error after that is not a second document.
 static JSON_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

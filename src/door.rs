@@ -270,10 +270,10 @@ impl Workspace {
         self.remove_stale_git_locks(since);
         let remove = || std::fs::remove_file(&path).map_err(Error::io("cannot remove", &path));
         let Ok(journal) = serde_json::from_slice::<Pending>(&bytes) else {
-            eprintln!(
+            crate::context::eprint_line(format!(
                 "goal: warning: dropped an unreadable journal {} left by a killed goal process",
                 path.display()
-            );
+            ));
             return remove();
         };
         if let Some(head) = self.repo.head_id()?
@@ -282,7 +282,9 @@ impl Workspace {
             return remove();
         }
         let subject = journal.message.lines().next().unwrap_or("").to_string();
-        eprintln!("goal: finishing `{subject}`, interrupted by a killed goal process");
+        crate::context::eprint_line(format!(
+            "goal: finishing `{subject}`, interrupted by a killed goal process"
+        ));
         // The user's hooks passed this commit before its journal was written: it is only made.
         let finished = self
             .write_files(journal.goal.as_deref(), &journal.other)
@@ -291,9 +293,9 @@ impl Workspace {
                 self.repo.finish_commit(&staging, &journal.message)
             });
         if let Err(e) = finished {
-            eprintln!(
+            crate::context::eprint_line(format!(
                 "goal: warning: could not finish `{subject}` ({e}); the goal files are left as they are"
-            );
+            ));
         }
         remove()
     }
@@ -341,10 +343,10 @@ impl Workspace {
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t >= since);
             if fresh && std::fs::remove_file(&lock).is_ok() {
-                eprintln!(
+                crate::context::eprint_line(format!(
                     "goal: removed {}, left by a killed goal process",
                     lock.display()
-                );
+                ));
             }
         }
     }
@@ -419,7 +421,10 @@ impl Workspace {
         }
         let mut made = Vec::new();
         if self.repo.head_detached() {
-            eprintln!("goal: warning: {}", crate::workspace::DETACHED_WARNING);
+            crate::context::eprint_line(format!(
+                "goal: warning: {}",
+                crate::workspace::DETACHED_WARNING
+            ));
         }
         for (i, (p, staging)) in pending.iter().zip(&staged).enumerate() {
             match self.commit_journaled(p, staging) {

@@ -1,12 +1,12 @@
 //! `goal`: keep a coding agent on one goal until the goal is proven done.
 
-// The layers, top down (an arrow only points down; tests/layers.rs checks that no two modules
-// reach each other): lib and cli → commands (arguments in, text or JSON out) → runner (goal run's
-// state machine and agents) → ops (one function per operation) → audit (a goal read back from
-// git and replayed), recheck, fleet, door (the one way a goal commit is made) → workspace, history, store (paths, lock, loading the goal
-// files, reading them back from git) → repo (the only git user); the rules beside and below them
-// (goal_file, evidence, proof, gate, stagnation, retry, summary, texts, …) are pure; surface builds
-// red trees from the repository and runs pins on them for ops and audit.
+// The layers, top down (an arrow only points to its own rank or down; tests/layers.rs gives every
+// module its rank and checks it): lib and cli → commands (arguments in, text or JSON out) → runner
+// (goal run's state machine and agents) → ops (one function per operation) → audit, door, fleet,
+// history, merge_driver, recheck (goals read back from git; the one commit door) → workspace →
+// config, gate, proof, store, surface, texts, user_hooks (a goal's state) → ask, child, context,
+// error, fault, repo (the only git user), trailers (the system) → the pure rules (goal_file,
+// evidence, detect, lint, material, pin, summary, test_names, stagnation, retry, …).
 
 /// Questions on the terminal with a timed default (never the agent's prompt).
 pub mod ask;

@@ -400,7 +400,6 @@ mod tests {
 /// `info/attributes` (never the tracked `.gitattributes`). I/O.
 pub mod install {
     use std::path::{Path, PathBuf};
-    use std::process::Command;
 
     use crate::error::{Error, Result};
     use crate::workspace::write_atomic;
@@ -409,17 +408,7 @@ pub mod install {
     const END: &str = "# <<< goal <<<";
 
     fn git_config(common_dir: &Path, args: &[&str]) -> Result<bool> {
-        let status = Command::new("git")
-            .arg("--git-dir")
-            .arg(common_dir)
-            .arg("config")
-            .args(args)
-            .status()
-            .map_err(|source| Error::Spawn {
-                program: "git".into(),
-                source,
-            })?;
-        Ok(status.success())
+        crate::repo::cli::config_at(common_dir, args)
     }
 
     fn attributes_path(common_dir: &Path) -> PathBuf {

@@ -30,6 +30,7 @@ pub fn short_id(id: &str) -> &str {
 
 use crate::error::{Error, Result};
 
+pub mod cli;
 mod commit;
 pub use commit::{EVIDENCE_FILE, RETRY_FILE};
 mod diff;

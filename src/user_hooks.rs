@@ -2,7 +2,6 @@
 //! for `goal`'s own commits the way `git commit` runs them.
 
 use std::ffi::OsString;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -74,7 +73,7 @@ impl Hooks {
                 Some(tree) => command.env(GATED_TREE_ENV, tree.to_string()),
                 None => command.env_remove(GATED_TREE_ENV),
             };
-            if let Ok(fd) = std::io::stderr().as_fd().try_clone_to_owned() {
+            if let Some(fd) = crate::context::stderr_descriptor() {
                 command.stdout(Stdio::from(fd));
             }
             command.status()
@@ -108,7 +107,7 @@ impl Hooks {
 /// that appends a paragraph after them hides them from `git interpret-trailers`).
 pub fn restore_trailers(message: &str, edited: &str) -> String {
     let ours = crate::repo::parse_trailers(message);
-    let edited = git2::message_prettify(edited, None).unwrap_or_else(|_| edited.to_string());
+    let edited = crate::repo::cli::message_prettify(edited);
     if edited.trim().is_empty() {
         return message.to_string();
     }
@@ -121,7 +120,7 @@ pub fn restore_trailers(message: &str, edited: &str) -> String {
         .lines()
         .filter(|l| !lines.iter().any(|t| t == l.trim_end()))
         .collect();
-    let body = git2::message_prettify(kept.join("\n"), None).unwrap_or_default();
+    let body = crate::repo::cli::message_prettify(&kept.join("\n"));
     let block = lines.join("\n");
     // Joined to a last paragraph that is itself a trailer block, or as a block of their own.
     let joined = format!("{}\n{block}\n", body.trim_end());

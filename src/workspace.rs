@@ -264,10 +264,10 @@ impl Workspace {
     pub fn retry_state(&self) -> crate::retry::RetryState {
         let rel = self.retry_rel();
         if let Err(e) = self.check_inside(&rel) {
-            eprintln!(
+            crate::context::eprint_line(format!(
                 "goal: warning: ignoring {}: {e}; starting a fresh retry state",
                 rel.display()
-            );
+            ));
             return crate::retry::RetryState::default();
         }
         match std::fs::read_to_string(self.abs(&rel)) {
@@ -275,17 +275,17 @@ impl Workspace {
                 crate::retry::RetryState::default()
             }
             Err(e) => {
-                eprintln!(
+                crate::context::eprint_line(format!(
                     "goal: warning: cannot read {}: {e}; starting a fresh retry state",
                     rel.display()
-                );
+                ));
                 crate::retry::RetryState::default()
             }
             Ok(text) => crate::retry::RetryState::parse(&text).unwrap_or_else(|e| {
-                eprintln!(
+                crate::context::eprint_line(format!(
                     "goal: warning: {} is malformed ({e}); starting a fresh retry state",
                     rel.display()
-                );
+                ));
                 crate::retry::RetryState::default()
             }),
         }

@@ -1,6 +1,8 @@
-//! The structure of `src/`, read with `syn`: arrows between the top-level modules point one way
-//! (no circle), only the command line calls the commands, exit codes are compared nowhere but in
-//! the error module, files stay under 800 lines, and every module says what it is for.
+//! The structure of `src/`, read with `syn`: every top-level module has a rank and every arrow
+//! between them points down the ranks (and never round a circle), only the command line calls the
+//! commands, git is run only in `repo/`, printing happens only at the top, the agent names are
+//! listed once, exit codes are compared nowhere but in the error module, files stay under 800
+//! lines, and every module says what it is for. Each rule has a test that it can fail.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -65,12 +67,33 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-/// What one file's non-test code names: the `crate::<module>` it uses, and where it calls
-/// `.exit_code()`.
+/// What one file's non-test code names: the `crate::<module>` it uses, where it calls
+/// `.exit_code()`, runs git (the CLI or git2), prints, and lists agent names.
 #[derive(Default)]
 struct Uses {
     modules: BTreeSet<String>,
     exit_code_calls: usize,
+    /// Lines that run the git CLI (`Command::new("git")`) or name git2.
+    git: Vec<usize>,
+    /// Lines that print (`print!`, `println!`, `eprint!`, `eprintln!`, `io::stdout`, `io::stderr`).
+    prints: Vec<usize>,
+    /// Lines of an array literal holding three or more agent preset names.
+    agent_lists: Vec<usize>,
+}
+
+/// The agent preset names, read from the presets table itself.
+fn preset_names() -> Vec<String> {
+    let text = std::fs::read_to_string(src().join("runner/presets.rs")).unwrap();
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("name: \""))
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The line a syntax node starts on.
+fn line_of(span: proc_macro2::Span) -> usize {
+    span.start().line
 }
 
 impl<'ast> Visit<'ast> for Uses {
@@ -88,6 +111,16 @@ impl<'ast> Visit<'ast> for Uses {
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if names.first().is_some_and(|n| n == "git2") {
+            self.git.push(line_of(path.segments[0].ident.span()));
+        }
+        if let [.., io, stream] = names.as_slice()
+            && io == "io"
+            && (stream == "stdout" || stream == "stderr")
+        {
+            self.prints.push(line_of(path.segments[0].ident.span()));
+        }
         let mut segments = path.segments.iter();
         if segments.next().is_some_and(|s| s.ident == "crate")
             && let Some(next) = segments.next()
@@ -118,6 +151,68 @@ impl<'ast> Visit<'ast> for Uses {
         {
             names(&p.tree, &mut self.modules);
         }
+        if let syn::UseTree::Path(p) = &item.tree
+            && p.ident == "git2"
+        {
+            self.git.push(line_of(p.ident.span()));
+        }
+        if use_names_io_stream(&item.tree, false) {
+            self.prints.push(line_of(item.use_token.span));
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if let Some(name) = mac.path.segments.last()
+            && ["print", "println", "eprint", "eprintln"].contains(&name.ident.to_string().as_str())
+        {
+            self.prints.push(line_of(name.ident.span()));
+        }
+        syn::visit::visit_macro(self, mac);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(func) = &*call.func
+            && func.path.segments.last().is_some_and(|s| s.ident == "new")
+            && func.path.segments.iter().any(|s| s.ident == "Command")
+            && let Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(program),
+                ..
+            })) = call.args.first()
+            && program.value() == "git"
+        {
+            self.git.push(line_of(program.span()));
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    /// An attribute's arguments (`#[arg(value_parser = …)]`) are read as code too.
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        use syn::punctuated::Punctuated;
+        if let syn::Meta::List(_) = &attr.meta
+            && let Ok(args) =
+                attr.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        {
+            for arg in &args {
+                self.visit_meta(arg);
+            }
+        }
+        syn::visit::visit_attribute(self, attr);
+    }
+
+    fn visit_expr_array(&mut self, array: &'ast syn::ExprArray) {
+        let presets = preset_names();
+        let named = array
+            .elems
+            .iter()
+            .filter(|e| {
+                matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) if presets.contains(&s.value()))
+            })
+            .count();
+        if named >= 3 {
+            self.agent_lists
+                .push(line_of(array.bracket_token.span.open()));
+        }
+        syn::visit::visit_expr_array(self, array);
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
@@ -128,15 +223,32 @@ impl<'ast> Visit<'ast> for Uses {
     }
 }
 
+/// Whether a `use` tree brings in `io::stdout`/`io::stderr` (`use std::io::{stderr, …}`).
+fn use_names_io_stream(tree: &syn::UseTree, after_io: bool) -> bool {
+    match tree {
+        syn::UseTree::Path(p) => use_names_io_stream(&p.tree, p.ident == "io"),
+        syn::UseTree::Name(n) => after_io && (n.ident == "stdout" || n.ident == "stderr"),
+        syn::UseTree::Rename(r) => after_io && (r.ident == "stdout" || r.ident == "stderr"),
+        syn::UseTree::Group(g) => g.items.iter().any(|t| use_names_io_stream(t, after_io)),
+        syn::UseTree::Glob(_) => false,
+    }
+}
+
+/// What one file's non-test code uses.
+fn uses_of(rel: &str, text: &str) -> Uses {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let mut uses = Uses::default();
+    uses.visit_file(&file);
+    uses
+}
+
 /// Per file: what it uses.
 fn uses() -> Vec<(String, Uses)> {
     files()
         .into_iter()
         .filter(|(rel, _)| !is_test_file(rel))
         .map(|(rel, text)| {
-            let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
-            let mut uses = Uses::default();
-            uses.visit_file(&file);
+            let uses = uses_of(&rel, &text);
             (rel, uses)
         })
         .collect()
@@ -317,4 +429,214 @@ fn every_module_says_what_it_is_for() {
         bare.is_empty(),
         "lib.rs lists modules without a doc line: {bare:?}"
     );
+}
+
+/// The ranks, bottom up: every top-level module has one, and an arrow may point only to a module
+/// of its own rank (never round a circle: the test above) or of a rank below.
+const RANKS: &[(&str, &[&str])] = &[
+    (
+        "pure rules",
+        &[
+            "claude_hooks",
+            "deslop",
+            "detect",
+            "evidence",
+            "goal_file",
+            "html",
+            "junit",
+            "lint",
+            "material",
+            "person",
+            "pin",
+            "retry",
+            "self_path",
+            "stagnation",
+            "summary",
+            "test_names",
+            "usage",
+        ],
+    ),
+    (
+        "the system: errors, processes, the terminal, git",
+        &[
+            "ask", "child", "context", "error", "fault", "repo", "trailers",
+        ],
+    ),
+    (
+        "a goal's state: files, settings, the gate, the red trees, proof",
+        &[
+            "config",
+            "gate",
+            "proof",
+            "store",
+            "surface",
+            "texts",
+            "user_hooks",
+        ],
+    ),
+    ("the workspace", &["workspace"]),
+    (
+        "goals read back and committed",
+        &[
+            "audit",
+            "door",
+            "fleet",
+            "history",
+            "merge_driver",
+            "recheck",
+        ],
+    ),
+    ("operations", &["ops"]),
+    ("goal run", &["runner"]),
+    ("commands", &["commands"]),
+    ("the command line", &["cli"]),
+];
+
+fn rank_of(module: &str) -> Option<usize> {
+    RANKS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+/// The arrows that point up the ranks, and the modules without a rank.
+fn arrows_up(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (from, edges) in graph {
+        let Some(from_rank) = rank_of(from) else {
+            wrong.push(format!("{from} has no rank in RANKS"));
+            continue;
+        };
+        for (to, file) in edges {
+            match rank_of(to) {
+                None => wrong.push(format!("{to} has no rank in RANKS")),
+                Some(to_rank) if to_rank > from_rank => wrong.push(format!(
+                    "{from} ({}) → {to} ({}) in {file}",
+                    RANKS[from_rank].0, RANKS[to_rank].0
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    wrong
+}
+
+#[test]
+fn every_module_has_a_rank_and_every_arrow_points_down() {
+    let mut graph = graph();
+    for (rel, _) in files().into_iter().filter(|(rel, _)| !is_test_file(rel)) {
+        graph.entry(top_module(&rel)).or_default();
+    }
+    graph.remove("lib");
+    graph.remove("main");
+    let wrong = arrows_up(&graph);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn the_rank_check_finds_an_arrow_up_and_a_module_without_a_rank() {
+    let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (from, to) in [("repo", "ops"), ("ops", "repo"), ("newmod", "repo")] {
+        graph
+            .entry(from.into())
+            .or_default()
+            .insert(to.into(), format!("{from}.rs"));
+    }
+    assert_eq!(
+        arrows_up(&graph),
+        [
+            "newmod has no rank in RANKS",
+            "repo (the system: errors, processes, the terminal, git) → ops (operations) in repo.rs",
+        ]
+    );
+}
+
+/// Files, lines and what they do, for one rule over every file's uses.
+fn offenders(pick: impl Fn(&str, &Uses) -> Vec<usize>) -> Vec<String> {
+    uses()
+        .into_iter()
+        .flat_map(|(rel, u)| {
+            pick(&rel, &u)
+                .into_iter()
+                .map(move |line| format!("{rel}:{line}"))
+        })
+        .collect()
+}
+
+/// git (the CLI and git2) is used only in `repo/` and by error.rs's conversion.
+fn git_lines(rel: &str, u: &Uses) -> Vec<usize> {
+    if rel == "repo.rs" || rel.starts_with("repo/") || rel == "error.rs" {
+        return Vec::new();
+    }
+    u.git.clone()
+}
+
+/// Printing happens only in the commands, the command line, lib.rs, main.rs and the context.
+fn print_lines(rel: &str, u: &Uses) -> Vec<usize> {
+    let top = rel.starts_with("commands/")
+        || ["cli.rs", "lib.rs", "main.rs", "context.rs"].contains(&rel);
+    if top { Vec::new() } else { u.prints.clone() }
+}
+
+/// The agent names are listed only in the presets table.
+fn agent_list_lines(rel: &str, u: &Uses) -> Vec<usize> {
+    if rel == "runner/presets.rs" {
+        return Vec::new();
+    }
+    u.agent_lists.clone()
+}
+
+#[test]
+fn git_runs_only_in_repo() {
+    let found = offenders(git_lines);
+    assert!(found.is_empty(), "git outside repo/: {found:#?}");
+}
+
+#[test]
+fn printing_happens_only_in_commands_and_the_context() {
+    let found = offenders(print_lines);
+    assert!(
+        found.is_empty(),
+        "printing below the commands (say it through Ctx or crate::context): {found:#?}"
+    );
+}
+
+#[test]
+fn the_agent_names_are_listed_only_in_the_presets_table() {
+    let found = offenders(agent_list_lines);
+    assert!(
+        found.is_empty(),
+        "a second list of agent names (read runner::presets::PRESETS): {found:#?}"
+    );
+}
+
+#[test]
+fn the_git_print_and_agent_list_checks_each_find_one() {
+    let text = r#"
+use std::io::{self, stderr};
+fn f() {
+    let _ = std::process::Command::new("git").arg("status").status();
+    let _ = git2::Repository::open(".");
+    eprintln!("hello");
+    let _ = std::io::stdout();
+    let _ = ["claude", "codex", "gemini"];
+    let _ = ["claude", "codex"];
+}
+#[derive(clap::Args)]
+struct A {
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["pi", "aider", "qwen"]))]
+    agent: String,
+}
+#[cfg(test)]
+mod tests {
+    fn g() { println!("only in tests"); }
+}
+"#;
+    let u = uses_of("ops/fake.rs", text);
+    assert_eq!(git_lines("ops/fake.rs", &u), [4, 5]);
+    assert_eq!(print_lines("ops/fake.rs", &u), [2, 6, 7]);
+    assert_eq!(agent_list_lines("ops/fake.rs", &u), [8, 13]);
+    assert!(git_lines("repo/fake.rs", &u).is_empty());
+    assert!(print_lines("commands/fake.rs", &u).is_empty());
 }

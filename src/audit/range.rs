@@ -3,7 +3,6 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Command;
 
 use crate::error::{Error, Result};
 use crate::repo::{CommitInfo, Oid, Repo};
@@ -21,28 +20,7 @@ pub struct Span {
     pub has_init: bool,
 }
 
-/// Run git (the CLI: revision ranges are its language) in `root`; stdout, or None when git
-/// fails.
-pub(crate) fn git_lines(root: &Path, args: &[&str]) -> Result<Option<Vec<String>>> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .output()
-        .map_err(|source| Error::Spawn {
-            program: "git".into(),
-            source,
-        })?;
-    if !out.status.success() {
-        return Ok(None);
-    }
-    Ok(Some(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string)
-            .filter(|l| !l.is_empty())
-            .collect(),
-    ))
-}
+pub(crate) use crate::repo::cli::git_lines;
 
 fn oid(text: &str) -> Result<Oid> {
     Oid::from_str(text.trim()).map_err(Error::git("read a commit id"))

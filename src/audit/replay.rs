@@ -71,11 +71,11 @@ impl Replayer {
             format!(" in {cwd}")
         };
         // Replay is code execution: say what runs before it runs.
-        eprintln!(
+        crate::context::eprint_line(format!(
             "goal: running `{}`{place} at commit {} ({why})",
             pin::render(argv),
             crate::repo::short_id(&commit.to_string())
-        );
+        ));
         if !dir.is_dir() {
             return Ok(Err(format!(
                 "the folder {cwd} does not exist at that commit"
@@ -127,13 +127,13 @@ impl Replayer {
             .is_ok();
         let skipped = lines.len().saturating_sub(TAIL);
         if skipped > 0 {
-            eprintln!("  … {skipped} line(s) before these");
+            crate::context::eprint_line(format!("  … {skipped} line(s) before these"));
         }
         for line in &lines[skipped..] {
-            eprintln!("  {line}");
+            crate::context::eprint_line(format!("  {line}"));
         }
         if kept {
-            eprintln!("  (whole output: {})", log.display());
+            crate::context::eprint_line(format!("  (whole output: {})", log.display()));
         }
     }
 }

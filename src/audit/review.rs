@@ -152,12 +152,12 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             .as_ref()
             .map(|r| r.junit.clone())
             .unwrap_or_default();
-        eprintln!(
+        crate::context::eprint_line(format!(
             "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
             pin.command,
             c.number,
             crate::repo::short_id(&base.to_string())
-        );
+        ));
         let options = crate::surface::tree_run::TreeRunOptions {
             work_root: ws.root(),
             git_dir: ws.repo.common_dir(),

@@ -71,25 +71,7 @@ impl Demo {
     }
 
     fn git(&self, args: &[&str]) -> Result<String> {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&self.dir)
-            .output()
-            .map_err(|source| Error::Spawn {
-                program: "git".into(),
-                source,
-            })?;
-        if !out.status.success() {
-            return Err(Error::usage(
-                format!(
-                    "git {} failed: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-                "check that git is installed",
-            ));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        crate::repo::cli::git_output(&self.dir, args)
     }
 
     fn write(&self, name: &str, text: &str) -> Result<()> {

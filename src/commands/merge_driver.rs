@@ -2,7 +2,6 @@
 //! by `goal hooks install`).
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
@@ -42,17 +41,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 "cannot merge {path}: {why}; resolve the conflict markers by hand"
             ));
             // Standard conflict markers, as git's own merge would leave them.
-            let status = Command::new("git")
-                .args(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs"])
-                .arg(&args.ours)
-                .arg(&args.base)
-                .arg(&args.theirs)
-                .status()
-                .map_err(|source| Error::Spawn {
-                    program: "git".into(),
-                    source,
-                })?;
-            let _ = status;
+            crate::repo::cli::merge_file_markers(&args.ours, &args.base, &args.theirs)?;
             Ok(1)
         }
     }

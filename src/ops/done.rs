@@ -483,10 +483,10 @@ fn red_gate(
                     ),
                     _ => {
                         if !quiet {
-                            eprintln!(
+                            crate::context::eprint_line(format!(
                                 "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
                                 place.base_short()
-                            );
+                            ));
                         }
                         crate::ops::red::red_run(quiet, ws, &place, n, text, &p.argv, &green.junit)?
                     }
@@ -598,10 +598,10 @@ fn red_gate(
                     Some(r) => r.clone(),
                     None => {
                         if !quiet {
-                            eprintln!(
+                            crate::context::eprint_line(format!(
                                 "criterion {n}: running its guard on the goal's base (base {})…",
                                 place.base_short()
-                            );
+                            ));
                         }
                         crate::ops::red::base_run(
                             quiet,
@@ -735,10 +735,10 @@ fn clean_green(
         } else {
             "did not pass"
         };
-        eprintln!(
+        crate::context::eprint_line(format!(
             "criterion {n}: the clean run {how} in {seconds:.1}s (record {})",
             record.id
-        );
+        ));
     }
     match verdict {
         Ok(_) => Ok(Ok(record)),

@@ -78,7 +78,7 @@ pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
 /// A line for the user on stderr, prefixed `goal:` (not when `quiet`).
 pub fn note(quiet: bool, text: impl AsRef<str>) {
     if !quiet {
-        eprintln!("goal: {}", text.as_ref());
+        crate::context::eprint_line(format!("goal: {}", text.as_ref()));
     }
 }
 
@@ -113,12 +113,12 @@ pub fn escalate(
     commit.body = vec![message.to_string()];
     commit.other = other;
     let oid = commit.make(ws, Some(goal), goal)?;
-    eprintln!(
+    crate::context::eprint_line(format!(
         "goal: escalated: the goal \"{}\" is blocked — {message}",
         goal.goal
-    );
-    eprintln!(
-        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`"
+    ));
+    crate::context::eprint_line(
+        "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`",
     );
     notify(
         ws,

@@ -159,11 +159,11 @@ pub fn red_run(
         return Ok((None, RedOutcome::Inconclusive));
     }
     if !quiet {
-        eprintln!(
+        crate::context::eprint_line(format!(
             "goal: running `{}` on the code before the goal (base {}) with the tests as now",
             pin::render(argv),
             place.base_short()
-        );
+        ));
     }
     let result = run_in_tree(
         &ws.repo,
@@ -245,11 +245,11 @@ pub fn base_run(
     junit: &[String],
 ) -> Result<Record> {
     if !quiet {
-        eprintln!(
+        crate::context::eprint_line(format!(
             "goal: running `{}` on the goal's base (base {})",
             pin::render(argv),
             place.base_short()
-        );
+        ));
     }
     let result = run_in_tree(
         &ws.repo,
@@ -284,10 +284,10 @@ pub fn clean_run(
     tree_text: &str,
 ) -> Result<Record> {
     if !quiet {
-        eprintln!(
+        crate::context::eprint_line(format!(
             "criterion {n}: running `{}` once more in a clean checkout of the final tree (tracked files only)…",
             pin::render(argv)
-        );
+        ));
     }
     let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
     let extra = evidence::Extra {

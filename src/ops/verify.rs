@@ -294,14 +294,14 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     let started_at = std::time::SystemTime::now();
     let clock = Instant::now();
     if !args.quiet && !args.json {
-        eprintln!(
+        crate::context::eprint_line(format!(
             "goal: running `{}`{}",
             pin::render(&run.argv),
             match run.cwd.as_str() {
                 "" => String::new(),
                 cwd => format!(" in {cwd}"),
             }
-        );
+        ));
     }
     let (exit_code, output) = run_teed(&run.argv, &run.dir, args.json)?;
     let duration_ms = clock.elapsed().as_millis() as u64;

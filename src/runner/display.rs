@@ -1,7 +1,6 @@
 //! What people see during `goal run`: a live status line on a terminal (indicatif), one plain
 //! line per event otherwise, or one JSON object per event line with `--json`.
 
-use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,7 +24,7 @@ impl Display {
             Mode::Json
         } else if quiet {
             Mode::Quiet
-        } else if std::io::stderr().is_terminal() {
+        } else if crate::context::stderr_is_terminal() {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template("{spinner} goal run · {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner());
@@ -59,16 +58,12 @@ impl Display {
                 if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
                     o.extend(f);
                 }
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{object}");
-                let _ = out.flush();
+                crate::context::print_line(object.to_string());
                 crate::context::json_written();
             }
             Mode::Live(bar) => bar.println(format!("goal run: {human}")),
             Mode::Plain => {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "goal run: {human}");
-                let _ = out.flush();
+                crate::context::print_line(format!("goal run: {human}"));
             }
             Mode::Quiet => {}
         }

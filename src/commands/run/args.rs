@@ -46,7 +46,7 @@ pub struct Args {
     /// failover: each turn goes to the first listed agent not at its usage limit, and one whose
     /// auth fails, or whose CLI is missing, leaves the run (--agent-arg goes to each of them);
     /// with `--race`, the racers take the agents in turn.
-    #[arg(long, value_name = "NAME", action = clap::ArgAction::Append, value_parser = clap::builder::PossibleValuesParser::new(["claude", "codex", "gemini", "qwen", "pi", "opencode", "aider", "cursor"]), conflicts_with = "command")]
+    #[arg(long, value_name = "NAME", action = clap::ArgAction::Append, value_parser = clap::builder::PossibleValuesParser::new(crate::runner::presets::PRESETS.iter().map(|p| p.name)), conflicts_with = "command")]
     pub agent: Vec<String>,
     /// An argument appended to the preset's command line (repeatable): a model, a profile…
     #[arg(
