@@ -36,6 +36,7 @@ mod diff;
 mod message;
 mod objects;
 mod remote;
+pub use remote::Pushed;
 mod scan;
 mod snapshot;
 mod temp_worktree;

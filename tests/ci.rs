@@ -1,0 +1,1 @@
+//! `goal ci init`: the workflows it writes.
