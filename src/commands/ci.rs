@@ -16,7 +16,8 @@ pub enum Command {
     /// (started by hand with a goal, its criteria and a list of agents: a runner per agent, each
     /// `goal run --claim origin --race-id <run id>`, then `goal recheck` and `goal audit --rerun
     /// --strict` on the claimed commit). Nothing is committed: review it, commit it, push it. A
-    /// workflow there already is left alone unless --force (the same text: nothing to do).
+    /// workflow there already is left alone unless --force (the same text: nothing to do). Exit 0
+    /// written or up to date; 1 a different workflow is there; 2 bad input (nothing written).
     Init(InitArgs),
 }
 

@@ -13,6 +13,9 @@ use crate::repo::Pushed;
 use crate::repo::{Oid, Repo};
 use crate::workspace::Workspace;
 
+/// Set by `goal run --race --claim` in each racer: its worktree's branch is new, made for it.
+pub const SEAT_ENV: &str = "GOAL_RACE_SEAT";
+
 /// Tries of one push when no `--max-time` bounds them.
 pub const PUSH_TRIES: u32 = 8;
 

@@ -10,12 +10,9 @@ use super::edge::Edge;
 use crate::error::{Error, Result};
 use crate::repo::Oid;
 use crate::repo::Pushed;
-use crate::runner::claim::{self, Claim, Claimant};
+use crate::runner::claim::{self, Claim, Claimant, SEAT_ENV};
 use crate::runner::machine::RunEnd;
 use crate::workspace::Workspace;
-
-/// Set by `goal run --race --claim` in each racer: the worktree's branch is new, made for it.
-pub(crate) const SEAT_ENV: &str = "GOAL_RACE_SEAT";
 
 /// A claiming run's state beside the machine.
 pub(super) struct ClaimRun {

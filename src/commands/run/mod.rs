@@ -25,7 +25,6 @@ use edge::Edge;
 
 pub(crate) use agents::no_agent;
 pub use args::Args;
-pub(crate) use claim::SEAT_ENV;
 pub(crate) use goal::check_goal;
 
 /// `app`: goal's whole command line as clap describes it (a race reads its own again).

@@ -161,7 +161,7 @@ pub fn race(r: Race) -> Result<RaceReport> {
         command.arg("--json").args(&r.run_args);
         if r.claim.is_some() {
             // Its worktree's branch is new, made for it: it claims on that one.
-            command.env(crate::commands::run::SEAT_ENV, "1");
+            command.env(super::claim::SEAT_ENV, "1");
         }
         if seat.preset {
             command.arg(format!("--agent={}", seat.agent));
