@@ -64,9 +64,9 @@ impl GitServer {
             base,
         };
         let started = Instant::now();
-        while !server
+        while server
             .ls_remote(seed.home())
-            .is_some_and(|refs| !refs.is_empty())
+            .is_none_or(|refs| refs.is_empty())
         {
             assert!(
                 started.elapsed() < Duration::from_secs(20),

@@ -4,10 +4,12 @@
 //! the others read the claim between turns and stop once the claimed commit verifies. The names
 //! and the backoff are pure; [`Claimant`] is the edge (the remote, through `repo`).
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use super::agent::INTERRUPTS;
 use crate::error::Result;
 use crate::repo::Pushed;
 use crate::repo::{Oid, Repo};
@@ -135,8 +137,10 @@ impl Claimant {
     /// Try `push` until it is done or refused; a remote out of reach is tried again after
     /// [`push_delay_s`] (scaled by GOAL_TIME_SCALE), until `--max-time` runs out or, without it,
     /// after [`PUSH_TRIES`]. A scaled wait counts its nominal length against `--max-time`, as the
-    /// run's clock counts it.
+    /// run's clock counts it. A Ctrl-C (another one, after those that ended the run) stops the
+    /// retries.
     fn retried(&self, mut push: impl FnMut() -> Result<Pushed>) -> Result<Pushed> {
+        let interrupts = INTERRUPTS.load(Ordering::SeqCst);
         let mut n = 0;
         let mut skew = Duration::ZERO;
         loop {
@@ -150,7 +154,7 @@ impl Claimant {
                 Some(deadline) => Instant::now() + skew + nominal >= deadline,
                 None => n >= PUSH_TRIES,
             };
-            if out_of_time {
+            if out_of_time || INTERRUPTS.load(Ordering::SeqCst) > interrupts {
                 return Ok(answer);
             }
             let wait = nominal.mul_f64(self.scale);

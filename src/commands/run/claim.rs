@@ -12,6 +12,7 @@ use crate::repo::Oid;
 use crate::repo::Pushed;
 use crate::runner::claim::{self, Claim, Claimant, SEAT_ENV};
 use crate::runner::machine::RunEnd;
+use crate::runner::race::RacerOutcome;
 use crate::workspace::Workspace;
 
 /// A claiming run's state beside the machine.
@@ -262,6 +263,41 @@ impl Edge<'_> {
             return;
         };
         let c = &run.claimant;
+        let won = outcome == RunEnd::Complete;
+        let winner = if won {
+            Some(c.branch.clone())
+        } else {
+            run.winner.as_ref().and_then(|w| w.branch.clone())
+        };
+        let merge = |branch: &str| {
+            format!(
+                "merge it with `git fetch {remote} && git merge {remote}/{branch}`",
+                remote = c.remote
+            )
+        };
+        let human = match &winner {
+            Some(branch) if won => format!(
+                "race {}: won — {branch} is on {}; {}",
+                c.race_id,
+                c.remote,
+                merge(branch)
+            ),
+            Some(branch) => format!("race {}: {branch} won; {}", c.race_id, merge(branch)),
+            None => format!(
+                "race {}: no winner yet; this run's branch is {}",
+                c.race_id, c.branch
+            ),
+        };
+        self.display.event(
+            "race",
+            json!({"race_id": c.race_id, "claim_ref": c.claim_ref(), "racers": [self.racer(run, outcome)], "winner": winner}),
+            &human,
+        );
+    }
+
+    /// This racer as the race's summary lists it (§17's keys, and the remote's).
+    fn racer(&self, run: &ClaimRun, outcome: RunEnd) -> serde_json::Value {
+        let c = &run.claimant;
         let tip = self.ws.repo.branch_tip(&c.branch);
         let (proven, total) = crate::runner::race::standing(self.ws, tip);
         let tree = |commit: Oid| self.ws.repo.commit_info(commit).ok().map(|i| i.tree);
@@ -275,13 +311,7 @@ impl Edge<'_> {
             })
             .map(crate::runner::race::Diff::from)
             .unwrap_or_default();
-        let won = outcome == RunEnd::Complete;
-        let winner = if won {
-            Some(c.branch.clone())
-        } else {
-            run.winner.as_ref().and_then(|w| w.branch.clone())
-        };
-        let racer = json!({
+        json!({
             "agent": self.agents[self.machine.agent()].name,
             "branch": c.branch,
             "worktree": self.ws.root().display().to_string(),
@@ -291,33 +321,11 @@ impl Edge<'_> {
             "proven": proven,
             "total": total,
             "diff": diff,
-            "winner": won,
-            "outcome": outcome.event().replace("done", "complete"),
+            "winner": outcome == RunEnd::Complete,
+            "outcome": RacerOutcome::of_event(outcome.event()).map_or("error", RacerOutcome::as_str),
             "run": self.run_id,
             "remote": c.remote,
             "unpushed": run.unpushed,
-        });
-        let human = match (&winner, won) {
-            (Some(branch), true) => format!(
-                "race {id}: won — {branch} is on {remote}; merge it with `git fetch {remote} && git merge {remote}/{branch}`",
-                id = c.race_id,
-                remote = c.remote
-            ),
-            (Some(branch), false) => format!(
-                "race {id}: {branch} won; merge it with `git fetch {remote} && git merge {remote}/{branch}`",
-                id = c.race_id,
-                remote = c.remote
-            ),
-            (None, _) => format!(
-                "race {id}: no winner yet; this run's branch is {branch}",
-                id = c.race_id,
-                branch = c.branch
-            ),
-        };
-        self.display.event(
-            "race",
-            json!({"race_id": c.race_id, "claim_ref": c.claim_ref(), "racers": [racer], "winner": winner}),
-            &human,
-        );
+        })
     }
 }
