@@ -2,7 +2,7 @@
 //! racing through a real git server on the loopback (`git daemon`, started and stopped here).
 //! The racer is one scripted stand-in agent (the custom `-- CMD` of `goal run`'s other tests):
 //! `ROLE=win` proves the goal once the losers have pushed work (`$T/<name>-2` markers), `ROLE=lose`
-//! adds a note each turn and never proves it. The server is the referee: the claim ref, the
+//! adds a note each turn and never proves it, `ROLE=slow` too but its second turn takes a minute. The server is the referee: the claim ref, the
 //! branches pushed, their tips.
 
 use std::path::Path;
@@ -46,6 +46,11 @@ lose)
   sleep 0.1
   echo "Progress: added a note to notes-$NAME.txt"
   ;;
+slow)
+  echo "turn $GOAL_ITERATION" >> "notes-$NAME.txt"
+  if [ "$GOAL_ITERATION" -ge 2 ]; then sleep 60; fi
+  echo "Progress: added a note to notes-$NAME.txt"
+  ;;
 esac
 "#;
 
@@ -61,6 +66,7 @@ fn start(clone: &Repo, t: &Path, name: &str, role: &str, wait_for: &str, extra: 
         .goal_std()
         .env("GOAL_TIME_SCALE", "0")
         .env("GOAL_SIGNAL_GRACE", "0.1")
+        .env("GOAL_CLAIM_POLL", "0.2")
         .env("T", t)
         .env("NAME", name)
         .env("ROLE", role)
@@ -225,6 +231,42 @@ fn three_clones_race_through_a_git_server_one_claims_the_others_lose_with_their_
     }
     // main was never moved, here or there.
     assert_eq!(server.git(&["rev-parse", "refs/heads/main"]), seed.head());
+    stop(server);
+}
+
+#[test]
+fn a_racer_mid_turn_is_stopped_once_the_claim_verifies_its_cut_short_turn_recorded_and_pushed() {
+    let seed = seed();
+    let server = GitServer::start(&seed);
+    let (_t, t) = scratch();
+    let clones: Vec<Repo> = ["a", "b"].iter().map(|n| server.clone(n)).collect();
+    let started = std::time::Instant::now();
+    let children = vec![
+        start(&clones[0], &t, "a", "win", "b", &[]),
+        start(&clones[1], &t, "b", "slow", "", &[]),
+    ];
+    let ends: Vec<End> = children.into_iter().map(end).collect();
+    // The slow turn takes a minute: the claim stopped it long before.
+    assert!(
+        started.elapsed() < Duration::from_secs(45),
+        "{:?}",
+        started.elapsed()
+    );
+    let stops: Vec<&str> = ends.iter().map(|e| e.stop.as_str()).collect();
+    assert_eq!(stops, ["done", "lost"], "{}", explain(&ends[1].out));
+    let loser = &ends[1];
+    assert_eq!(code(&loser.out), 0, "{}", explain(&loser.out));
+    let branch = branch_of(loser);
+    assert_pushed(&server, &clones[1], &branch);
+    // Its second turn, cut short, is its last commit: an iteration, on the server.
+    let subject = server.git(&["log", "-1", "--format=%B", &format!("refs/heads/{branch}")]);
+    assert!(
+        subject.contains("cut short") && subject.contains(&branch_of(&ends[0])),
+        "{subject}"
+    );
+    let notes = server.git(&["show", &format!("refs/heads/{branch}:notes-b.txt")]);
+    assert_eq!(notes, "turn 1\nturn 2");
+    assert_eq!(loser.race["racers"][0]["iterations"], 2);
     stop(server);
 }
 

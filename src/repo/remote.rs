@@ -151,6 +151,20 @@ pub fn ls_remote_refs(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The refs of `remote` of the repository at `root` (`git ls-remote`), for a thread that holds
+/// no [`Repo`]; Ok(Err(why)) when it could not be reached.
+pub fn remote_refs_at(
+    root: &Path,
+    remote: &str,
+) -> Result<std::result::Result<Vec<(String, String)>, String>> {
+    let answer = run_for(batch_git(root, &["ls-remote", remote]), fetch_timeout())?;
+    Ok(if answer.ok {
+        Ok(ls_remote_refs(&answer.stdout))
+    } else {
+        Err(answer.why)
+    })
+}
+
 impl Repo {
     /// Whether a remote of that name is configured.
     pub fn has_remote(&self, name: &str) -> bool {
@@ -193,13 +207,7 @@ impl Repo {
         &self,
         remote: &str,
     ) -> Result<std::result::Result<Vec<(String, String)>, String>> {
-        let command = batch_git(self.root(), &["ls-remote", remote]);
-        let answer = run_for(command, fetch_timeout())?;
-        Ok(if answer.ok {
-            Ok(ls_remote_refs(&answer.stdout))
-        } else {
-            Err(answer.why)
-        })
+        remote_refs_at(self.root(), remote)
     }
 
     /// `git fetch <remote> +<ref>:<ref>`: one ref of the remote into the same name here (a race's

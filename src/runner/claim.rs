@@ -4,7 +4,9 @@
 //! the others read the claim between turns and stop once the claimed commit verifies. The names
 //! and the backoff are pure; [`Claimant`] is the edge (the remote, through `repo`).
 
-use std::sync::atomic::Ordering;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -94,6 +96,57 @@ pub fn claim_among(refs: &[(String, String)], claim_ref: &str) -> Option<Claim> 
     })
 }
 
+/// How often the claim is read while a turn runs: `GOAL_CLAIM_POLL` seconds, default 30.
+pub fn poll_every() -> Duration {
+    let seconds = std::env::var("GOAL_CLAIM_POLL")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(30.0);
+    Duration::from_secs_f64(seconds)
+}
+
+/// The claim read from the remote on a thread of its own while a turn runs, every
+/// [`poll_every`], until the watch is dropped (its thread then ends after its current read).
+pub struct Watch {
+    found: Arc<Mutex<Option<Claim>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Watch {
+    pub fn start(root: PathBuf, remote: String, claim_ref: String, every: Duration) -> Watch {
+        let found = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (found_here, stop_here) = (found.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop_here.load(Ordering::SeqCst) {
+                let started = Instant::now();
+                if let Ok(Ok(refs)) = crate::repo::remote_refs_at(&root, &remote)
+                    && let Some(claim) = claim_among(&refs, &claim_ref)
+                    && let Ok(mut slot) = found_here.lock()
+                {
+                    *slot = Some(claim);
+                }
+                while started.elapsed() < every && !stop_here.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20).min(every));
+                }
+            }
+        });
+        Watch { found, stop }
+    }
+
+    /// The claim, once the remote showed one.
+    pub fn found(&self) -> Option<Claim> {
+        self.found.lock().ok().and_then(|c| c.clone())
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
 /// A claiming racer's dealings with the remote.
 pub struct Claimant {
     pub remote: String,
@@ -111,6 +164,16 @@ pub struct Claimant {
 impl Claimant {
     pub fn claim_ref(&self) -> String {
         claim_ref(&self.race_id)
+    }
+
+    /// Watch the remote for the claim while a turn runs.
+    pub fn watch(&self, root: &std::path::Path) -> Watch {
+        Watch::start(
+            root.to_path_buf(),
+            self.remote.clone(),
+            self.claim_ref(),
+            poll_every(),
+        )
     }
 
     fn branch_spec(&self) -> String {

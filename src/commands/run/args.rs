@@ -33,8 +33,10 @@ use crate::runner::presets;
 /// With `--claim <remote>`, racers on different machines race through that remote: each works
 /// on a new branch of its own (`goal/<slug>-<agent>-<run id>`), pushed after each iteration; the
 /// first proven done claims the win with one atomic push of its branch and `refs/goal/won/<race
-/// id>` (created only if absent); the others read the claim between turns and, once the claimed
-/// commit passes `goal audit`, stop with their work pushed (outcome `lost`, exit 0). A remote out
+/// id>` (created only if absent); the others read the claim between turns (and every
+/// GOAL_CLAIM_POLL seconds, 30, during one) and, once the claimed commit passes `goal audit`,
+/// stop as by a second Ctrl-C, the turn cut short recorded, their work pushed (outcome `lost`,
+/// exit 0). A remote out
 /// of reach is retried with backoff until `--max-time` (without it, 8 tries), then the run stops
 /// (outcome `unpushed`, exit 1).
 #[derive(Debug, clap::Args)]

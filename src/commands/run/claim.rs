@@ -24,6 +24,8 @@ pub(super) struct ClaimRun {
     pub(super) rejected: Vec<String>,
     /// What could not be pushed, for the summary.
     pub(super) unpushed: Option<String>,
+    /// Turns cut short by another's claim and recorded as iterations.
+    pub(super) cut_short: u64,
 }
 
 /// Before the goal starts: refuse what cannot race (no such remote, a bad race id, no commit),
@@ -111,10 +113,85 @@ pub(super) fn claimant(
         winner: None,
         rejected: Vec::new(),
         unpushed: None,
+        cut_short: 0,
     })
 }
 
+/// Whether another racer's claim `found` verifies (each claimed commit checked once: one that
+/// does not is said once, and the race goes on).
+pub(super) fn verified(
+    run: &mut ClaimRun,
+    ws: &Workspace,
+    ctx: &crate::context::Ctx,
+    found: &Claim,
+) -> Result<bool> {
+    if run.rejected.contains(&found.commit) {
+        return Ok(false);
+    }
+    if let Err(why) = run.claimant.verify(ws, found)? {
+        ctx.note(format!(
+            "{} on {} claims {} but it does not verify: {why} (racing on)",
+            run.claimant.claim_ref(),
+            run.claimant.remote,
+            crate::repo::short_id(&found.commit)
+        ));
+        run.rejected.push(found.commit.clone());
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 impl Edge<'_> {
+    /// Another racer's claim verified while a turn ran, and the agent was stopped: the turn cut
+    /// short is recorded as an iteration, the branch pushed, and the run ends `lost`.
+    pub(super) fn lost_in_turn(
+        &mut self,
+        turn: u64,
+        found: Claim,
+    ) -> Result<Option<crate::runner::machine::Event>> {
+        if let Some(run) = self.claim.as_mut() {
+            run.winner = Some(found);
+        }
+        let by = match self.claim.as_ref().and_then(|r| r.winner.as_ref()) {
+            Some(Claim {
+                branch: Some(b), ..
+            }) => b.clone(),
+            _ => "another racer".into(),
+        };
+        if self
+            .ws
+            .read_goal(crate::workspace::Part::Whole)?
+            .is_some_and(|g| g.status == crate::goal_file::Status::InProgress)
+        {
+            let message = format!("turn {turn}: cut short: {by} claimed the race");
+            crate::ops::iterate::iterate(
+                self.ws,
+                crate::ops::iterate::Options {
+                    budget: self.budget.take(),
+                    messages: vec![message.clone()],
+                    goal_only: false,
+                    run_id: Some(self.run_id.clone()),
+                    run_agent: Some(self.agents[self.machine.agent()].name.clone()),
+                    usage: Some(std::mem::take(&mut self.unrecorded))
+                        .filter(|u| *u != crate::usage::Usage::default()),
+                    quiet: true,
+                },
+            )?;
+            if let Some(run) = self.claim.as_mut() {
+                run.cut_short += 1;
+            }
+            self.display.event(
+                "iterate",
+                json!({"turn": turn, "recorded_by": "goal run", "message": message, "cut_short": true}),
+                &format!("the turn cut short is recorded as an iteration: {message}"),
+            );
+        }
+        let lost = self.lost_reason();
+        let (outcome, reason) = self.push_or_unpushed(RunEnd::Lost, lost)?;
+        self.pending = vec![crate::runner::machine::Step::Stop { outcome, reason }];
+        Ok(None)
+    }
+
     /// Between turns: has another racer won? Some(stop) when its claim verifies (this run's work
     /// pushed first); a remote out of reach, or a claim that does not verify, lets the race go on.
     pub(super) fn claim_check(&mut self) -> Result<Option<(RunEnd, String)>> {
@@ -134,17 +211,7 @@ impl Edge<'_> {
         let Some(found) = found else {
             return Ok(None);
         };
-        if run.rejected.contains(&found.commit) {
-            return Ok(None);
-        }
-        if let Err(why) = run.claimant.verify(self.ws, &found)? {
-            self.ctx.note(format!(
-                "{} on {} claims {} but it does not verify: {why} (racing on)",
-                run.claimant.claim_ref(),
-                run.claimant.remote,
-                crate::repo::short_id(&found.commit)
-            ));
-            run.rejected.push(found.commit);
+        if !verified(run, self.ws, self.ctx, &found)? {
             return Ok(None);
         }
         run.winner = Some(found);
@@ -315,7 +382,7 @@ impl Edge<'_> {
             "agent": self.agents[self.machine.agent()].name,
             "branch": c.branch,
             "worktree": self.ws.root().display().to_string(),
-            "iterations": self.machine.iterations(),
+            "iterations": self.machine.iterations() + run.cut_short,
             "turns": self.machine.turns(),
             "usage": usage_json(&self.machine.usage()),
             "proven": proven,
