@@ -55,6 +55,8 @@ pub enum Command {
     Audit(commands::audit::Args),
     Recheck(commands::recheck::Args),
     Fleet(commands::fleet::Args),
+    #[command(subcommand)]
+    Ci(commands::ci::Command),
     #[command(hide = true)]
     MergeDriver(commands::merge_driver::Args),
     Report(commands::report::Args),
@@ -98,6 +100,7 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Audit(args) => audit::run(ctx, args),
         Command::Recheck(args) => recheck::run(ctx, args),
         Command::Fleet(args) => fleet::run(ctx, args),
+        Command::Ci(cmd) => ci::run(ctx, cmd),
         Command::MergeDriver(args) => merge_driver::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),

@@ -92,6 +92,8 @@ pub mod trailers;
 pub mod usage;
 /// The user's git hooks, run on goal's own commits as `git commit` would.
 pub mod user_hooks;
+/// The GitHub Actions workflows `goal ci init` writes (pure text).
+pub mod workflow;
 /// The goal's home in one worktree: paths, the lock, atomic writes, loading GOAL.md and the ledger.
 pub mod workspace;
 

@@ -37,6 +37,7 @@ mod diff;
 mod message;
 mod objects;
 mod remote;
+pub use remote::{Pushed, remote_refs_at};
 mod scan;
 mod snapshot;
 mod temp_worktree;

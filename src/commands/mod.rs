@@ -5,6 +5,7 @@ pub mod attempt;
 pub mod audit;
 pub mod block;
 pub mod check;
+pub mod ci;
 pub mod claude_hook;
 pub mod completions;
 pub mod config;

@@ -107,6 +107,16 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
         ));
     };
     ws.repo.ensure_idle()?;
+    if let Some(remote) = args.claim.as_deref()
+        && !ws.repo.has_remote(remote)
+    {
+        return Err(Error::usage(
+            format!("no remote `{remote}` in this repository"),
+            format!(
+                "add it with `git remote add {remote} <url>`, or name one that `git remote` lists"
+            ),
+        ));
+    }
     // Refused here, before any worktree is made, as each racer would refuse it.
     let text = match super::run::check_goal(&ws, args.goal.as_deref(), &args.criteria)? {
         Some(text) => text,
@@ -122,13 +132,23 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
     let taken = |branch: &str| {
         ws.repo.branch_exists(branch) || race::worktree_path(&common, branch).exists()
     };
-    let seats = race::seats(
+    // Through a remote, every racer's branch is new everywhere: the run's id is in its name.
+    let suffix = args
+        .claim
+        .as_ref()
+        .map(|_| format!("-{}", super::run::run_id()));
+    let mut seats = race::seats(
         &race::slug(&text),
         racers,
         &args.agent,
         args.command.first().map(String::as_str),
-        &taken,
+        &|branch: &str| taken(&format!("{branch}{}", suffix.as_deref().unwrap_or(""))),
     );
+    if let Some(suffix) = &suffix {
+        for seat in &mut seats {
+            seat.branch.push_str(suffix);
+        }
+    }
     // Each preset's own files are kept out of the racers' commits before they start (they share
     // info/exclude, and would all write it at once).
     for seat in seats.iter().filter(|s| s.preset) {
@@ -159,6 +179,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
         run_args,
         tail,
         keep_worktrees: args.keep_worktrees,
+        claim: args.claim.clone(),
         say: &say,
         note: &note,
     })?;
@@ -166,7 +187,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
         println!("{}", race_event(&report)?);
         crate::context::json_written();
     } else {
-        render(ctx, &report);
+        render(ctx, &report, args.claim.as_deref());
     }
     Ok(report.code)
 }
@@ -200,7 +221,7 @@ fn usage_text(u: &crate::usage::Usage) -> String {
 }
 
 /// The summary: one row per racer, the worktrees kept, and the winner's merge line.
-fn render(ctx: &Ctx, report: &RaceReport) {
+fn render(ctx: &Ctx, report: &RaceReport, remote: Option<&str>) {
     let mut rows = vec![[
         "branch".to_string(),
         "agent".into(),
@@ -267,7 +288,19 @@ fn render(ctx: &Ctx, report: &RaceReport) {
             r.kept_because.as_deref().unwrap_or("kept")
         ));
     }
+    let remote_winner = report.racers.iter().all(|r| !r.winner);
     match &report.winner {
+        Some(branch) if remote_winner => {
+            let remote = remote.unwrap_or("origin");
+            ctx.say(format!(
+                "{} {branch} claimed race {} first; merge it with:",
+                ctx.yellow("lost:"),
+                report.race_id.as_deref().unwrap_or("?")
+            ));
+            ctx.say(format!(
+                "  git fetch {remote} && git merge {remote}/{branch}"
+            ));
+        }
         Some(branch) => {
             ctx.say(format!(
                 "{} {branch} proved the goal done first; merge it with:",

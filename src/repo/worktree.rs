@@ -94,6 +94,22 @@ impl Repo {
             .map_err(|why| cli_failed(&format!("git branch -D {name}"), &why))
     }
 
+    /// `git switch -c <branch>`: a new branch at HEAD, checked out here (the work tree kept).
+    pub fn switch_new_branch(&self, branch: &str) -> Result<()> {
+        git(&self.root, &["switch", "--quiet", "-c", branch])?
+            .map(|_| ())
+            .map_err(|why| cli_failed(&format!("git switch -c {branch}"), &why))
+    }
+
+    /// The branch HEAD is on (None: detached or unborn).
+    pub fn head_branch(&self) -> Option<String> {
+        let head = self.inner.head().ok()?;
+        if !head.is_branch() {
+            return None;
+        }
+        head.shorthand().ok().map(str::to_string)
+    }
+
     /// Whether some local branch holds `commit` (so a worktree at it can go without losing it).
     pub fn on_a_branch(&self, commit: Oid) -> Result<bool> {
         let commit = commit.to_string();

@@ -108,16 +108,33 @@ pub enum RunEnd {
     HardFailure,
     Budget,
     Interrupted,
+    /// `--claim`: another racer's claim was found, or refused this one's (never the machine's).
+    Lost,
+    /// `--claim`: the remote could not be reached before time ran out (never the machine's).
+    Unpushed,
 }
 
 impl RunEnd {
     pub fn code(self) -> u8 {
         match self {
-            RunEnd::Complete => 0,
-            RunEnd::Blocked => 1,
+            RunEnd::Complete | RunEnd::Lost => 0,
+            RunEnd::Blocked | RunEnd::Unpushed => 1,
             RunEnd::HardFailure => 2,
             RunEnd::Budget => 3,
             RunEnd::Interrupted => 130,
+        }
+    }
+
+    /// The name of the run's stop event (`goal run --json`) and of its outcome.
+    pub fn event(self) -> &'static str {
+        match self {
+            RunEnd::Complete => "done",
+            RunEnd::Blocked => "blocked",
+            RunEnd::Budget => "budget",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::HardFailure => "error",
+            RunEnd::Lost => "lost",
+            RunEnd::Unpushed => "unpushed",
         }
     }
 }
@@ -293,6 +310,11 @@ impl Machine {
     /// Whether an agent left the run because its turns reported no usage a budget needs.
     pub fn usage_unreported(&self) -> bool {
         self.slots.iter().any(|s| s.unreported)
+    }
+
+    /// Turns started (failed ones, retried, included).
+    pub fn turns(&self) -> u64 {
+        self.turn
     }
 
     /// Iterations this run recorded (good turns).

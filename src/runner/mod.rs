@@ -4,6 +4,7 @@
 //! (`display`) stay at the edges.
 
 pub mod agent;
+pub mod claim;
 pub mod classify;
 pub mod clock;
 pub mod display;

@@ -29,6 +29,16 @@ use crate::runner::presets;
 /// current commit, assigned in turn to the `--agent`s given (or all to the `-- CMD`); the first
 /// whose `goal done` succeeds wins, the others are stopped with their work committed on their
 /// branches, and the winner's branch is left to merge.
+///
+/// With `--claim <remote>`, racers on different machines race through that remote: each works
+/// on a new branch of its own (`goal/<slug>-<agent>-<run id>`), pushed after each iteration; the
+/// first proven done claims the win with one atomic push of its branch and `refs/goal/won/<race
+/// id>` (created only if absent); the others read the claim between turns (and every
+/// GOAL_CLAIM_POLL seconds, 30, during one) and, once the claimed commit passes `goal audit`,
+/// stop as by a second Ctrl-C, the turn cut short recorded, their work pushed (outcome `lost`,
+/// exit 0). A remote out
+/// of reach is retried with backoff until `--max-time` (without it, 8 tries), then the run stops
+/// (outcome `unpushed`, exit 1).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The goal to start; without it, the active goal is continued.
@@ -88,6 +98,15 @@ pub struct Args {
     /// uncommitted work).
     #[arg(long, requires = "race")]
     pub keep_worktrees: bool,
+    /// Race through this git remote against racers on other machines (with or without --race):
+    /// push a branch of its own after each iteration, claim the win with
+    /// `refs/goal/won/<race id>`, stop when another racer's claim verifies.
+    #[arg(long, value_name = "REMOTE")]
+    pub claim: Option<String>,
+    /// The race's id, the same for every racer (default: GOAL_RACE_ID, else `<start commit, 12
+    /// hex>-<12 hex of a hash of the goal text and criteria>`).
+    #[arg(long, value_name = "ID", requires = "claim")]
+    pub race_id: Option<String>,
     /// Any agent command instead of a preset: the prompt goes on stdin, in GOAL_PROMPT (and a file
     /// named by GOAL_PROMPT_FILE), and in place of an argument that is exactly `{prompt}`.
     #[arg(last = true, value_name = "CMD")]

@@ -50,6 +50,8 @@ pub(super) struct Edge<'a> {
     pub(super) pending: Vec<Step>,
     /// HEAD when the current turn started: the turn's commits are those after it.
     pub(super) head_before_turn: Option<crate::repo::Oid>,
+    /// `--claim`: the race through a remote.
+    pub(super) claim: Option<super::claim::ClaimRun>,
 }
 
 impl Edge<'_> {
@@ -63,8 +65,20 @@ impl Edge<'_> {
                     agent,
                     iteration_attempt,
                     timeout_ms,
-                } => self.start_turn(turn, agent, iteration_attempt, timeout_ms)?,
-                Step::Record { turn, iterate } => self.record(turn, iterate)?,
+                } => {
+                    // Between turns a claiming racer reads the claim: another may have won.
+                    if let Some((outcome, reason)) = self.claim_check()? {
+                        return self.stop(outcome, reason);
+                    }
+                    self.start_turn(turn, agent, iteration_attempt, timeout_ms)?
+                }
+                Step::Record { turn, iterate } => {
+                    let next = self.record(turn, iterate)?;
+                    if let Some((outcome, reason)) = self.push_iteration()? {
+                        return self.stop(outcome, reason);
+                    }
+                    next
+                }
                 Step::RecordRetry {
                     retry,
                     max,
@@ -268,14 +282,9 @@ impl Edge<'_> {
 
     /// The run's last word: the stop event, a hard failure's diagnostic, the exit code.
     fn stop(&mut self, outcome: RunEnd, reason: String) -> Result<u8> {
+        let (outcome, reason) = self.settle(outcome, reason)?;
         self.display.finish();
-        let event = match outcome {
-            RunEnd::Complete => "done",
-            RunEnd::Blocked => "blocked",
-            RunEnd::Budget => "budget",
-            RunEnd::Interrupted => "interrupted",
-            RunEnd::HardFailure => "error",
-        };
+        let event = outcome.event();
         self.display.event(
             event,
             json!({"code": outcome.code(), "reason": reason, "iterations": self.machine.iterations(), "run": self.run_id, "usage": usage_json(&self.machine.usage())}),
@@ -294,6 +303,7 @@ impl Edge<'_> {
             };
             eprint!("{}", crate::error::diagnostic(&reason, Some(hint)));
         }
+        self.claim_summary(outcome);
         Ok(outcome.code())
     }
 }

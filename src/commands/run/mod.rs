@@ -5,6 +5,7 @@
 
 mod agents;
 mod args;
+mod claim;
 mod display;
 mod edge;
 mod goal;
@@ -35,19 +36,36 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         return super::race::run(ctx, args, racers, app());
     }
     let ws = Workspace::open(ctx)?;
-    // An unattended run would hang its commits off nothing: ask for a branch first.
-    if ws.repo.head_detached() && !args.detached_ok {
+    // An unattended run would hang its commits off nothing: ask for a branch first (a claiming
+    // racer makes a branch of its own).
+    if ws.repo.head_detached() && !args.detached_ok && args.claim.is_none() {
         return Err(Error::usage(
             "HEAD is detached: the run's commits would be on no branch",
             "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
         ));
     }
     let mut agents = agents::agents(&args)?;
+    let run_id = run_id();
+    let start = match &args.claim {
+        Some(remote) => Some(claim::prepare(
+            &ws,
+            &args,
+            remote,
+            &agents[0].name,
+            &run_id,
+        )?),
+        None => None,
+    };
     goal::start_goal(&ws, &args)?;
     ws.repo.ensure_idle()?;
     agents::exclude_own_files(&ws, &args.agent)?;
+    let claim = match (&args.claim, start) {
+        (Some(remote), Some(start)) => {
+            Some(claim::claimant(&ws, &args, remote, start, time_scale())?)
+        }
+        _ => None,
+    };
 
-    let run_id = run_id();
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
     std::fs::create_dir_all(&run_dir)
         .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
@@ -106,12 +124,13 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         spend: String::new(),
         pending,
         head_before_turn: None,
+        claim,
     };
     edge.drive()
 }
 
 /// `20260101T120000Z-3f2a`: when the run started and which process it was.
-fn run_id() -> String {
+pub(crate) fn run_id() -> String {
     format!(
         "{}-{:04x}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),

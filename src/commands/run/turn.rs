@@ -105,9 +105,26 @@ impl Edge<'_> {
             turn_timeout,
         };
         let mut follow = Vec::new();
+        // A claiming racer watches for another's claim while the agent works: once it verifies,
+        // the agent is stopped as by a second Ctrl-C.
+        let watch = self
+            .claim
+            .as_ref()
+            .map(|run| run.claimant.watch(self.ws.root()));
+        let mut lost = None;
         let ended = agent::run_turn(&spec, || {
             let now = INTERRUPTS.load(Ordering::SeqCst);
             let mut kill = false;
+            if lost.is_none()
+                && let (Some(found), Some(run)) =
+                    (watch.as_ref().and_then(|w| w.found()), self.claim.as_mut())
+                && super::claim::verified(run, self.ws, self.ctx, &found).unwrap_or(false)
+            {
+                lost = Some(found);
+            }
+            if lost.is_some() {
+                return true;
+            }
             while self.seen_interrupts < now {
                 self.seen_interrupts += 1;
                 let actions = self.machine.handle(Event::Interrupt {
@@ -160,6 +177,10 @@ impl Edge<'_> {
             "turn {turn} · {}{} · turn ended: {verdict}",
             self.summary, self.spend
         ));
+        drop(watch);
+        if let Some(found) = lost {
+            return self.lost_in_turn(turn, found);
+        }
         self.pending.extend(follow);
         Ok(Some(Event::TurnEnded {
             now_ms: self.clock.now_ms(),

@@ -28,7 +28,7 @@ mod report;
 mod worktrees;
 
 pub use plan::{RacerOutcome, Seat, exit_code, seats, slug};
-pub use report::{Diff, RaceReport, RacerReport};
+pub use report::{Diff, RaceReport, RacerReport, standing};
 pub use worktrees::worktree_path;
 
 /// What a race needs to start.
@@ -48,6 +48,8 @@ pub struct Race<'a> {
     /// The goal text and `-- CMD ARGS…`, after the options.
     pub tail: Vec<OsString>,
     pub keep_worktrees: bool,
+    /// `--claim <remote>`: the race runs through that remote too (each racer is a claimant).
+    pub claim: Option<String>,
     /// A line of progress for people.
     pub say: &'a dyn Fn(&str),
     /// A line for stderr (what a racer's run said there).
@@ -86,6 +88,9 @@ struct Racer {
     stopped: bool,
     /// Ctrl-Cs passed on to it.
     signals: usize,
+    /// `--claim`: the race id and the winner's branch its summary named.
+    race_id: Option<String>,
+    claimed_by: Option<String>,
     report: Option<RacerReport>,
 }
 
@@ -141,6 +146,8 @@ pub fn race(r: Race) -> Result<RaceReport> {
             stdout_open: false,
             stopped: false,
             signals: 0,
+            race_id: None,
+            claimed_by: None,
             report: None,
         };
         let mut command = Command::new(&exe);
@@ -152,6 +159,10 @@ pub fn race(r: Race) -> Result<RaceReport> {
             command.env_remove("GOAL_FILE");
         }
         command.arg("--json").args(&r.run_args);
+        if r.claim.is_some() {
+            // Its worktree's branch is new, made for it: it claims on that one.
+            command.env(super::claim::SEAT_ENV, "1");
+        }
         if seat.preset {
             command.arg(format!("--agent={}", seat.agent));
         }
@@ -267,13 +278,22 @@ pub fn race(r: Race) -> Result<RaceReport> {
         }
     }
     worktrees::remove_race_dir(&common);
+    let race_id = racers.iter().find_map(|x| x.race_id.clone());
+    let claimed_by = racers.iter().find_map(|x| x.claimed_by.clone());
     let reports: Vec<RacerReport> = racers.into_iter().filter_map(|x| x.report).collect();
     let codes: Vec<i32> = reports.iter().filter_map(|x| x.exit_code).collect();
-    let winner = reports.iter().find(|x| x.winner).map(|x| x.branch.clone());
+    let local_winner = reports.iter().find(|x| x.winner).map(|x| x.branch.clone());
     Ok(RaceReport {
-        code: exit_code(winner.is_some(), interrupted, &codes),
+        code: exit_code(
+            local_winner.is_some(),
+            interrupted,
+            reports.iter().any(|x| x.outcome == RacerOutcome::Lost),
+            &codes,
+        ),
         racers: reports,
-        winner,
+        // Through a remote, the winner may be another machine's racer.
+        winner: local_winner.or(claimed_by),
+        race_id,
         interrupted,
     })
 }
@@ -352,6 +372,17 @@ fn on_event(racer: &mut Racer, line: &str, say: &dyn Fn(&str)) -> bool {
             ));
         }
         "retry" => say(&format!("{branch}: retry — {}", text("reason"))),
+        // A claiming racer's summary: the race's id, and the winner it knows of.
+        "race" => {
+            racer.race_id = event
+                .get("race_id")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            racer.claimed_by = event
+                .get("winner")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
         "done_refused" => say(&format!(
             "{branch}: `goal done` refused: {}",
             text("refusal").lines().next().unwrap_or_default()

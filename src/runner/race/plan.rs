@@ -101,6 +101,10 @@ pub enum RacerOutcome {
     Budget,
     /// A hard agent failure, or the run refused to start.
     Error,
+    /// `--claim`: another racer (on this machine or another) claimed the win first.
+    Lost,
+    /// `--claim`: its work could not be pushed to the remote.
+    Unpushed,
 }
 
 impl RacerOutcome {
@@ -112,6 +116,8 @@ impl RacerOutcome {
             "budget" => RacerOutcome::Budget,
             "interrupted" => RacerOutcome::Interrupted,
             "error" => RacerOutcome::Error,
+            "lost" => RacerOutcome::Lost,
+            "unpushed" => RacerOutcome::Unpushed,
             _ => return None,
         })
     }
@@ -134,14 +140,17 @@ impl RacerOutcome {
             RacerOutcome::Blocked => "blocked",
             RacerOutcome::Budget => "budget",
             RacerOutcome::Error => "error",
+            RacerOutcome::Lost => "lost",
+            RacerOutcome::Unpushed => "unpushed",
         }
     }
 }
 
 /// The race's exit code, as `goal run`'s: 0 when a racer won; else 130 when Ctrl-C stopped it;
-/// else from the racers' own codes, the one that most needs a person first: 1 (blocked), 2 (a
-/// hard failure), 3 (a budget ran out), then any other. Pure.
-pub fn exit_code(won: bool, interrupted: bool, codes: &[i32]) -> u8 {
+/// else from the racers' own codes, the one that most needs a person first: 1 (blocked, or
+/// unpushed), 2 (a hard failure), 3 (a budget ran out); else 0 when a racer lost to another's
+/// claim (`--claim`: the race was won elsewhere); then any other. Pure.
+pub fn exit_code(won: bool, interrupted: bool, lost: bool, codes: &[i32]) -> u8 {
     if won {
         return 0;
     }
@@ -152,6 +161,9 @@ pub fn exit_code(won: bool, interrupted: bool, codes: &[i32]) -> u8 {
         if codes.contains(&wanted) {
             return wanted as u8;
         }
+    }
+    if lost {
+        return 0;
     }
     codes
         .iter()

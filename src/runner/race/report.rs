@@ -63,8 +63,11 @@ pub struct RacerReport {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RaceReport {
     pub racers: Vec<RacerReport>,
-    /// The winner's branch.
+    /// The winner's branch (with `--claim`, on the remote, perhaps another machine's).
     pub winner: Option<String>,
+    /// `--claim`: the race's id (the claim is `refs/goal/won/<it>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race_id: Option<String>,
     #[serde(skip)]
     pub interrupted: bool,
     #[serde(skip)]
@@ -79,7 +82,12 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
         .outcome
         .unwrap_or_else(|| code.map_or(RacerOutcome::Error, RacerOutcome::of_code));
     if racer.stopped && outcome != RacerOutcome::Complete {
-        outcome = RacerOutcome::Stopped;
+        // Through a remote, the winner's claim is the others' loss.
+        outcome = if r.claim.is_some() {
+            RacerOutcome::Lost
+        } else {
+            RacerOutcome::Stopped
+        };
         racer.reason = format!(
             "stopped: {} won the race",
             winner.unwrap_or("another racer")
@@ -111,6 +119,12 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
             Ok(false) => {}
             Err(e) => (r.note)(&format!("{branch}: cannot record the turn cut short: {e}")),
         }
+    }
+    if racer.stopped
+        && let Some(remote) = &r.claim
+        && !push_stopped(r, racer, remote)
+    {
+        outcome = RacerOutcome::Unpushed;
     }
     let tip = r.repo.branch_tip(&branch);
     let (proven, total, logs) = match Workspace::open(&ctx) {
@@ -153,6 +167,29 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
         }
     }
     report(racer, outcome, won, proven, total, diff, kept_because)
+}
+
+/// A racer stopped because another won, its cut-short turn recorded: its branch pushed, so that
+/// its work is on the remote like every claiming racer's. False when it could not be.
+fn push_stopped(r: &Race, racer: &Racer, remote: &str) -> bool {
+    let claimant = crate::runner::claim::Claimant {
+        remote: remote.to_string(),
+        race_id: racer.race_id.clone().unwrap_or_default(),
+        branch: racer.seat.branch.clone(),
+        start: r.start,
+        scale: crate::runner::clock::time_scale(),
+        deadline: None,
+    };
+    let why = match claimant.push_branch(r.repo) {
+        Ok(crate::repo::Pushed::Done) => return true,
+        Ok(crate::repo::Pushed::Refused(why) | crate::repo::Pushed::Unreachable(why)) => why,
+        Err(e) => e.to_string(),
+    };
+    let branch = &racer.seat.branch;
+    (r.note)(&format!(
+        "{branch}: cannot push it to {remote}: {why} (push it with `git push {remote} {branch}`)"
+    ));
+    false
 }
 
 fn report(
@@ -219,7 +256,7 @@ fn record_cut_short(
 
 /// Proven and total criteria: judged on the worktree while its goal is live, else as the last
 /// goal commit on its branch counted them (a completed goal's files are gone).
-fn standing(ws: &Workspace, tip: Option<Oid>) -> (Option<usize>, Option<usize>) {
+pub fn standing(ws: &Workspace, tip: Option<Oid>) -> (Option<usize>, Option<usize>) {
     if let Ok(Some(goal)) = ws.read_goal(crate::workspace::Part::Whole)
         && let Ok(proof) = crate::ops::proof(ws, &goal)
     {

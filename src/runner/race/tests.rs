@@ -70,22 +70,26 @@ fn racers_take_the_agents_in_turn_and_names_never_repeat() {
 
 #[test]
 fn the_race_exit_code() {
-    let cases: &[(bool, bool, &[i32], u8)] = &[
-        (true, false, &[0, 130], 0),
-        (true, true, &[0, 130], 0),
-        (false, true, &[130, 130], 130),
-        (false, false, &[3, 1], 1),
-        (false, false, &[3, 2], 2),
-        (false, false, &[3, 3], 3),
-        (false, false, &[130, 3], 3),
-        (false, false, &[143], 143),
-        (false, false, &[], 2),
+    // won, interrupted, lost to a claim, the racers' codes → the race's.
+    let cases: &[(bool, bool, bool, &[i32], u8)] = &[
+        (true, false, false, &[0, 130], 0),
+        (true, true, false, &[0, 130], 0),
+        (false, true, false, &[130, 130], 130),
+        (false, false, false, &[3, 1], 1),
+        (false, false, false, &[3, 2], 2),
+        (false, false, false, &[3, 3], 3),
+        (false, false, false, &[130, 3], 3),
+        (false, false, false, &[143], 143),
+        (false, false, false, &[], 2),
+        (false, false, true, &[0, 0], 0),
+        (false, false, true, &[0, 1], 1),
+        (false, false, true, &[0, 130], 0),
     ];
-    for (won, interrupted, codes, want) in cases {
+    for (won, interrupted, lost, codes, want) in cases {
         assert_eq!(
-            exit_code(*won, *interrupted, codes),
+            exit_code(*won, *interrupted, *lost, codes),
             *want,
-            "{won} {interrupted} {codes:?}"
+            "{won} {interrupted} {lost} {codes:?}"
         );
     }
 }

@@ -1,0 +1,282 @@
+//! The GitHub Actions workflows `goal ci init` writes, as text: the audit of a pull request's
+//! goals, and the race of agents across runners (a matrix of `goal run --claim origin`, then a
+//! check of the claimed commit). Pure: the agents' install lines and keys are a table here.
+
+/// Which workflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workflow {
+    /// `goal audit --rerun` of a pull request's goals.
+    Audit,
+    /// Agents racing on one goal, one runner each.
+    Race,
+}
+
+impl Workflow {
+    /// Where it goes in the repository.
+    pub fn path(self) -> &'static str {
+        match self {
+            Workflow::Audit => ".github/workflows/goal-audit.yml",
+            Workflow::Race => ".github/workflows/goal-race.yml",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Workflow::Audit => "audit",
+            Workflow::Race => "race",
+        }
+    }
+}
+
+/// An agent preset's program, how a runner installs it, and the secret holding its key.
+pub struct AgentSetup {
+    pub agent: &'static str,
+    pub program: &'static str,
+    pub install: &'static str,
+    pub key: &'static str,
+}
+
+/// One row per preset.
+pub const AGENTS: &[AgentSetup] = &[
+    AgentSetup {
+        agent: "claude",
+        program: "claude",
+        install: "npm install -g @anthropic-ai/claude-code",
+        key: "ANTHROPIC_API_KEY",
+    },
+    AgentSetup {
+        agent: "codex",
+        program: "codex",
+        install: "npm install -g @openai/codex",
+        key: "CODEX_API_KEY",
+    },
+    AgentSetup {
+        agent: "gemini",
+        program: "gemini",
+        install: "npm install -g @google/gemini-cli",
+        key: "GEMINI_API_KEY",
+    },
+    AgentSetup {
+        agent: "qwen",
+        program: "qwen",
+        install: "npm install -g @qwen-code/qwen-code",
+        key: "OPENAI_API_KEY",
+    },
+    AgentSetup {
+        agent: "pi",
+        program: "pi",
+        install: "npm install -g @mariozechner/pi-coding-agent",
+        key: "ANTHROPIC_API_KEY",
+    },
+    AgentSetup {
+        agent: "opencode",
+        program: "opencode",
+        install: "npm install -g opencode-ai",
+        key: "ANTHROPIC_API_KEY",
+    },
+    AgentSetup {
+        agent: "aider",
+        program: "aider",
+        install: "pipx install aider-chat",
+        key: "OPENAI_API_KEY",
+    },
+    AgentSetup {
+        agent: "cursor",
+        program: "cursor-agent",
+        install: "curl -fsS https://cursor.com/install | bash",
+        key: "CURSOR_API_KEY",
+    },
+];
+
+/// The secrets the race job passes on, each once, in the table's order. Pure.
+pub fn keys() -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = Vec::new();
+    for a in AGENTS {
+        if !keys.contains(&a.key) {
+            keys.push(a.key);
+        }
+    }
+    keys
+}
+
+/// How a runner gets `goal` (kept when one is on PATH already).
+const INSTALL_GOAL: &str = "command -v goal >/dev/null || npm install -g goal-cli";
+
+/// The workflow's text. `agents`: the default of the race's `agents` input. Pure.
+pub fn render(workflow: Workflow, agents: &[String]) -> String {
+    match workflow {
+        Workflow::Audit => audit(),
+        Workflow::Race => race(agents),
+    }
+}
+
+fn audit() -> String {
+    format!(
+        r#"# Written by `goal ci init`: replay the evidence of a pull request's goals.
+name: goal audit
+on: pull_request
+
+permissions:
+  contents: read
+
+jobs:
+  audit:
+    runs-on: ubuntu-latest
+    env:
+      BASE_REF: ${{{{ github.base_ref }}}}
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          fetch-depth: 0          # replay needs the commits the evidence ran on
+          ref: ${{{{ github.event.pull_request.head.sha }}}}
+      # Add here what the pinned test commands need (a toolchain, services).
+      - name: Install goal
+        run: {INSTALL_GOAL}
+      - name: Audit the goal's evidence
+        run: goal audit "origin/$BASE_REF..HEAD" --rerun --format github
+"#
+    )
+}
+
+fn race(agents: &[String]) -> String {
+    let default = serde_json::to_string(agents).unwrap_or_else(|_| "[]".into());
+    let keys: String = keys()
+        .iter()
+        .map(|k| format!("      {k}: ${{{{ secrets.{k} }}}}\n"))
+        .collect();
+    let cases: String = AGENTS
+        .iter()
+        .map(|a| {
+            format!(
+                "            {}) program={}; install='{}' ;;\n",
+                a.agent, a.program, a.install
+            )
+        })
+        .collect();
+    format!(
+        r#"# Written by `goal ci init --race`: race agents on one goal, a runner each, through this
+# repository (`goal run --claim origin`); the first proven one claims refs/goal/won/<run id>, the
+# others stop with their branches pushed. Then the claimed commit is checked.
+name: goal race
+on:
+  workflow_dispatch:
+    inputs:
+      goal:
+        description: The goal, as `goal run "<goal>"` takes it
+        required: true
+        type: string
+      criteria:
+        description: "The acceptance criteria, one per line, each with its proof: it works (verify: `cargo test it_works`)"
+        required: true
+        type: string
+      agents:
+        description: The agents as a JSON list, a racer each
+        required: true
+        type: string
+        default: '{default}'
+
+permissions:
+  contents: write
+
+jobs:
+  race:
+    name: race (${{{{ matrix.agent }}}})
+    runs-on: ubuntu-latest
+    strategy:
+      fail-fast: false
+      matrix:
+        agent: ${{{{ fromJSON(inputs.agents) }}}}
+    env:
+      GOAL_TEXT: ${{{{ inputs.goal }}}}
+      GOAL_CRITERIA: ${{{{ inputs.criteria }}}}
+      AGENT: ${{{{ matrix.agent }}}}
+{keys}    steps:
+      - uses: actions/checkout@v5
+        with:
+          fetch-depth: 0
+          ref: ${{{{ github.ref_name }}}}
+      # Add here what the pinned test commands need (a toolchain, services).
+      - name: Install goal
+        run: {INSTALL_GOAL}
+      - name: Install the agent
+        run: |
+          case "$AGENT" in
+{cases}            *) echo "::error::no agent preset '$AGENT' (goal run --help lists them)"; exit 2 ;;
+          esac
+          command -v "$program" >/dev/null || bash -c "$install"
+      - name: Commit as the racer
+        run: |
+          git config user.name "goal race ($AGENT)"
+          git config user.email "41898282+github-actions[bot]@users.noreply.github.com"
+      - name: Race
+        run: |
+          criteria=()
+          while IFS= read -r line; do
+            if [ -n "$line" ]; then criteria+=(-c "$line"); fi
+          done <<< "$GOAL_CRITERIA"
+          goal run "$GOAL_TEXT" "${{criteria[@]}}" --agent "$AGENT" --claim origin --race-id ${{{{ github.run_id }}}}
+
+  check:
+    name: check the claimed commit
+    needs: race
+    if: always()
+    runs-on: ubuntu-latest
+    env:
+      CLAIM: refs/goal/won/${{{{ github.run_id }}}}
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          fetch-depth: 0
+          ref: ${{{{ github.ref_name }}}}
+      # Add here what the pinned test commands need (a toolchain, services).
+      - name: Install goal
+        run: {INSTALL_GOAL}
+      - name: Check out the claimed commit
+        run: |
+          if ! git fetch --quiet origin "+$CLAIM:$CLAIM"; then
+            echo "::error::no racer claimed the race: $CLAIM is not on origin"
+            exit 1
+          fi
+          git checkout --quiet --detach "$CLAIM"
+      - name: The finished goals still hold
+        run: goal recheck
+      - name: Replay the winner's evidence
+        run: goal audit --rerun --strict
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_has_an_install_line_and_a_key() {
+        let presets = crate::runner::presets::names();
+        let rows: Vec<&str> = AGENTS.iter().map(|a| a.agent).collect();
+        assert_eq!(rows, presets);
+        assert_eq!(
+            keys(),
+            [
+                "ANTHROPIC_API_KEY",
+                "CODEX_API_KEY",
+                "GEMINI_API_KEY",
+                "OPENAI_API_KEY",
+                "CURSOR_API_KEY"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_race_names_its_default_agents_and_claims_on_the_run_id() {
+        let text = render(Workflow::Race, &["claude".into(), "codex".into()]);
+        assert!(text.contains("default: '[\"claude\",\"codex\"]'"), "{text}");
+        assert!(text.contains("--claim origin --race-id ${{ github.run_id }}"));
+        assert!(text.contains("ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}"));
+        let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+        assert_eq!(parsed["jobs"]["check"]["needs"], "race");
+        let parsed: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&render(Workflow::Audit, &[])).unwrap();
+        assert_eq!(parsed["on"], "pull_request");
+    }
+}
