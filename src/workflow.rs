@@ -1,6 +1,7 @@
 //! The GitHub Actions workflows `goal ci init` writes, as text: the audit of a pull request's
 //! goals, and the race of agents across runners (a matrix of `goal run --claim origin`, then a
-//! check of the claimed commit). Pure: the agents' install lines and keys are a table here.
+//! check of the claimed commit). Pure: the agents' install lines and keys are read from the presets
+//! table.
 
 /// Which workflow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,7 @@ impl Workflow {
     }
 }
 
-/// An agent preset's program, how a runner installs it, and the secret holding its key.
+/// An agent preset's name, program, install line and key: read from the presets table.
 pub struct AgentSetup {
     pub agent: &'static str,
     pub program: &'static str,
@@ -36,62 +37,23 @@ pub struct AgentSetup {
     pub key: &'static str,
 }
 
-/// One row per preset.
-pub const AGENTS: &[AgentSetup] = &[
-    AgentSetup {
-        agent: "claude",
-        program: "claude",
-        install: "npm install -g @anthropic-ai/claude-code",
-        key: "ANTHROPIC_API_KEY",
-    },
-    AgentSetup {
-        agent: "codex",
-        program: "codex",
-        install: "npm install -g @openai/codex",
-        key: "CODEX_API_KEY",
-    },
-    AgentSetup {
-        agent: "gemini",
-        program: "gemini",
-        install: "npm install -g @google/gemini-cli",
-        key: "GEMINI_API_KEY",
-    },
-    AgentSetup {
-        agent: "qwen",
-        program: "qwen",
-        install: "npm install -g @qwen-code/qwen-code",
-        key: "OPENAI_API_KEY",
-    },
-    AgentSetup {
-        agent: "pi",
-        program: "pi",
-        install: "npm install -g @mariozechner/pi-coding-agent",
-        key: "ANTHROPIC_API_KEY",
-    },
-    AgentSetup {
-        agent: "opencode",
-        program: "opencode",
-        install: "npm install -g opencode-ai",
-        key: "ANTHROPIC_API_KEY",
-    },
-    AgentSetup {
-        agent: "aider",
-        program: "aider",
-        install: "pipx install aider-chat",
-        key: "OPENAI_API_KEY",
-    },
-    AgentSetup {
-        agent: "cursor",
-        program: "cursor-agent",
-        install: "curl -fsS https://cursor.com/install | bash",
-        key: "CURSOR_API_KEY",
-    },
-];
+/// One row per preset, in the presets table's order.
+pub fn agent_setups() -> Vec<AgentSetup> {
+    crate::runner::presets::PRESETS
+        .iter()
+        .map(|p| AgentSetup {
+            agent: p.name,
+            program: p.argv.first().copied().unwrap_or(p.name),
+            install: p.install,
+            key: p.key,
+        })
+        .collect()
+}
 
 /// The secrets the race job passes on, each once, in the table's order. Pure.
 pub fn keys() -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = Vec::new();
-    for a in AGENTS {
+    for a in agent_setups() {
         if !keys.contains(&a.key) {
             keys.push(a.key);
         }
@@ -144,7 +106,7 @@ fn race(agents: &[String]) -> String {
         .iter()
         .map(|k| format!("      {k}: ${{{{ secrets.{k} }}}}\n"))
         .collect();
-    let cases: String = AGENTS
+    let cases: String = agent_setups()
         .iter()
         .map(|a| {
             format!(
@@ -253,7 +215,7 @@ mod tests {
     #[test]
     fn every_preset_has_an_install_line_and_a_key() {
         let presets = crate::runner::presets::names();
-        let rows: Vec<&str> = AGENTS.iter().map(|a| a.agent).collect();
+        let rows: Vec<&str> = agent_setups().iter().map(|a| a.agent).collect();
         assert_eq!(rows, presets);
         assert_eq!(
             keys(),

@@ -487,7 +487,10 @@ const RANKS: &[(&str, &[&str])] = &[
         ],
     ),
     ("operations", &["ops"]),
-    ("goal run", &["runner"]),
+    (
+        "goal run, and the workflow that races it",
+        &["runner", "workflow"],
+    ),
     ("commands", &["commands"]),
     ("the command line", &["cli"]),
 ];

@@ -116,7 +116,7 @@ fn next_steps(which: Workflow, rel: &str, agents: &[String]) -> Vec<String> {
     )];
     if which == Workflow::Race {
         let mut keys: Vec<&str> = Vec::new();
-        for a in workflow::AGENTS
+        for a in workflow::agent_setups()
             .iter()
             .filter(|a| agents.iter().any(|x| x == a.agent))
         {

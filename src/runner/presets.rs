@@ -67,6 +67,10 @@ pub struct Preset {
     /// Files the CLI writes for itself in the worktree (gitignore patterns), kept out of the
     /// commits `goal run` makes through `.git/info/exclude`.
     pub own_files: &'static [&'static str],
+    /// How a CI runner installs the CLI (`goal ci init --race`'s workflow).
+    pub install: &'static str,
+    /// The environment variable the CLI reads its API key from (a secret of that workflow).
+    pub key: &'static str,
 }
 
 const NO_USAGE: Reports = Reports {
@@ -93,6 +97,8 @@ pub(super) const NETWORK: &[&str] = &[
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "claude",
+        install: "npm install -g @anthropic-ai/claude-code",
+        key: "ANTHROPIC_API_KEY",
         argv: &[
             "claude",
             "-p",
@@ -146,6 +152,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "codex",
+        install: "npm install -g @openai/codex",
+        key: "CODEX_API_KEY",
         argv: &[
             "codex",
             "exec",
@@ -198,6 +206,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "gemini",
+        install: "npm install -g @google/gemini-cli",
+        key: "GEMINI_API_KEY",
         argv: &[
             "gemini",
             "--skip-trust",
@@ -256,6 +266,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "qwen",
+        install: "npm install -g @qwen-code/qwen-code",
+        key: "OPENAI_API_KEY",
         argv: &["qwen", "--yolo", "--output-format", "stream-json"],
         prompt: PromptPlace::Stdin,
         output: Output::JsonLines,
@@ -291,6 +303,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "pi",
+        install: "npm install -g @mariozechner/pi-coding-agent",
+        key: "ANTHROPIC_API_KEY",
         argv: &["pi", "--mode", "json", "-p", "{prompt}"],
         prompt: PromptPlace::Arg,
         output: Output::JsonLines,
@@ -328,6 +342,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "opencode",
+        install: "npm install -g opencode-ai",
+        key: "ANTHROPIC_API_KEY",
         argv: &[
             "opencode",
             "run",
@@ -377,6 +393,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "aider",
+        install: "pipx install aider-chat",
+        key: "OPENAI_API_KEY",
         argv: &[
             "aider",
             "--message",
@@ -438,6 +456,8 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "cursor",
+        install: "curl -fsS https://cursor.com/install | bash",
+        key: "CURSOR_API_KEY",
         argv: &[
             "cursor-agent",
             "-p",
