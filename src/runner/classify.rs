@@ -194,13 +194,11 @@ pub fn regain_access(text: &str) -> Option<u64> {
         r"(?i)regain access on (\d{4}-\d\d-\d\d) at (\d\d:\d\d) (UTC|[A-Za-z_]+/[A-Za-z_]+)",
     )?;
     let c = regain.captures_iter(text).last()?;
-    let at: jiff::civil::DateTime = format!("{}T{}", &c[1], &c[2]).parse().ok()?;
-    let zone = jiff::tz::TimeZone::get(&c[3]).ok()?;
-    let ms = at
-        .to_zoned_datetime(zone)
-        .ok()?
-        .timestamp()
-        .as_millisecond();
+    let at =
+        chrono::NaiveDateTime::parse_from_str(&format!("{}T{}", &c[1], &c[2]), "%Y-%m-%dT%H:%M")
+            .ok()?;
+    let zone: chrono_tz::Tz = c[3].parse().ok()?;
+    let ms = at.and_local_timezone(zone).earliest()?.timestamp_millis();
     u64::try_from(ms).ok()
 }
 

@@ -5,11 +5,58 @@
 //! again at 10:32 AM": the next such moment), or a duration ("Please retry in 3600s", "reset in 2
 //! hours", a `retry-after` header). Pure: the caller passes now and the local zone.
 
-use jiff::Timestamp;
-use jiff::civil::{Date, DateTime, Time};
-use jiff::tz::TimeZone;
+use chrono::{DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use regex::Regex;
 use std::sync::OnceLock;
+
+/// A moment.
+type Timestamp = DateTime<Utc>;
+
+/// A zone a time is read in: the machine's (`TZ` honoured), a fixed offset, or a named one.
+#[derive(Debug, Clone)]
+pub enum TimeZone {
+    System,
+    Fixed(FixedOffset),
+    Named(chrono_tz::Tz),
+}
+
+impl TimeZone {
+    pub const UTC: TimeZone = TimeZone::Named(chrono_tz::UTC);
+
+    /// The machine's zone.
+    pub fn system() -> TimeZone {
+        TimeZone::System
+    }
+
+    /// An IANA zone by name (`Europe/London`, `UTC`).
+    pub fn get(name: &str) -> Option<TimeZone> {
+        name.parse::<chrono_tz::Tz>().ok().map(TimeZone::Named)
+    }
+
+    /// The moment the zone's clock reads `at`: in a gap (clocks put forward) the moment an hour
+    /// later, when it reads twice (clocks put back) the earlier.
+    fn moment(&self, at: NaiveDateTime) -> Option<Timestamp> {
+        fn pick<Tz: chrono::TimeZone>(zone: &Tz, at: NaiveDateTime) -> Option<Timestamp> {
+            let first = |r: LocalResult<DateTime<Tz>>| r.earliest().map(|t| t.with_timezone(&Utc));
+            first(zone.from_local_datetime(&at))
+                .or_else(|| first(zone.from_local_datetime(&(at + chrono::Duration::hours(1)))))
+        }
+        match self {
+            TimeZone::System => pick(&chrono::Local, at),
+            TimeZone::Fixed(offset) => pick(offset, at),
+            TimeZone::Named(tz) => pick(tz, at),
+        }
+    }
+
+    /// The zone's calendar day at `now`.
+    fn date_at(&self, now: Timestamp) -> NaiveDate {
+        match self {
+            TimeZone::System => now.with_timezone(&chrono::Local).date_naive(),
+            TimeZone::Fixed(offset) => now.with_timezone(offset).date_naive(),
+            TimeZone::Named(tz) => now.with_timezone(tz).date_naive(),
+        }
+    }
+}
 
 /// A regex compiled once; None only if the source (a constant here) does not compile.
 fn regex(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
@@ -23,8 +70,8 @@ pub fn reset_time(output: &str, now_ms: u64) -> Option<u64> {
 
 /// [`reset_time`] with the local zone given: the first form found, most explicit first.
 pub fn reset_time_in(output: &str, now_ms: u64, local: &TimeZone) -> Option<u64> {
-    let now = Timestamp::from_millisecond(i64::try_from(now_ms).ok()?).ok()?;
-    let later = |ms: Option<i64>| ms_to_ts(now.as_millisecond().saturating_add(ms?));
+    let now = DateTime::from_timestamp_millis(i64::try_from(now_ms).ok()?)?;
+    let later = |ms: Option<i64>| ms_to_ts(now.timestamp_millis().saturating_add(ms?));
     let forms: [&dyn Fn() -> Option<Timestamp>; 8] = [
         &|| unix_field(output),
         &|| rfc3339(output),
@@ -38,15 +85,15 @@ pub fn reset_time_in(output: &str, now_ms: u64, local: &TimeZone) -> Option<u64>
     forms
         .iter()
         .find_map(|f| f())
-        .and_then(|t| u64::try_from(t.as_millisecond()).ok())
+        .and_then(|t| u64::try_from(t.timestamp_millis()).ok())
 }
 
 fn ms_to_ts(ms: i64) -> Option<Timestamp> {
-    Timestamp::from_millisecond(ms).ok()
+    DateTime::from_timestamp_millis(ms)
 }
 
 fn seconds(text: &str) -> Option<Timestamp> {
-    Timestamp::from_second(text.parse().ok()?).ok()
+    DateTime::from_timestamp(text.parse().ok()?, 0)
 }
 
 /// Claude's `rate_limit_event` (the last rejected one), any `"resetsAt": <unix s>`, and the older
@@ -61,7 +108,7 @@ fn unix_field(output: &str) -> Option<Timestamp> {
             if info["status"] == "rejected"
                 && let Some(at) = info["resetsAt"].as_i64()
             {
-                found = Timestamp::from_second(at).ok();
+                found = DateTime::from_timestamp(at, 0);
             }
         }
     }
@@ -86,7 +133,18 @@ fn rfc3339(output: &str) -> Option<Timestamp> {
         r"(?i)(?:resets?|again|retry|access|available)\s+(?:at|on|after)\s+(\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))",
     )?;
     let c = iso.captures_iter(output).last()?;
-    c[1].parse::<Timestamp>().ok()
+    let text = &c[1];
+    // RFC 3339 wants seconds; a time printed to the minute has none.
+    let zone_at = text.rfind(['Z', '+', '-']).filter(|&i| i > 10)?;
+    let (clock, zone) = text.split_at(zone_at);
+    let full = if clock.len() == 16 {
+        format!("{clock}:00{zone}")
+    } else {
+        text.to_string()
+    };
+    DateTime::parse_from_rfc3339(&full)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// A zone written after a time: `UTC`, `GMT`, `Z`, `+02:00`, `-0500`, or an IANA name.
@@ -109,11 +167,9 @@ fn zone(text: Option<&str>, local: &TimeZone) -> Option<TimeZone> {
             _ => return None,
         };
         let seconds = (h * 3600 + m * 60) * if text.starts_with('-') { -1 } else { 1 };
-        return jiff::tz::Offset::from_seconds(seconds)
-            .ok()
-            .map(TimeZone::fixed);
+        return FixedOffset::east_opt(seconds).map(TimeZone::Fixed);
     }
-    TimeZone::get(text).ok()
+    TimeZone::get(text)
 }
 
 /// `regain access on 2026-12-02 at 00:00 UTC`, `resets on 2026-12-02 14:30 Europe/Paris`,
@@ -125,14 +181,11 @@ fn day_and_time(output: &str, local: &TimeZone) -> Option<Timestamp> {
         r"(?i)\bon\s+(\d{4}-\d\d-\d\d)(?:(?:\s+at\s+|\s+)(\d{1,2}):(\d\d)(?::(\d\d))?)?(?:\s*(UTC|GMT|Z\b|[+-]\d\d:?\d\d|[A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?))?",
     )?;
     let c = day.captures_iter(output).last()?;
-    let date: Date = c[1].parse().ok()?;
-    let number = |i: usize| c.get(i).map_or(Some(0), |m| m.as_str().parse::<i8>().ok());
-    let time = Time::new(number(2)?, number(3)?, number(4)?, 0).ok()?;
+    let date = NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok()?;
+    let number = |i: usize| c.get(i).map_or(Some(0), |m| m.as_str().parse::<u32>().ok());
+    let time = NaiveTime::from_hms_opt(number(2)?, number(3)?, number(4)?)?;
     let tz = zone(c.get(5).map(|m| m.as_str()), local)?;
-    date.to_datetime(time)
-        .to_zoned_datetime(tz)
-        .ok()
-        .map(|z| z.timestamp())
+    tz.moment(date.and_time(time))
 }
 
 /// `Try again at Dec 2nd, 2026 9:28 AM.` (codex): a date and a clock time in the machine's zone.
@@ -150,20 +203,16 @@ fn month_day_time(output: &str, local: &TimeZone) -> Option<Timestamp> {
         &c[3],
         c[4].replace('.', "").to_ascii_uppercase().replace(' ', "")
     );
-    let at = jiff::fmt::strtime::parse("%b %d %Y %I:%M%p", &text)
-        .or_else(|_| jiff::fmt::strtime::parse("%b %d %Y %I:%M:%S%p", &text))
-        .ok()?
-        .to_datetime()
+    let at = NaiveDateTime::parse_from_str(&text, "%b %d %Y %I:%M%p")
+        .or_else(|_| NaiveDateTime::parse_from_str(&text, "%b %d %Y %I:%M:%S%p"))
         .ok()?;
-    at.to_zoned_datetime(local.clone())
-        .ok()
-        .map(|z| z.timestamp())
+    local.moment(at)
 }
 
 /// A clock time `10:32 AM`, `7pm`, `14:30` as (hour, minute) on a 24-hour clock.
-fn clock(hour: &str, minute: Option<&str>, half: Option<&str>) -> Option<(i8, i8)> {
-    let mut hour: i8 = hour.parse().ok()?;
-    let minute: i8 = minute.map_or(Some(0), |m| m.parse().ok())?;
+fn clock(hour: &str, minute: Option<&str>, half: Option<&str>) -> Option<(u32, u32)> {
+    let mut hour: u32 = hour.parse().ok()?;
+    let minute: u32 = minute.map_or(Some(0), |m| m.parse().ok())?;
     match half
         .map(|h| h.replace('.', "").to_ascii_lowercase())
         .as_deref()
@@ -179,28 +228,23 @@ fn clock(hour: &str, minute: Option<&str>, half: Option<&str>) -> Option<(i8, i8
 /// A time printed to the minute stands for that whole minute: when `now` is inside it, the
 /// reset is the minute's end (never a day later, never already past).
 fn to_the_minute(at: Timestamp, now: Timestamp) -> Timestamp {
-    let end = at.saturating_add(jiff::SignedDuration::from_secs(60));
-    match end {
-        Ok(end) if at <= now && now < end => end,
+    match at.checked_add_signed(chrono::Duration::seconds(60)) {
+        Some(end) if at <= now && now < end => end,
         _ => at,
     }
 }
 
 /// The next moment, from `now` on, that the zone's clock reads `hour:minute` (this minute's end
 /// when it reads that now).
-fn next_clock(now: Timestamp, tz: TimeZone, hour: i8, minute: i8) -> Option<Timestamp> {
-    let today = now.to_zoned_datetime(tz.clone()).date();
-    let time = Time::new(hour, minute, 0, 0).ok()?;
-    let on = |day: Date| {
-        DateTime::from_parts(day, time)
-            .to_zoned_datetime(tz.clone())
-            .ok()
-    };
-    let at = to_the_minute(on(today)?.timestamp(), now);
+fn next_clock(now: Timestamp, tz: TimeZone, hour: u32, minute: u32) -> Option<Timestamp> {
+    let today = tz.date_at(now);
+    let time = NaiveTime::from_hms_opt(hour, minute, 0)?;
+    let on = |day: NaiveDate| tz.moment(day.and_time(time));
+    let at = to_the_minute(on(today)?, now);
     if at > now {
         return Some(at);
     }
-    on(today.tomorrow().ok()?).map(|z| z.timestamp())
+    on(today.succ_opt()?)
 }
 
 /// `resets 7pm (UTC)`, `will reset at 3pm (Europe/London)`, `resets 14:30 (Asia/Shanghai)`.
@@ -216,7 +260,7 @@ fn clock_in_named_zone(output: &str, now: Timestamp) -> Option<Timestamp> {
         c.get(2).map(|m| m.as_str()),
         c.get(3).map(|m| m.as_str()),
     )?;
-    let tz = TimeZone::get(&c[4]).ok()?;
+    let tz = TimeZone::get(&c[4])?;
     next_clock(now, tz, hour, minute)
 }
 
@@ -298,13 +342,14 @@ mod tests {
     const M: u64 = 60_000;
 
     fn at(text: &str) -> u64 {
-        let t: Timestamp = text.parse().unwrap();
-        u64::try_from(t.as_millisecond()).unwrap()
+        let t = DateTime::parse_from_rfc3339(text).unwrap();
+        u64::try_from(t.timestamp_millis()).unwrap()
     }
 
     #[test]
     fn every_form_of_a_reset_time() {
         let tokyo = TimeZone::get("Asia/Tokyo").unwrap();
+        let new_york = TimeZone::get("America/New_York").unwrap();
         let utc = TimeZone::UTC;
         // (text, local zone, reset)
         let cases: &[(&str, &TimeZone, Option<u64>)] = &[
@@ -398,6 +443,18 @@ mod tests {
                 Some(at("2026-12-01T10:15:00Z")),
             ),
             ("try again at 23:00", &utc, Some(NOW + 13 * H)),
+            // A clock time in a gap (New York puts its clocks forward at 2:00 on 2027-03-14):
+            // the moment an hour later; read twice (back at 2:00 on 2026-11-01): the earlier.
+            (
+                "regain access on 2027-03-14 at 02:30 America/New_York",
+                &utc,
+                Some(at("2027-03-14T07:30:00Z")),
+            ),
+            (
+                "available on 2026-11-01 at 01:30",
+                &new_york,
+                Some(at("2026-11-01T05:30:00Z")),
+            ),
             // Durations.
             (
                 "TerminalQuotaError: You exceeded your current quota. Please retry in 3600s.",
