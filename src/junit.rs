@@ -1,4 +1,5 @@
-//! Counting the test cases of JUnit XML reports, and reading the reports a run wrote.
+//! The one JUnit XML reader (its test cases, named, and their counts), and reading the reports a
+//! run wrote.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -9,24 +10,53 @@ use quick_xml::events::Event;
 use crate::summary::TestCounts;
 
 /// What a `<testcase>` came to, from its children.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
     Passed,
     Ignored,
     Failed,
 }
 
-/// Count the `<testcase>` elements of a JUnit XML report, at any depth of `<testsuites>` /
-/// `<testsuite>`: one with a `<failure>` or `<error>` child failed, one with `<skipped>` was
-/// ignored, any other passed. Malformed XML, or a document that is not a JUnit report, is an error.
-pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
+/// One `<testcase>`: named `classname::name` (or `name` without a class), and what it came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+/// A testcase's `classname::name`.
+fn case_name(e: &quick_xml::events::BytesStart) -> String {
+    let attr = |key: &str| {
+        e.attributes()
+            .flatten()
+            .find(|a| a.key.as_ref() == key)
+            .and_then(|a| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .ok()
+                    .map(|v| v.into_owned())
+            })
+            .unwrap_or_default()
+    };
+    let (class, name) = (attr("classname"), attr("name"));
+    if class.is_empty() {
+        name
+    } else {
+        format!("{class}::{name}")
+    }
+}
+
+/// The one JUnit reader: the `<testcase>` elements of a report, at any depth of `<testsuites>` /
+/// `<testsuite>`, in order. One with a `<failure>` or `<error>` child failed, one with
+/// `<skipped>` (and no failure) was ignored, any other passed. Malformed XML, or a document that
+/// is not a JUnit report, is an error.
+pub fn cases(xml: &[u8]) -> Result<Vec<Case>, String> {
     let mut reader = Reader::from_reader(xml);
     let mut buf = Vec::new();
-    let mut counts = TestCounts::default();
+    let mut cases = Vec::new();
     let mut depth = 0usize;
     let mut root_seen = false;
     // The depth at which the open testcase sits, and what its children said so far.
-    let mut case: Option<(usize, Outcome)> = None;
+    let mut open: Option<(usize, Case)> = None;
     loop {
         let position = reader.buffer_position();
         let event = reader
@@ -39,23 +69,27 @@ pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
                 let name: &str = local.as_ref();
                 if !root_seen {
                     root_seen = true;
-                    if name != "testsuites" && name != "testsuite" {
-                        return Err(format!(
-                            "not a JUnit report: the root element is <{}>, not <testsuites> or <testsuite>",
-                            name
-                        ));
-                    }
+                    check_root(name)?;
                 }
-                match (name, case.as_mut()) {
-                    ("testcase", None) if empty => counts.passed += 1,
-                    ("testcase", None) => case = Some((depth, Outcome::Passed)),
-                    ("failure" | "error", Some((at, outcome))) if *at + 1 == depth => {
-                        *outcome = Outcome::Failed;
+                match (name, open.as_mut()) {
+                    ("testcase", None) => {
+                        let case = Case {
+                            name: case_name(e),
+                            outcome: Outcome::Passed,
+                        };
+                        if empty {
+                            cases.push(case);
+                        } else {
+                            open = Some((depth, case));
+                        }
                     }
-                    ("skipped", Some((at, outcome)))
-                        if *at + 1 == depth && *outcome != Outcome::Failed =>
+                    ("failure" | "error", Some((at, case))) if *at + 1 == depth => {
+                        case.outcome = Outcome::Failed;
+                    }
+                    ("skipped", Some((at, case)))
+                        if *at + 1 == depth && case.outcome != Outcome::Failed =>
                     {
-                        *outcome = Outcome::Ignored;
+                        case.outcome = Outcome::Ignored;
                     }
                     _ => {}
                 }
@@ -65,15 +99,10 @@ pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
             }
             Event::End(_) => {
                 depth = depth.saturating_sub(1);
-                if let Some((at, outcome)) = case
-                    && at == depth
+                if open.as_ref().is_some_and(|(at, _)| *at == depth)
+                    && let Some((_, case)) = open.take()
                 {
-                    match outcome {
-                        Outcome::Passed => counts.passed += 1,
-                        Outcome::Ignored => counts.ignored += 1,
-                        Outcome::Failed => counts.failed += 1,
-                    }
-                    case = None;
+                    cases.push(case);
                 }
             }
             Event::Eof => break,
@@ -88,6 +117,29 @@ pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
         return Err(format!(
             "malformed XML: the document ends with {depth} element(s) still open"
         ));
+    }
+    Ok(cases)
+}
+
+/// A JUnit report's root is `<testsuites>` or `<testsuite>`.
+fn check_root(name: &str) -> Result<(), String> {
+    if name == "testsuites" || name == "testsuite" {
+        return Ok(());
+    }
+    Err(format!(
+        "not a JUnit report: the root element is <{name}>, not <testsuites> or <testsuite>"
+    ))
+}
+
+/// The counts of a JUnit XML report's test cases ([`cases`]).
+pub fn counts(xml: &[u8]) -> Result<TestCounts, String> {
+    let mut counts = TestCounts::default();
+    for case in cases(xml)? {
+        match case.outcome {
+            Outcome::Passed => counts.passed += 1,
+            Outcome::Ignored => counts.ignored += 1,
+            Outcome::Failed => counts.failed += 1,
+        }
     }
     Ok(counts)
 }
@@ -217,6 +269,32 @@ mod tests {
         for (name, xml, want) in cases {
             assert_eq!(counts(xml), Ok(*want), "{name}");
         }
+    }
+
+    /// The names `goal` matches red and green by and the counts come from one reading.
+    #[test]
+    fn cases_are_named_by_class_and_name_and_counted_from_the_same_reading() {
+        let xml = br#"<testsuites><testsuite name="s">
+            <testcase classname="pkg.T" name="a"/>
+            <testcase name="b"><failure message="x"/><skipped/></testcase>
+            <testsuite name="inner"><testcase classname="C" name="c"><skipped/></testcase></testsuite>
+        </testsuite></testsuites>"#;
+        let got = cases(xml).unwrap();
+        let want = [
+            ("pkg.T::a", Outcome::Passed),
+            ("b", Outcome::Failed),
+            ("C::c", Outcome::Ignored),
+        ];
+        let got: Vec<(&str, Outcome)> = got.iter().map(|c| (c.name.as_str(), c.outcome)).collect();
+        assert_eq!(got, want);
+        let c = counts(xml).unwrap();
+        assert_eq!((c.passed, c.failed, c.ignored), (1, 1, 1));
+        let names = crate::test_names::from_junit(xml).unwrap();
+        assert_eq!(
+            names.outcome("b"),
+            Some(crate::test_names::TestOutcome::Failed)
+        );
+        assert!(crate::test_names::from_junit(b"<report><testcase name=\"x\"/></report>").is_err());
     }
 
     #[test]

@@ -8,8 +8,6 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
@@ -245,73 +243,17 @@ impl OwnedOutcome for (String, &str) {
     }
 }
 
-/// The test cases of a JUnit XML report, named `classname::name` (or `name` without a class): one
-/// with `<failure>`/`<error>` failed, one with `<skipped>` was ignored, others passed. Malformed XML
-/// is an error.
+/// The test cases of a JUnit XML report, named `classname::name` (or `name` without a class), as
+/// [`crate::junit::cases`] reads them. Malformed XML is an error.
 pub fn from_junit(xml: &[u8]) -> Result<TestNames, String> {
-    let mut reader = Reader::from_reader(xml);
-    let mut buf = Vec::new();
     let mut gather = Gather::default();
-    let mut depth = 0usize;
-    let mut case: Option<(usize, String, TestOutcome)> = None;
-    loop {
-        let position = reader.buffer_position();
-        let event = reader
-            .read_event_into(&mut buf)
-            .map_err(|e| format!("malformed XML at byte {position}: {e}"))?;
-        match event {
-            Event::Start(ref e) | Event::Empty(ref e) => {
-                let empty = matches!(event, Event::Empty(_));
-                let local = e.local_name();
-                match (local.as_ref(), case.as_mut()) {
-                    ("testcase", None) => {
-                        let attr = |key: &str| {
-                            e.attributes()
-                                .flatten()
-                                .find(|a| a.key.as_ref() == key)
-                                .and_then(|a| {
-                                    a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                                        .ok()
-                                        .map(|v| v.into_owned())
-                                })
-                                .unwrap_or_default()
-                        };
-                        let (class, name) = (attr("classname"), attr("name"));
-                        let full = if class.is_empty() {
-                            name
-                        } else {
-                            format!("{class}::{name}")
-                        };
-                        if empty {
-                            gather.add(&full, TestOutcome::Passed);
-                        } else {
-                            case = Some((depth, full, TestOutcome::Passed));
-                        }
-                    }
-                    ("failure" | "error", Some((at, _, outcome))) if *at + 1 == depth => {
-                        *outcome = TestOutcome::Failed;
-                    }
-                    ("skipped", Some((at, _, outcome))) if *at + 1 == depth => {
-                        *outcome = (*outcome).max(TestOutcome::Ignored);
-                    }
-                    _ => {}
-                }
-                if !empty {
-                    depth += 1;
-                }
-            }
-            Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                if case.as_ref().is_some_and(|(at, _, _)| *at == depth)
-                    && let Some((_, name, outcome)) = case.take()
-                {
-                    gather.add(&name, outcome);
-                }
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-        buf.clear();
+    for case in crate::junit::cases(xml)? {
+        let outcome = match case.outcome {
+            crate::junit::Outcome::Passed => TestOutcome::Passed,
+            crate::junit::Outcome::Ignored => TestOutcome::Ignored,
+            crate::junit::Outcome::Failed => TestOutcome::Failed,
+        };
+        gather.add(&case.name, outcome);
     }
     Ok(gather.finish())
 }
