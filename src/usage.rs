@@ -411,7 +411,7 @@ mod tests {
 
     #[test]
     fn opencode_step_finish_events_are_summed() {
-        // From the real opencode 1.18.33 against tests/opencode/fake_api.py.
+        // From the real opencode 1.18.33 against tests/fixtures/agents/opencode/fake_api.py.
         let step = |reason: &str, cost: &str| {
             format!(
                 r#"{{"type":"step_finish","timestamp":1796115490861,"sessionID":"ses_1","part":{{"id":"prt_1","reason":"{reason}","type":"step-finish","tokens":{{"total":157,"input":120,"output":30,"reasoning":0,"cache":{{"write":0,"read":7}}}},"cost":{cost}}}}}"#

@@ -1,19 +1,19 @@
-//! The real aider CLI (PyPI `aider-chat`, pinned in tests/aider/requirements.txt; .ci/run installs
+//! The real aider CLI (PyPI `aider-chat`, pinned in tests/fixtures/agents/aider/requirements.txt; .ci/run installs
 //! it into a cached venv, `$GOAL_TEST_CACHE` or ~/.cache/goal-tests, `aider-<version>`) driven by
-//! `goal run --agent aider`, offline, against tests/aider/fake_api.py (OpenAI's chat completions)
+//! `goal run --agent aider`, offline, against tests/fixtures/agents/aider/fake_api.py (OpenAI's chat completions)
 //! with `--model openai/fake-model` and OPENAI_API_BASE.
 //!
 //! aider 0.86.2 retries a failed call by itself for about 90 s, and no setting changes that, so
-//! the tests lower its `RETRY_TIMEOUT` through tests/aider/fast_retries/sitecustomize.py on
+//! the tests lower its `RETRY_TIMEOUT` through tests/fixtures/agents/aider/fast_retries/sitecustomize.py on
 //! PYTHONPATH: one retry, then the failure reaches `goal run`.
 
 use std::path::PathBuf;
 use std::process::Output;
 
-use crate::stand_in::{
+use crate::common::Repo;
+use crate::common::stand_in::{
     StandIn, assert_completed, cli_dir, code, events, explain, installed, named, path_with, project,
 };
-use crate::support::Repo;
 
 /// The venv's folder for the pinned version (`aider-chat==X` in requirements.txt).
 fn venv() -> PathBuf {
@@ -35,7 +35,7 @@ fn aider() -> Option<PathBuf> {
     installed(
         "aider",
         &venv().join("bin/aider"),
-        "bash .ci/run installs it, or: python3 -m venv <that folder> && <that folder>/bin/pip install -r tests/aider/requirements.txt",
+        "bash .ci/run installs it, or: python3 -m venv <that folder> && <that folder>/bin/pip install -r tests/fixtures/agents/aider/requirements.txt",
     )
 }
 

@@ -1,20 +1,20 @@
 //! Support for the tests that drive a real agent CLI through `goal run --agent <cli>`: the CLI is
-//! installed at a pinned version in `tests/<cli>/` (by `.ci/run`, cached), and answers come from
-//! `tests/<cli>/fake_api.py`, a scripted stand-in for its model API on a random loopback port.
+//! installed at a pinned version in `tests/fixtures/agents/<cli>/` (by `.ci/run`, cached), and answers come from
+//! `tests/fixtures/agents/<cli>/fake_api.py`, a scripted stand-in for its model API on a random loopback port.
 //! A test is skipped (saying why on stderr) only when the CLI is not installed and
 //! GOAL_REQUIRE_AGENT_CLIS is unset; `.ci/run` sets it, so CI never skips.
 
 use std::path::{Path, PathBuf};
 
-/// `tests/<cli>` when `tests/<cli>/node_modules/.bin/<bin>` is installed; None (a skip) otherwise.
+/// `tests/fixtures/agents/<cli>` when `tests/fixtures/agents/<cli>/node_modules/.bin/<bin>` is installed; None (a skip) otherwise.
 pub(crate) fn installed(cli: &str, bin: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
+        .join("tests/fixtures/agents")
         .join(cli);
     if dir.join("node_modules/.bin").join(bin).exists() {
         return Some(dir);
     }
-    let how = format!("cd tests/{cli} && npm ci");
+    let how = format!("cd tests/fixtures/agents/{cli} && npm ci");
     assert!(
         std::env::var_os("GOAL_REQUIRE_AGENT_CLIS").is_none(),
         "{bin} is not installed ({how}) and GOAL_REQUIRE_AGENT_CLIS is set"
@@ -40,7 +40,7 @@ pub(crate) fn path_with(dir: &Path) -> String {
 }
 
 /// The full output of turn `n` of the repository's only `goal run`.
-pub(crate) fn turn_log(repo: &crate::support::Repo, n: u32) -> String {
+pub(crate) fn turn_log(repo: &crate::common::Repo, n: u32) -> String {
     let runs = repo.path().join(".git/goal/runs");
     let run = std::fs::read_dir(&runs)
         .unwrap()
@@ -52,7 +52,7 @@ pub(crate) fn turn_log(repo: &crate::support::Repo, n: u32) -> String {
 }
 
 /// What the preset's usage reader makes of turn `n`'s output.
-pub(crate) fn turn_usage(repo: &crate::support::Repo, preset: &str, n: u32) -> goal::usage::Usage {
+pub(crate) fn turn_usage(repo: &crate::common::Repo, preset: &str, n: u32) -> goal::usage::Usage {
     (goal::runner::presets::preset(preset).unwrap().usage)(&turn_log(repo, n))
 }
 
@@ -145,6 +145,6 @@ fn the_start_event_and_help_say_which_presets_are_verified() {
         .args(["run", "--agent", "cursor"])
         .output()
         .unwrap();
-    let said = crate::support::stdout(&out);
+    let said = crate::common::stdout(&out);
     assert!(said.contains("with cursor (unverified)"), "{said}");
 }

@@ -1,13 +1,13 @@
-//! The real Codex CLI (npm `@openai/codex`, pinned in tests/codex/package.json), driven by
-//! `goal run --agent codex` offline against tests/codex/fake_api.py (the Responses API over HTTP
+//! The real Codex CLI (npm `@openai/codex`, pinned in tests/fixtures/agents/codex/package.json), driven by
+//! `goal run --agent codex` offline against tests/fixtures/agents/codex/fake_api.py (the Responses API over HTTP
 //! and SSE; the WebSocket attempt is refused at once). The key is CODEX_API_KEY and the base URL
 //! `openai_base_url` in a temporary CODEX_HOME, as a user would set them.
 
 use std::process::Output;
 
 use crate::agent_cli::{StandIn, installed, path_with, turn_log, turn_usage};
+use crate::common::Repo;
 use crate::run::{code, events, explain, named, project, state};
-use crate::support::Repo;
 
 fn run_codex(repo: &Repo, dir: &std::path::Path, api: &StandIn, tz: &str) -> Output {
     let home = state(repo).join("codex-home");

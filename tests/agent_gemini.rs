@@ -1,5 +1,5 @@
-//! The real Gemini CLI (npm `@google/gemini-cli`, pinned in tests/gemini/package.json), driven by
-//! `goal run --agent gemini` offline against tests/gemini/fake_api.py (the Gemini API's
+//! The real Gemini CLI (npm `@google/gemini-cli`, pinned in tests/fixtures/agents/gemini/package.json), driven by
+//! `goal run --agent gemini` offline against tests/fixtures/agents/gemini/fake_api.py (the Gemini API's
 //! `streamGenerateContent`). GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY with
 //! `security.auth.selectedType: "gemini-api-key"` in settings.json, as a user would set them, and
 //! `general.maxAttempts: 1` so that its own retries (10 by default, minutes on a 503) stay out.
@@ -7,8 +7,8 @@
 use std::process::Output;
 
 use crate::agent_cli::{StandIn, installed, path_with, turn_usage};
+use crate::common::Repo;
 use crate::run::{code, events, explain, named, project, state};
-use crate::support::Repo;
 
 fn run_gemini(repo: &Repo, dir: &std::path::Path, api: &StandIn) -> Output {
     run_gemini_with_key(repo, dir, api, Some("offline-test-key"))

@@ -1,21 +1,21 @@
-//! The real opencode CLI (npm `opencode-ai`, pinned in tests/opencode/package.json; .ci/run
-//! installs it into tests/opencode/node_modules) driven by `goal run --agent opencode`, offline,
-//! against tests/opencode/fake_api.py (Anthropic's messages API) through a provider in an
+//! The real opencode CLI (npm `opencode-ai`, pinned in tests/fixtures/agents/opencode/package.json; .ci/run
+//! installs it into tests/fixtures/agents/opencode/node_modules) driven by `goal run --agent opencode`, offline,
+//! against tests/fixtures/agents/opencode/fake_api.py (Anthropic's messages API) through a provider in an
 //! opencode.json outside the worktree.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::stand_in::{
+use crate::common::Repo;
+use crate::common::stand_in::{
     StandIn, assert_completed, cli_dir, code, events, explain, installed, named, path_with, project,
 };
-use crate::support::Repo;
 
 fn opencode() -> Option<PathBuf> {
     installed(
         "opencode",
         &cli_dir("opencode").join("node_modules/.bin/opencode"),
-        "cd tests/opencode && npm ci",
+        "cd tests/fixtures/agents/opencode && npm ci",
     )
 }
 

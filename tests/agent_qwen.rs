@@ -1,5 +1,5 @@
-//! The real Qwen Code CLI (npm `@qwen-code/qwen-code`, pinned in tests/qwen/package.json), driven
-//! by `goal run --agent qwen` offline against tests/qwen/fake_api.py (the OpenAI chat completions
+//! The real Qwen Code CLI (npm `@qwen-code/qwen-code`, pinned in tests/fixtures/agents/qwen/package.json), driven
+//! by `goal run --agent qwen` offline against tests/fixtures/agents/qwen/fake_api.py (the OpenAI chat completions
 //! API). OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL with
 //! `security.auth.selectedType: "openai"` in ~/.qwen/settings.json, as a user would set them, and
 //! `model.generationConfig.maxRetries: 0` so that its rate-limit retries (10, a minute or more
@@ -8,8 +8,8 @@
 use std::process::Output;
 
 use crate::agent_cli::{StandIn, installed, path_with, turn_usage};
+use crate::common::Repo;
 use crate::run::{code, events, explain, named, project, state};
-use crate::support::Repo;
 
 /// `goal run --json --agent qwen` with the CLI set up against the stand-in.
 fn run_qwen(repo: &Repo, dir: &std::path::Path, api: &StandIn, key: Option<&str>) -> Output {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{GOAL, Repo, fixture, json, project, stderr, stdout};
+use crate::common::{GOAL, Repo, fixture, json, project, stderr, stdout};
 
 /// A recorded Claude Code hook input with the session's directory (and prompt) filled in.
 fn event(name: &str, repo: &Repo, prompt: &str) -> String {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use goal::evidence::{NewRecord, seal};
 use goal::summary::TestCounts;
 
-use crate::support::{Repo, commit_all, json, junit_script, last_record, project, stderr, stdout};
+use crate::common::{Repo, commit_all, json, junit_script, last_record, project, stderr, stdout};
 
 const GOAL: &str = ".agents/goal/GOAL.md";
 const EVIDENCE: &str = ".agents/goal/evidence.jsonl";

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use regex::Regex;
 
-use crate::support::{Repo, normalise};
+use crate::common::{Repo, normalise};
 
 /// `text` with temporary paths, durations and times that vary from run to run replaced.
 fn scrub(repo: &Repo, text: &str) -> String {

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_yaml_ng::Value;
 
-use crate::git_server::{GitServer, scratch, stop};
+use crate::common::git_server::{GitServer, scratch, stop};
+use crate::common::stand_in::path_with;
+use crate::common::{Repo, json, stderr, stdout};
 use crate::run::{code, explain};
-use crate::stand_in::path_with;
-use crate::support::{Repo, json, stderr, stdout};
 
 const RACE: &str = ".github/workflows/goal-race.yml";
 const AUDIT: &str = ".github/workflows/goal-audit.yml";

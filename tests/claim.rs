@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::git_server::{GitServer, scratch, stop};
+use crate::common::git_server::{GitServer, scratch, stop};
+use crate::common::{Repo, stderr};
 use crate::run::{code, explain};
-use crate::support::{Repo, stderr};
 
 const GOAL: &str = "Say hello";
 const CRITERION: &str = "hello.txt exists and the test passes (verify: `sh test.sh`)";

@@ -1,12 +1,12 @@
-//! Beside Claude Code's own `/goal <condition>`: the real Claude Code CLI (tests/claude), offline
-//! against tests/claude/fake_api.py, which also answers `/goal`'s judge (a model without tools
+//! Beside Claude Code's own `/goal <condition>`: the real Claude Code CLI (tests/fixtures/agents/claude), offline
+//! against tests/fixtures/agents/claude/fake_api.py, which also answers `/goal`'s judge (a model without tools
 //! asked whether the condition holds; JUDGE scripts its verdicts), with goal's plugin loaded by
 //! `--plugin-dir`. And the proof lines the judge can quote.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{FakeApi, Repo, claude_dir, json, last_record, project, status, stdout};
+use crate::common::{FakeApi, Repo, claude_dir, json, last_record, project, status, stdout};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,7 +1,7 @@
 //! The command line every command shares: usage errors, `-C`, `--json` (one document on
 //! stdout, failures included) and `--help`.
 
-use crate::support::{GOAL, Repo, json, stderr, stdout};
+use crate::common::{GOAL, Repo, json, stderr, stdout};
 
 #[test]
 fn dash_c_runs_elsewhere() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::support::{GOAL, Repo, stderr, stdout};
+use crate::common::{GOAL, Repo, stderr, stdout};
 
 /// A pre-commit linter that refuses any staged file containing `breakpoint()` (spelt in two
 /// halves, so that a linter committed with the work does not refuse itself).
@@ -89,14 +89,14 @@ fn a_pre_commit_linter_refuses_iterate_and_no_verify_gets_past_it() {
         None,
         "init ran the hooks"
     );
-    let rows = crate::support::json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = crate::common::json(&repo.goal().args(["log", "--json"]).output().unwrap());
     assert_eq!(
         rows[1]["flags"],
         serde_json::json!(["hooks-skipped"]),
         "{rows}"
     );
     assert_eq!(rows[0]["flags"], serde_json::json!([]), "{rows}");
-    let audit = crate::support::json(&repo.goal().args(["audit", "--json"]).output().unwrap());
+    let audit = crate::common::json(&repo.goal().args(["audit", "--json"]).output().unwrap());
     assert_eq!(audit["commits"][1]["hooks_skipped"], true, "{audit}");
     assert_eq!(audit["commits"][0]["hooks_skipped"], false, "{audit}");
     let text = stdout(&repo.goal().arg("audit").output().unwrap());

@@ -2,7 +2,7 @@
 //! `goal run`'s decision to call `goal done` (before any turn) and `goal done`'s own answer agree;
 //! so do status, inject and the Claude Stop hook, criterion by criterion.
 
-use crate::support::{EVIDENCE, Repo, json, project, status, stderr, stdout};
+use crate::common::{EVIDENCE, Repo, json, project, status, stderr, stdout};
 
 /// A repository whose one criterion is pinned to `sh test.sh` (passing once hello.txt exists),
 /// brought to a state.

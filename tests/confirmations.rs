@@ -4,7 +4,7 @@
 //! `goal.testsOnly` trick), `goal criteria surface`, `goal audit --strict` listing every
 //! confirmation, and `goal run` blocking at once on a refusal only a person can lift.
 
-use crate::support::{Repo, commit_all, json, stderr, stdout};
+use crate::common::{Repo, commit_all, json, stderr, stdout};
 
 const GUARD: &str = "the suite stays green (guard: `sh pass.sh`)";
 const REFUSAL: &str = "a confirmation is the person's: ask them to run `goal done --confirm`";

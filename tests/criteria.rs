@@ -1,7 +1,7 @@
 //! `goal criteria add/edit/remove` and the material-change rule: a change that lowers the bar
 //! needs --confirm and is recorded in the commit's trailer.
 
-use crate::support::{Repo, stderr};
+use crate::common::{Repo, stderr};
 
 /// An added way out ("or …", "unless …") or an exact figure made a bound lowers the bar like a
 /// negation: refused without --confirm, recorded in the trailer with it.

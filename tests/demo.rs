@@ -1,6 +1,6 @@
 //! `goal demo`: a whole loop, init to done, in a scratch repository.
 
-use crate::support::{GOAL, Repo, stderr, stdout};
+use crate::common::{GOAL, Repo, stderr, stdout};
 
 #[test]
 fn demo_walks_a_whole_loop() {

@@ -1,16 +1,16 @@
 //! Evidence, the gate, done and the hooks: an agent must not be able to call a goal done without
 //! test evidence bound to the code it claims to prove.
 
-use crate::support::{EVIDENCE, GOAL, Repo, json, project, stderr, stdout};
+use crate::common::{EVIDENCE, GOAL, Repo, json, project, stderr, stdout};
 
-fn records(repo: &Repo) -> Vec<serde_json::Value> {
+pub(crate) fn records(repo: &Repo) -> Vec<serde_json::Value> {
     repo.read(EVIDENCE)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
 
-fn setup(criteria: &[&str]) -> Repo {
+pub(crate) fn setup(criteria: &[&str]) -> Repo {
     let repo = Repo::new();
     repo.init_goal(criteria);
     repo.test_script("pass.sh", 3, 0);
@@ -20,7 +20,7 @@ fn setup(criteria: &[&str]) -> Repo {
 }
 
 #[test]
-fn verify_records_evidence_bound_to_the_tree_and_ticks() {
+pub(crate) fn verify_records_evidence_bound_to_the_tree_and_ticks() {
     let repo = setup(&["a passes", "b passes"]);
     repo.write("src/new.rs", "untracked but counted\n");
     let out = repo
@@ -56,7 +56,7 @@ fn verify_records_evidence_bound_to_the_tree_and_ticks() {
 }
 
 #[test]
-fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
+pub(crate) fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.write("exit3.sh", "echo '1 passed, 1 failed'\nexit 3\n");
@@ -71,7 +71,7 @@ fn verify_exits_with_the_commands_code_and_unticks_on_failure() {
 }
 
 #[test]
-fn a_run_with_no_tests_or_no_summary_proves_nothing_unless_asked_as_a_check() {
+pub(crate) fn a_run_with_no_tests_or_no_summary_proves_nothing_unless_asked_as_a_check() {
     let repo = setup(&["a passes"]);
     // Exit 0 that proves nothing is exit 1: the caller must not read it as success.
     repo.goal()
@@ -106,7 +106,7 @@ fn a_run_with_no_tests_or_no_summary_proves_nothing_unless_asked_as_a_check() {
 }
 
 #[test]
-fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
+pub(crate) fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
     let repo = setup(&["a passes"]);
     let out = repo
         .goal()
@@ -125,7 +125,7 @@ fn a_command_that_cannot_start_is_exit_2_and_records_nothing() {
 }
 
 #[test]
-fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
+pub(crate) fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
     let repo = setup(&["a passes", "b passes"]);
     let out = repo.goal().args(["check", "1"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -161,204 +161,7 @@ fn check_needs_fresh_passing_evidence_and_uncheck_always_works() {
 }
 
 #[test]
-fn the_pre_commit_hook_refuses_a_hand_ticked_box_until_evidence_exists() {
-    let repo = setup(&["a passes", "b passes"]);
-    repo.ok(&["hooks", "install"]);
-    // Tick by hand and commit: refused.
-    repo.write(
-        GOAL,
-        &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
-    );
-    repo.git(&["add", "-A"]);
-    let out = repo.git_output(&["commit", "-m", "done, trust me"]);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(err.contains("criterion 1 \"a passes\""), "{err}");
-    assert!(err.contains("goal verify -c 1 -- <test command>"), "{err}");
-    // The same commit after goal verify on this tree: accepted.
-    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
-    repo.git(&["add", "-A"]);
-    assert!(
-        repo.git_output(&["commit", "-q", "-m", "proven"])
-            .status
-            .success()
-    );
-    // Change code after verification: the evidence is stale, the tick of b is refused again.
-    repo.ok(&["verify", "-c", "2", "--", "sh", "pass.sh"]);
-    repo.write("src/lib.rs", "changed after verify\n");
-    repo.git(&["add", "-A"]);
-    let out = repo.git_output(&["commit", "-m", "sneaky"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
-}
-
-#[test]
-fn the_hook_refuses_an_unproven_complete_and_an_unrecorded_removal() {
-    let repo = setup(&["a passes", "b passes"]);
-    repo.ok(&["hooks", "install"]);
-    repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
-    repo.ok(&["iterate", "-m", "a done"]);
-    repo.write(
-        GOAL,
-        &repo
-            .goal_md()
-            .replace("status: in-progress", "status: complete"),
-    );
-    repo.git(&["add", "-A"]);
-    let out = repo.git_output(&["commit", "-m", "all done"]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("criterion 2 \"b passes\""),
-        "{}",
-        stderr(&out)
-    );
-    repo.git(&["reset", "-q", "--hard"]);
-
-    // Removing a criterion by hand: refused by commit-msg without the record.
-    repo.write(GOAL, &repo.goal_md().replace("- [ ] b passes\n", ""));
-    repo.git(&["add", "-A"]);
-    let out = repo.git_output(&["commit", "-m", "drop b"]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("Goal-Material-Change"),
-        "{}",
-        stderr(&out)
-    );
-    // With the record: accepted.
-    let out = repo.git_output(&[
-        "commit",
-        "-q",
-        "-m",
-        "drop b\n\nGoal-Material-Change: b is out of scope",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-
-    // A commit that does not touch the goal passes.
-    repo.write("src/lib.rs", "fn f() {}\n");
-    repo.git(&["add", "-A"]);
-    assert!(
-        repo.git_output(&["commit", "-q", "-m", "code"])
-            .status
-            .success()
-    );
-    // A staged GOAL.md that does not parse is refused.
-    repo.write(GOAL, "garbage\n");
-    repo.git(&["add", "-A"]);
-    let out = repo.git_output(&["commit", "-m", "broken"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("does not parse"), "{}", stderr(&out));
-}
-
-#[test]
-fn the_hook_reads_the_index_not_the_working_tree() {
-    let repo = setup(&["a passes"]);
-    repo.ok(&["hooks", "install"]);
-    // A tick staged, then undone in the working tree only: the staged tick is what counts.
-    let ticked = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
-    let unticked = repo.goal_md();
-    repo.write(GOAL, &ticked);
-    repo.git(&["add", GOAL]);
-    repo.write(GOAL, &unticked);
-    repo.git_refused(
-        &["commit", "-m", "x"],
-        &[
-            "commit refused by the goal gate",
-            "criterion 1 \"a passes\" is ticked without proof",
-        ],
-    );
-    // `git commit -a` stages through a temporary index (GIT_INDEX_FILE): still seen.
-    repo.git(&["reset", "-q"]);
-    repo.write(GOAL, &ticked);
-    repo.git_refused(
-        &["commit", "-a", "-m", "x"],
-        &[
-            "commit refused by the goal gate",
-            "criterion 1 \"a passes\" is ticked without proof",
-        ],
-    );
-}
-
-#[test]
-fn hooks_keep_the_users_own_lines_through_install_reinstall_and_uninstall() {
-    let repo = setup(&["a passes"]);
-    let hook = repo.path().join(".git/hooks/pre-commit");
-    let user =
-        "#!/bin/sh\necho user-hook-ran >> \"$(git rev-parse --git-dir)/user-marker\"\nexit 0\n";
-    std::fs::write(&hook, user).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    repo.ok(&["hooks", "install"]);
-    repo.ok(&["hooks", "install"]);
-    let text = std::fs::read_to_string(&hook).unwrap();
-    assert_eq!(text.matches("# >>> goal >>>").count(), 1, "{text}");
-    assert!(text.contains("echo user-hook-ran"));
-    // Both run: the user's line, and the gate despite the user's `exit 0`.
-    repo.write(
-        GOAL,
-        &repo.goal_md().replace("- [ ] a passes", "- [x] a passes"),
-    );
-    repo.git(&["add", "-A"]);
-    repo.git_refused(
-        &["commit", "-m", "x"],
-        &[
-            "commit refused by the goal gate",
-            "criterion 1 \"a passes\" is ticked without proof",
-        ],
-    );
-    assert!(repo.read(".git/user-marker").contains("user-hook-ran"));
-    repo.ok(&["hooks", "status"]);
-    repo.ok(&["hooks", "uninstall"]);
-    assert_eq!(std::fs::read_to_string(&hook).unwrap(), user);
-    assert!(!repo.path().join(".git/hooks/commit-msg").exists());
-    let out = repo.goal().args(["hooks", "status"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("pre-commit: not installed (a hook of the user's is there)")
-            && stdout(&out).contains("commit-msg: missing"),
-        "{}",
-        stdout(&out)
-    );
-}
-
-#[test]
-fn hooks_follow_core_hooks_path_and_work_in_a_linked_worktree() {
-    let repo = setup(&["a passes"]);
-    repo.git(&["config", "core.hooksPath", "my-hooks"]);
-    repo.ok(&["hooks", "install"]);
-    assert!(repo.path().join("my-hooks/pre-commit").exists());
-    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
-    repo.git(&["config", "--unset", "core.hooksPath"]);
-    repo.ok(&["hooks", "install"]);
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "scripts"]);
-    let (_wt, wt_path) = repo.add_worktree();
-    let md = std::fs::read_to_string(wt_path.join(GOAL)).unwrap();
-    std::fs::write(
-        wt_path.join(GOAL),
-        md.replace("- [ ] a passes", "- [x] a passes"),
-    )
-    .unwrap();
-    repo.git_in(&wt_path, &["add", "-A"]);
-    let out = repo.git_in(&wt_path, &["commit", "-m", "x"]);
-    assert!(
-        !out.status.success(),
-        "the hook runs in the linked worktree"
-    );
-    repo.goal_in(&wt_path)
-        .args(["verify", "-c", "1", "--", "sh", "pass.sh"])
-        .assert()
-        .success();
-    repo.git_in(&wt_path, &["add", "-A"]);
-    let out = repo.git_in(&wt_path, &["commit", "-m", "x"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-#[test]
-fn iterate_unticks_a_tick_without_proof_and_commits() {
+pub(crate) fn iterate_unticks_a_tick_without_proof_and_commits() {
     let repo = setup(&["a passes"]);
     let ticked = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
     repo.write(GOAL, &ticked);
@@ -389,7 +192,7 @@ fn iterate_unticks_a_tick_without_proof_and_commits() {
 }
 
 #[test]
-fn done_is_refused_for_each_missing_proof() {
+pub(crate) fn done_is_refused_for_each_missing_proof() {
     // (setup of criterion 1's evidence, expected words)
     let cases: &[(&[&str], &str)] = &[
         (&[], "no evidence"),
@@ -432,7 +235,7 @@ fn done_is_refused_for_each_missing_proof() {
 }
 
 #[test]
-fn done_commits_twice_deletes_the_goal_and_summarises() {
+pub(crate) fn done_commits_twice_deletes_the_goal_and_summarises() {
     let repo = setup(&["a passes", "b passes"]);
     repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
     repo.ok(&["verify", "-c", "1", "-c", "2", "--", "sh", "pass.sh"]);
@@ -488,7 +291,7 @@ fn done_commits_twice_deletes_the_goal_and_summarises() {
 }
 
 #[test]
-fn a_hand_edited_evidence_record_is_caught() {
+pub(crate) fn a_hand_edited_evidence_record_is_caught() {
     let repo = setup(&["a passes"]);
     repo.ok(&["hooks", "install"]);
     repo.refused(
@@ -520,7 +323,7 @@ fn a_hand_edited_evidence_record_is_caught() {
 }
 
 #[test]
-fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_file() {
+pub(crate) fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_file() {
     let repo = setup(&["a passes"]);
     repo.write("src/lib.rs", "pub fn a() {}\n");
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
@@ -546,7 +349,7 @@ fn housekeeping_commits_keep_unproven_ticks_out_of_history_but_not_out_of_the_fi
 }
 
 #[test]
-fn pre_commit_framework_manifest_runs_the_same_hooks() {
+pub(crate) fn pre_commit_framework_manifest_runs_the_same_hooks() {
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
     )
@@ -569,7 +372,7 @@ fn pre_commit_framework_manifest_runs_the_same_hooks() {
 }
 
 #[test]
-fn a_hook_that_is_not_a_shell_script_needs_force() {
+pub(crate) fn a_hook_that_is_not_a_shell_script_needs_force() {
     let repo = setup(&["a passes"]);
     let hook = repo.path().join(".git/hooks/pre-commit");
     std::fs::write(&hook, "#!/usr/bin/env python3\nprint('mine')\n").unwrap();
@@ -593,7 +396,7 @@ fn a_hook_that_is_not_a_shell_script_needs_force() {
 /// A misspelt hook line is a usage error at once, not a silent pass on every commit that does
 /// not touch the goal (the fast path).
 #[test]
-fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
+pub(crate) fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
     let repo = setup(&["a passes"]);
     repo.write("src/lib.rs", "// not the goal\n");
     repo.git(&["add", "-A"]);
@@ -616,7 +419,7 @@ fn hooks_run_refuses_an_unknown_hook_name_even_on_the_fast_path() {
 /// A verify command killed by a signal records 128+n (the shell's convention) and proves nothing,
 /// even when it printed a passing summary before it died.
 #[test]
-fn verify_killed_by_a_signal_records_128_plus_n() {
+pub(crate) fn verify_killed_by_a_signal_records_128_plus_n() {
     let repo = setup(&["a passes"]);
     repo.write("killed.sh", "echo \"1 passed, 0 failed\"\nkill -TERM $$\n");
     repo.refused(
@@ -637,7 +440,7 @@ fn verify_killed_by_a_signal_records_128_plus_n() {
 
 /// A run that changes tracked files proves the code as it was before the run, not after.
 #[test]
-fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
+pub(crate) fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
     let repo = setup(&["a passes", "b passes"]);
     repo.write(
         "rewrite.sh",
@@ -680,7 +483,7 @@ fn a_tree_changed_during_the_run_leaves_the_evidence_on_the_tree_before_it() {
 /// The witness (.git/goal-witness) is per clone: evidence committed in one clone proves nothing
 /// in a fresh clone until `goal verify` runs there.
 #[test]
-fn evidence_from_another_clone_proves_nothing_until_verified_here() {
+pub(crate) fn evidence_from_another_clone_proves_nothing_until_verified_here() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.ok(&["iterate", "-m", "a proven"]);
@@ -704,7 +507,7 @@ fn evidence_from_another_clone_proves_nothing_until_verified_here() {
         );
     }
     let done = repo.goal_in(&clone).arg("done").output().unwrap();
-    crate::support::assert_refused(
+    crate::common::assert_refused(
         "done in a fresh clone",
         &done,
         Some(1),
@@ -726,7 +529,7 @@ fn evidence_from_another_clone_proves_nothing_until_verified_here() {
 /// A deslop command that rewrites the tree (a formatter) voids the evidence: done refuses and
 /// commits nothing.
 #[test]
-fn a_deslop_command_that_rewrites_the_tree_stops_done() {
+pub(crate) fn a_deslop_command_that_rewrites_the_tree_stops_done() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     let head = repo.head();
@@ -750,7 +553,7 @@ fn a_deslop_command_that_rewrites_the_tree_stops_done() {
 /// A goal whose status is `complete` (restored from history) takes no new iteration, retry or
 /// block; `done` still demands proof for every criterion.
 #[test]
-fn commands_on_a_complete_goal() {
+pub(crate) fn commands_on_a_complete_goal() {
     let repo = setup(&["a passes"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "pass.sh"]);
     repo.ok(&["done"]);
@@ -793,7 +596,7 @@ fn commands_on_a_complete_goal() {
 }
 
 /// Hex ids (evidence, commits) vary with run times: `[ID]` in snapshots.
-fn without_ids(text: &str) -> String {
+pub(crate) fn without_ids(text: &str) -> String {
     regex::Regex::new(r"\b[0-9a-f]{10,40}\b")
         .unwrap()
         .replace_all(text, "[ID]")
@@ -802,7 +605,7 @@ fn without_ids(text: &str) -> String {
 
 /// The human summary `goal done` prints is the thing an agent reads back: the whole text.
 #[test]
-fn the_done_summary_reads_as_a_whole() {
+pub(crate) fn the_done_summary_reads_as_a_whole() {
     let repo = setup(&["a passes", "b passes"]);
     repo.write("src/lib.rs", "pub fn f() {}\n// TODO: tidy\n");
     repo.ok(&["criteria", "add", "c passes"]);
@@ -815,7 +618,7 @@ fn the_done_summary_reads_as_a_whole() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = without_ids(&crate::support::normalise(&repo, &stdout(&out)));
+    let text = without_ids(&crate::common::normalise(&repo, &stdout(&out)));
     insta::assert_snapshot!(text, @r#"
 Goal complete: Make the thing work
   iterations: 1
@@ -836,7 +639,7 @@ GOAL-PROOF: complete Make the thing work [ID]
 /// A pin proven as a check (a linter: no test summary) stays a check: plain `goal verify` runs it
 /// as one on the same tree instead of failing it, and every hint for it says `--check`.
 #[test]
-fn a_pin_proven_as_a_check_runs_as_a_check_again() {
+pub(crate) fn a_pin_proven_as_a_check_runs_as_a_check_again() {
     let repo = Repo::new();
     repo.write("lint.sh", "#!/bin/sh\necho 'lint: all clean'\n");
     repo.test_script("pass.sh", 1, 0);
@@ -886,7 +689,7 @@ fn a_pin_proven_as_a_check_runs_as_a_check_again() {
 }
 
 #[test]
-fn the_output_keeps_the_order_the_command_wrote_it_in() {
+pub(crate) fn the_output_keeps_the_order_the_command_wrote_it_in() {
     // stdout and stderr written in turn, a piece at a time (as libtest writes `test result: `,
     // `FAILED`, `. 2 passed; …` while cargo writes to stderr): goal reads both from one pipe, so
     // its copy (the tee and the record's summary) has them in the order written.
@@ -910,7 +713,7 @@ fn the_output_keeps_the_order_the_command_wrote_it_in() {
 }
 
 #[test]
-fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
+pub(crate) fn without_goal_on_path_the_hook_holds_back_only_goal_file_commits() {
     let repo = project(&["division works"]);
     repo.ok(&["hooks", "install"]);
     // The shims call the goal that installed them by its path: that one is gone too.

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::process::Output;
 
+use crate::common::Repo;
 use crate::run::{code, events, explain, named, project, state};
-use crate::support::Repo;
 
 const WORK: &str = "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho 'Wrote hello.txt; the test passes'";
 const CLAUDE_AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
@@ -264,7 +264,7 @@ fn the_run_stops_with_two_only_when_no_agent_is_left() {
     assert!(order(&repo).is_empty());
     assert_eq!(repo.commit_count(), before);
     assert!(
-        crate::support::stderr(&out).contains("`--agent claude` is given twice"),
+        crate::common::stderr(&out).contains("`--agent claude` is given twice"),
         "{}",
         explain(&out)
     );
@@ -348,7 +348,7 @@ fn goal_log_and_report_show_each_iterations_agent_and_the_runs_totals() {
         )),
         "{text}"
     );
-    let rows = crate::support::json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let rows = crate::common::json(&repo.goal().args(["log", "--json"]).output().unwrap());
     let rows = rows.as_array().unwrap();
     let row = |n: u64| {
         rows.iter()
@@ -365,7 +365,7 @@ fn goal_log_and_report_show_each_iterations_agent_and_the_runs_totals() {
     assert_eq!(row(2)["usage"], serde_json::Value::Null);
 
     // goal report: the runs, with the agent of each iteration and the totals.
-    let report = crate::support::json(&repo.goal().args(["report", "--json"]).output().unwrap());
+    let report = crate::common::json(&repo.goal().args(["report", "--json"]).output().unwrap());
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 1, "{report}");
     assert_eq!(runs[0]["run"], id.as_str());
@@ -430,7 +430,7 @@ fn a_budget_a_listed_agent_cannot_keep_is_refused_before_failover_or_a_race() {
         let out = run_agents(&repo, &["claude", "codex"], &flags);
         assert_eq!(code(&out), 2, "{race:?}: {}", explain(&out));
         assert!(
-            crate::support::stderr(&out)
+            crate::common::stderr(&out)
                 .contains("--max-cost cannot be kept with the agent `codex`"),
             "{}",
             explain(&out)

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use crate::support::{GOAL, Repo, stderr};
+use crate::common::{GOAL, Repo, stderr};
 
 /// A committing command and the state it starts from.
 struct Scenario {

@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::support::{Repo, TestEnv, json, stderr, stdout};
+use crate::common::{Repo, TestEnv, json, stderr, stdout};
 
 /// A test script printing a plain summary line.
 fn script(passed: u32, failed: u32) -> String {

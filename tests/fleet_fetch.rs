@@ -4,7 +4,7 @@
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use crate::support::{Repo, assert_refused, json, stderr};
+use crate::common::{Repo, assert_refused, json, stderr};
 
 /// A bare remote on disk holding a branch `goal/parse` whose tip carries an active goal, and a
 /// repository (the one under test) with that remote as `origin`, never fetched yet.

@@ -5,7 +5,7 @@ use goal::evidence::Ledger;
 use goal::goal_file::GoalFile;
 use proptest::prelude::*;
 
-use crate::support::{Repo, stderr};
+use crate::common::{Repo, stderr};
 
 /// Text a user might put in a criterion, a goal or a log line (markdown-ish, some unicode).
 fn words() -> impl Strategy<Value = String> {

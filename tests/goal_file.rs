@@ -2,7 +2,7 @@
 //! worktree is refused, unknown content survives every rewrite, and a goal file outside the
 //! default folder (--file, GOAL_FILE) runs the whole loop.
 
-use crate::support::{GOAL, Repo, json, stderr, stdout};
+use crate::common::{GOAL, Repo, json, stderr, stdout};
 
 /// Malformed GOAL.md files: exit 2, a located message, the file byte-identical, no commit.
 #[test]
@@ -159,7 +159,7 @@ fn a_goal_file_outside_the_default_folder_runs_the_whole_loop() {
         .args(["commit", "-m", "tick b"])
         .output()
         .unwrap();
-    crate::support::assert_refused(
+    crate::common::assert_refused(
         "a hand tick of b",
         &out,
         None,

@@ -1,6 +1,6 @@
 //! History and loop control: goal log, stagnation with escalation, backoff and the retry guard.
 
-use crate::support::{GOAL, Repo, json, project, stderr, stdout};
+use crate::common::{GOAL, Repo, json, project, stderr, stdout};
 
 const RETRY: &str = ".agents/goal/retry.json";
 

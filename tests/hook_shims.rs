@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{GOAL, Repo, stderr};
+use crate::common::{GOAL, Repo, stderr};
 
 /// No goal on this PATH: a shim that finds goal found it by the path it was given.
 const NO_GOAL_PATH: &str = "/usr/local/bin:/usr/bin:/bin";

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Repo, assert_refused, commit_all, json, stdout};
+use crate::common::{Repo, assert_refused, commit_all, json, stdout};
 
 /// A goal with a criterion that holds markup, two iterations, the second one proving it.
 fn goal_with_history() -> Repo {

@@ -1,7 +1,7 @@
 //! `goal init`: the seed format and its commit, criteria added later or read from a file,
 //! phases, and a goal already active (continue, replace or abandon; asked on a terminal).
 
-use crate::support::{GOAL, Repo, json, stderr, stdout};
+use crate::common::{GOAL, Repo, json, stderr, stdout};
 
 #[test]
 fn init_writes_the_seed_format_and_commits_only_the_goal_files() {

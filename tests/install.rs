@@ -1,11 +1,11 @@
 //! The install channels: the Claude Code plugin (the real Claude Code CLI, offline against
-//! tests/claude/fake_api.py), and the packages `scripts/package` builds (behind
+//! tests/fixtures/agents/claude/fake_api.py), and the packages `scripts/package` builds (behind
 //! GOAL_PACKAGE_TESTS, which .ci/run sets: it needs the release binary, npm and maturin).
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{FakeApi, Repo, claude_dir, stderr, stdout};
+use crate::common::{FakeApi, Repo, claude_dir, stderr, stdout};
 
 const TRIGGER: &str = "my goal is to make the CSV importer skip malformed rows";
 
@@ -201,7 +201,7 @@ fn the_plugin_manifests_carry_the_crate_version() {
 fn staged_lie(repo: &Repo) {
     repo.init_goal(&["a passes"]);
     let md = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
-    repo.write(crate::support::GOAL, &md);
+    repo.write(crate::common::GOAL, &md);
     repo.git(&["add", "-A"]);
 }
 
@@ -396,7 +396,7 @@ fn staged_lie_with(repo: &Repo, goal: &Path, bin_dir: &Path) {
         "goal init",
     );
     let md = repo.goal_md().replace("- [ ] a passes", "- [x] a passes");
-    repo.write(crate::support::GOAL, &md);
+    repo.write(crate::common::GOAL, &md);
     repo.git(&["add", "-A"]);
 }
 

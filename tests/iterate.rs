@@ -2,7 +2,7 @@
 //! file alone), what it needs (a message, a goal in progress), a stale tick it unticks, and
 //! build output it points at .gitignore for.
 
-use crate::support::{GOAL, Repo, project, stderr, stdout};
+use crate::common::{GOAL, Repo, project, stderr, stdout};
 
 #[test]
 fn iterate_commits_the_whole_working_tree_honouring_gitignore() {

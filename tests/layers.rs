@@ -643,3 +643,55 @@ mod tests {
     assert!(git_lines("repo/fake.rs", &u).is_empty());
     assert!(print_lines("commands/fake.rs", &u).is_empty());
 }
+
+/// The test files, under tests/ (support code in tests/common/) and src/'s `*_tests.rs`, as
+/// (path from the crate root, lines).
+fn test_files() -> Vec<(String, usize)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["tests", "tests/common"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((rel, std::fs::read_to_string(&path).unwrap().lines().count()));
+            }
+        }
+    }
+    for (rel, text) in files() {
+        if is_test_file(&rel) {
+            out.push((format!("src/{rel}"), text.lines().count()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_test_file_is_over_800_lines() {
+    let long: Vec<String> = test_files()
+        .into_iter()
+        .filter(|(_, lines)| *lines > MAX_LINES)
+        .map(|(rel, lines)| format!("{rel}: {lines}"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "test files over {MAX_LINES} lines: {long:?}"
+    );
+    // The stand-in APIs live under tests/fixtures/agents/<cli>/, nothing of theirs at the top.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let stray: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.join("fake_api.py").exists())
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "stand-in APIs outside tests/fixtures/agents/: {stray:?}"
+    );
+}

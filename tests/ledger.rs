@@ -1,7 +1,7 @@
 //! The evidence ledger (evidence.jsonl): a broken one is loud and has a way out, and cutting
 //! its last lines cannot bring back an older result.
 
-use crate::support::{EVIDENCE, code, commit_all, json, project, states, status, stderr};
+use crate::common::{EVIDENCE, code, commit_all, json, project, states, status, stderr};
 
 #[test]
 fn a_broken_ledger_is_loud_and_has_a_way_out() {

@@ -1,7 +1,7 @@
 //! A goal's status changed on purpose: `goal block` and `goal resume`, `goal abandon`, and a goal
 //! marked complete by hand set back by `goal resume`.
 
-use crate::support::{GOAL, Repo, code, json, project, status, stdout};
+use crate::common::{GOAL, Repo, code, json, project, status, stdout};
 
 #[test]
 fn block_and_resume_round_trip() {

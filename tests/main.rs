@@ -3,8 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod stand_in;
-mod support;
+mod common;
 
 mod agent_aider;
 mod agent_cli;
@@ -31,10 +30,10 @@ mod faults;
 mod fleet;
 mod fleet_fetch;
 mod generative;
-mod git_server;
 mod goal_file;
 mod history;
 mod hook_shims;
+mod hooks;
 mod html;
 mod init;
 mod install;
@@ -46,6 +45,7 @@ mod pins;
 mod precision;
 mod race;
 mod red;
+mod red_ecosystems;
 mod red_history;
 mod red_runs;
 mod red_surfaces;
@@ -53,6 +53,8 @@ mod red_tricks;
 mod redteam;
 mod repo_states;
 mod run;
+mod run_claude;
+mod run_ends;
 mod short_ids;
 mod speed;
 mod status;

@@ -2,7 +2,7 @@
 //! distinct pin runs once and at the worktree root, changing or removing one is material, pins
 //! round-trip from any source, and self-grading ones are refused.
 
-use crate::support::{
+use crate::common::{
     EVIDENCE, GOAL, Repo, code, commit_all, json, last_record, project, states, status, stderr,
 };
 

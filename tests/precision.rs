@@ -2,7 +2,7 @@
 //! them, a red run whose environment failed never counted as the red witness, and the next step
 //! naming the runs `goal done` will make. Real git, real pytest.
 
-use crate::support::{EVIDENCE, Repo, commit_all, json, stderr};
+use crate::common::{EVIDENCE, Repo, commit_all, json, stderr};
 
 /// A project whose `.gitignore` is `ignore` (committed with a passing test script under src/),
 /// and a goal with one unpinned criterion; the output of `goal init`.
@@ -224,7 +224,7 @@ fn node_tap_without_a_summary_line_is_read_by_its_leaves_with_names() {
     commit_all(&repo, "tap");
     repo.init_goal(&["the maths work"]);
     repo.ok(&["verify", "-c", "1", "--", "sh", "tap.sh"]);
-    let record = crate::support::last_record(&repo);
+    let record = crate::common::last_record(&repo);
     assert_eq!(record["tests"]["passed"], 4, "{record}");
     assert_eq!(record["tests"]["failed"], 0, "{record}");
     let names: Vec<&str> = record["tests"]["names"]["names"]

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::stand_in::project;
+use crate::common::{Repo, json, stderr, stdout};
 use crate::run::{code, explain};
-use crate::stand_in::project;
-use crate::support::{Repo, json, stderr, stdout};
 
 const CRITERION: &str = "hello.txt exists and the test passes (verify: `sh test.sh`)";
 const PROVE: &str = "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho 'Wrote hello.txt; the test passes'";
@@ -567,7 +567,7 @@ fn racers_take_the_presets_in_turn_each_with_its_own_agent_and_usage() {
     }
     let out = repo
         .goal()
-        .env("PATH", crate::stand_in::path_with(&[&bin]))
+        .env("PATH", crate::common::stand_in::path_with(&[&bin]))
         .env("GOAL_TIME_SCALE", "0")
         .env("GOAL_SIGNAL_GRACE", "0.1")
         .args([

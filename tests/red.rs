@@ -7,21 +7,23 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::support::{EVIDENCE, Repo, json, stderr, stdout};
+use crate::common::{EVIDENCE, Repo, json, stderr, stdout};
 
-const ADD: &str =
+pub(crate) const ADD: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
-const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+pub(crate) const BUGGY: &str =
+    "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 /// `add` fixed, a different length from the bug (Python's bytecode cache is keyed by mtime and
 /// size: an equal length written within the same second would be served the old code).
-const FIXED: &str = "def add(a, b):\n    return (a + b)\n\n\ndef mul(a, b):\n    return a * b\n";
-const TEST_MUL: &str =
+pub(crate) const FIXED: &str =
+    "def add(a, b):\n    return (a + b)\n\n\ndef mul(a, b):\n    return a * b\n";
+pub(crate) const TEST_MUL: &str =
     "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
-const TEST_ADD: &str = "\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+pub(crate) const TEST_ADD: &str = "\n\ndef test_add():\n    assert add(2, 2) == 4\n";
 
 /// A Python package whose `add()` subtracts, with a test of `mul` only, committed; then a goal
 /// to fix `add` pinned to `criterion`.
-fn calc(criterion: &str) -> Repo {
+pub(crate) fn calc(criterion: &str) -> Repo {
     let repo = Repo::new();
     repo.write("calc/__init__.py", BUGGY);
     repo.write("tests/test_calc.py", TEST_MUL);
@@ -38,7 +40,7 @@ fn calc(criterion: &str) -> Repo {
 }
 
 /// As [`calc`], with the failing test of `add` already on the base (the bug known, the test red).
-fn calc_with_failing_test() -> Repo {
+pub(crate) fn calc_with_failing_test() -> Repo {
     let repo = Repo::new();
     repo.write("calc/__init__.py", BUGGY);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
@@ -56,7 +58,7 @@ fn calc_with_failing_test() -> Repo {
 
 /// `goal done` is refused (exit 1) saying each of `words`, and the bug is still in the code.
 #[track_caller]
-fn done_refused(repo: &Repo, words: &[&str]) -> String {
+pub(crate) fn done_refused(repo: &Repo, words: &[&str]) -> String {
     let err = repo.refused(&["done"], 1, words);
     assert_eq!(repo.read("calc/__init__.py"), BUGGY, "the bug stays");
     assert!(repo.exists(".agents/goal/GOAL.md"), "the goal is not done");
@@ -65,7 +67,7 @@ fn done_refused(repo: &Repo, words: &[&str]) -> String {
 }
 
 #[track_caller]
-fn assert_no_worktree(repo: &Repo) {
+pub(crate) fn assert_no_worktree(repo: &Repo) {
     let list = repo.git(&["worktree", "list", "--porcelain"]);
     assert_eq!(
         list.lines().filter(|l| l.starts_with("worktree ")).count(),
@@ -75,7 +77,7 @@ fn assert_no_worktree(repo: &Repo) {
 }
 
 /// The red runs' worktree is kept (under the cache folder of the test's HOME), and no other.
-fn assert_only_the_kept_worktree(repo: &Repo) {
+pub(crate) fn assert_only_the_kept_worktree(repo: &Repo) {
     let list = repo.git(&["worktree", "list", "--porcelain"]);
     let others: Vec<&str> = list
         .lines()
@@ -91,7 +93,7 @@ fn assert_only_the_kept_worktree(repo: &Repo) {
 }
 
 /// The evidence records, parsed.
-fn records(repo: &Repo) -> Vec<serde_json::Value> {
+pub(crate) fn records(repo: &Repo) -> Vec<serde_json::Value> {
     repo.read(EVIDENCE)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -99,7 +101,7 @@ fn records(repo: &Repo) -> Vec<serde_json::Value> {
 }
 
 /// Every file of the working tree (outside .git) with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -124,7 +126,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 #[test]
-fn trick_weakened_assertion_is_refused() {
+pub(crate) fn trick_weakened_assertion_is_refused() {
     let repo = calc_with_failing_test();
     repo.write(
         "tests/test_calc.py",
@@ -163,7 +165,7 @@ fn trick_weakened_assertion_is_refused() {
 }
 
 #[test]
-fn trick_skip_marker_is_refused() {
+pub(crate) fn trick_skip_marker_is_refused() {
     let repo = calc_with_failing_test();
     repo.write(
         "tests/test_calc.py",
@@ -191,7 +193,7 @@ fn trick_skip_marker_is_refused() {
 }
 
 #[test]
-fn trick_deleted_test_is_refused() {
+pub(crate) fn trick_deleted_test_is_refused() {
     let repo = calc_with_failing_test();
     repo.write("tests/test_calc.py", TEST_MUL);
     repo.ok(&["verify", "-c", "1"]);
@@ -205,7 +207,7 @@ fn trick_deleted_test_is_refused() {
 }
 
 #[test]
-fn trick_deselecting_addopts_is_refused() {
+pub(crate) fn trick_deselecting_addopts_is_refused() {
     let repo = calc(ADD);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
     repo.write(
@@ -217,7 +219,7 @@ fn trick_deselecting_addopts_is_refused() {
 }
 
 #[test]
-fn an_honest_fix_with_reporting_addopts_completes() {
+pub(crate) fn an_honest_fix_with_reporting_addopts_completes() {
     let repo = calc(ADD);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
     repo.write("calc/__init__.py", FIXED);
@@ -232,7 +234,7 @@ fn an_honest_fix_with_reporting_addopts_completes() {
 }
 
 #[test]
-fn trick_always_true_test_pinned_later_is_refused() {
+pub(crate) fn trick_always_true_test_pinned_later_is_refused() {
     let repo = calc("add(2, 2) returns 4");
     repo.write(
         "tests/test_add_fixed.py",
@@ -257,7 +259,7 @@ fn trick_always_true_test_pinned_later_is_refused() {
 }
 
 #[test]
-fn trick_test_redirected_to_a_stub_is_refused_until_confirmed() {
+pub(crate) fn trick_test_redirected_to_a_stub_is_refused_until_confirmed() {
     let repo = calc(ADD);
     repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
     let redirected = TEST_MUL.replace(
@@ -277,7 +279,7 @@ fn trick_test_redirected_to_a_stub_is_refused_until_confirmed() {
 }
 
 #[test]
-fn trick_new_test_file_importing_a_stub_pinned_later_is_refused() {
+pub(crate) fn trick_new_test_file_importing_a_stub_pinned_later_is_refused() {
     let repo = calc("add(2, 2) returns 4");
     repo.write("calc_impl.py", "def add(a, b):\n    return a + b\n");
     repo.write(
@@ -300,7 +302,7 @@ fn trick_new_test_file_importing_a_stub_pinned_later_is_refused() {
     done_refused(&repo, &["import-redirected tests/test_add_fixed.py:1 add"]);
 }
 
-fn done_refused_confirm(repo: &Repo) {
+pub(crate) fn done_refused_confirm(repo: &Repo) {
     let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
@@ -312,7 +314,7 @@ fn done_refused_confirm(repo: &Repo) {
 }
 
 #[test]
-fn trick_printing_pin_recorded_as_a_check_is_refused() {
+pub(crate) fn trick_printing_pin_recorded_as_a_check_is_refused() {
     let repo = calc("add(2, 2) returns 4");
     repo.ok(&[
         "criteria",
@@ -330,7 +332,7 @@ fn trick_printing_pin_recorded_as_a_check_is_refused() {
 }
 
 #[test]
-fn test_first_completes_without_a_red_run_of_its_own() {
+pub(crate) fn test_first_completes_without_a_red_run_of_its_own() {
     let repo = calc(ADD);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
     // Test first: seen failing on the old code.
@@ -359,7 +361,7 @@ fn test_first_completes_without_a_red_run_of_its_own() {
 }
 
 #[test]
-fn fix_and_test_together_complete_after_dones_own_red_run() {
+pub(crate) fn fix_and_test_together_complete_after_dones_own_red_run() {
     let repo = calc(ADD);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
     repo.write("calc/__init__.py", FIXED);
@@ -389,7 +391,7 @@ fn fix_and_test_together_complete_after_dones_own_red_run() {
 }
 
 #[test]
-fn a_new_test_file_for_a_new_module_completes() {
+pub(crate) fn a_new_test_file_for_a_new_module_completes() {
     let repo =
         calc("div(6, 3) returns 2 (verify: `pytest -q -p no:cacheprovider tests/test_div.py`)");
     repo.write("calc/div.py", "def div(a, b):\n    return a / b\n");
@@ -403,7 +405,7 @@ fn a_new_test_file_for_a_new_module_completes() {
 }
 
 #[test]
-fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
+pub(crate) fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
     // A linter guard (no test summary: a check without --check) beside an acceptance criterion
     // and a test-suite guard, on a base that has the suite.
     let repo = Repo::new();
@@ -476,7 +478,7 @@ fn a_linter_guard_completes_and_a_guard_that_loses_a_test_is_refused() {
 }
 
 #[test]
-fn a_goal_of_guards_only_needs_confirm_and_says_so_in_a_trailer() {
+pub(crate) fn a_goal_of_guards_only_needs_confirm_and_says_so_in_a_trailer() {
     let repo = calc("mul still works (guard: `pytest -q -p no:cacheprovider tests/test_calc.py`)");
     repo.write("calc/extra.py", "X = 1\n");
     repo.ok(&["verify"]);
@@ -506,7 +508,7 @@ fn a_goal_of_guards_only_needs_confirm_and_says_so_in_a_trailer() {
 }
 
 #[test]
-fn confirm_writes_one_trailer_per_weakening() {
+pub(crate) fn confirm_writes_one_trailer_per_weakening() {
     let repo = Repo::new();
     repo.write("calc/__init__.py", BUGGY);
     repo.write(
@@ -558,7 +560,7 @@ fn confirm_writes_one_trailer_per_weakening() {
 }
 
 #[test]
-fn verify_red_exit_codes_and_record() {
+pub(crate) fn verify_red_exit_codes_and_record() {
     let repo = calc(ADD);
     // No test of add yet: the pinned file runs, and only test_mul passes.
     let out = repo
@@ -638,7 +640,7 @@ fn verify_red_exit_codes_and_record() {
 }
 
 #[test]
-fn the_red_run_leaves_the_working_tree_as_it_was_and_no_worktree() {
+pub(crate) fn the_red_run_leaves_the_working_tree_as_it_was_and_no_worktree() {
     let repo = calc(ADD);
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
     repo.write("calc/__init__.py", FIXED);
@@ -661,7 +663,7 @@ fn the_red_run_leaves_the_working_tree_as_it_was_and_no_worktree() {
 }
 
 #[test]
-fn a_killed_red_run_leaves_no_worktree() {
+pub(crate) fn a_killed_red_run_leaves_no_worktree() {
     let repo = Repo::new();
     repo.write(
         "tests/slow.sh",
@@ -716,209 +718,5 @@ fn a_killed_red_run_leaves_no_worktree() {
         snapshot(repo.path()),
         before,
         "nothing recorded, nothing changed"
-    );
-}
-
-/// A tiny crate (no dependencies) whose `add` subtracts, with one inline test of `mul`.
-fn crate_repo(criterion: &str) -> Repo {
-    let repo = Repo::new();
-    repo.write(
-        "Cargo.toml",
-        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    );
-    repo.write(".gitignore", "/target\nCargo.lock\n");
-    repo.write(
-        "src/lib.rs",
-        "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n}\n",
-    );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "calc"]);
-    repo.init_goal(&[criterion]);
-    repo
-}
-
-/// `goal <args>` in `repo` where cargo works: the hermetic HOME hides the toolchain, so it is
-/// named as this test's own cargo found it, with a target folder of the test's own.
-fn goal_with_cargo(repo: &Repo, args: &[&str]) -> std::process::Output {
-    let target = repo.home().join("target");
-    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
-    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
-    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
-    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
-    repo.goal()
-        .args(args)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("RUSTUP_HOME", &rustup)
-        .env("CARGO_HOME", &cargo_home)
-        .env("RUSTUP_TOOLCHAIN", &toolchain)
-        .output()
-        .unwrap()
-}
-
-const CRATE_TEST_FIRST: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
-
-#[test]
-fn rust_test_first_is_the_red_witness_and_done_runs_no_red_run() {
-    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
-    // Test first: the inline test written on the old code, seen failing.
-    repo.write("src/lib.rs", CRATE_TEST_FIRST);
-    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
-    assert!(!out.status.success(), "{}", stderr(&out));
-    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
-    assert_eq!(status["criteria"][0]["red"], "witnessed", "{status}");
-    let witness = status["criteria"][0]["red_record"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    // Then the fix.
-    repo.write(
-        "src/lib.rs",
-        &CRATE_TEST_FIRST.replace("    a - b\n", "    a + b\n"),
-    );
-    let out = goal_with_cargo(&repo, &["verify", "-c", "1"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let out = goal_with_cargo(&repo, &["done", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        !stderr(&out).contains("checking that its tests fail"),
-        "done ran a red run of its own: {}",
-        stderr(&out)
-    );
-    assert_eq!(json(&out)["criteria"][0]["red"], witness.as_str());
-    assert_no_worktree(&repo);
-}
-
-#[test]
-fn rust_inline_tests_red_green_and_weakening() {
-    let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
-    let cargo = |args: &[&str]| goal_with_cargo(&repo, args);
-    // The fix with a new inline test, one test ignored and one removed on the way.
-    repo.write(
-        "src/lib.rs",
-        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    #[ignore]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
-    );
-    let out = cargo(&["verify", "-c", "1"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let out = cargo(&["done"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("skip-added src/lib.rs:"), "{err}");
-    assert!(err.contains("tests::muls"), "{err}");
-    assert!(err.contains("test-removed src/lib.rs:"), "{err}");
-    assert!(err.contains("muls_zero"), "{err}");
-    // Honest: the new test only. The red run builds the old code with the new test: it fails.
-    repo.write(
-        "src/lib.rs",
-        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
-    );
-    let out = cargo(&["verify", "-c", "1"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let out = cargo(&["done", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let ledger = repo.git(&["show", "HEAD~1:.agents/goal/evidence.jsonl"]);
-    let red: serde_json::Value = ledger
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|r| r.get("red").is_some())
-        .unwrap();
-    assert_eq!(red["tests"]["failed"], 1, "{red}");
-    let names = red["tests"]["names"]["names"].as_array().unwrap();
-    assert!(
-        names
-            .iter()
-            .any(|n| n["name"] == "tests::adds" && n["outcome"] == "failed"),
-        "{names:?}"
-    );
-    assert_no_worktree(&repo);
-}
-
-#[test]
-fn node_test_runner_red_then_green() {
-    let repo = Repo::new();
-    repo.write(
-        "src/add.mjs",
-        "export function add(a, b) {\n  return a - b;\n}\n",
-    );
-    repo.write(
-        "package.json",
-        "{\"name\": \"calc\", \"type\": \"module\"}\n",
-    );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "calc"]);
-    repo.init_goal(&["add(2, 2) is 4 (verify: `node --test test/add.test.mjs`)"]);
-    repo.write(
-        "test/add.test.mjs",
-        "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../src/add.mjs';\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
-    );
-    let out = repo
-        .goal()
-        .args(["verify", "--red", "-c", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    repo.write(
-        "src/add.mjs",
-        "export function add(a, b) {\n  return a + b;\n}\n",
-    );
-    repo.ok(&["verify", "-c", "1"]);
-    let out = repo.goal().args(["done"]).output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("checking that its tests fail"));
-}
-
-#[test]
-fn a_guard_pin_on_an_unpinned_criterion_and_a_kind_switch_are_material() {
-    let repo = calc("add(2, 2) returns 4");
-    repo.refused(
-        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
-        1,
-        &[
-            "adds the guard pin `pytest -q`",
-            "goal criteria pin 1 --guard --confirm",
-        ],
-    );
-    // A verify pin raises the bar: no confirmation.
-    repo.ok(&["criteria", "pin", "1", "--", "pytest", "-q"]);
-    assert!(
-        repo.goal_md()
-            .contains("add(2, 2) returns 4 (verify: `pytest -q`)")
-    );
-    repo.refused(
-        &["criteria", "pin", "1", "--guard", "--", "pytest", "-q"],
-        1,
-        &["turns the acceptance pin `pytest -q` into a guard pin `pytest -q`"],
-    );
-    repo.ok(&[
-        "criteria",
-        "pin",
-        "1",
-        "--guard",
-        "--confirm",
-        "--",
-        "pytest",
-        "-q",
-    ]);
-    assert!(
-        repo.goal_md()
-            .contains("add(2, 2) returns 4 (guard: `pytest -q`)")
-    );
-    let message = repo.git(&["log", "-1", "--format=%B"]);
-    assert!(message.contains("Goal-Material-Change: "), "{message}");
-    // The other writer: `criteria add --guard` (init -c takes the pin in the text).
-    repo.ok(&[
-        "criteria",
-        "add",
-        "lint is clean",
-        "--guard",
-        "ruff check .",
-    ]);
-    assert!(
-        repo.goal_md()
-            .contains("lint is clean (guard: `ruff check .`)")
-    );
-    repo.refused(
-        &["criteria", "add", "x", "--guard", "a", "--verify", "b"],
-        2,
-        &["--guard"],
     );
 }

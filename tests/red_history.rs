@@ -5,7 +5,7 @@
 //! in some folders, a conftest that patches the code outside the red run beside a comment).
 //! Real git, real pytest and cargo.
 
-use crate::support::{Repo, json, stderr};
+use crate::common::{Repo, json, stderr};
 
 const PIN: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
@@ -135,9 +135,9 @@ fn code_that_knows_pytest_runs_it_is_refused_until_a_person_confirms() {
     let status = repo.goal().args(["status"]).output().unwrap();
     assert!(
         stderr(&status).contains(finding)
-            || crate::support::stdout(&status).contains("test-detected"),
+            || crate::common::stdout(&status).contains("test-detected"),
         "{}",
-        crate::support::stdout(&status)
+        crate::common::stdout(&status)
     );
     repo.ok(&["done", "--confirm"]);
     let all = repo.git(&["log", "--format=%B"]);

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{Repo, stderr};
+use crate::common::{Repo, stderr};
 
 const BUGGY: &str = "def add(a, b):\n    return a - b\n";
 /// A different length from the bug: Python's bytecode cache is keyed by mtime and size.
@@ -277,7 +277,7 @@ fn the_kept_worktree_is_reused_then_removed_by_done() {
         "its target/ is kept"
     );
     assert!(!worktree.join("stray.txt").exists(), "the rest is reset");
-    let fleet = crate::support::stdout(&repo.goal().args(["fleet"]).output().unwrap());
+    let fleet = crate::common::stdout(&repo.goal().args(["fleet"]).output().unwrap());
     assert!(!fleet.contains(".cache/checkouts"), "{fleet}");
     repo.write("calc/__init__.py", FIXED);
     verify(&repo, 0);

@@ -2,7 +2,7 @@
 //! red → green column and findings, audit's red witness and findings, lint's all-guards warning,
 //! and the test-first texts the agents are given.
 
-use crate::support::{Repo, json, stderr, stdout};
+use crate::common::{Repo, json, stderr, stdout};
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 const TEST: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";

@@ -2,7 +2,7 @@
 //! patches the code, an environment that does, and a pin that prints its own test summary. Each is
 //! refused with the bug still in the code. Real git, real pytest.
 
-use crate::support::{Repo, stderr};
+use crate::common::{Repo, stderr};
 
 const ADD: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
@@ -191,12 +191,12 @@ fn a_criterion_that_passes_on_the_base_is_unproven_on_every_surface() {
     repo.init_goal(&[ADD]);
     repo.ok(&["verify", "-c", "1"]);
     repo.refused(&["done"], 1, &["pass on the code before the goal"]);
-    let status = crate::support::json(&repo.goal().args(["status", "--json"]).output().unwrap());
+    let status = crate::common::json(&repo.goal().args(["status", "--json"]).output().unwrap());
     assert_eq!(status["criteria"][0]["state"], "passes-on-base", "{status}");
     assert_eq!(status["proven"], 0, "{status}");
     let next = status["next"].as_str().unwrap();
     assert!(!next.contains("goal done"), "{next}");
-    let inject = crate::support::stdout(&repo.goal().args(["inject"]).output().unwrap());
+    let inject = crate::common::stdout(&repo.goal().args(["inject"]).output().unwrap());
     assert!(!inject.contains("Every criterion is proven"), "{inject}");
     let out = repo
         .goal()
@@ -204,7 +204,7 @@ fn a_criterion_that_passes_on_the_base_is_unproven_on_every_surface() {
         .write_stdin(r#"{"hook_event_name":"Stop","stop_hook_active":false}"#)
         .output()
         .unwrap();
-    let hook = crate::support::stdout(&out);
+    let hook = crate::common::stdout(&out);
     assert!(hook.contains("\"decision\":\"block\""), "{hook}");
     assert!(hook.contains("passes-on-base"), "{hook}");
 }

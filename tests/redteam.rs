@@ -5,7 +5,7 @@
 use goal::evidence::{NewRecord, seal};
 use goal::summary::TestCounts;
 
-use crate::support::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
+use crate::common::{EVIDENCE, GOAL, Repo, json, stderr, stdout};
 
 fn agent() -> Repo {
     let repo = Repo::new();

@@ -2,7 +2,7 @@
 //! worktree work; outside a repository, in a bare one, mid-merge and without an identity it
 //! refuses, saying what to do.
 
-use crate::support::{GOAL, Repo, json, stderr, stdout};
+use crate::common::{GOAL, Repo, json, stderr, stdout};
 
 #[test]
 fn works_on_an_unborn_branch_a_detached_head_and_a_linked_worktree() {

@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::process::Output;
 
-pub(crate) use crate::stand_in::project;
-use crate::support::{FakeApi, Repo, claude_dir, stderr};
+pub(crate) use crate::common::stand_in::project;
+use crate::common::{Repo, stderr};
 
-const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
-const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
+pub(crate) const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 overloaded_error. Please try again later."}"#;
+pub(crate) const AUTH: &str = r#"{"type":"result","is_error":true,"result":"Failed to authenticate. API Error: 401 authentication_error"}"#;
 
 /// The agent script's folder (outside the worktree): call counter, prompts, pids.
 pub(crate) fn state(repo: &Repo) -> PathBuf {
@@ -18,7 +18,7 @@ pub(crate) fn state(repo: &Repo) -> PathBuf {
 
 /// An agent script: counts its calls in `calls`, saves each prompt (stdin) to `prompt-N`,
 /// then runs `body` with `$n` the call number and `$S` the state folder.
-fn agent(repo: &Repo, body: &str) -> String {
+pub(crate) fn agent(repo: &Repo, body: &str) -> String {
     let s = state(repo);
     let path = s.join("agent.sh");
     std::fs::write(
@@ -32,9 +32,9 @@ fn agent(repo: &Repo, body: &str) -> String {
     path.display().to_string()
 }
 
-const WORK: &str = "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho 'Wrote hello.txt; the test passes'";
+pub(crate) const WORK: &str = "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\necho 'Wrote hello.txt; the test passes'";
 
-fn run(repo: &Repo, script: &str, flags: &[&str]) -> Output {
+pub(crate) fn run(repo: &Repo, script: &str, flags: &[&str]) -> Output {
     repo.goal()
         .env("GOAL_TIME_SCALE", "0")
         .env("GOAL_SIGNAL_GRACE", "0.1")
@@ -57,13 +57,13 @@ pub(crate) fn named<'a>(events: &'a [serde_json::Value], name: &str) -> Vec<&'a 
     events.iter().filter(|e| e["event"] == name).collect()
 }
 
-fn calls(repo: &Repo) -> u32 {
+pub(crate) fn calls(repo: &Repo) -> u32 {
     std::fs::read_to_string(state(repo).join("calls"))
         .map(|s| s.trim().parse().unwrap())
         .unwrap_or(0)
 }
 
-fn prompt(repo: &Repo, n: u32) -> String {
+pub(crate) fn prompt(repo: &Repo, n: u32) -> String {
     std::fs::read_to_string(state(repo).join(format!("prompt-{n}"))).unwrap()
 }
 
@@ -81,7 +81,7 @@ pub(crate) fn explain(out: &Output) -> String {
 }
 
 #[test]
-fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
+pub(crate) fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
     let repo = project();
     let script = agent(&repo, WORK);
     let out = run(&repo, &script, &[]);
@@ -121,7 +121,7 @@ fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
         "{}",
         String::from_utf8_lossy(&log.stdout)
     );
-    let rows = crate::support::json(
+    let rows = crate::common::json(
         &repo
             .goal()
             .args(["log", "--all", "--json"])
@@ -157,7 +157,7 @@ fn completion_is_decided_by_evidence_and_the_turn_is_recorded_by_the_run() {
 }
 
 #[test]
-fn an_agent_that_only_says_it_is_done_never_completes() {
+pub(crate) fn an_agent_that_only_says_it_is_done_never_completes() {
     let repo = project();
     let script = agent(&repo, "echo 'done, all tests pass'");
     let out = run(&repo, &script, &["--max-iterations", "2"]);
@@ -171,7 +171,7 @@ fn an_agent_that_only_says_it_is_done_never_completes() {
 }
 
 #[test]
-fn a_transient_failure_is_retried_with_backoff_in_the_same_iteration() {
+pub(crate) fn a_transient_failure_is_retried_with_backoff_in_the_same_iteration() {
     let repo = project();
     let script = agent(
         &repo,
@@ -206,7 +206,7 @@ fn a_transient_failure_is_retried_with_backoff_in_the_same_iteration() {
 }
 
 #[test]
-fn the_eleventh_failure_in_an_iteration_blocks_the_goal() {
+pub(crate) fn the_eleventh_failure_in_an_iteration_blocks_the_goal() {
     let repo = project();
     let script = agent(&repo, &format!("echo '{OVERLOADED}'\nexit 1"));
     let out = run(&repo, &script, &[]);
@@ -230,7 +230,7 @@ fn the_eleventh_failure_in_an_iteration_blocks_the_goal() {
 }
 
 #[test]
-fn an_auth_failure_stops_at_once() {
+pub(crate) fn an_auth_failure_stops_at_once() {
     let repo = project();
     let script = agent(&repo, &format!("echo '{AUTH}'\nexit 1"));
     let out = run(&repo, &script, &[]);
@@ -247,7 +247,7 @@ fn an_auth_failure_stops_at_once() {
 }
 
 #[test]
-fn a_missing_agent_binary_stops_at_once() {
+pub(crate) fn a_missing_agent_binary_stops_at_once() {
     let repo = project();
     let out = repo
         .goal()
@@ -258,7 +258,7 @@ fn a_missing_agent_binary_stops_at_once() {
     assert!(stderr(&out).contains("not found"), "{}", stderr(&out));
 }
 
-fn alive(pid: &str) -> bool {
+pub(crate) fn alive(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
         // A zombie waiting for a reaper is dead already.
         Ok(stat) => !stat
@@ -270,7 +270,7 @@ fn alive(pid: &str) -> bool {
 }
 
 #[test]
-fn idle_and_turn_timeouts_kill_the_agents_process_group() {
+pub(crate) fn idle_and_turn_timeouts_kill_the_agents_process_group() {
     for (flag, hang) in [
         // Prints nothing: the idle timeout.
         ("--idle-timeout", "sleep 60"),
@@ -314,7 +314,7 @@ fn idle_and_turn_timeouts_kill_the_agents_process_group() {
 }
 
 #[test]
-fn a_usage_limit_is_waited_out_without_spending_a_retry() {
+pub(crate) fn a_usage_limit_is_waited_out_without_spending_a_retry() {
     let repo = project();
     let script = agent(
         &repo,
@@ -337,7 +337,7 @@ fn a_usage_limit_is_waited_out_without_spending_a_retry() {
 }
 
 #[test]
-fn budgets_exit_three() {
+pub(crate) fn budgets_exit_three() {
     // --max-time: failures wait 30 s, 60 s (scaled to nothing, counted in full); 2 min runs out.
     let repo = project();
     let script = agent(&repo, "echo boom; exit 1");
@@ -359,7 +359,7 @@ fn budgets_exit_three() {
 
 /// `goal run --agent claude` with a stand-in `claude` first on PATH: `body` runs with `$n` the
 /// call number (its stdin, the prompt, is read first).
-fn run_fake_claude(repo: &Repo, body: &str, flags: &[&str]) -> Output {
+pub(crate) fn run_fake_claude(repo: &Repo, body: &str, flags: &[&str]) -> Output {
     let bin = state(repo).join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = agent(repo, body);
@@ -386,14 +386,14 @@ fn run_fake_claude(repo: &Repo, body: &str, flags: &[&str]) -> Output {
 }
 
 /// Claude Code's final JSON result line with its usage and cost.
-fn claude_result(error: bool, cost: &str, input: u64, output: u64) -> String {
+pub(crate) fn claude_result(error: bool, cost: &str, input: u64, output: u64) -> String {
     format!(
         r#"echo '{{"type":"result","subtype":"success","is_error":{error},"result":"still working","total_cost_usd":{cost},"usage":{{"input_tokens":{input},"cache_read_input_tokens":5000,"output_tokens":{output}}}}}'"#
     )
 }
 
 #[test]
-fn max_cost_stops_with_three_after_the_turn_that_reaches_it() {
+pub(crate) fn max_cost_stops_with_three_after_the_turn_that_reaches_it() {
     let repo = project();
     let out = run_fake_claude(
         &repo,
@@ -440,7 +440,7 @@ fn max_cost_stops_with_three_after_the_turn_that_reaches_it() {
 }
 
 #[test]
-fn max_tokens_stops_with_three_and_done_carries_the_totals() {
+pub(crate) fn max_tokens_stops_with_three_and_done_carries_the_totals() {
     let repo = project();
     // 0 cost reported stays 0; 300 tokens a turn against 700: the third turn reaches it.
     let out = run_fake_claude(
@@ -470,7 +470,7 @@ fn max_tokens_stops_with_three_and_done_carries_the_totals() {
 }
 
 #[test]
-fn a_budget_the_agent_cannot_report_is_refused_at_the_start() {
+pub(crate) fn a_budget_the_agent_cannot_report_is_refused_at_the_start() {
     let repo = project();
     let head = repo.head();
     let cases: [(&[&str], &str); 4] = [
@@ -510,7 +510,7 @@ fn a_budget_the_agent_cannot_report_is_refused_at_the_start() {
 }
 
 #[test]
-fn stagnation_changes_the_prompt_then_escalates() {
+pub(crate) fn stagnation_changes_the_prompt_then_escalates() {
     let repo = project();
     let script = agent(&repo, "echo 'looked around'");
     let out = run(&repo, &script, &[]);
@@ -545,7 +545,7 @@ fn stagnation_changes_the_prompt_then_escalates() {
 }
 
 #[test]
-fn an_agent_that_records_its_own_iteration_gets_no_second_one() {
+pub(crate) fn an_agent_that_records_its_own_iteration_gets_no_second_one() {
     let repo = project();
     let script = agent(
         &repo,
@@ -567,7 +567,7 @@ fn an_agent_that_records_its_own_iteration_gets_no_second_one() {
 }
 
 #[test]
-fn the_prompt_is_on_stdin_in_goal_prompt_and_in_place_of_the_prompt_argument() {
+pub(crate) fn the_prompt_is_on_stdin_in_goal_prompt_and_in_place_of_the_prompt_argument() {
     let repo = project();
     std::fs::create_dir_all(repo.path().join("sub")).unwrap();
     let s = state(&repo);
@@ -601,7 +601,7 @@ fn the_prompt_is_on_stdin_in_goal_prompt_and_in_place_of_the_prompt_argument() {
 }
 
 #[test]
-fn one_ctrl_c_finishes_and_records_the_turn_then_exits_130() {
+pub(crate) fn one_ctrl_c_finishes_and_records_the_turn_then_exits_130() {
     let repo = project();
     let script = agent(
         &repo,
@@ -620,7 +620,7 @@ fn one_ctrl_c_finishes_and_records_the_turn_then_exits_130() {
 }
 
 #[test]
-fn two_ctrl_c_stop_the_agent_at_once() {
+pub(crate) fn two_ctrl_c_stop_the_agent_at_once() {
     let repo = project();
     let script = agent(
         &repo,
@@ -636,7 +636,7 @@ fn two_ctrl_c_stop_the_agent_at_once() {
 }
 
 #[test]
-fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
+pub(crate) fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
     let repo = Repo::new();
     let out = repo.goal().args(["run", "--", "true"]).output().unwrap();
     assert_eq!(code(&out), 1, "no active goal: {}", explain(&out));
@@ -677,109 +677,8 @@ fn run_starts_the_goal_it_is_given_and_refuses_without_any() {
     );
 }
 
-fn fake_api(repo: &Repo, dir: &std::path::Path, script: &str) -> FakeApi {
-    FakeApi::start(
-        dir,
-        script,
-        &state(repo).join("api.jsonl"),
-        "echo hello > hello.txt && goal verify -c 1",
-    )
-}
-
-fn run_claude(repo: &Repo, dir: &std::path::Path, api: &FakeApi) -> Output {
-    let path = format!(
-        "{}:{}",
-        dir.join("node_modules/.bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_goal"))
-        .parent()
-        .unwrap()
-        .display()
-        .to_string();
-    repo.goal()
-        .env("PATH", format!("{bin}:{path}"))
-        .env("GOAL_TIME_SCALE", "0")
-        .envs(api.claude_env())
-        // Claude Code's own retries of a 529 (10 by default) are not what is under test.
-        .env("CLAUDE_CODE_MAX_RETRIES", "1")
-        .args([
-            "run",
-            "--json",
-            "--agent",
-            "claude",
-            "--turn-timeout",
-            "90s",
-        ])
-        .timeout(std::time::Duration::from_secs(300))
-        .output()
-        .unwrap()
-}
-
-fn api_sessions(api: &FakeApi) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for line in std::fs::read_to_string(&api.log)
-        .unwrap_or_default()
-        .lines()
-    {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let s = v["session"].as_str().unwrap().to_string();
-        if v["kind"] != "side" && !seen.contains(&s) {
-            seen.push(s);
-        }
-    }
-    seen
-}
-
 #[test]
-fn the_real_claude_code_cli_writes_code_verifies_and_completes_after_a_529() {
-    let Some(dir) = claude_dir() else { return };
-    let repo = project();
-    let api = fake_api(&repo, &dir, "529,work");
-    let out = run_claude(&repo, &dir, &api);
-    assert_eq!(code(&out), 0, "{}", explain(&out));
-    let ev = events(&out);
-    // Turn 1: the API answered 529; Claude Code exited 1; goal run backed off 30 s and retried.
-    let retries = named(&ev, "retry");
-    assert_eq!(retries.len(), 1, "{ev:?}");
-    assert_eq!(retries[0]["delay_s"], 30);
-    assert!(
-        retries[0]["reason"].as_str().unwrap().contains("529"),
-        "{:?}",
-        retries[0]
-    );
-    // Turn 2: a Bash tool call wrote hello.txt and ran `goal verify -c 1`; goal done completed.
-    assert_eq!(api_sessions(&api).len(), 2);
-    assert_eq!(named(&ev, "done").len(), 1);
-    assert_eq!(
-        repo.trailer("HEAD~1", "Goal-Status").as_deref(),
-        Some("complete")
-    );
-    let subject = repo.git(&["log", "-1", "--format=%s", "HEAD~2"]);
-    assert_eq!(
-        subject.trim(),
-        "goal: iteration 1: turn 2: Wrote hello.txt; goal verify passed."
-    );
-    assert_eq!(repo.git(&["show", "HEAD:hello.txt"]).trim(), "hello");
-    // Its usage report (the result's `usage` and `total_cost_usd`).
-    let usage = crate::agent_cli::turn_usage(&repo, "claude", 2);
-    assert!(usage.tokens().is_some_and(|t| t > 0), "{usage:?}");
-    assert!(usage.cost_usd.is_some(), "{usage:?}");
-}
-
-#[test]
-fn the_real_claude_code_cli_with_a_bad_key_stops_at_once() {
-    let Some(dir) = claude_dir() else { return };
-    let repo = project();
-    let api = fake_api(&repo, &dir, "401");
-    let out = run_claude(&repo, &dir, &api);
-    assert_eq!(code(&out), 2, "{}", explain(&out));
-    assert_eq!(api_sessions(&api).len(), 1, "one call");
-    assert!(named(&events(&out), "retry").is_empty());
-}
-
-#[test]
-fn an_agent_that_never_reads_its_prompt_does_not_end_the_run() {
+pub(crate) fn an_agent_that_never_reads_its_prompt_does_not_end_the_run() {
     // A prompt larger than a pipe's buffer and an agent that exits at once: writing the prompt
     // must meet the closed pipe.
     let repo = project();
@@ -807,7 +706,7 @@ fn an_agent_that_never_reads_its_prompt_does_not_end_the_run() {
 }
 
 #[test]
-fn the_agent_output_is_kept_whole_and_the_summary_is_its_last_stdout_line() {
+pub(crate) fn the_agent_output_is_kept_whole_and_the_summary_is_its_last_stdout_line() {
     let repo = project();
     let script = agent(
         &repo,
@@ -829,7 +728,7 @@ fn the_agent_output_is_kept_whole_and_the_summary_is_its_last_stdout_line() {
 }
 
 #[test]
-fn bad_budgets_and_timeouts_are_refused_before_anything_is_written() {
+pub(crate) fn bad_budgets_and_timeouts_are_refused_before_anything_is_written() {
     let repo = project();
     let head = repo.head();
     for flags in [
@@ -868,142 +767,4 @@ fn bad_budgets_and_timeouts_are_refused_before_anything_is_written() {
         stderr(&out)
     );
     assert_eq!(repo.head(), head);
-}
-
-/// What a turn leaves running in its process group ends with the turn: SIGTERM first (a job that
-/// traps it can clean up), SIGKILL for one that ignores it, and both gone when the run ends.
-#[test]
-fn a_turn_ends_its_process_group_with_sigterm_then_sigkill() {
-    let repo = project();
-    let s = state(&repo);
-    std::fs::write(
-        s.join("polite.sh"),
-        format!(
-            "trap 'echo term > \"{}/term\"; exit 0' TERM\nwhile :; do sleep 0.05; done\n",
-            s.display()
-        ),
-    )
-    .unwrap();
-    let script = agent(
-        &repo,
-        &format!(
-            "sh \"$S/polite.sh\" >/dev/null 2>&1 & echo $! > \"$S/polite\"\n(trap '' TERM; exec sleep 60) >/dev/null 2>&1 & echo $! > \"$S/stubborn\"\nsleep 0.2\n{WORK}"
-        ),
-    );
-    let out = run(&repo, &script, &[]);
-    assert_eq!(code(&out), 0, "{}", explain(&out));
-    assert!(
-        s.join("term").exists(),
-        "the job that traps SIGTERM was not sent one"
-    );
-    for name in ["polite", "stubborn"] {
-        let pid = std::fs::read_to_string(s.join(name)).unwrap();
-        assert!(!alive(&pid), "{name} job {pid} survived the turn");
-    }
-}
-
-/// A turn cut short by --max-time says so: the budget ended it, not the turn timeout.
-#[test]
-fn max_time_running_out_is_named_as_the_budget_that_ended_the_turn() {
-    let repo = project();
-    let script = agent(&repo, "while :; do echo working; sleep 0.05; done");
-    let out = run(&repo, &script, &["--max-time", "1s"]);
-    assert_eq!(code(&out), 3, "{}", explain(&out));
-    let ev = events(&out);
-    let ends = named(&ev, "turn_end");
-    assert_eq!(ends.len(), 1, "{ev:?}");
-    assert_eq!(ends[0]["end"], "--max-time ran out: killed", "{ev:?}");
-    let text = serde_json::to_string(&ev).unwrap();
-    assert!(!text.contains("turn timeout"), "{text}");
-    assert!(text.contains("--max-time ran out during a turn"), "{text}");
-}
-
-/// The agent proves everything and records its own iteration; only the completion commit is
-/// then refused — by `refuse` (a git config or hook set up after the iteration is in).
-fn refused_at_done(repo: &Repo) -> Output {
-    let script = agent(
-        repo,
-        "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\ngoal iterate -m 'wrote hello.txt' >/dev/null 2>&1\necho done",
-    );
-    run(repo, &script, &["--max-iterations", "3"])
-}
-
-#[test]
-fn a_signing_failure_stops_the_run_with_its_message_and_the_goal_stays_in_progress() {
-    let repo = project();
-    // gpg.program fails on the completion commit only (its payload names the action).
-    let gpg = state(&repo).join("gpg.sh");
-    std::fs::write(
-        &gpg,
-        "#!/bin/sh\nif grep -q 'Goal-Action: complete'; then echo 'gpg: signing failed: No secret key' >&2; exit 2; fi\necho '[GNUPG:] SIG_CREATED '>&2\nexit 1\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&gpg, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    // The agent's own iteration is made unsigned; only goal run's `goal done` signs.
-    let script = agent(
-        &repo,
-        &format!(
-            "echo hello > hello.txt\ngoal verify -c 1 >/dev/null 2>&1\ngoal iterate -m 'wrote hello.txt' >/dev/null 2>&1\ngit config commit.gpgSign true\ngit config gpg.program '{}'\necho done",
-            gpg.display()
-        ),
-    );
-    let out = run(&repo, &script, &["--max-iterations", "3"]);
-    assert_eq!(code(&out), 1, "{}", explain(&out));
-    assert_eq!(calls(&repo), 1, "no second turn after a signing failure");
-    assert!(
-        stderr(&out).contains("signing the commit failed"),
-        "{}",
-        explain(&out)
-    );
-    assert!(
-        named(&events(&out), "done_refused").is_empty(),
-        "a signing failure is not `goal done` refusing: {}",
-        explain(&out)
-    );
-    assert!(
-        repo.goal_md().contains("status: in-progress"),
-        "{}",
-        repo.goal_md()
-    );
-    assert_eq!(
-        repo.trailer("HEAD", "Goal-Action").as_deref(),
-        Some("iterate")
-    );
-}
-
-#[test]
-fn a_refusing_user_hook_stops_the_run_with_its_message_and_the_goal_stays_in_progress() {
-    let repo = project();
-    // A pre-commit hook that refuses the completion commit (its staged GOAL.md says complete).
-    let hook = repo.path().join(".git/hooks/pre-commit");
-    std::fs::write(
-        &hook,
-        "#!/bin/sh\nif git show :.agents/goal/GOAL.md 2>/dev/null | grep -q '^status: complete'; then echo 'pre-commit: no completing on Fridays' >&2; exit 1; fi\nexit 0\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let out = refused_at_done(&repo);
-    assert_eq!(code(&out), 1, "{}", explain(&out));
-    assert_eq!(calls(&repo), 1, "no second turn after a refusing hook");
-    let err = stderr(&out);
-    assert!(
-        err.contains("no completing on Fridays"),
-        "{}",
-        explain(&out)
-    );
-    assert!(err.contains("pre-commit hook"), "{}", explain(&out));
-    assert!(
-        named(&events(&out), "done_refused").is_empty(),
-        "a refusing hook is not `goal done` refusing: {}",
-        explain(&out)
-    );
-    assert!(
-        repo.goal_md().contains("status: in-progress"),
-        "{}",
-        repo.goal_md()
-    );
-    assert_eq!(
-        repo.trailer("HEAD", "Goal-Action").as_deref(),
-        Some("iterate")
-    );
 }

@@ -1,7 +1,7 @@
 //! One short commit id: what `goal done` prints of a guard's base is the base commit, in the
 //! same short form as every other commit id it prints.
 
-use crate::support::{Repo, stdout};
+use crate::common::{Repo, stdout};
 
 #[test]
 fn done_names_a_guard_s_base_by_its_commit_in_the_one_short_form() {
@@ -25,7 +25,7 @@ fn done_names_a_guard_s_base_by_its_commit_in_the_one_short_form() {
     repo.write("hello.txt", "hello\n");
     repo.ok(&["verify"]);
     let out = repo.goal().arg("done").output().unwrap();
-    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
     let text = stdout(&out);
     let short = &base[..10];
     assert!(text.contains(&format!(", guard, base {short})")), "{text}");

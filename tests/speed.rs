@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{EVIDENCE, Repo, TestEnv, stderr};
+use crate::common::{EVIDENCE, Repo, TestEnv, stderr};
 
 /// The last evidence record's (tree, tree_after).
 fn last_record(repo: &Repo) -> (String, Option<String>) {

@@ -1,6 +1,6 @@
 //! `goal status`: the JSON contract, no goal (exit 1), and a ticked box that is not proven.
 
-use crate::support::{Repo, json, project, status, stderr};
+use crate::common::{Repo, json, project, status, stderr};
 
 #[test]
 fn status_json_has_the_contract_keys() {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{EVIDENCE, GOAL, Repo, stderr, stdout};
+use crate::common::{EVIDENCE, GOAL, Repo, stderr, stdout};
 
 /// Wait for `child` at most `limit`; panics (after killing it) when it is still running.
 fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {

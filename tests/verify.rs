@@ -2,7 +2,7 @@
 //! the truth, the folder a run was started in, files a run creates or rewrites, and JUnit
 //! reports older than the run.
 
-use crate::support::{
+use crate::common::{
     GOAL, commit_all, json, junit_script, last_record, project, states, status, stderr,
 };
 

@@ -84,7 +84,7 @@ fn each_presets_real_error_texts() {
             "usage-limit",
         ),
         ("claude", 1, "API Error: Connection error.", "failed"),
-        // Claude Code 2.1.197, seen with the real CLI against tests/claude/fake_api.py.
+        // Claude Code 2.1.197, seen with the real CLI against tests/fixtures/agents/claude/fake_api.py.
         (
             "claude",
             1,

@@ -532,22 +532,22 @@ mod tests {
         let pinned = [
             (
                 "claude",
-                include_str!("../../tests/claude/package.json"),
+                include_str!("../../tests/fixtures/agents/claude/package.json"),
                 "@anthropic-ai/claude-code",
             ),
             (
                 "codex",
-                include_str!("../../tests/codex/package.json"),
+                include_str!("../../tests/fixtures/agents/codex/package.json"),
                 "@openai/codex",
             ),
             (
                 "gemini",
-                include_str!("../../tests/gemini/package.json"),
+                include_str!("../../tests/fixtures/agents/gemini/package.json"),
                 "@google/gemini-cli",
             ),
             (
                 "qwen",
-                include_str!("../../tests/qwen/package.json"),
+                include_str!("../../tests/fixtures/agents/qwen/package.json"),
                 "@qwen-code/qwen-code",
             ),
             (

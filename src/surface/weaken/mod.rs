@@ -27,6 +27,8 @@ pub use renames::Renames;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_config;
+#[cfg(test)]
 mod tests_real;
 
 /// The kind of a finding, as `Goal-Tests-Weakened` trailers and JSON name it.

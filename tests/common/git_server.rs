@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::support::{Repo, TestEnv};
+use crate::common::{Repo, TestEnv};
 
 pub struct GitServer {
     child: Child,

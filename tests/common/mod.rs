@@ -1,5 +1,8 @@
 //! A hermetic git repository and helpers to drive `goal` and `git` in it.
 
+pub mod git_server;
+pub mod stand_in;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -604,8 +607,8 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The real Claude Code CLI (npm, installed by .ci/run into tests/claude/node_modules), offline
-/// against tests/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
+/// The real Claude Code CLI (npm, installed by .ci/run into tests/fixtures/agents/claude/node_modules), offline
+/// against tests/fixtures/agents/claude/fake_api.py. Skipped when it is not installed, unless GOAL_REQUIRE_CLAUDE
 /// is set (CI sets it).
 #[allow(dead_code)]
 pub struct FakeApi {
@@ -623,7 +626,7 @@ impl Drop for FakeApi {
 
 #[allow(dead_code)]
 impl FakeApi {
-    /// tests/claude/fake_api.py answering each session by `script`, logging to `log`.
+    /// tests/fixtures/agents/claude/fake_api.py answering each session by `script`, logging to `log`.
     pub fn start(dir: &Path, script: &str, log: &Path, work_command: &str) -> FakeApi {
         FakeApi::judged(dir, script, log, work_command, "yes")
     }
@@ -681,18 +684,18 @@ impl FakeApi {
     }
 }
 
-/// tests/claude, when Claude Code is installed there.
+/// tests/fixtures/agents/claude, when Claude Code is installed there.
 #[allow(dead_code)]
 pub fn claude_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/claude");
     if dir.join("node_modules/.bin/claude").exists() {
         return Some(dir);
     }
     assert!(
         std::env::var_os("GOAL_REQUIRE_CLAUDE").is_none()
             && std::env::var_os("GOAL_REQUIRE_AGENT_CLIS").is_none(),
-        "Claude Code is not installed: cd tests/claude && npm ci"
+        "Claude Code is not installed: cd tests/fixtures/agents/claude && npm ci"
     );
-    eprintln!("skipped: Claude Code is not installed (cd tests/claude && npm ci)");
+    eprintln!("skipped: Claude Code is not installed (cd tests/fixtures/agents/claude && npm ci)");
     None
 }

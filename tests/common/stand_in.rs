@@ -7,12 +7,12 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::Repo;
+use crate::common::Repo;
 
-/// The repository's folder for one CLI's test files (tests/<cli>/).
+/// The repository's folder for one CLI's test files (tests/fixtures/agents/<cli>/).
 pub fn cli_dir(cli: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
+        .join("tests/fixtures/agents")
         .join(cli)
 }
 

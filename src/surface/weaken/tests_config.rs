@@ -1,0 +1,491 @@
+//! Tables of weakening findings outside the test functions: configuration that selects tests,
+//! other languages' skip markers, unreadable files, imports redirected to other code, the kinds'
+//! trailers, deleted files, and the findings in the tests a pin runs.
+
+use super::FindingKind::*;
+use super::tests::{PY, check};
+use super::*;
+
+#[test]
+fn addopts_that_select_and_addopts_that_report() {
+    // (addopts, whether it selects tests)
+    let cases: &[(&str, bool)] = &[
+        ("-ra -p no:cacheprovider", false),
+        ("-q -v -rA --tb short --color=yes --strict-markers", false),
+        (
+            "-pno:cacheprovider -p no:randomly -W error -W ignore::DeprecationWarning",
+            false,
+        ),
+        (
+            "--junitxml out.xml --durations 5 -n 4 --cov src --cov-report term",
+            false,
+        ),
+        (
+            "--log-level INFO --basetemp tmp --capture no -s -l --showlocals",
+            false,
+        ),
+        ("-k mul", true),
+        ("-kmul", true),
+        ("-m 'not slow'", true),
+        ("--deselect tests/test_calc.py::test_add", true),
+        ("--ignore=tests/test_calc.py", true),
+        ("--ignore-glob '*_add.py'", true),
+        ("tests/test_mul.py", true),
+        ("-p myplugin", true),
+        ("-p no:doctest", true),
+        ("-p no:unittest", true),
+        ("-x", true),
+        ("--maxfail=1", true),
+        ("--maxfail 1", true),
+        ("-o python_files=test_mul.py", true),
+        ("--override-ini=python_functions=check_*", true),
+        ("--lf", true),
+    ];
+    for (value, selects) in cases {
+        let chosen = super::config::addopts_selection(value);
+        assert_eq!(!chosen.is_empty(), *selects, "{value}: {chosen:?}");
+    }
+}
+
+#[test]
+fn configuration() {
+    check(&[
+        (
+            "trick 4: addopts = \"-k mul\" in pyproject.toml",
+            "pyproject.toml",
+            Some("[project]\nname = \"calc\"\n"),
+            Some("[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n"),
+            &[(SelectionChanged, 5, "tool.pytest.ini_options.addopts")],
+        ),
+        (
+            "addopts that only change output are no selection change",
+            "pyproject.toml",
+            Some("[tool.pytest.ini_options]\naddopts = \"-q\"\n"),
+            Some("[tool.pytest.ini_options]\naddopts = \"-q -rA --tb=short\"\n"),
+            &[],
+        ),
+        (
+            "an honest fix's report options, in a new addopts: no selection change",
+            "pyproject.toml",
+            Some("[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n"),
+            Some(
+                "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\naddopts = \"-ra -p no:cacheprovider\"\n",
+            ),
+            &[],
+        ),
+        (
+            "pytest.ini --deselect, testpaths",
+            "pytest.ini",
+            Some("[pytest]\naddopts = -q\n"),
+            Some(
+                "[pytest]\naddopts = -q --deselect tests/test_calc.py::test_add\ntestpaths = tests/other\n",
+            ),
+            &[
+                (SelectionChanged, 2, "pytest.addopts"),
+                (SelectionChanged, 3, "pytest.testpaths"),
+            ],
+        ),
+        (
+            "tox.ini commands",
+            "tox.ini",
+            Some("[testenv]\ncommands = pytest\n"),
+            Some("[testenv]\ncommands = pytest -m 'not slow'\n"),
+            &[(SelectionChanged, 2, "testenv.commands")],
+        ),
+        (
+            "Cargo [[test]] harness, [lib] test",
+            "Cargo.toml",
+            Some("[package]\nname = \"c\"\n\n[[test]]\nname = \"main\"\n"),
+            Some(
+                "[package]\nname = \"c\"\n\n[lib]\ntest = false\n\n[[test]]\nname = \"main\"\nharness = false\n",
+            ),
+            &[
+                (SelectionChanged, 5, "lib.test"),
+                (SelectionChanged, 7, "test"),
+            ],
+        ),
+        (
+            "Cargo dependencies changed: no selection change",
+            "Cargo.toml",
+            Some("[package]\nname = \"c\"\n"),
+            Some("[package]\nname = \"c\"\n\n[dependencies]\nserde = \"1\"\n"),
+            &[],
+        ),
+        (
+            "a Makefile test target changed, another target not",
+            "Makefile",
+            Some("build:\n\tcargo build\n\ntest:\n\tpytest\n"),
+            Some("build:\n\tcargo build --release\n\ntest:\n\tpytest -k mul\n"),
+            &[(SelectionChanged, 4, "test")],
+        ),
+        (
+            ".mocharc.yml grep",
+            ".mocharc.yml",
+            Some("spec: test/**/*.js\n"),
+            Some("spec: test/**/*.js\ngrep: mul\n"),
+            &[(SelectionChanged, 2, "grep")],
+        ),
+        (
+            ".cargo/config.toml test alias",
+            ".cargo/config.toml",
+            Some("[alias]\nt = \"test\"\n"),
+            Some("[alias]\nt = \"test -- --skip add\"\n"),
+            &[(SelectionChanged, 2, "alias.t")],
+        ),
+    ]);
+}
+
+#[test]
+fn java_and_csharp_skip_markers() {
+    check(&[
+        (
+            "JUnit 5 @Disabled on a method",
+            "src/test/java/CalcTest.java",
+            Some(
+                "class CalcTest {\n    @Test\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            Some(
+                "class CalcTest {\n    @Test\n    @Disabled(\"later\")\n    void adds() {\n        assertEquals(4, add(2, 2));\n    }\n}\n",
+            ),
+            &[(SkipAdded, 3, "adds")],
+        ),
+        (
+            "JUnit 4 @Ignore on the class",
+            "CalcTest.java",
+            Some("public class CalcTest {\n}\n"),
+            Some("@org.junit.Ignore\npublic class CalcTest {\n}\n"),
+            &[(SkipAdded, 1, "CalcTest")],
+        ),
+        (
+            "NUnit [Ignore], xUnit [Fact(Skip = …)]",
+            "Calc.Tests/CalcTests.cs",
+            Some(
+                "public class CalcTests {\n    [Test]\n    public void Adds() {}\n    [Fact]\n    public void Subs() {}\n}\n",
+            ),
+            Some(
+                "public class CalcTests {\n    [Test, Ignore(\"x\")]\n    public void Adds() {}\n    [Fact(Skip = \"x\")]\n    public void Subs() {}\n}\n",
+            ),
+            &[(SkipAdded, 2, "Adds"), (SkipAdded, 4, "Subs")],
+        ),
+        (
+            "an [Ignore] that was there already",
+            "CalcTests.cs",
+            Some("[Ignore]\npublic void A() {}\n"),
+            Some("[Ignore]\npublic void A() { }\n"),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn unparsable_files_are_listed_not_guessed() {
+    let change = FileChange {
+        path: "tests/test_calc.py".to_string(),
+        base: Some(PY.to_string()),
+        last: Some("def test_add(:\n".to_string()),
+    };
+    let report = findings(&Surface::default_rules(), &[change]);
+    assert_eq!(report.findings, vec![]);
+    assert_eq!(report.unreadable.len(), 1);
+    assert!(
+        report.unreadable[0].reason.contains("line 1"),
+        "{:?}",
+        report.unreadable
+    );
+}
+
+#[test]
+fn imports_redirected_to_other_code() {
+    let rs = "pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let rs_named = rs.replace("use super::*;", "use super::add;");
+    let js = "const { add } = require('../src/calc');\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    let mjs = "import { add } from './calc.js';\n\ntest('adds', () => {\n  expect(add(2, 2)).toBe(4);\n});\n";
+    check(&[
+        (
+            "Python: the name now from a stub module",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace(
+                "from calc import add, mul",
+                "from calc import mul\nfrom calc_impl import add",
+            )),
+            &[(ImportRedirected, 2, "add")],
+        ),
+        (
+            "Python: another name under the old one",
+            "tests/test_calc.py",
+            Some(PY),
+            Some(&PY.replace("import add, mul", "import add_v2 as add, mul")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "Python: a module under the old module's name, inside a test",
+            "tests/test_calc.py",
+            Some("def test_add():\n    import calc\n    assert calc.add(2, 2) == 4\n"),
+            Some("def test_add():\n    import calc_impl as calc\n    assert calc.add(2, 2) == 4\n"),
+            &[(ImportRedirected, 2, "calc")],
+        ),
+        (
+            "Python: more names, the same sources, a relative import made absolute: nothing",
+            "tests/test_calc.py",
+            Some(
+                "from .helpers import add\nimport calc\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            Some(
+                "import pytest\nimport calc\nfrom tests.helpers import add\nfrom calc import mul\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+            &[],
+        ),
+        (
+            "Rust: `use super::add_v2 as add;` over the glob import of the code's add",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add_v2 as add;\n",
+            )),
+            &[(ImportRedirected, 6, "tests::add")],
+        ),
+        (
+            "Rust: a named import pointed elsewhere",
+            "src/lib.rs",
+            Some(&rs_named),
+            Some(&rs_named.replace("use super::add;", "use crate::fast::add;")),
+            &[(ImportRedirected, 5, "tests::add")],
+        ),
+        (
+            "Rust: new imports of other names, or of the same item: nothing",
+            "src/lib.rs",
+            Some(rs),
+            Some(&rs.replace(
+                "    use super::*;\n",
+                "    use super::*;\n    use super::add;\n    use std::collections::HashMap;\n",
+            )),
+            &[],
+        ),
+        (
+            "Rust: an integration test's import pointed elsewhere",
+            "tests/it.rs",
+            Some("use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n"),
+            Some(
+                "use calc::add_v2 as add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n",
+            ),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: require of another module",
+            "test/calc.test.js",
+            Some(js),
+            Some(&js.replace("'../src/calc'", "'../src/calc_v2'")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: another export under the old name",
+            "test/calc.test.mjs",
+            Some(mjs),
+            Some(&mjs.replace("{ add }", "{ addFast as add }")),
+            &[(ImportRedirected, 1, "add")],
+        ),
+        (
+            "JavaScript: the same module spelled otherwise, require to import: nothing",
+            "test/calc.test.mjs",
+            Some(&mjs.replace("./calc.js", "../test/calc")),
+            Some(&mjs.replace("{ add }", "{ add, mul }")),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn a_new_test_file_importing_a_name_from_elsewhere_than_the_base_tests() {
+    let change = FileChange {
+        path: "tests/test_add_fixed.py".to_string(),
+        base: None,
+        last: Some(
+            "from calc_impl import add\n\n\ndef test_add_fixed():\n    assert add(2, 2) == 4\n"
+                .to_string(),
+        ),
+    };
+    // (what the base's other test files import `add` from, findings)
+    let cases: &[(&[&str], usize)] = &[(&["calc.add"], 1), (&["calc_impl.add"], 0), (&[], 0)];
+    for (sources, want) in cases {
+        let mut asked = Vec::new();
+        let found = findings_with(
+            &Surface::default_rules(),
+            std::slice::from_ref(&change),
+            &mut |family, name| {
+                asked.push((family, name.to_string()));
+                sources.iter().map(|s| s.to_string()).collect()
+            },
+        );
+        let kinds: Vec<(FindingKind, usize, &str)> = found
+            .findings
+            .iter()
+            .map(|f| (f.kind, f.line, f.test.as_str()))
+            .collect();
+        let expected: Vec<(FindingKind, usize, &str)> =
+            (0..*want).map(|_| (ImportRedirected, 1, "add")).collect();
+        assert_eq!(kinds, expected, "{sources:?}");
+        assert_eq!(asked, vec![(imports::Family::Python, "add".to_string())]);
+    }
+}
+
+#[test]
+fn kinds_trailers_and_refusals() {
+    let cases: &[(FindingKind, &str, bool)] = &[
+        (TestRemoved, "test-removed", true),
+        (SkipAdded, "skip-added", true),
+        (AssertionRemoved, "assertion-removed", false),
+        (AssertionWeakened, "assertion-weakened", false),
+        (SelectionChanged, "selection-changed", true),
+        (AssertionFree, "assertion-free", true),
+        (ImportRedirected, "import-redirected", true),
+    ];
+    for (kind, name, refuses) in cases {
+        assert_eq!(kind.as_str(), *name);
+        assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
+        assert_eq!(kind.refuses(), *refuses, "{name}");
+    }
+    let f = Finding {
+        kind: SkipAdded,
+        file: "tests/test_calc.py".to_string(),
+        line: 4,
+        test: "test_add".to_string(),
+    };
+    assert_eq!(
+        f.trailer_value(),
+        "skip-added tests/test_calc.py:4 test_add"
+    );
+}
+
+#[test]
+fn deleted_files_without_a_parser() {
+    check(&[
+        (
+            "a deleted Ruby spec",
+            "spec/calc_spec.rb",
+            Some("describe 'x' do\nend\n"),
+            None,
+            &[(TestRemoved, 1, "*")],
+        ),
+        (
+            "a deleted fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            None,
+            &[],
+        ),
+        (
+            "a changed fixture",
+            "tests/fixtures/data.json",
+            Some("{}\n"),
+            Some("[]\n"),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn findings_in_the_tests_a_pin_runs() {
+    let f = |kind, file: &str, test: &str| Finding {
+        kind,
+        file: file.to_string(),
+        line: 1,
+        test: test.to_string(),
+    };
+    let cases: &[(&str, Finding, bool)] = &[
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q tests/test_calc.py",
+            f(SkipAdded, "tests/test_other.py", "test_x"),
+            false,
+        ),
+        (
+            "pytest -q tests/",
+            f(SkipAdded, "tests/sub/test_x.py", "test_x"),
+            true,
+        ),
+        (
+            "pytest tests/test_calc.py::test_add",
+            f(TestRemoved, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+        (
+            "pytest -q",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "pytest -k add",
+            f(AssertionFree, "tests/test_new.py", "test_new"),
+            true,
+        ),
+        (
+            "python3 -m pytest -q tests/test_calc.py",
+            f(SelectionChanged, "pyproject.toml", "addopts"),
+            true,
+        ),
+        (
+            "go test ./...",
+            f(SkipAdded, "pkg/calc/calc_test.go", "TestAdd"),
+            true,
+        ),
+        (
+            "go test ./pkg/calc/...",
+            f(SkipAdded, "pkg/other/x_test.go", "TestX"),
+            false,
+        ),
+        (
+            "node --test test/calc.test.mjs",
+            f(SkipAdded, "test/calc.test.mjs", "adds"),
+            true,
+        ),
+        (
+            "npx jest src/a.test.ts",
+            f(SkipAdded, "src/b.test.ts", "b"),
+            false,
+        ),
+        (
+            "cargo test",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::adds"),
+            true,
+        ),
+        (
+            "cargo test adds",
+            f(SkipAdded, "src/lib.rs", "tests::subs"),
+            false,
+        ),
+        (
+            "cargo test -p calc surface::rust",
+            f(SkipAdded, "src/surface/rust.rs", "tests::x"),
+            true,
+        ),
+        (
+            "cargo test --locked surface::rust -- --nocapture",
+            f(SkipAdded, "src/surface/red.rs", "tests::x"),
+            false,
+        ),
+        (
+            "make test",
+            f(SkipAdded, "tests/test_calc.py", "test_add"),
+            true,
+        ),
+    ];
+    for (pin, finding, want) in cases {
+        assert_eq!(
+            pin_runs(pin, finding),
+            *want,
+            "{pin} / {}",
+            finding.trailer_value()
+        );
+    }
+}
