@@ -27,7 +27,7 @@ impl Ctx {
     /// Print the one JSON document of `--json`.
     pub fn emit_json(&self, value: &impl serde::Serialize) -> Result<()> {
         let text = serde_json::to_string_pretty(value)
-            .map_err(|e| Error::usage(format!("cannot write JSON: {e}"), ""))?;
+            .map_err(|e| Error::internal("write the JSON document", e))?;
         println!("{text}");
         json_written();
         Ok(())

@@ -484,8 +484,8 @@ impl Workspace {
     /// Journal, write the goal files, commit; on failure put the files back as they were.
     fn commit_journaled(&self, pending: &Pending, staging: &Staging) -> Result<Oid> {
         let journal_path = self.journal_path();
-        let journal_bytes =
-            serde_json::to_vec(pending).map_err(|e| Error::usage(e.to_string(), ""))?;
+        let journal_bytes = serde_json::to_vec(pending)
+            .map_err(|e| Error::internal("write the pending commit", e))?;
         let mut touched: Vec<PathBuf> = pending.other.iter().map(|(rel, _)| rel.clone()).collect();
         touched.push(self.goal_rel.clone());
         let backup: Vec<(PathBuf, Option<Vec<u8>>)> = touched

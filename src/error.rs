@@ -158,6 +158,35 @@ pub enum Error {
     /// Signing the commit as git config asks (`commit.gpgsign`) failed.
     #[error("signing the commit failed; nothing was committed:\n{output}")]
     SignFailed { output: String },
+    /// Something goal itself got wrong (a value it made that it cannot write): a bug, not the
+    /// user's input.
+    #[error("internal error: {what} ({detail}); this is a bug in goal")]
+    Internal { what: String, detail: String },
+}
+
+/// What kind of failure an error is, as `--json`'s `{"error": {"kind"}}` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input: a flag, a file's contents, a state the command cannot start from (exit 2).
+    User,
+    /// A negative answer: goal refuses, or something is not proven (exit 1).
+    Refusal,
+    /// A bug in goal (exit 2): its message says so and what to report.
+    Internal,
+    /// The machine: a file that cannot be read or written, git, a program that cannot start, a
+    /// signal (exit 2, or 128 + the signal).
+    Environment,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::User => "user",
+            ErrorKind::Refusal => "refusal",
+            ErrorKind::Internal => "internal",
+            ErrorKind::Environment => "environment",
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -245,6 +274,28 @@ impl Error {
         )
     }
 
+    /// A bug in goal: `what` it was doing and the underlying `detail`.
+    pub fn internal(what: impl Into<String>, detail: impl std::fmt::Display) -> Self {
+        Error::Internal {
+            what: what.into(),
+            detail: detail.to_string(),
+        }
+    }
+
+    /// What kind of failure this is: a refusal (exit 1), a bug, the machine's, or bad input.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Internal { .. } => ErrorKind::Internal,
+            Error::Io { .. }
+            | Error::Git { .. }
+            | Error::GitLock { .. }
+            | Error::Spawn { .. }
+            | Error::Interrupted { .. } => ErrorKind::Environment,
+            _ if self.exit_code() == 1 => ErrorKind::Refusal,
+            _ => ErrorKind::User,
+        }
+    }
+
     /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -275,6 +326,10 @@ impl Error {
                 path.display()
             ),
             Error::NoGoal { .. } => "start one with `goal init \"<goal>\" -c \"<criterion>\"`".into(),
+            Error::Internal { .. } => format!(
+                "please report it with the command you ran and `goal --version` ({}); nothing was changed by the step that failed",
+                env!("CARGO_PKG_VERSION")
+            ),
             Error::NotARepo { .. } => "run goal inside a git working tree, or create one with `git init`".into(),
             Error::BareRepo { .. } => "clone it, or add a worktree with `git worktree add <dir>`, and run goal there".into(),
             Error::RepoBusy { hint, .. } => hint.clone(),
@@ -515,6 +570,47 @@ mod tests {
         for (error, code) in cases {
             assert_eq!(error.exit_code(), code, "{error}");
         }
+    }
+
+    /// Every error has a kind: refusals are exit 1, the machine's and goal's own bugs are named
+    /// apart from bad input.
+    #[test]
+    fn kinds() {
+        let io = || std::io::Error::other("disk full");
+        let cases: Vec<(Error, ErrorKind)> = vec![
+            (Error::refused("x", ""), ErrorKind::Refusal),
+            (Error::NoGoal { path: "g".into() }, ErrorKind::Refusal),
+            (Error::usage("x", ""), ErrorKind::User),
+            (
+                Error::InvalidInput {
+                    message: "m".into(),
+                },
+                ErrorKind::User,
+            ),
+            (Error::internal("write JSON", "boom"), ErrorKind::Internal),
+            (Error::io("write", "f")(io()), ErrorKind::Environment),
+            (
+                Error::Spawn {
+                    program: "p".into(),
+                    source: io(),
+                },
+                ErrorKind::Environment,
+            ),
+            (
+                Error::Interrupted {
+                    signal: "SIGINT",
+                    code: 130,
+                },
+                ErrorKind::Environment,
+            ),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(error.kind(), kind, "{error}");
+        }
+        let bug = Error::internal("write the stop state", "key must be a string");
+        assert!(bug.to_string().contains("this is a bug in goal"), "{bug}");
+        assert_eq!(bug.exit_code(), 2);
+        assert!(bug.hint().unwrap().contains("report it"));
     }
 
     /// The diagnostic and `goal run`'s plain refusal are the same lines, but for the prefix.

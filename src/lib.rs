@@ -146,11 +146,12 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// With `--json`, a failure is a document too: `{"error": {"message", "hint", "exit_code"}}` on
+/// With `--json`, a failure is a document too: `{"error": {"kind", "message", "hint", "exit_code"}}` on
 /// stdout (the text stays on stderr), so `goal … --json | jq` always has one to read.
 pub fn report_json(error: &Error) {
     let document = serde_json::json!({
         "error": {
+            "kind": error.kind().as_str(),
             "message": error.to_string(),
             "hint": error.hint(),
             "exit_code": error.exit_code(),

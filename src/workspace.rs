@@ -219,7 +219,7 @@ impl Workspace {
     pub fn witness(&self, record: &crate::evidence::Record) -> Result<()> {
         let path = self.witness_path();
         let line = serde_json::to_string(&crate::evidence::WitnessEntry::of(record))
-            .map_err(|e| Error::usage(e.to_string(), ""))?;
+            .map_err(|e| Error::internal("write the witness entry", e))?;
         let mut file = File::options()
             .create(true)
             .append(true)

@@ -156,6 +156,7 @@ fn json_failures_are_one_document_too() {
         "{v}"
     );
     assert_eq!(v["error"]["exit_code"], 2);
+    assert_eq!(v["error"]["kind"], "user", "{v}");
     assert!(
         v["error"]["hint"].as_str().unwrap().contains("git init"),
         "{v}"
@@ -166,14 +167,31 @@ fn json_failures_are_one_document_too() {
         json(&repo.goal().args(["status", "--json"]).output().unwrap())["active"],
         true
     );
-    for (args, code, words) in [
-        (&["done", "--json"][..], 1, "not proven done"),
-        (&["verify", "-c", "9", "--json"], 2, "no criterion 9"),
-        (&["criteria", "remove", "1", "--json"], 1, "material change"),
+    for (args, code, words, kind) in [
+        (&["done", "--json"][..], 1, "not proven done", "refusal"),
+        (
+            &["verify", "-c", "9", "--json"],
+            2,
+            "no criterion 9",
+            "user",
+        ),
+        (
+            &["criteria", "remove", "1", "--json"],
+            1,
+            "material change",
+            "refusal",
+        ),
         (
             &["log", "--json", "-C", "/nonexistent"],
             2,
             "no such directory",
+            "user",
+        ),
+        (
+            &["verify", "-c", "1", "--json", "--", "/no/such/program"],
+            2,
+            "/no/such/program",
+            "environment",
         ),
     ] {
         let out = repo.goal().args(args).output().unwrap();
@@ -187,6 +205,7 @@ fn json_failures_are_one_document_too() {
             "{args:?}: {v}"
         );
         assert_eq!(v["error"]["exit_code"], code, "{args:?}");
+        assert_eq!(v["error"]["kind"], kind, "{args:?}: {v}");
         assert!(
             stderr(&out).contains("goal: error:"),
             "{args:?}: the text stays on stderr"

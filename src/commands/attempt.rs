@@ -57,7 +57,8 @@ fn limit(text: &str) -> Result<u64> {
 
 /// Print a verdict: the JSON alone on stdout, a reading on stderr. Exit 0 allowed, 1 not.
 fn print_verdict(ctx: &Ctx, verdict: &retry::RetryVerdict) -> Result<u8> {
-    let text = serde_json::to_string(verdict).map_err(|e| invalid(e.to_string()))?;
+    let text =
+        serde_json::to_string(verdict).map_err(|e| Error::internal("write the verdict", e))?;
     println!("{text}");
     crate::context::json_written();
     if !ctx.quiet {

@@ -312,7 +312,8 @@ fn stop(ctx: &Ctx, stop_hook_active: bool, transcript: Option<&Path>) -> Result<
 }
 
 fn write_stop_state(path: &Path, state: &StopState) -> Result<()> {
-    let bytes = serde_json::to_vec(state).map_err(|e| Error::usage(e.to_string(), ""))?;
+    let bytes =
+        serde_json::to_vec(state).map_err(|e| Error::internal("write the stop state", e))?;
     write_atomic(path, &bytes)
 }
 

@@ -195,8 +195,8 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
 /// The race's summary as the last line of `goal run --json`'s stream: one object on one line,
 /// `"event": "race"` first, then the racers and the winner.
 fn race_event(report: &RaceReport) -> Result<String> {
-    let fields = serde_json::to_value(report)
-        .map_err(|e| Error::usage(format!("cannot write JSON: {e}"), ""))?;
+    let fields =
+        serde_json::to_value(report).map_err(|e| Error::internal("write the race summary", e))?;
     let mut event = serde_json::json!({ "event": "race" });
     if let (Some(o), serde_json::Value::Object(f)) = (event.as_object_mut(), fields) {
         o.extend(f);
