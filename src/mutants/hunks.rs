@@ -265,7 +265,11 @@ mod tests {
     fn the_plan_leaves_out_comments_other_files_renames_and_moves() {
         let cases: &[(&[FileChange], &[(&str, usize)])] = &[
             (
-                &[change("src/lib.rs", Some("fn a() {}\n"), Some("fn a() { 1; }\n"))],
+                &[change(
+                    "src/lib.rs",
+                    Some("fn a() {}\n"),
+                    Some("fn a() { 1; }\n"),
+                )],
                 &[("src/lib.rs", 1)],
             ),
             (

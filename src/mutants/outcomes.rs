@@ -19,7 +19,9 @@ pub fn cargo_mutants_exit(code: i32) -> Result<(), String> {
         0 | 2 | 3 => Ok(()),
         1 => Err("cargo-mutants was called wrongly (exit 1)".into()),
         4 => Err("the tests fail without any mutation (cargo-mutants exit 4)".into()),
-        5 => Err("the diff given to `--in-diff` does not match the tree (cargo-mutants exit 5)".into()),
+        5 => Err(
+            "the diff given to `--in-diff` does not match the tree (cargo-mutants exit 5)".into(),
+        ),
         6 => Err("the diff given to `--in-diff` is not a valid diff (cargo-mutants exit 6)".into()),
         c => Err(format!("cargo-mutants failed (exit {c})")),
     }
@@ -101,7 +103,10 @@ pub fn mutmut(output: &str, def_line: &dyn Fn(&str, Option<&str>, &str) -> usize
     let mut survivors: Vec<String> = Vec::new();
     let lines: Vec<&str> = output.lines().collect();
     // The results come first; the show blocks after them.
-    let first_block = lines.iter().position(|l| l.starts_with("# ")).unwrap_or(lines.len());
+    let first_block = lines
+        .iter()
+        .position(|l| l.starts_with("# "))
+        .unwrap_or(lines.len());
     for l in &lines[..first_block] {
         if !l.starts_with("    ") {
             continue;
@@ -115,7 +120,8 @@ pub fn mutmut(output: &str, def_line: &dyn Fn(&str, Option<&str>, &str) -> usize
     }
     for name in survivors {
         let block = show_block(&lines, &name);
-        read.survivors.push(mutmut_survivor(&name, &block, def_line));
+        read.survivors
+            .push(mutmut_survivor(&name, &block, def_line));
     }
     read
 }
@@ -205,8 +211,9 @@ pub fn python_def_line(text: &str, class: Option<&str>, function: &str) -> usize
     let from = class
         .and_then(|c| {
             lines.iter().position(|l| {
-                l.strip_prefix("class ")
-                    .is_some_and(|r| r.starts_with(c) && !r[c.len()..].starts_with(char::is_alphanumeric))
+                l.strip_prefix("class ").is_some_and(|r| {
+                    r.starts_with(c) && !r[c.len()..].starts_with(char::is_alphanumeric)
+                })
             })
         })
         .unwrap_or(0);

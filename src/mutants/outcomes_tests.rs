@@ -88,7 +88,11 @@ fn python_definitions_are_found_by_class_and_name() {
         (None, "missing", 1),
     ];
     for (class, func, want) in cases {
-        assert_eq!(python_def_line(CALC, *class, func), *want, "{class:?} {func}");
+        assert_eq!(
+            python_def_line(CALC, *class, func),
+            *want,
+            "{class:?} {func}"
+        );
     }
 }
 

@@ -59,9 +59,7 @@ impl Tool {
             Some(Tool::CargoMutants)
         } else if ends(&[".py"]) {
             Some(Tool::Mutmut)
-        } else if ends(&[
-            ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx",
-        ]) {
+        } else if ends(&[".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"]) {
             Some(Tool::Stryker)
         } else {
             None
@@ -230,6 +228,79 @@ pub fn stryker_config(files: &[&FileChange], pins: &[Vec<String>], report: &str)
     .to_string()
 }
 
+/// `pyproject.toml` with its `[tool.mutmut]` table set for the goal's change: the folders to
+/// copy (`source_paths`), the files to mutate (`only_mutate`), the pins' pytest arguments
+/// (`pytest_add_cli_args_test_selection`); the user's other keys kept. A file that does not
+/// parse gets the table appended.
+pub fn mutmut_pyproject(
+    old: &str,
+    sources: &[String],
+    only: &[String],
+    selection: &[String],
+) -> String {
+    let array = |items: &[String]| {
+        let mut a = toml_edit::Array::new();
+        items.iter().for_each(|i| a.push(i.as_str()));
+        toml_edit::value(a)
+    };
+    let Ok(mut doc) = old.parse::<toml_edit::DocumentMut>() else {
+        return format!(
+            "{old}\n{}",
+            mutmut_setup_cfg("", sources, only, selection).replace("[mutmut]", "[tool.mutmut]")
+        );
+    };
+    let tool = doc.entry("tool").or_insert_with(|| {
+        let mut t = toml_edit::Table::new();
+        t.set_implicit(true);
+        toml_edit::Item::Table(t)
+    });
+    if let Some(tool) = tool.as_table_like_mut() {
+        let mutmut = tool
+            .entry("mutmut")
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        if let Some(t) = mutmut.as_table_like_mut() {
+            t.insert("source_paths", array(sources));
+            t.insert("only_mutate", array(only));
+            t.insert("pytest_add_cli_args_test_selection", array(selection));
+        }
+    }
+    doc.to_string()
+}
+
+/// `setup.cfg` with a `[mutmut]` section for the goal's change (any old one replaced).
+pub fn mutmut_setup_cfg(
+    old: &str,
+    sources: &[String],
+    only: &[String],
+    selection: &[String],
+) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in old.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            skipping = t == "[mutmut]";
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let list = |items: &[String]| {
+        items
+            .iter()
+            .map(|i| format!("\n    {i}"))
+            .collect::<String>()
+    };
+    out.push_str(&format!(
+        "\n[mutmut]\nsource_paths ={}\nonly_mutate ={}\npytest_add_cli_args_test_selection ={}\n",
+        list(sources),
+        list(only),
+        list(selection)
+    ));
+    out
+}
+
 /// mutmut's module name of a Python file: its path without `.py`, `src.` and `.__init__`.
 pub fn python_module(path: &str) -> String {
     let stem = path.strip_suffix(".py").unwrap_or(path).replace('/', ".");
@@ -349,7 +420,9 @@ mod tests {
         assert!(!two.contains(&"--".to_string()), "{two:?}");
         let nextest = cargo_mutants_args("d", "o", &[words("cargo nextest run")]);
         assert!(nextest.windows(2).any(|w| w == ["--test-tool", "nextest"]));
-        assert!(one.iter().any(|w| w == "--in-place") && one.iter().any(|w| w == "--baseline=skip"));
+        assert!(
+            one.iter().any(|w| w == "--in-place") && one.iter().any(|w| w == "--baseline=skip")
+        );
     }
 
     #[test]
@@ -375,6 +448,42 @@ mod tests {
     }
 
     #[test]
+    fn mutmut_is_configured_in_pyproject_or_setup_cfg() {
+        let (src, only, sel) = (
+            vec!["src/".to_string()],
+            vec!["src/calc/__init__.py".to_string()],
+            vec!["tests/test_calc.py".to_string()],
+        );
+        let py = mutmut_pyproject(
+            "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\npythonpath = [\"src\"]\n",
+            &src,
+            &only,
+            &sel,
+        );
+        assert!(
+            py.contains("[tool.mutmut]\nsource_paths = [\"src/\"]"),
+            "{py}"
+        );
+        assert!(py.contains("pythonpath = [\"src\"]"), "{py}");
+        assert!(
+            py.contains("pytest_add_cli_args_test_selection = [\"tests/test_calc.py\"]"),
+            "{py}"
+        );
+        let cfg = mutmut_setup_cfg(
+            "[metadata]\nname = x\n[mutmut]\nold = 1\n",
+            &src,
+            &only,
+            &sel,
+        );
+        assert!(cfg.starts_with("[metadata]\nname = x\n"), "{cfg}");
+        assert!(!cfg.contains("old = 1"), "{cfg}");
+        assert!(
+            cfg.contains("only_mutate =\n    src/calc/__init__.py\n"),
+            "{cfg}"
+        );
+    }
+
+    #[test]
     fn the_diff_and_the_ranges_name_the_changed_lines() {
         let f = FileChange {
             path: "src/lib.rs".into(),
@@ -382,7 +491,10 @@ mod tests {
             after: Some("a\nB\nc\nd\n".into()),
         };
         let diff = unified_diff(&[&f]);
-        assert!(diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@"), "{diff}");
+        assert!(
+            diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@"),
+            "{diff}"
+        );
         assert!(diff.contains("-b\n+B\n"), "{diff}");
         assert_eq!(changed_ranges(&f), [(2, 2), (4, 4)]);
         let new = FileChange {
