@@ -191,12 +191,30 @@ fn rust_a_shallow_test_is_refused_below_the_score_and_a_strong_one_completes() {
     // A test that tells `+` from `*` kills it: done completes.
     repo.write("src/lib.rs", &lib("    a * b\n", STRONG_RS));
     ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
-    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let out = goal(&repo, &[&tools], &["verify", "--mutants"]);
     ok(&out);
+    let status = goal(&repo, &[&tools], &["status"]);
+    assert!(stderr(&status).is_empty() || status.status.success());
+    let text = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        text.contains("Mutation: score 1.00 (") && text.contains("on this tree"),
+        "{text}"
+    );
+    // done reuses the record made on this tree: no second run.
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(!err.contains("running cargo-mutants"), "{err}");
     let summary = json(&out);
     assert_eq!(summary["mutation"]["survived"], 0, "{summary}");
     assert_eq!(summary["mutation"]["score"], 1.0, "{summary}");
     no_tool_folders(&repo);
+    // The report's Mutation section and the audit show the record of the finished goal.
+    let report = repo.goal().args(["report"]).output().unwrap();
+    let md = String::from_utf8_lossy(&report.stdout).into_owned();
+    assert!(md.contains("Mutation") && md.contains("score 1.00"), "{md}");
+    let audit = repo.goal().args(["audit"]).output().unwrap();
+    let text = String::from_utf8_lossy(&audit.stdout).into_owned();
+    assert!(text.contains("Mutation: score 1.00"), "{text}");
 }
 
 #[test]

@@ -77,8 +77,18 @@ struct AuditView<'a> {
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
     tests_weakened: Vec<WeakenedView<'a>>,
+    /// Each goal's last `mutants` record (§20), with the goal it belongs to.
+    mutation: Vec<MutationView<'a>>,
     /// Every confirmation the goals' commits record (`--strict` fails on any).
     confirmations: Vec<&'a crate::audit::Confirmation>,
+}
+
+/// A goal's last `mutants` record with the goal it belongs to (an index into `goals`).
+#[derive(Debug, Serialize)]
+struct MutationView<'a> {
+    goal: usize,
+    #[serde(flatten)]
+    mutation: &'a crate::mutants::MutationView,
 }
 
 /// A weakening finding with the goal it belongs to (an index into `goals`).
@@ -132,6 +142,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             problems: goals.iter().flat_map(|g| &g.problems).collect(),
             material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
             confirmations: goals.iter().flat_map(|g| &g.confirmations).collect(),
+            mutation: goals
+                .iter()
+                .enumerate()
+                .filter_map(|(goal, g)| {
+                    Some(MutationView {
+                        goal,
+                        mutation: g.mutation.as_ref()?,
+                    })
+                })
+                .collect(),
             tests_weakened: goals
                 .iter()
                 .enumerate()
@@ -218,6 +238,9 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             ctx.say(ctx.red(
                 "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
             ));
+        }
+        if let Some(m) = &g.mutation {
+            ctx.say(format!("  {}", m.line()));
         }
         for f in &g.tests_weakened {
             let line = format!(

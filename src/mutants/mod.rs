@@ -153,6 +153,32 @@ impl Mutation {
     }
 }
 
+/// What status, report, audit and the adapters show of the goal's last `mutants` record.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutationView {
+    pub record: String,
+    /// Made on the working tree as it is now (false: the code changed since).
+    pub current: bool,
+    #[serde(flatten)]
+    pub result: Mutation,
+}
+
+impl MutationView {
+    /// `Mutation: score 0.75 (…) — record abc123 on this tree` for people.
+    pub fn line(&self) -> String {
+        let place = if self.current {
+            "on this tree"
+        } else {
+            "on another tree: the code changed since (`goal verify --mutants`)"
+        };
+        format!(
+            "Mutation: {} — record {} {place}",
+            self.result.line(),
+            self.record
+        )
+    }
+}
+
 /// What a survivor means, for the agent: a test to write, never a test to weaken.
 pub const SURVIVOR_MEANS: &str = "a surviving mutant is a change to your code that no acceptance test noticed: write a test that fails on it (never weaken a test); an unneeded change is code no test needs: test it or remove it";
 

@@ -255,15 +255,6 @@ pub fn latest<'a>(ledger: &'a evidence::Ledger, tree: &str) -> Option<&'a Record
         .find(|r| r.mutants.is_some() && r.on_tree(tree) && ledger.counts(r))
 }
 
-/// The latest counted `mutants` record of the ledger, on any tree.
-pub fn last(ledger: &evidence::Ledger) -> Option<&Record> {
-    ledger
-        .records
-        .iter()
-        .rev()
-        .find(|r| r.mutants.is_some() && ledger.counts(r))
-}
-
 /// `goal done`'s mutation check, by the goal's `mutants` setting: off, nothing; report, the
 /// result shown (a missing tool a note); gate, refused below `mutants_min`, on an unneeded
 /// change or a missing tool, unless a person confirms. Reuses a record already made on this
@@ -341,4 +332,11 @@ pub fn shown(m: &Mutation) -> Vec<String> {
     );
     out.extend(m.notes.iter().map(|n| format!("mutants: {n}")));
     out
+}
+
+pub use crate::mutants::MutationView;
+
+/// The goal's last `mutants` record, as shown (None: none was made).
+pub fn view(ledger: &evidence::Ledger, tree: &str) -> Option<MutationView> {
+    ledger.mutation_view(tree)
 }
