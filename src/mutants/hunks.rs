@@ -263,7 +263,9 @@ mod tests {
 
     #[test]
     fn the_plan_leaves_out_comments_other_files_renames_and_moves() {
-        let cases: &[(&[FileChange], &[(&str, usize)])] = &[
+        /// The goal's change → the reversions planned (file, line).
+        type Case<'a> = (&'a [FileChange], &'a [(&'a str, usize)]);
+        let cases: &[Case] = &[
             (
                 &[change(
                     "src/lib.rs",

@@ -211,7 +211,7 @@ pub fn stryker_config(files: &[&FileChange], pins: &[Vec<String>], report: &str)
         .collect();
     let command = pins
         .iter()
-        .map(|p| shell_words::join(p))
+        .map(shell_words::join)
         .collect::<Vec<_>>()
         .join(" && ");
     serde_json::json!({
