@@ -215,6 +215,15 @@ fn rust_a_shallow_test_is_refused_below_the_score_and_a_strong_one_completes() {
     let audit = repo.goal().args(["audit"]).output().unwrap();
     let text = String::from_utf8_lossy(&audit.stdout).into_owned();
     assert!(text.contains("Mutation: score 1.00"), "{text}");
+    // `audit --rerun` makes the record again at its commit, and agrees.
+    let audit = goal(&repo, &[&tools], &["audit", "--rerun", "--json"]);
+    let doc = json(&audit);
+    assert_eq!(doc["mutation_replays"][0]["same"], true, "{doc}");
+    assert_eq!(
+        doc["mutation_replays"][0]["replayed"]["killed"], summary["mutation"]["killed"],
+        "{doc}"
+    );
+    assert_eq!(audit.status.code(), Some(0), "{doc}\n{}", stderr(&audit));
 }
 
 #[test]

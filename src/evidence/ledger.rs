@@ -348,6 +348,7 @@ impl Ledger {
             .find(|r| r.mutants.is_some() && self.counts(r))?;
         Some(crate::mutants::MutationView {
             record: record.id.clone(),
+            tree: record.tree.clone(),
             current: record.on_tree(tree),
             result: record.mutants.clone()?,
         })

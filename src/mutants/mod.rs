@@ -157,6 +157,8 @@ impl Mutation {
 #[derive(Debug, Clone, Serialize)]
 pub struct MutationView {
     pub record: String,
+    /// The tree it was made on (without the goal folder).
+    pub tree: String,
     /// Made on the working tree as it is now (false: the code changed since).
     pub current: bool,
     #[serde(flatten)]

@@ -71,30 +71,43 @@ pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) 
 pub fn check(ws: &Workspace, place: &Place, goal: &GoalFile, quiet: bool) -> Result<Record> {
     let started = now_rfc3339();
     let clock = std::time::Instant::now();
-    let pins = acceptance_pins(goal);
     let work = ws.worktree_tree_full()?;
+    let (mutation, output) = measure(ws, place, work, goal, quiet)?;
+    let pins = acceptance_pins(goal);
+    append(ws, place, &pins, mutation, started, clock, output)
+}
+
+/// The goal's change under mutation on the tree `work` (the goal folder included or not), with
+/// `goal`'s acceptance pins: the result and the tools' output.
+pub fn measure(
+    ws: &Workspace,
+    place: &Place,
+    work: Oid,
+    goal: &GoalFile,
+    quiet: bool,
+) -> Result<(Mutation, Vec<u8>)> {
+    let pins = acceptance_pins(goal);
     let mut output = Vec::new();
-    let mutation = if pins.is_empty() {
-        Mutation {
+    if pins.is_empty() {
+        let m = Mutation {
             notes: vec![
                 "the goal has no acceptance criteria: the mutation check is skipped".into(),
             ],
             ..empty()
-        }
+        };
+        return Ok((m, output));
+    }
+    let files = code_changes(ws, place, work)?;
+    let mut m = empty();
+    if place.target.trusted {
+        m.unneeded = unneeded(ws, place, work, &files, &pins, quiet, &mut m.hunks)?;
     } else {
-        let files = code_changes(ws, place, work)?;
-        let mut m = empty();
-        if place.target.trusted {
-            m.unneeded = unneeded(ws, place, work, &files, &pins, quiet, &mut m.hunks)?;
-        } else {
-            m.notes
-                .push("the red tree is not trustworthy: no change was reverted".into());
-        }
-        tools::run_all(ws, place, work, &files, &pins, quiet, &mut m, &mut output)?;
-        m.score = m.totals.score();
-        m
-    };
-    append(ws, place, &pins, mutation, started, clock, output)
+        m.notes
+            .push("the red tree is not trustworthy: no change was reverted".into());
+    }
+    tools::run_all(ws, place, work, &files, &pins, quiet, &mut m, &mut output)?;
+    m.score = m.totals.score();
+    Ok((m, output))
 }
 
 fn empty() -> Mutation {
@@ -339,4 +352,50 @@ pub use crate::mutants::MutationView;
 /// The goal's last `mutants` record, as shown (None: none was made).
 pub fn view(ledger: &evidence::Ledger, tree: &str) -> Option<MutationView> {
     ledger.mutation_view(tree)
+}
+
+/// `goal audit --rerun`: the goal's last `mutants` record made again at the commit whose code it
+/// was made on (`commit`, its tree `tree`), over the goal's `base`: whether the replay agrees (the
+/// same totals, unneeded changes and survivors) and what it saw.
+pub fn replay(
+    ws: &Workspace,
+    commit: Oid,
+    tree: Oid,
+    base: Option<Oid>,
+    recorded: &Mutation,
+) -> Result<(bool, Mutation)> {
+    let bytes = ws
+        .repo
+        .file_in_tree(tree, &ws.goal_rel)?
+        .unwrap_or_default();
+    let goal = GoalFile::parse(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+        Error::refused(
+            format!(
+                "the goal file at {} does not parse: {e}",
+                super::short(commit)
+            ),
+            "see it with `git show <commit>:.agents/goal/GOAL.md`",
+        )
+    })?;
+    let surface = crate::surface::surface_of(&goal.settings)?;
+    let (red, target) =
+        crate::surface::tree_run::red_target(&ws.repo, base, tree, &ws.goal_dir, &surface)?;
+    let base_tree_full = match base {
+        Some(b) => ws.repo.commit_info(b)?.tree,
+        None => ws.repo.empty_tree()?,
+    };
+    let place = Place {
+        locked: true,
+        base,
+        head: commit,
+        red,
+        target,
+        base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
+        base_tree_full,
+    };
+    let (seen, _) = measure(ws, &place, tree, &goal, true)?;
+    let same = seen.totals == recorded.totals
+        && seen.unneeded == recorded.unneeded
+        && seen.survivors == recorded.survivors;
+    Ok((same, seen))
 }
