@@ -215,6 +215,13 @@ fn rust_a_shallow_test_is_refused_below_the_score_and_a_strong_one_completes() {
     let audit = repo.goal().args(["audit"]).output().unwrap();
     let text = String::from_utf8_lossy(&audit.stdout).into_owned();
     assert!(text.contains("Mutation: score 1.00"), "{text}");
+    // `goal log` flags the completion made with it.
+    let log = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let text = log.to_string();
+    assert!(
+        text.contains("\"mutants\"") && text.contains("\"mutation\":{"),
+        "{log}"
+    );
     // `audit --rerun` makes the record again at its commit, and agrees.
     let audit = goal(&repo, &[&tools], &["audit", "--rerun", "--json"]);
     let doc = json(&audit);
