@@ -247,6 +247,27 @@ fn rust_an_unneeded_change_is_refused_in_gate_mode() {
     );
     assert!(repo.exists(".agents/goal/GOAL.md"));
     no_tool_folders(&repo);
+    // A person accepts it: the completion records what was confirmed, and `audit --strict` lists it.
+    ok(&goal(&repo, &[&tools], &["done", "--confirm"]));
+    let trailers = repo.git(&[
+        "log",
+        "-1",
+        "--skip=1",
+        "--format=%(trailers:key=Goal-Mutants-Confirmed,valueonly)",
+    ]);
+    assert_eq!(
+        trailers.trim(),
+        "unneeded-change src/lib.rs:6",
+        "{trailers}"
+    );
+    let strict = repo.goal().args(["audit", "--strict"]).output().unwrap();
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&strict.stdout)
+    );
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("unneeded-change src/lib.rs:6"));
 }
 
 // --- Python: mutmut --------------------------------------------------------------------------

@@ -188,6 +188,7 @@ impl Confirmation {
         if t.guards_only {
             out.push(one("guards-only", "a goal whose criteria are all guards"));
         }
+        out.extend(t.mutants_confirmed.iter().map(|v| one("mutants", v)));
         if let Some(m) = &t.material_change {
             let kind = if m.starts_with("settings ") {
                 "surface"

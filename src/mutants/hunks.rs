@@ -211,7 +211,7 @@ fn hunk_reversion(f: &FileChange, h: &Hunk) -> Reversion {
 
 /// Whether `f` is one side of a rename: a file gone whose text a file the change adds holds, or
 /// the other way round.
-fn renamed(f: &FileChange, all: &[FileChange]) -> bool {
+pub fn renamed(f: &FileChange, all: &[FileChange]) -> bool {
     match (&f.before, &f.after) {
         (Some(b), None) => all
             .iter()

@@ -309,6 +309,10 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             .map(Weakened::describe)
             .collect();
         commit.guards_only = gate.guards_only;
+        commit.mutants_confirmed = mutation
+            .as_ref()
+            .map(|m| m.confirmed.clone())
+            .unwrap_or_default();
         commit.run.clone_from(&options.run);
         commit.usage = options.usage;
         commit.budget.clone_from(&options.budget);
@@ -352,7 +356,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         tests_weakened: gate.weakened,
         commits: commits.iter().map(|c| c.to_string()).collect(),
         tree: tree_text,
-        mutation,
+        mutation: mutation.map(|m| m.mutation),
     };
     Ok(Done { summary, commits })
 }

@@ -277,7 +277,7 @@ pub fn done_check(
     goal: &GoalFile,
     quiet: bool,
     confirm: bool,
-) -> Result<Option<Mutation>> {
+) -> Result<Option<DoneMutation>> {
     let settings = super::settings::of_goal(ws, goal);
     if settings.mutants == Mutants::Off {
         return Ok(None);
@@ -304,24 +304,36 @@ pub fn done_check(
     for line in shown(&mutation) {
         super::note(quiet, line);
     }
-    if settings.mutants == Mutants::Gate && !confirm {
-        let refusals = mutation.refusals(settings.mutants_min);
-        if !refusals.is_empty() {
-            return Err(Error::not_proven(
-                format!(
-                    "the goal's change under mutation (record {}):\n  {}",
-                    record.id,
-                    refusals.join("\n  ")
-                ),
-                format!(
-                    "{}; then `goal verify --mutants` and `goal done`, or {}",
-                    crate::mutants::SURVIVOR_MEANS,
-                    crate::person::offer("accept it", "goal done --confirm")
-                ),
-            ));
-        }
+    let refusals = if settings.mutants == Mutants::Gate {
+        mutation.refusals(settings.mutants_min)
+    } else {
+        Vec::new()
+    };
+    if !confirm && !refusals.is_empty() {
+        return Err(Error::not_proven(
+            format!(
+                "the goal's change under mutation (record {}):\n  {}",
+                record.id,
+                refusals.join("\n  ")
+            ),
+            format!(
+                "{}; then `goal verify --mutants` and `goal done`, or {}",
+                crate::mutants::SURVIVOR_MEANS,
+                crate::person::offer("accept it", "goal done --confirm")
+            ),
+        ));
     }
-    Ok(Some(mutation))
+    Ok(Some(DoneMutation {
+        mutation,
+        confirmed: refusals,
+    }))
+}
+
+/// What `goal done`'s mutation check let through: the result, and the gate's refusals a person
+/// confirmed (one `Goal-Mutants-Confirmed` trailer each).
+pub struct DoneMutation {
+    pub mutation: Mutation,
+    pub confirmed: Vec<String>,
 }
 
 /// What people are shown of a result: its line, the unneeded changes, the survivors, the

@@ -31,7 +31,11 @@ pub(super) fn run_all(
     output: &mut Vec<u8>,
 ) -> Result<()> {
     let mut by_tool: BTreeMap<Tool, Vec<&FileChange>> = BTreeMap::new();
-    for f in files.iter().filter(|f| f.after.is_some()) {
+    // A file gone holds nothing to mutate; a file renamed as it was, nothing changed.
+    let kept = files
+        .iter()
+        .filter(|f| f.after.is_some() && !crate::mutants::hunks::renamed(f, files));
+    for f in kept {
         if let Some(tool) = Tool::of_path(&f.path) {
             by_tool.entry(tool).or_default().push(f);
         }
