@@ -113,7 +113,12 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let retry = ws.retry_state();
     let problem = ledger.verify_chain().err();
     let settings = super::settings::of_goal(ws, goal).json();
-    let mutation = super::mutants::view(&ledger, &ws.worktree_tree()?.to_string());
+    // The working tree is scanned again only when there is a `mutants` record to place.
+    let mutation = if ledger.records.iter().any(|r| r.mutants.is_some()) {
+        super::mutants::view(&ledger, &ws.worktree_tree()?.to_string())
+    } else {
+        None
+    };
     Ok(StatusView {
         settings,
         mutation,
