@@ -47,16 +47,30 @@ fn cargo_mutants_exit_codes_read_as_documented() {
     }
 }
 
+/// `outcomes.json` of a real cargo-mutants 27.1.0 run (`--in-diff`, `--in-place`,
+/// `--baseline=skip`) on a crate whose one test checks `add(2, 2)` and `sub(2, 0)`, cut to the
+/// keys read.
 #[test]
 fn cargo_mutants_outcomes_count_each_summary() {
     let json = include_str!("outcomes_cargo_mutants.json");
     let read = cargo_mutants(json).unwrap();
-    assert_eq!(read.totals, totals(2, 1, 0, 1), "{read:?}");
-    assert_eq!(read.survivors.len(), 1);
-    let s = &read.survivors[0];
-    assert_eq!((s.file.as_str(), s.line), ("src/lib.rs", 6), "{s:?}");
-    assert!(s.mutation.starts_with("replace"), "{s:?}");
-    assert!(!s.mutation.contains("src/lib.rs"), "{s:?}");
+    assert_eq!(read.totals, totals(8, 2, 0, 0), "{read:?}");
+    let names: Vec<String> = read.survivors.iter().map(Survivor::describe).collect();
+    assert_eq!(
+        names,
+        [
+            "src/lib.rs:2: replace + with * in add",
+            "src/lib.rs:6: replace - with + in sub"
+        ]
+    );
+    // Every summary word: a timeout and an unviable mutant count apart; the baseline not at all.
+    let words = r#"{"outcomes":[{"scenario":"Baseline","summary":"Success"},
+        {"scenario":{"Mutant":{"name":"src/a.rs:1:1: replace f with ()","file":"src/a.rs","span":{"start":{"line":1}}}},"summary":"Timeout"},
+        {"scenario":{"Mutant":{"file":"src/a.rs","replacement":"0","function":{"function_name":"f"},"span":{"start":{"line":3}}}},"summary":"Unviable"},
+        {"scenario":{"Mutant":{"file":"src/a.rs","replacement":"1","function":{"function_name":"g"},"span":{"start":{"line":9}}}},"summary":"MissedMutant"}]}"#;
+    let read = cargo_mutants(words).unwrap();
+    assert_eq!(read.totals, totals(0, 1, 1, 1), "{read:?}");
+    assert_eq!(read.survivors[0].describe(), "src/a.rs:9: replace 1 in g");
     assert!(cargo_mutants("{}").is_err());
     assert!(cargo_mutants("not json").is_err());
 }
