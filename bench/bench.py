@@ -29,7 +29,12 @@ realistic goal of 300 iterations, one of 10, and working trees of 50,000 and 100
              on the pytest package and on the workspace; the clean run's own cost as done
              prints it                                                          no bar: a cost
 
---only red|red-ws|done|verify|log300|growth runs just those rows (the red and done rows need
+  done-mut-* goal done with the mutation check on (`mutants: report`: every change reverted
+             once, the mutants of the changed lines run by the tools) vs the pin in place, on a
+             small crate (cargo-mutants), a pytest package (mutmut) and a JS package (StrykerJS);
+             the tools come from the test cache (.ci/run installs them)          no bar: a cost
+
+--only red|red-ws|done|mutants|verify|log300|growth runs just those rows (the red and done rows need
 cargo and pytest; without a pytest on PATH the bench makes a venv with one, as the tests do).
 
 Each figure is the median of K runs (default 5), alternating the two commands.
@@ -372,6 +377,84 @@ def done_rows(rows, goal, root, runs):
         rows.append((f"clean-{kind}", f"of which the clean run of the final tree, {what}", c / p, f"{c*1000:.0f} / {p*1000:.0f} ms", "—", True))
 
 
+MUT_TOOLS = ("cargo-mutants-27.1.0/bin", "mutmut-3.8.1/venv/bin", "stryker-9.6.1/node_modules/.bin")
+
+MUT_PROJECTS = {
+    "crate": (
+        {
+            "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+            ".gitignore": "target/\n",
+            "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+        },
+        {"src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n        assert_eq!(super::add(2, 3), 5);\n    }\n}\n"},
+        "add adds (verify: `cargo test -q`)",
+    ),
+    "pytest": (
+        {
+            "calc/__init__.py": "def add(a, b):\n    return a - b\n",
+            ".gitignore": "__pycache__/\n.pytest_cache/\n",
+            "pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+        },
+        {
+            "calc/__init__.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(2, 3) == 5\n",
+        },
+        "add adds (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)",
+    ),
+    "js": (
+        {
+            "package.json": '{"name":"calc","version":"1.0.0"}\n',
+            "src/calc.js": "function add(a, b) {\n  return a - b;\n}\nmodule.exports = { add };\n",
+        },
+        {
+            "src/calc.js": "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n",
+            "test/calc.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/calc.js');\ntest('add', () => { assert.strictEqual(add(2, 2), 4); assert.strictEqual(add(2, 3), 5); });\n",
+        },
+        "add adds (verify: `node --test test/`)",
+    ),
+}
+
+
+def mutants_rows(rows, goal, root, runs):
+    """goal done with `mutants: report` on a small crate, a pytest package and a JS package, beside
+    the pin in place."""
+    cache = os.environ.get("GOAL_TEST_CACHE") or os.path.expanduser("~/.cache/goal-tests")
+    dirs = [os.path.join(cache, d) for d in MUT_TOOLS]
+    env = dict(ENV, PATH=os.pathsep.join(dirs + [ENV.get("PATH", "")]))
+    for kind, (base, work, criterion) in MUT_PROJECTS.items():
+        if kind == "crate":
+            ensure_cargo()
+        dones, places, mutants = [], [], []
+        for i in range(max(1, runs // 5)):
+            path = os.path.join(root, f"mut-{kind}-{i}")
+            os.makedirs(path)
+            sh = lambda cmd: subprocess.run(cmd, cwd=path, env=env, check=True, capture_output=True, text=True)
+            sh(["git", "init", "-q", "-b", "main"])
+            for name, text in base.items():
+                write(path, name, text)
+            sh(["git", "add", "-A"])
+            sh(["git", "commit", "-q", "-m", "base"])
+            sh(["git", "config", "goal.mutants", "report"])
+            sh([goal, "init", "Mutation bench", "-c", criterion])
+            for name, text in work.items():
+                write(path, name, text)
+            sh([goal, "verify", "-c", "1"])
+            start = time.perf_counter()
+            sh([goal, "verify", "-c", "1"])
+            places.append(time.perf_counter() - start)
+            sh([goal, "iterate", "-m", "fixed"])
+            start = time.perf_counter()
+            out = subprocess.run([goal, "done", "--json"], cwd=path, env=env, capture_output=True, text=True)
+            dones.append(time.perf_counter() - start)
+            if out.returncode != 0:
+                sys.exit(f"goal done failed in {path}:\n{out.stderr}")
+            import json
+            m = json.loads(out.stdout).get("mutation") or {}
+            mutants.append(m.get("killed", 0) + m.get("survived", 0) + m.get("timeout", 0) + m.get("unviable", 0))
+        d, p = statistics.median(dones), statistics.median(places)
+        rows.append((f"done-mut-{kind}", f"goal done with mutants / the pin in place, {kind} ({mutants[0]} mutants)", d / p, f"{d*1000:.0f} / {p*1000:.0f} ms", "—", True))
+
+
 def red_rows(rows, goal, root, runs):
     ensure_cargo()
     for kind, what in (("crate", "a crate with 3 deps, cargo test"), ("pytest", "a pytest package")):
@@ -428,7 +511,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, nargs="*", default=[50_000, 100_000], help="working-tree sizes for verify/iterate/status")
-    parser.add_argument("--only", choices=["red", "red-ws", "done", "verify", "log300", "growth"], help="run only these rows")
+    parser.add_argument("--only", choices=["red", "red-ws", "done", "mutants", "verify", "log300", "growth"], help="run only these rows")
     args = parser.parse_args()
     goal = os.path.abspath(args.goal)
     if not os.path.exists(goal):
@@ -436,7 +519,7 @@ def main():
     root = tempfile.mkdtemp(prefix="goal-bench-")
     # The kept worktrees of red runs go under the bench's folder, not the user's cache.
     ENV["XDG_CACHE_HOME"] = os.path.join(root, "cache")
-    if args.only in (None, "red", "done"):
+    if args.only in (None, "red", "done", "mutants"):
         ensure_pytest()
     if args.only:
         started = time.perf_counter()
@@ -448,6 +531,8 @@ def main():
             red_ws_rows(rows, goal, root, args.runs)
         elif args.only == "done":
             done_rows(rows, goal, root, args.runs)
+        elif args.only == "mutants":
+            mutants_rows(rows, goal, root, args.runs)
         elif args.only == "verify":
             verify_rows(rows, goal, root, args.runs, args.files)
         elif args.only == "growth":
@@ -546,6 +631,7 @@ def main():
     red_rows(rows, goal, root, args.runs)
     red_ws_rows(rows, goal, root, args.runs)
     done_rows(rows, goal, root, args.runs)
+    mutants_rows(rows, goal, root, args.runs)
     return report(rows, root, started)
 
 

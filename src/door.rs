@@ -40,6 +40,8 @@ pub struct Commit<'a> {
     pub tests_weakened: Vec<String>,
     /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
+    /// What the mutation gate refused, confirmed (`Goal-Mutants-Confirmed`, one each).
+    pub mutants_confirmed: Vec<String>,
     /// The stagnation verdict of an iteration commit (`Goal-Verdict`).
     pub verdict: Option<&'static str>,
     /// A `goal run`'s budget, on the run's first commit (`Goal-Budget`).
@@ -116,6 +118,7 @@ impl<'a> Commit<'a> {
             usage: None,
             tests_weakened: Vec::new(),
             guards_only: false,
+            mutants_confirmed: Vec::new(),
             verdict: None,
             budget: None,
         }
@@ -158,6 +161,7 @@ impl<'a> Commit<'a> {
         trailers.usage = self.usage;
         trailers.tests_weakened = self.tests_weakened;
         trailers.guards_only = self.guards_only;
+        trailers.mutants_confirmed = self.mutants_confirmed;
         trailers.verdict = self.verdict.map(str::to_string);
         trailers.budget = self.budget;
         // What `git commit --no-verify` leaves no trace of, a goal commit records.

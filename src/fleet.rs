@@ -527,6 +527,7 @@ mod tests {
             hooks_skipped: false,
             tests_weakened: Vec::new(),
             guards_only: false,
+            mutants_confirmed: Vec::new(),
             verdict: Some("stagnant".into()),
             budget: None,
         };

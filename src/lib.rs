@@ -54,6 +54,8 @@ pub mod lint;
 pub mod material;
 /// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
 pub mod merge_driver;
+/// Proof with teeth: the goal's change under mutation (§20) — hunks, tools, their outcomes.
+pub mod mutants;
 /// One function per operation (init, criteria, verify, check, iterate, done, block, resume,
 /// abandon, restore, retries), the red and base runs, and the views status and report build.
 pub mod ops;

@@ -77,6 +77,9 @@ pub struct GoalTrailers {
     pub tests_weakened: Vec<String>,
     /// A goal whose criteria are all guards, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
+    /// What the mutation gate refused, confirmed by a person (`Goal-Mutants-Confirmed: <why>`,
+    /// one each).
+    pub mutants_confirmed: Vec<String>,
     /// The stagnation verdict an iteration commit records (`Goal-Verdict: progress|stagnant|
     /// escalated`): a cache for `goal fleet`, never read back by the verdict itself.
     pub verdict: Option<String>,
@@ -102,6 +105,7 @@ impl GoalTrailers {
             hooks_skipped: false,
             tests_weakened: Vec::new(),
             guards_only: false,
+            mutants_confirmed: Vec::new(),
             verdict: None,
             budget: None,
         }
@@ -153,6 +157,12 @@ impl GoalTrailers {
             guards_only: commit
                 .trailer("Goal-Guards-Only")
                 .is_some_and(|g| g.trim() == "confirmed"),
+            mutants_confirmed: commit
+                .trailers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Mutants-Confirmed"))
+                .map(|(_, v)| v.trim().to_string())
+                .collect(),
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
             budget: commit.trailer("Goal-Budget").map(|v| v.trim().to_string()),
         })
@@ -212,6 +222,9 @@ impl GoalTrailers {
         }
         if self.guards_only {
             text.push_str("Goal-Guards-Only: confirmed\n");
+        }
+        for refusal in &self.mutants_confirmed {
+            text.push_str(&format!("Goal-Mutants-Confirmed: {}\n", one_line(refusal)));
         }
         text
     }
@@ -289,6 +302,7 @@ mod tests {
                 "test-removed src/lib.rs:40 tests::adds".into(),
             ],
             guards_only: true,
+            mutants_confirmed: vec!["unneeded-change src/lib.rs:6".into()],
             verdict: Some("stagnant".into()),
             budget: Some("cost=1.5 iterations=10".into()),
         };
@@ -303,7 +317,7 @@ mod tests {
         assert_eq!(GoalTrailers::read(&info), Some(t));
         assert!(
             message.ends_with(
-                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\n"
+                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\n"
             ),
             "{message}"
         );

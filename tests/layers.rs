@@ -446,6 +446,7 @@ const RANKS: &[(&str, &[&str])] = &[
             "junit",
             "lint",
             "material",
+            "mutants",
             "person",
             "pin",
             "retry",

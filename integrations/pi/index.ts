@@ -32,6 +32,15 @@ export const CRITERIA_FIRST =
   'goal: a new goal was set from this prompt. Write its acceptance criteria first — each an observable outcome pinned to the test that proves it — with `goal criteria add "<outcome>" --verify "<test command>"`. ' +
   "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass. " +
   'A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard "<command>"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.';
+/** Added to the request for criteria when the goal's `mutants` setting is on (`goal`'s words). */
+export const MUTANTS_ON =
+  "Mutation check on: `goal done` reverts each change you made to the code and mutates the changed lines; every change must turn an acceptance test red, and the tests must kill its mutants. A survivor (file:line, the mutation) is a test to write, never a test to weaken; an unneeded change is code to test or remove. `goal verify --mutants` shows them.";
+/** Whether the goal just set has its mutation check on (`settings.mutants` of `goal status --json`). */
+export async function mutantsOn(cwd: string): Promise<boolean> {
+  const status = await runGoal(["status", "--json"], cwd);
+  const mode = status.code === 0 ? parseJson(status.stdout)?.settings?.mutants : undefined;
+  return mode === "report" || mode === "gate";
+}
 /** Context usage (percent) from which the save-progress directive is asked for. */
 const CONTEXT_PERCENT = 80;
 
@@ -156,6 +165,7 @@ export default function goalExtension(pi: ExtensionAPI) {
   let nudged = false;
   // A goal was just set: the next turn's system prompt asks for its criteria, test first.
   let askCriteria = false;
+  let askMutants = false;
 
   const report = (ctx: ExtensionContext, what: string, r?: GoalResult) => {
     const detail = r ? r.error ?? (r.stderr.trim().split("\n")[0] || `exit ${r.code}`) : "";
@@ -205,6 +215,7 @@ export default function goalExtension(pi: ExtensionAPI) {
       if (status.code === 1) {
         const r = await runGoal(["init", String(d.goal)], cwd);
         if (r.code === 0) askCriteria = true;
+        if (r.code === 0) askMutants = await mutantsOn(cwd);
         if (r.code === 0 && ctx.hasUI) ctx.ui.notify(`goal: new goal set: ${d.goal}`, "info");
         else if (r.code !== 0) report(ctx, "init failed", r);
         return { action: "continue" };
@@ -226,7 +237,10 @@ export default function goalExtension(pi: ExtensionAPI) {
       if (choice === 1) {
         const r = await runGoal(["init", "--replace", String(d.goal)], cwd);
         if (r.code !== 0) report(ctx, "replace failed", r);
-        else askCriteria = true;
+        else {
+          askCriteria = true;
+          askMutants = await mutantsOn(cwd);
+        }
         if (r.code === 0 && ctx.hasUI) ctx.ui.notify(`${ABANDONED}; new goal set: ${d.goal}`, "info");
       } else if (choice === 2) {
         const r = await runGoal(["init", "--abandon-current"], cwd);
@@ -246,8 +260,9 @@ export default function goalExtension(pi: ExtensionAPI) {
         report(ctx, "inject failed", r);
         return undefined;
       }
-      const ask = askCriteria ? `\n${CRITERIA_FIRST}\n` : "";
+      const ask = askCriteria ? `\n${CRITERIA_FIRST}${askMutants ? ` ${MUTANTS_ON}` : ""}\n` : "";
       askCriteria = false;
+      askMutants = false;
       if (!r.stdout.trim() && !ask) return undefined;
       return { systemPrompt: `${event.systemPrompt}\n\n${r.stdout}${ask}` };
     } catch (e) {

@@ -129,6 +129,8 @@ impl CriterionAudit {
 #[derive(Debug, Serialize)]
 pub struct GoalAudit {
     pub goal: String,
+    /// The goal's last `mutants` record (§20), as its last ledger has it.
+    pub mutation: Option<crate::mutants::MutationView>,
     /// The status of its last state: in-progress, blocked, complete, or abandoned.
     pub status: String,
     /// The status was written by a commit made without `goal` (unverified).
@@ -186,6 +188,7 @@ impl Confirmation {
         if t.guards_only {
             out.push(one("guards-only", "a goal whose criteria are all guards"));
         }
+        out.extend(t.mutants_confirmed.iter().map(|v| one("mutants", v)));
         if let Some(m) = &t.material_change {
             let kind = if m.starts_with("settings ") {
                 "surface"

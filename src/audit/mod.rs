@@ -82,6 +82,7 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
     let repo = scope.repo;
     let mut out = GoalAudit {
         goal: String::new(),
+        mutation: None,
         status: String::new(),
         hand_made_status: false,
         iteration: 0,
@@ -359,6 +360,10 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         Some(tree) => scope.ledger_at(tree)?.unwrap_or_default(),
         None => Ledger::default(),
     };
+    if let Some(tree) = last_goal_tree {
+        let code = repo.tree_without(tree, &scope.goal_dir)?.to_string();
+        out.mutation = ledger.mutation_view(&code);
+    }
     out.chain_ok = ledger.verify_chain().is_ok()
         && last_goal_tree
             .map(|t| scope.ledger_at(t).map(|l| l.is_ok()))

@@ -77,8 +77,56 @@ struct AuditView<'a> {
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
     tests_weakened: Vec<WeakenedView<'a>>,
+    /// Each goal's last `mutants` record (§20), with the goal it belongs to.
+    mutation: Vec<MutationView<'a>>,
+    /// With `--rerun`: each of those records made again at its commit.
+    mutation_replays: &'a [MutationReplay],
     /// Every confirmation the goals' commits record (`--strict` fails on any).
     confirmations: Vec<&'a crate::audit::Confirmation>,
+}
+
+/// A goal's last `mutants` record with the goal it belongs to (an index into `goals`).
+#[derive(Debug, Serialize)]
+struct MutationView<'a> {
+    goal: usize,
+    #[serde(flatten)]
+    mutation: &'a crate::mutants::MutationView,
+}
+
+/// A goal's `mutants` record made again (`--rerun`): whether the replay agrees, what it saw.
+#[derive(Debug, Serialize)]
+struct MutationReplay {
+    goal: usize,
+    record: String,
+    same: bool,
+    replayed: crate::mutants::Mutation,
+}
+
+/// Make each goal's last `mutants` record again at the commit whose code it was made on.
+fn replay_mutations(ws: &Workspace, goals: &[GoalAudit]) -> Result<Vec<MutationReplay>> {
+    let mut out = Vec::new();
+    for (i, g) in goals.iter().enumerate() {
+        let Some(view) = &g.mutation else { continue };
+        // The last commit of that code that still holds the goal (the done commit removes it).
+        let mut at = None;
+        for (commit, code) in g.trees.iter().rev() {
+            let tree = ws.repo.commit_info(*commit)?.tree;
+            if *code == view.tree && ws.repo.file_in_tree(tree, &ws.goal_rel)?.is_some() {
+                at = Some((*commit, tree));
+                break;
+            }
+        }
+        let Some((commit, tree)) = at else { continue };
+        let (same, replayed) =
+            crate::ops::mutants::replay(ws, commit, tree, g.base_commit, &view.result)?;
+        out.push(MutationReplay {
+            goal: i,
+            record: view.record.clone(),
+            same,
+            replayed,
+        });
+    }
+    Ok(out)
 }
 
 /// A weakening finding with the goal it belongs to (an index into `goals`).
@@ -109,7 +157,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         strict: args.strict,
     };
     let goals = review::audit(&ws, &options)?;
-    let ok = review::verdict(&goals, &options);
+    let mut ok = review::verdict(&goals, &options);
+    let replays = if args.rerun {
+        replay_mutations(&ws, &goals)?
+    } else {
+        Vec::new()
+    };
+    ok &= replays.iter().all(|r| r.same);
     if ctx.json {
         let view = AuditView {
             range: args.range.as_deref(),
@@ -132,6 +186,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             problems: goals.iter().flat_map(|g| &g.problems).collect(),
             material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
             confirmations: goals.iter().flat_map(|g| &g.confirmations).collect(),
+            mutation_replays: &replays,
+            mutation: goals
+                .iter()
+                .enumerate()
+                .filter_map(|(goal, g)| {
+                    Some(MutationView {
+                        goal,
+                        mutation: g.mutation.as_ref()?,
+                    })
+                })
+                .collect(),
             tests_weakened: goals
                 .iter()
                 .enumerate()
@@ -145,6 +210,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ctx.emit_json(&view)?;
     } else {
         print_text(ctx, &goals, &args, ok);
+        for r in &replays {
+            let verdict = if r.same {
+                ctx.green("the same")
+            } else {
+                ctx.red("differs")
+            };
+            ctx.say(format!(
+                "Mutation record {} replayed: {verdict} ({})",
+                r.record,
+                r.replayed.line()
+            ));
+        }
         if args.format == Format::Github {
             print_annotations(&ws, &goals, &args);
         }
@@ -218,6 +295,9 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
             ctx.say(ctx.red(
                 "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
             ));
+        }
+        if let Some(m) = &g.mutation {
+            ctx.say(format!("  {}", m.line()));
         }
         for f in &g.tests_weakened {
             let line = format!(

@@ -131,6 +131,9 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
                 "goal: a new goal was set from this prompt and committed: \"{text}\". Write its acceptance criteria first — each an observable outcome (a command, a test, an exit code, an output), pinned to the test that proves it — with `goal criteria add \"<outcome>\" --verify \"<test command>\"`. {}",
                 crate::texts::TEST_FIRST
             ));
+            if ws.goal().is_ok_and(|g| g.settings.mutants != crate::goal_file::Mutants::Off) {
+                notes.push(format!("goal: {}", crate::texts::MUTANTS_ON));
+            }
             if d.granularity == Granularity::Coarse {
                 notes.push(
                     "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace \"<goal>\" --phases \"<phase 1>,<phase 2>,…\"` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
@@ -337,8 +340,13 @@ fn block_reason(
             crate::texts::TEST_FIRST
         )
     } else if proof.complete() {
+        let mutants = if goal.settings.mutants == crate::goal_file::Mutants::Off {
+            String::new()
+        } else {
+            format!(" {}", crate::texts::MUTANTS_ON)
+        };
         format!(
-            "Every criterion is proven on the current code: {}.",
+            "Every criterion is proven on the current code: {}.{mutants}",
             proof.done_to_finish()
         )
     } else if let Some(why) = proof.refusal() {

@@ -21,8 +21,9 @@ pub struct Args {
     pub report: bool,
     /// Accept what weakens the tests (a test removed or skipped, an assertion-free test, a
     /// changed test selection, a test importing a name from other code), each recorded in a
-    /// `Goal-Tests-Weakened` trailer, or a goal whose criteria are all guards
-    /// (`Goal-Guards-Only: confirmed`).
+    /// `Goal-Tests-Weakened` trailer, a goal whose criteria are all guards
+    /// (`Goal-Guards-Only: confirmed`), or what the mutation gate refuses (each recorded in a
+    /// `Goal-Mutants-Confirmed` trailer).
     #[arg(long)]
     pub confirm: bool,
     #[command(flatten)]
@@ -129,6 +130,15 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
         for w in &s.tests_weakened {
             let note = if w.confirmed { " (confirmed)" } else { "" };
             ctx.say(format!("    {}{note}", w.describe()));
+        }
+    }
+    if let Some(m) = &s.mutation {
+        ctx.say(format!("  mutation: {}", m.line()));
+        for u in &m.unneeded {
+            ctx.say(format!("    {}", u.describe()));
+        }
+        for v in &m.survivors {
+            ctx.say(format!("    survived {}", v.describe()));
         }
     }
     if s.material_changes.is_empty() {

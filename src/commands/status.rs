@@ -69,6 +69,9 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             settings.join("; ")
         ));
     }
+    if let Some(m) = &v.mutation {
+        ctx.say(m.line());
+    }
     if let Some(phase) = &v.phase {
         ctx.say(format!("Current phase: {phase}"));
     }

@@ -26,6 +26,12 @@ use crate::workspace::Workspace;
 /// `--red -c N` runs N's pin on the red tree instead (the code before the goal with the tests as
 /// they are now) in a temporary worktree, and exits 0 when it fails there as it should, 1 when it
 /// passes there or runs no test. `--base -c N` records a guard's run on the goal's base tree.
+///
+/// `--mutants` records the goal's change under mutation (a `mutants` record bound to the tree;
+/// it never changes a criterion's state): each hunk of the goal's code reverted alone must turn
+/// an acceptance pin red, and the mutants of the changed lines (cargo-mutants, mutmut,
+/// StrykerJS) must be killed by them. Exit 0 when the result passes `mutants_min` with no
+/// unneeded change, 1 when it does not, 2 when a tool it needs is not installed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A criterion this run proves (repeatable).
@@ -44,6 +50,10 @@ pub struct Args {
     /// Record guard N's base run: its pin on the goal's base tree, in a temporary worktree.
     #[arg(long, conflicts_with_all = ["check", "argv"])]
     pub base: bool,
+    /// Record the goal's change under mutation: every change needed, its mutants killed by the
+    /// acceptance pins (-c: only those criteria's pins).
+    #[arg(long, conflicts_with_all = ["red", "base", "check", "argv", "junit"])]
+    pub mutants: bool,
     /// The command and its arguments, after `--` (default: the pinned commands).
     #[arg(last = true, value_name = "CMD")]
     pub argv: Vec<String>,
@@ -52,6 +62,9 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
+    if args.mutants {
+        return mutants(ctx, &ws, &goal, &args.criteria);
+    }
     let options = Options {
         criteria: args.criteria,
         check: args.check,
@@ -135,6 +148,42 @@ fn render_elsewhere(ctx: &Ctx, args: &Options, done: verify::Elsewhere) -> Resul
             record.exit_code,
             tests_words(&record)
         ));
+    }
+    Ok(exit)
+}
+
+/// `goal verify --mutants`: the record, its result, the exit code (2: a tool is missing).
+fn mutants(
+    ctx: &Ctx,
+    ws: &Workspace,
+    goal: &crate::goal_file::GoalFile,
+    criteria: &[usize],
+) -> Result<u8> {
+    use crate::ops::mutants as m;
+    let record = m::verify(ws, goal, criteria, ctx.quiet)?;
+    let Some(mutation) = record.mutants.as_ref() else {
+        return Ok(1);
+    };
+    let min = crate::ops::settings::of_goal(ws, goal).mutants_min;
+    let exit = if !mutation.missing.is_empty() {
+        2
+    } else {
+        u8::from(!mutation.refusals(min).is_empty())
+    };
+    if ctx.json {
+        ctx.emit_json(&serde_json::json!({
+            "record": record,
+            "mutants": mutation,
+            "passes": exit == 0,
+        }))?;
+    } else {
+        for line in m::shown(mutation) {
+            ctx.note(line);
+        }
+        ctx.note(format!("mutants record {}", record.id));
+        if !mutation.survivors.is_empty() || !mutation.unneeded.is_empty() {
+            ctx.note(format!("hint: {}", crate::mutants::SURVIVOR_MEANS));
+        }
     }
     Ok(exit)
 }

@@ -88,7 +88,7 @@ pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
         .iter()
         .map(|l| l.to_string())
         .collect();
-    let mut record = Record {
+    let record = Record {
         id: String::new(),
         criteria: new.criteria.iter().map(|(n, _)| *n).collect(),
         criteria_text: new.criteria.iter().map(|(_, t)| t.clone()).collect(),
@@ -109,11 +109,28 @@ pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
         check: new.check,
         red: extra.red,
         base_run: extra.base_run,
+        mutants: None,
         output_sha256: sha256_hex(&new.output),
         output_tail: tail,
         prev: prev.to_string(),
         hash: String::new(),
     };
+    finish(record)
+}
+
+/// A `mutants` record (§20): [`seal`] with the goal's change under mutation.
+pub fn seal_mutation(
+    new: NewRecord,
+    mutation: crate::mutants::Mutation,
+    prev: &str,
+) -> (Record, String) {
+    let (mut record, _) = seal(new, prev);
+    record.mutants = Some(mutation);
+    finish(record)
+}
+
+/// Hash a record's content and give it its id; the record and its JSON line.
+fn finish(mut record: Record) -> (Record, String) {
     let value = serde_json::to_value(&record).unwrap_or_default();
     let serde_json::Value::Object(object) = value else {
         unreachable!("a record serialises to an object")

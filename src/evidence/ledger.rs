@@ -339,6 +339,21 @@ impl Ledger {
             .is_some_and(|r| r.check)
     }
 
+    /// The last counted `mutants` record (§20), as shown: whether it was made on `tree`.
+    pub fn mutation_view(&self, tree: &str) -> Option<crate::mutants::MutationView> {
+        let record = self
+            .records
+            .iter()
+            .rev()
+            .find(|r| r.mutants.is_some() && self.counts(r))?;
+        Some(crate::mutants::MutationView {
+            record: record.id.clone(),
+            tree: record.tree.clone(),
+            current: record.on_tree(tree),
+            result: record.mutants.clone()?,
+        })
+    }
+
     /// Whether any passing *test* evidence exists on `tree`.
     pub fn has_passing_test(&self, tree: &str) -> bool {
         self.records.iter().any(|r| {

@@ -4,7 +4,9 @@
 mod chain;
 mod ledger;
 
-pub use chain::{Extra, NewRecord, line_hash, merge_line, seal, seal_with, sha256_hex};
+pub use chain::{
+    Extra, NewRecord, line_hash, merge_line, seal, seal_mutation, seal_with, sha256_hex,
+};
 pub use ledger::{Judgement, Ledger, removed_reason};
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +49,9 @@ pub struct Record {
     pub red: Option<Red>,
     /// A guard's base record (`goal verify --base`): the pin run on the goal's base tree.
     pub base_run: bool,
+    /// A `mutants` record (`goal verify --mutants`, or `goal done`'s own, §20): the goal's change
+    /// under mutation on this tree. It never proves nor fails a criterion.
+    pub mutants: Option<crate::mutants::Mutation>,
     pub output_sha256: String,
     pub output_tail: Vec<String>,
     /// `hash` of the record before this one ("" for the first).
@@ -106,6 +111,8 @@ struct Wire {
     red: Option<Red>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     base_run: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mutants: Option<crate::mutants::Mutation>,
     output_sha256: String,
     output_tail: Vec<String>,
     prev: String,
@@ -137,6 +144,7 @@ impl From<Wire> for Record {
             check: w.check,
             red: w.red,
             base_run: w.base_run,
+            mutants: w.mutants,
             output_sha256: w.output_sha256,
             output_tail: w.output_tail,
             prev: w.prev,
@@ -168,6 +176,7 @@ impl From<Record> for Wire {
             check: r.check,
             red: r.red,
             base_run: r.base_run,
+            mutants: r.mutants,
             output_sha256: r.output_sha256,
             output_tail: r.output_tail,
             prev: r.prev,
@@ -194,9 +203,9 @@ impl Record {
         self.tests.is_some()
     }
 
-    /// A run on the working code (not a red run, not a guard's base run).
+    /// A run on the working code (not a red run, not a guard's base run, not a mutants record).
     pub fn on_working_code(&self) -> bool {
-        self.red.is_none() && !self.base_run
+        self.red.is_none() && !self.base_run && self.mutants.is_none()
     }
 
     /// Whether the record names criterion `number` with the same requirement (its text without

@@ -40,6 +40,10 @@ pub struct Row {
     /// Weakening findings this row's commits made to the test surface (each commit against its
     /// parent), whoever made them.
     pub tests_weakened: Vec<WeakenedEntry>,
+    /// The goal's change under mutation on this row's code (§20), when a `mutants` record of it
+    /// was committed with it (flagged `mutants`, or `mutants-survived`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<crate::mutants::MutationView>,
     /// The findings this row's commit records as accepted (`Goal-Tests-Weakened` trailers of a
     /// completion made with `goal done --confirm`): `<kind> <file>:<line> <test>`.
     pub tests_weakened_confirmed: Vec<String>,

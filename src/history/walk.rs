@@ -21,6 +21,8 @@ struct Change {
     unverified: bool,
     broken: bool,
     material: Vec<MaterialEntry>,
+    /// The last `mutants` record on the commit's code, when its ledger has one.
+    mutation: Option<crate::mutants::MutationView>,
 }
 
 /// Put a commit's findings on a row, flagged `tests-weakened`.
@@ -48,6 +50,13 @@ impl Change {
             row.flag("material-change");
         }
         row.material.extend(self.material);
+        if let Some(m) = self.mutation {
+            let clean = m.result.survivors.is_empty()
+                && m.result.unneeded.is_empty()
+                && m.result.missing.is_empty();
+            row.flag(if clean { "mutants" } else { "mutants-survived" });
+            row.mutation = Some(m);
+        }
     }
 }
 
@@ -330,6 +339,7 @@ impl<'a> Walker<'a> {
                 usage: carried,
                 is_iteration: true,
                 tests_weakened: Vec::new(),
+                mutation: None,
                 tests_weakened_confirmed: Vec::new(),
             };
             if signals.stagnant {
@@ -375,6 +385,7 @@ impl<'a> Walker<'a> {
                 usage: None,
                 is_iteration: false,
                 tests_weakened: Vec::new(),
+                mutation: None,
                 tests_weakened_confirmed: Vec::new(),
             });
         }
@@ -456,6 +467,7 @@ impl<'a> Walker<'a> {
             usage: None,
             is_iteration: false,
             tests_weakened: Vec::new(),
+            mutation: None,
             tests_weakened_confirmed: Vec::new(),
         };
         if goal_changed {
@@ -579,8 +591,30 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+        if now.status == crate::goal_file::Status::Complete {
+            change.mutation = self.mutation_at(info)?;
+        }
         self.last_goal = Some(now);
         Ok(change)
+    }
+
+    /// The last `mutants` record of the ledger committed at `info`, when made on its code.
+    fn mutation_at(&self, info: &CommitInfo) -> Result<Option<crate::mutants::MutationView>> {
+        let Some(bytes) = self
+            .repo
+            .file_in_tree(info.tree, &self.goal_dir.join(crate::store::EVIDENCE_FILE))?
+        else {
+            return Ok(None);
+        };
+        let Ok(ledger) = crate::store::ledger(Some(&bytes), Path::new(""), self.witness.clone())
+        else {
+            return Ok(None);
+        };
+        let tree = self
+            .repo
+            .tree_without(info.tree, self.goal_dir)?
+            .to_string();
+        Ok(ledger.mutation_view(&tree).filter(|m| m.current))
     }
 
     fn end_goal(&mut self, sink: &mut dyn Sink) -> Result<()> {

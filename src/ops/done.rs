@@ -85,6 +85,9 @@ pub struct Summary {
     pub tree: String,
     /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
     pub settings: serde_json::Value,
+    /// The goal's change under mutation (§20; absent while `mutants` is off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<crate::mutants::Mutation>,
 }
 
 /// The goal completed: the summary and the two commits (complete, done).
@@ -227,6 +230,8 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
 
     // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
     let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
+    // The goal's change under mutation (§20), when its `mutants` setting is on.
+    let mutation = crate::ops::mutants::done_check(ws, &goal, options.quiet, options.confirm)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let init = history::init_commit(&ws.repo)?;
@@ -304,6 +309,10 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             .map(Weakened::describe)
             .collect();
         commit.guards_only = gate.guards_only;
+        commit.mutants_confirmed = mutation
+            .as_ref()
+            .map(|m| m.confirmed.clone())
+            .unwrap_or_default();
         commit.run.clone_from(&options.run);
         commit.usage = options.usage;
         commit.budget.clone_from(&options.budget);
@@ -347,6 +356,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         tests_weakened: gate.weakened,
         commits: commits.iter().map(|c| c.to_string()).collect(),
         tree: tree_text,
+        mutation: mutation.map(|m| m.mutation),
     };
     Ok(Done { summary, commits })
 }

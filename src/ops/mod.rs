@@ -12,6 +12,8 @@ pub mod criteria;
 pub mod done;
 pub mod init;
 pub mod iterate;
+/// The goal's change under mutation (§20): the hunk check, the tools, the `mutants` record.
+pub mod mutants;
 pub mod red;
 pub mod report;
 pub mod restore;

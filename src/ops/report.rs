@@ -82,6 +82,9 @@ pub struct Report {
     timeline: Vec<Point>,
     /// The budget the goal's `goal run` was given (its first commit's `Goal-Budget`), if any.
     budget: Option<Budget>,
+    /// The goal's last `mutants` record (§20), when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mutation: Option<super::mutants::MutationView>,
 }
 
 /// One iteration of the goal, as the picture draws it.
@@ -252,7 +255,9 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         .find_map(|tree| ws.repo.file_in_tree(*tree, &ws.goal_rel).ok().flatten())
         .and_then(|b| crate::goal_file::GoalFile::settings_in(&b))
         .unwrap_or_default();
+    let mutation = mutation_of(ws, &span.commits)?;
     Ok(Report {
+        mutation,
         settings: settings.json(),
         settings_text: settings.non_default(),
         goal: goal.goal.clone(),
@@ -281,6 +286,25 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
             .iter()
             .find_map(|c| c.trailer("Goal-Budget").and_then(Budget::parse)),
     })
+}
+
+/// The last `mutants` record of the goal's ledger, as its last commit holding one had it (the
+/// done commit removes the ledger), judged current against that commit's code.
+fn mutation_of(
+    ws: &Workspace,
+    commits: &[crate::repo::CommitInfo],
+) -> Result<Option<super::mutants::MutationView>> {
+    for info in commits.iter().rev() {
+        let Some(bytes) = ws.repo.file_in_tree(info.tree, &ws.evidence_rel())? else {
+            continue;
+        };
+        let Ok(ledger) = crate::evidence::Ledger::parse(&bytes) else {
+            return Ok(None);
+        };
+        let tree = ws.repo.tree_without(info.tree, &ws.goal_dir)?.to_string();
+        return Ok(super::mutants::view(&ledger, &tree));
+    }
+    Ok(None)
 }
 
 /// The goal's iteration rows with the criteria each one's commit ticked.
@@ -414,6 +438,33 @@ fn material_line(m: &MaterialEntry) -> String {
     format!("{} in {}", m.describe(), audit::short_id(&m.commit))
 }
 
+/// The "Mutation" section: the score and totals, each unneeded change, each survivor with
+/// file:line and the mutation, each missing tool and note.
+fn mutation_lines(m: &super::mutants::MutationView) -> Vec<String> {
+    let r = &m.result;
+    let mut out = vec![format!(
+        "{} — record {}{}",
+        r.line(),
+        code(&m.record),
+        if m.current {
+            ""
+        } else {
+            " (made on an earlier tree)"
+        }
+    )];
+    out.extend(r.unneeded.iter().map(|u| code(&u.describe())));
+    out.extend(r.survivors.iter().map(|s| {
+        format!(
+            "survived {} {}",
+            code(&format!("{}:{}", s.file, s.line)),
+            code(&s.mutation)
+        )
+    }));
+    out.extend(r.missing.iter().map(|t| t.describe()));
+    out.extend(r.notes.iter().cloned());
+    out
+}
+
 pub fn markdown(r: &Report) -> String {
     let mut out = Vec::new();
     out.push(format!("## Goal: {}", r.goal.replace('\n', " ")));
@@ -498,6 +549,9 @@ pub fn markdown(r: &Report) -> String {
         "Tests weakened",
         r.tests_weakened.iter().map(weakened_line).collect(),
     );
+    if let Some(m) = &r.mutation {
+        section(&mut out, "Mutation", mutation_lines(m));
+    }
     section(
         &mut out,
         "Hand-made commits",
@@ -581,6 +635,9 @@ pub fn text(r: &Report) -> String {
     }
     for f in &r.tests_weakened {
         out.push(format!("  tests weakened: {}", weakened_line(f)));
+    }
+    if let Some(m) = &r.mutation {
+        out.push(format!("  {}", m.line()));
     }
     if !r.settings_text.is_empty() {
         out.push(format!(

@@ -78,6 +78,9 @@ pub struct StatusView {
     pub detached: bool,
     /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
     pub settings: serde_json::Value,
+    /// The goal's last `mutants` record (§20), when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<super::mutants::MutationView>,
 }
 
 /// Gather everything `status` shows (also used by the agent adapters).
@@ -110,8 +113,15 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     let retry = ws.retry_state();
     let problem = ledger.verify_chain().err();
     let settings = super::settings::of_goal(ws, goal).json();
+    // The working tree is scanned again only when there is a `mutants` record to place.
+    let mutation = if ledger.records.iter().any(|r| r.mutants.is_some()) {
+        super::mutants::view(&ledger, &ws.worktree_tree()?.to_string())
+    } else {
+        None
+    };
     Ok(StatusView {
         settings,
+        mutation,
         active: true,
         goal: goal.goal.clone(),
         status: goal.status,

@@ -60,6 +60,10 @@ pub fn turn_prompt(goal: &GoalFile, proof: &Proof, extra: &Extra) -> String {
         }
     }
     text.push_str(crate::texts::TEST_FIRST);
+    if goal.settings.mutants != crate::goal_file::Mutants::Off {
+        text.push(' ');
+        text.push_str(crate::texts::MUTANTS_ON);
+    }
     text.push_str("\n\n");
     if extra.stagnant {
         text.push_str(STRATEGY_PROMPT);
@@ -132,6 +136,21 @@ mod tests {
             assert!(plain.contains(words), "missing {words:?} in:\n{plain}");
             assert!(!inject::injection(&goal, &proof, None).contains(words));
         }
+    }
+
+    #[test]
+    fn a_survivor_is_explained_only_when_mutants_are_on() {
+        let mut goal = GoalFile::new("Ship it", "2026-01-01T00:00:00Z", &["a".into()], &[]);
+        let proof = crate::proof::judge(&goal, &Ledger::default(), None);
+        let off = turn_prompt(&goal, &proof, &Extra::default());
+        assert!(!off.contains(crate::texts::MUTANTS_ON), "{off}");
+        let settings = crate::goal_file::Settings {
+            mutants: crate::goal_file::Mutants::Gate,
+            ..Default::default()
+        };
+        goal.set_settings(&settings);
+        let on = turn_prompt(&goal, &proof, &Extra::default());
+        assert!(on.contains("never a test to weaken"), "{on}");
     }
 
     #[test]

@@ -1,0 +1,258 @@
+//! Proof with teeth (§20): the goal's change under mutation. Which hunks of the goal's code a
+//! reversion leaves green ([`hunks`]), which tool mutates which pins' code ([`tools`]), each
+//! tool's outputs read as documented ([`outcomes`]), and the `mutants` record's totals, score
+//! and what `goal done` decides of them. Pure.
+
+pub mod hunks;
+pub mod outcomes;
+pub mod tools;
+
+use serde::{Deserialize, Serialize};
+
+/// A mutant no acceptance pin noticed: where, and what was changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Survivor {
+    pub file: String,
+    pub line: usize,
+    pub mutation: String,
+}
+
+impl Survivor {
+    pub fn describe(&self) -> String {
+        format!("{}:{}: {}", self.file, self.line, self.mutation)
+    }
+}
+
+/// A hunk of the goal's code whose reversion leaves every acceptance pin green.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unneeded {
+    pub file: String,
+    pub line: usize,
+}
+
+impl Unneeded {
+    pub fn describe(&self) -> String {
+        format!("unneeded-change {}:{}", self.file, self.line)
+    }
+}
+
+/// How many mutants each outcome had.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    pub killed: u64,
+    pub survived: u64,
+    pub timeout: u64,
+    pub unviable: u64,
+}
+
+impl Totals {
+    pub fn add(&mut self, other: Totals) {
+        self.killed += other.killed;
+        self.survived += other.survived;
+        self.timeout += other.timeout;
+        self.unviable += other.unviable;
+    }
+
+    /// killed / (killed + survived); None ("n/a", passing) when no mutant was judged.
+    pub fn score(&self) -> Option<f64> {
+        let judged = self.killed + self.survived;
+        (judged > 0).then(|| {
+            let raw = self.killed as f64 / judged as f64;
+            (raw * 10_000.0).round() / 10_000.0
+        })
+    }
+}
+
+/// One tool's run over the goal's change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRun {
+    /// `cargo-mutants`, `mutmut` or `stryker`.
+    pub tool: String,
+    pub exit_code: i32,
+    #[serde(flatten)]
+    pub totals: Totals,
+    pub duration_ms: u64,
+}
+
+/// A tool the goal's change needs that is not installed, with the command that installs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    pub tool: String,
+    pub install: String,
+}
+
+impl Missing {
+    pub fn describe(&self) -> String {
+        format!("{} is not installed: `{}`", self.tool, self.install)
+    }
+}
+
+/// What a `mutants` record holds (its `mutants` key): the hunk check and each tool's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mutation {
+    /// Reversions made by the hunk check.
+    pub hunks: usize,
+    pub unneeded: Vec<Unneeded>,
+    pub tools: Vec<ToolRun>,
+    #[serde(flatten)]
+    pub totals: Totals,
+    /// killed / (killed + survived); null is "n/a" (no mutant: passing).
+    pub score: Option<f64>,
+    pub survivors: Vec<Survivor>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<Missing>,
+    /// What was not checked, and why ("mutants: not applicable for this pin `…`").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+// The score is a finite number or null, never NaN.
+impl Eq for Mutation {}
+
+impl Mutation {
+    /// The score as people read it: `0.75` or `n/a`.
+    pub fn score_text(&self) -> String {
+        match self.score {
+            Some(s) => format!("{s:.2}"),
+            None => "n/a".into(),
+        }
+    }
+
+    /// Why `goal done` in `gate` mode refuses this result under `min`, one reason a line (empty:
+    /// it passes).
+    pub fn refusals(&self, min: f64) -> Vec<String> {
+        let mut out: Vec<String> = self.unneeded.iter().map(Unneeded::describe).collect();
+        for m in &self.missing {
+            out.push(format!("mutants: {}", m.describe()));
+        }
+        if let Some(score) = self.score.filter(|s| *s < min) {
+            let names: Vec<String> = self.survivors.iter().map(Survivor::describe).collect();
+            out.push(format!(
+                "mutation score {score:.2} is below {min}: {} survived ({})",
+                self.totals.survived,
+                names.join("; ")
+            ));
+        }
+        out
+    }
+
+    /// One line for people: `score 0.75 (3 killed, 1 survived, 0 timeout, 0 unviable), 2 hunks
+    /// checked, 1 unneeded`.
+    pub fn line(&self) -> String {
+        let t = self.totals;
+        format!(
+            "score {} ({} killed, {} survived, {} timeout, {} unviable); {} change(s) reverted, {} unneeded",
+            self.score_text(),
+            t.killed,
+            t.survived,
+            t.timeout,
+            t.unviable,
+            self.hunks,
+            self.unneeded.len()
+        )
+    }
+}
+
+/// What status, report, audit and the adapters show of the goal's last `mutants` record.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutationView {
+    pub record: String,
+    /// The tree it was made on (without the goal folder).
+    pub tree: String,
+    /// Made on the working tree as it is now (false: the code changed since).
+    pub current: bool,
+    #[serde(flatten)]
+    pub result: Mutation,
+}
+
+impl MutationView {
+    /// `Mutation: score 0.75 (…) — record abc123 on this tree` for people.
+    pub fn line(&self) -> String {
+        let place = if self.current {
+            "on this tree"
+        } else {
+            "on another tree: the code changed since (`goal verify --mutants`)"
+        };
+        format!(
+            "Mutation: {} — record {} {place}",
+            self.result.line(),
+            self.record
+        )
+    }
+}
+
+/// What a survivor means, for the agent: a test to write, never a test to weaken.
+pub const SURVIVOR_MEANS: &str = "a surviving mutant is a change to your code that no acceptance test noticed: write a test that fails on it (never weaken a test); an unneeded change is code no test needs: test it or remove it";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mutation(killed: u64, survived: u64, unneeded: usize) -> Mutation {
+        Mutation {
+            hunks: 2,
+            unneeded: (0..unneeded)
+                .map(|i| Unneeded {
+                    file: "src/lib.rs".into(),
+                    line: i + 1,
+                })
+                .collect(),
+            tools: Vec::new(),
+            totals: Totals {
+                killed,
+                survived,
+                ..Totals::default()
+            },
+            score: Totals {
+                killed,
+                survived,
+                ..Totals::default()
+            }
+            .score(),
+            survivors: (0..survived)
+                .map(|_| Survivor {
+                    file: "src/lib.rs".into(),
+                    line: 3,
+                    mutation: "replace + with -".into(),
+                })
+                .collect(),
+            missing: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_score_is_killed_over_judged_and_na_without_mutants() {
+        let cases: &[(u64, u64, Option<f64>)] = &[
+            (3, 1, Some(0.75)),
+            (0, 0, None),
+            (0, 2, Some(0.0)),
+            (2, 1, Some(0.6667)),
+        ];
+        for (killed, survived, want) in cases {
+            let t = Totals {
+                killed: *killed,
+                survived: *survived,
+                timeout: 5,
+                unviable: 7,
+            };
+            assert_eq!(t.score(), *want, "{killed}/{survived}");
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_below_the_score_and_on_an_unneeded_change() {
+        let cases: &[(Mutation, f64, usize)] = &[
+            (mutation(4, 1, 0), 0.8, 0),
+            (mutation(3, 1, 0), 0.8, 1),
+            (mutation(0, 0, 0), 0.8, 0),
+            (mutation(5, 0, 1), 0.8, 1),
+            (mutation(1, 1, 2), 0.5, 2),
+        ];
+        for (m, min, want) in cases {
+            assert_eq!(m.refusals(*min).len(), *want, "{m:?} {min}");
+        }
+        let why = mutation(1, 1, 0).refusals(0.8).join("\n");
+        assert!(why.contains("src/lib.rs:3: replace + with -"), "{why}");
+    }
+}

@@ -1,0 +1,415 @@
+//! Proof with teeth (§20): the goal's change under mutation with the real tools — cargo-mutants
+//! on a tiny crate, mutmut on a pytest package, StrykerJS on a node package — in hermetic
+//! repositories: an unneeded change refused in gate mode and shown in report mode, a shallow
+//! test's survivors named and refused below the threshold, a strong test completing, a missing
+//! tool named. The tools come from `$GOAL_TEST_CACHE` (else `~/.cache/goal-tests`), where
+//! `.ci/run` installs them at the pinned versions; without them a test says so and passes, unless
+//! `GOAL_REQUIRE_MUTANTS=1`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{Repo, json, stderr};
+
+fn cache() -> PathBuf {
+    std::env::var_os("GOAL_TEST_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/goal-tests")
+        })
+}
+
+/// The folder holding `program` of a tool installed in the cache, or None (the test is skipped,
+/// unless `GOAL_REQUIRE_MUTANTS` is set).
+fn tool_dir(folder: &str, program: &str) -> Option<PathBuf> {
+    let dir = cache().join(folder);
+    if dir.join(program).is_file() {
+        return Some(dir);
+    }
+    if std::env::var_os("GOAL_REQUIRE_MUTANTS").is_some() {
+        panic!(
+            "GOAL_REQUIRE_MUTANTS is set but {} is missing",
+            dir.join(program).display()
+        );
+    }
+    eprintln!(
+        "skipped: {} is not installed (.ci/run installs it)",
+        dir.join(program).display()
+    );
+    None
+}
+
+fn cargo_mutants() -> Option<PathBuf> {
+    tool_dir("cargo-mutants-27.1.0/bin", "cargo-mutants")
+}
+fn mutmut() -> Option<PathBuf> {
+    tool_dir("mutmut-3.8.1/venv/bin", "mutmut")
+}
+fn stryker() -> Option<PathBuf> {
+    tool_dir("stryker-9.6.1/node_modules/.bin", "stryker")
+}
+
+/// `goal ARGS` with `dirs` first on PATH, and cargo reachable (the hermetic HOME hides the
+/// toolchain).
+fn goal(repo: &Repo, dirs: &[&Path], args: &[&str]) -> Output {
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
+    let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
+    let toolchain = std::env::var_os("RUSTUP_TOOLCHAIN").unwrap_or_else(|| "stable".into());
+    let probe = repo
+        .env
+        .command("sh", repo.path())
+        .args(["-c", "printf %s \"$PATH\""])
+        .output()
+        .unwrap();
+    let mut paths: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    paths.extend(std::env::split_paths(&OsString::from(
+        String::from_utf8_lossy(&probe.stdout).into_owned(),
+    )));
+    repo.goal()
+        .args(args)
+        .env("PATH", std::env::join_paths(paths).unwrap())
+        .env("CARGO_TARGET_DIR", repo.home().join("target"))
+        .env("RUSTUP_HOME", &rustup)
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .output()
+        .unwrap()
+}
+
+/// A repository with `files` committed, `mutants` settings in git config, then a goal with
+/// `criterion` (the settings are written into GOAL.md at init).
+fn project(files: &[(&str, &str)], mode: &str, min: &str, criterion: &str) -> Repo {
+    let repo = Repo::new();
+    for (path, text) in files {
+        repo.write(path, text);
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "project"]);
+    repo.git(&["config", "goal.mutants", mode]);
+    repo.git(&["config", "goal.mutantsMin", min]);
+    repo.init_goal(&[criterion]);
+    let md = repo.goal_md();
+    assert!(md.contains(&format!("mutants: {mode}")), "{md}");
+    repo
+}
+
+#[track_caller]
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{}",
+        out.status.code(),
+        stderr(out)
+    );
+    stderr(out)
+}
+
+#[track_caller]
+fn refused(out: &Output, code: i32, words: &[&str]) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    for w in words {
+        assert!(err.contains(w), "missing {w:?} in:\n{err}");
+    }
+    err
+}
+
+/// No mutation tool's output folder is left in the user's worktree.
+#[track_caller]
+fn no_tool_folders(repo: &Repo) {
+    for folder in ["mutants.out", "mutants", "reports", ".stryker-tmp"] {
+        assert!(!repo.exists(folder), "{folder} was left in the worktree");
+    }
+}
+
+// --- Rust: cargo-mutants -------------------------------------------------------------------
+
+const CARGO_TOML: &str =
+    "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
+const LIB_BUGGY: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n}\n";
+const RUST_ADD: &str = "add adds (verify: `cargo test`)";
+
+fn crate_files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("Cargo.toml", CARGO_TOML),
+        (".gitignore", "/target\nCargo.lock\n"),
+        ("src/lib.rs", LIB_BUGGY),
+    ]
+}
+
+/// The fix, with `tests` added to the inline test module (and `mul` as given).
+fn lib(mul: &str, tests: &str) -> String {
+    LIB_BUGGY
+        .replace("    a - b\n", "    a + b\n")
+        .replace("    a * b\n", mul)
+        .replace("    }\n}\n", &format!("    }}\n{tests}}}\n"))
+}
+
+const SHALLOW_RS: &str =
+    "\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n";
+const STRONG_RS: &str = "\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n        assert_eq!(add(2, 3), 5);\n    }\n";
+
+#[test]
+fn rust_a_shallow_test_is_refused_below_the_score_and_a_strong_one_completes() {
+    let Some(tools) = cargo_mutants() else { return };
+    let repo = project(&crate_files(), "gate", "0.9", RUST_ADD);
+    repo.write("src/lib.rs", &lib("    a * b\n", SHALLOW_RS));
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    // `a + b` and `a * b` agree on (2, 2): the mutant survives.
+    let out = goal(
+        &repo,
+        &[&tools],
+        &["verify", "-c", "1", "--mutants", "--json"],
+    );
+    refused(&out, 1, &[]);
+    let doc = json(&out);
+    let m = &doc["mutants"];
+    assert!(m["survived"].as_u64().unwrap() >= 1, "{doc}");
+    assert!(m["killed"].as_u64().unwrap() >= 1, "{doc}");
+    assert_eq!(m["unneeded"], serde_json::json!([]), "{doc}");
+    let survivors = m["survivors"].to_string();
+    assert!(
+        survivors.contains("src/lib.rs") && survivors.contains("with *"),
+        "{survivors}"
+    );
+    // The record never changes the criterion's state.
+    let status = json(&goal(&repo, &[&tools], &["status", "--json"]));
+    assert_eq!(status["criteria"][0]["state"], "proven", "{status}");
+    let err = refused(
+        &goal(&repo, &[&tools], &["done"]),
+        1,
+        &[
+            "below 0.9",
+            "src/lib.rs:2: replace + with * in add",
+            "write a test",
+        ],
+    );
+    assert!(repo.exists(".agents/goal/GOAL.md"), "{err}");
+    no_tool_folders(&repo);
+    // A test that tells `+` from `*` kills it: done completes.
+    repo.write("src/lib.rs", &lib("    a * b\n", STRONG_RS));
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["verify", "--mutants"]);
+    ok(&out);
+    let status = goal(&repo, &[&tools], &["status"]);
+    assert!(stderr(&status).is_empty() || status.status.success());
+    let text = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        text.contains("Mutation: score 1.00 (") && text.contains("on this tree"),
+        "{text}"
+    );
+    // done reuses the record made on this tree: no second run.
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(!err.contains("running cargo-mutants"), "{err}");
+    let summary = json(&out);
+    assert_eq!(summary["mutation"]["survived"], 0, "{summary}");
+    assert_eq!(summary["mutation"]["score"], 1.0, "{summary}");
+    no_tool_folders(&repo);
+    // The report's Mutation section and the audit show the record of the finished goal.
+    let report = repo.goal().args(["report"]).output().unwrap();
+    let md = String::from_utf8_lossy(&report.stdout).into_owned();
+    assert!(md.contains("Mutation") && md.contains("score 1.00"), "{md}");
+    let audit = repo.goal().args(["audit"]).output().unwrap();
+    let text = String::from_utf8_lossy(&audit.stdout).into_owned();
+    assert!(text.contains("Mutation: score 1.00"), "{text}");
+    // `goal log` flags the completion made with it.
+    let log = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let text = log.to_string();
+    assert!(
+        text.contains("\"mutants\"") && text.contains("\"mutation\":{"),
+        "{log}"
+    );
+    // `audit --rerun` makes the record again at its commit, and agrees.
+    let audit = goal(&repo, &[&tools], &["audit", "--rerun", "--json"]);
+    let doc = json(&audit);
+    assert_eq!(doc["mutation_replays"][0]["same"], true, "{doc}");
+    assert_eq!(
+        doc["mutation_replays"][0]["replayed"]["killed"], summary["mutation"]["killed"],
+        "{doc}"
+    );
+    assert_eq!(audit.status.code(), Some(0), "{doc}\n{}", stderr(&audit));
+}
+
+#[test]
+fn rust_an_unneeded_change_is_refused_in_gate_mode() {
+    let Some(tools) = cargo_mutants() else { return };
+    let repo = project(&crate_files(), "gate", "0", RUST_ADD);
+    // `mul`'s operands swapped: no test needs it.
+    repo.write("src/lib.rs", &lib("    b * a\n", STRONG_RS));
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    refused(
+        &goal(&repo, &[&tools], &["done"]),
+        1,
+        &["unneeded-change src/lib.rs:6"],
+    );
+    assert!(repo.exists(".agents/goal/GOAL.md"));
+    no_tool_folders(&repo);
+    // A person accepts it: the completion records what was confirmed, and `audit --strict` lists it.
+    ok(&goal(&repo, &[&tools], &["done", "--confirm"]));
+    let trailers = repo.git(&[
+        "log",
+        "-1",
+        "--skip=1",
+        "--format=%(trailers:key=Goal-Mutants-Confirmed,valueonly)",
+    ]);
+    assert_eq!(
+        trailers.trim(),
+        "unneeded-change src/lib.rs:6",
+        "{trailers}"
+    );
+    let strict = repo.goal().args(["audit", "--strict"]).output().unwrap();
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&strict.stdout)
+    );
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("unneeded-change src/lib.rs:6"));
+}
+
+// --- Python: mutmut --------------------------------------------------------------------------
+
+const PY_BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const PY_FIXED: &str = "def add(a, b):\n    if a == 0:\n        return b\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+const PY_SHALLOW: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+const PY_STRONG: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(2, 3) == 5\n    assert add(0, 5) == 5\n    assert add(1, 5) == 6\n";
+const PY_ADD: &str = "add adds (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
+
+fn py_files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("calc/__init__.py", PY_BUGGY),
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+        ),
+    ]
+}
+
+#[test]
+fn python_a_shallow_test_is_refused_and_a_strong_one_completes() {
+    let Some(tools) = mutmut() else { return };
+    let repo = project(&py_files(), "gate", "0.8", PY_ADD);
+    repo.write("calc/__init__.py", PY_FIXED);
+    repo.write("tests/test_calc.py", PY_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let err = refused(
+        &goal(&repo, &[&tools], &["done"]),
+        1,
+        &["below 0.8", "calc/__init__.py:", "survived"],
+    );
+    assert!(err.contains("mutants: survived calc/__init__.py:"), "{err}");
+    no_tool_folders(&repo);
+    repo.write("tests/test_calc.py", PY_STRONG);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    ok(&out);
+    let summary = json(&out);
+    assert!(
+        summary["mutation"]["killed"].as_u64().unwrap() >= 2,
+        "{summary}"
+    );
+    assert!(
+        summary["mutation"]["score"].as_f64().unwrap() >= 0.8,
+        "{summary}"
+    );
+    no_tool_folders(&repo);
+}
+
+#[test]
+fn python_an_unneeded_change_is_shown_in_report_mode_and_done_completes() {
+    let Some(tools) = mutmut() else { return };
+    let repo = project(&py_files(), "report", "0.8", PY_ADD);
+    repo.write(
+        "calc/__init__.py",
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return b * a\n",
+    );
+    repo.write("tests/test_calc.py", PY_STRONG);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(err.contains("unneeded-change calc/__init__.py:6"), "{err}");
+    let summary = json(&out);
+    assert_eq!(
+        summary["mutation"]["unneeded"],
+        serde_json::json!([{"file": "calc/__init__.py", "line": 6}]),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_missing_tool_is_named_with_its_install_command() {
+    // No mutmut on PATH: the hermetic PATH has the suite's pytest only.
+    let repo = project(&py_files(), "gate", "0.8", PY_ADD);
+    repo.write("calc/__init__.py", PY_FIXED);
+    repo.write("tests/test_calc.py", PY_STRONG);
+    let path_has_mutmut = repo
+        .env
+        .command("sh", repo.path())
+        .args(["-c", "command -v mutmut"])
+        .status()
+        .unwrap()
+        .success();
+    if path_has_mutmut {
+        eprintln!("skipped: mutmut is on this machine's PATH");
+        return;
+    }
+    ok(&goal(&repo, &[], &["verify", "-c", "1"]));
+    refused(
+        &goal(&repo, &[], &["verify", "--mutants"]),
+        2,
+        &["mutmut is not installed: `pip install mutmut==3.8.1`"],
+    );
+    refused(
+        &goal(&repo, &[], &["done"]),
+        1,
+        &["mutmut is not installed: `pip install mutmut==3.8.1`"],
+    );
+}
+
+// --- JavaScript: StrykerJS -------------------------------------------------------------------
+
+const JS_BUGGY: &str = "function add(a, b) {\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\nmodule.exports = { add, sub };\n";
+const JS_FIXED: &str = "function add(a, b) {\n  if (b === undefined) {\n    return a;\n  }\n  return a + b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\nmodule.exports = { add, sub };\n";
+const JS_SHALLOW: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/calc.js');\ntest('add', () => { assert.strictEqual(add(2, 2), 4); });\n";
+const JS_STRONG: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/calc.js');\ntest('add', () => { assert.strictEqual(add(2, 2), 4); assert.strictEqual(add(5), 5); });\n";
+const JS_ADD: &str = "add adds (verify: `node --test test/`)";
+
+fn js_files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "package.json",
+            "{\"name\":\"calc\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node --test test/\"}}\n",
+        ),
+        ("src/calc.js", JS_BUGGY),
+        (
+            "test/sub.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../src/calc.js');\ntest('sub', () => { assert.strictEqual(sub(3, 1), 2); });\n",
+        ),
+    ]
+}
+
+#[test]
+fn javascript_a_shallow_test_is_refused_and_a_strong_one_completes() {
+    let Some(tools) = stryker() else { return };
+    let repo = project(&js_files(), "gate", "0.8", JS_ADD);
+    repo.write("src/calc.js", JS_FIXED);
+    repo.write("test/calc.test.js", JS_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    // add(2, 2) never takes the `b === undefined` branch: its mutants survive.
+    refused(
+        &goal(&repo, &[&tools], &["done"]),
+        1,
+        &["below 0.8", "src/calc.js:2: ConditionalExpression: false"],
+    );
+    no_tool_folders(&repo);
+    repo.write("test/calc.test.js", JS_STRONG);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    ok(&out);
+    assert_eq!(json(&out)["mutation"]["survived"], 0, "{}", json(&out));
+    no_tool_folders(&repo);
+}
