@@ -118,6 +118,37 @@ pub struct CriterionAudit {
 }
 
 impl CriterionAudit {
+    /// A criterion of the goal's last state, before its claim and records are read.
+    pub fn new(number: usize, text: &str, line: usize, ticked: bool) -> CriterionAudit {
+        CriterionAudit {
+            goal: 0,
+            number,
+            text: text.to_string(),
+            line,
+            ticked,
+            evidence: None,
+            argv: None,
+            cwd: None,
+            pinned: false,
+            commit: None,
+            recorded: None,
+            replay: None,
+            replay_reason: None,
+            replay_commit: None,
+            replayed: None,
+            base: None,
+            kind: crate::pin::kind_name(text),
+            red: None,
+            red_recorded: None,
+            red_replay: None,
+            red_replayed: None,
+            flags: Vec::new(),
+            why: None,
+            record: None,
+            ticked_at: None,
+        }
+    }
+
     pub fn flag(&mut self, flag: &str) {
         if !self.flags.iter().any(|f| f == flag) {
             self.flags.push(flag.to_string());
