@@ -76,176 +76,31 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
             phase,
             verify,
             guard,
-        } => {
-            let mut text = one_line(text);
-            if text.is_empty() {
-                return Err(Error::usage(
-                    "the criterion text is empty",
-                    "goal criteria add \"<observable outcome>\"",
-                ));
-            }
-            let given = match (verify, guard) {
-                (Some(c), _) => Some((c, pin::Kind::Acceptance)),
-                (None, Some(c)) => Some((c, pin::Kind::Guard)),
-                (None, None) => None,
-            };
-            if let Some((command, kind)) = given {
-                let flag = format!("--{}", kind.keyword());
-                if pin::parse(&text).is_some() {
-                    return Err(Error::usage(
-                        format!(
-                            "the criterion text already ends with a pin, and {flag} gives another"
-                        ),
-                        format!(
-                            "give the command once: either `({}: `<cmd>`)` in the text or {flag}",
-                            kind.keyword()
-                        ),
-                    ));
-                }
-                let argv = shell_words::split(command).map_err(|e| {
-                    Error::usage(
-                        format!("{flag} `{command}` does not split into words: {e}"),
-                        format!(
-                            "quote it as you would in a shell, e.g. {flag} \"pytest -k 'a and b'\""
-                        ),
-                    )
-                })?;
-                text = pin::with_kind_pin(&text, Some(&argv), kind);
-            }
-            check_pin(
-                &text,
-                "goal criteria add \"<text>\" --verify \"<test command>\"",
-            )?;
-            let phase_index = match phase {
-                None if goal.phases.is_empty() => None,
-                None => goal.current_phase().map(|p| p.number - 1),
-                Some(n) if *n >= 1 && *n <= goal.phases.len() => Some(n - 1),
-                Some(n) => {
-                    return Err(Error::usage(
-                        format!("there is no phase {n}"),
-                        format!("phases are numbered 1 to {}", goal.phases.len()),
-                    ));
-                }
-            };
-            let number = goal.add_criterion(&text, phase_index);
-            if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
-                super::note(
-                    quiet,
-                    format!(
-                        "warning: criterion {number} \"{text}\" is not verifiable: {}",
-                        f.reason
-                    ),
-                );
-            }
-            (format!("add criterion {number} \"{text}\""), None)
-        }
+        } => add(
+            &mut goal,
+            text,
+            *phase,
+            verify.as_deref(),
+            guard.as_deref(),
+            quiet,
+        )?,
         Change::Edit {
             number,
             texts,
             confirm,
-        } => {
-            let number = super::criterion_number(&goal, *number)?;
-            let texts: Vec<String> = texts
-                .iter()
-                .map(|t| one_line(t))
-                .filter(|t| !t.is_empty())
-                .collect();
-            if texts.is_empty() {
-                return Err(Error::usage(
-                    "the new criterion text is empty",
-                    "goal criteria edit N \"<text>\"",
-                ));
-            }
-            let old = goal.criteria[number - 1].text.clone();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            // The requirement is compared here; a changed pin is caught by the comparison below.
-            let bases: Vec<&str> = refs.iter().map(|t| pin::base(t)).collect();
-            let reason = material::rewording(pin::base(&old), &bases);
-            let change = match reason {
-                Some(reason) if !confirm && !own => {
-                    return Err(Error::refused(
-                        format!(
-                            "rewording criterion {number} \"{old}\" is a material change: it {reason}"
-                        ),
-                        format!(
-                            "keep the requirement, or {}",
-                            crate::person::offer(
-                                "confirm the change",
-                                &format!("goal criteria edit {number} … --confirm")
-                            )
-                        ),
-                    ));
-                }
-                Some(reason) => Some(format!(
-                    "criterion {number} \"{old}\" → \"{}\" ({reason})",
-                    texts.join("\" + \"")
-                )),
-                None => None,
-            };
-            for t in &texts {
-                check_pin(t, &format!("goal criteria edit {number} \"<text>\""))?;
-            }
-            goal.edit_criterion(number, &texts);
-            let verb = if texts.len() > 1 { "split" } else { "edit" };
-            (format!("{verb} criterion {number}"), change)
-        }
-        Change::Remove { number, confirm } => {
-            let number = super::criterion_number(&goal, *number)?;
-            let old = goal.criteria[number - 1].text.clone();
-            if !confirm && !own {
-                return Err(Error::refused(
-                    format!("removing criterion {number} \"{old}\" is a material change"),
-                    format!(
-                        "keep it, or {}",
-                        crate::person::offer(
-                            "confirm",
-                            &format!("goal criteria remove {number} --confirm")
-                        )
-                    ),
-                ));
-            }
-            goal.remove_criterion(number);
-            (
-                format!("remove criterion {number}"),
-                Some(format!("removed criterion {number} \"{old}\"")),
-            )
-        }
+        } => edit(&mut goal, *number, texts, *confirm || own)?,
+        Change::Remove { number, confirm } => remove(&mut goal, *number, *confirm || own)?,
         Change::Pin {
             number,
             argv,
             guard,
             ..
-        } => {
-            let number = super::criterion_number(&goal, *number)?;
-            pin::check_pinnable(argv).map_err(|why| Error::CannotPin {
-                command: pin::render(argv),
-                criterion: None,
-                why,
-                retry: format!("goal criteria pin {number} -- <the test command that proves it>"),
-            })?;
-            let old = goal.criteria[number - 1].text.clone();
-            let kind = if *guard {
-                pin::Kind::Guard
-            } else {
-                pin::Kind::Acceptance
-            };
-            let new = pin::with_kind_pin(&old, Some(argv), kind);
-            if new == old {
-                return Ok(Report::AlreadyPinned {
-                    number,
-                    command: pin::render(argv),
-                });
-            }
-            goal.edit_criterion(number, std::slice::from_ref(&new));
-            let what = if *guard { " as a guard" } else { "" };
-            (
-                format!("pin criterion {number}{what} to `{}`", pin::render(argv)),
-                None,
-            )
-        }
+        } => match pin_criterion(&mut goal, *number, argv, *guard)? {
+            Ok(made) => made,
+            Err(already) => return Ok(already),
+        },
     };
     goal.set_updated(&crate::context::now_rfc3339());
-    // The gate's own comparison has the last word, so no commit can surprise the hook.
     let confirmed = own
         || matches!(
             change,
@@ -253,62 +108,8 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
                 | Change::Remove { confirm: true, .. }
                 | Change::Pin { confirm: true, .. }
         );
-    let changes = material::compare(&before, &goal.criteria_texts());
-    let material_change = match (material_change, changes.first()) {
-        (Some(record), _) => Some(record),
-        (None, None) => None,
-        (None, Some(c)) if !confirmed => {
-            return Err(Error::refused(
-                format!(
-                    "this changes criterion {} \"{}\" materially: {}",
-                    c.number, c.text, c.reason
-                ),
-                match &change {
-                    Change::Pin { number, guard, .. } => format!(
-                        "keep the pin, or {}",
-                        crate::person::offer(
-                            "confirm the change",
-                            &format!(
-                                "goal criteria pin {number}{} --confirm -- <command>",
-                                if *guard { " --guard" } else { "" }
-                            )
-                        )
-                    ),
-                    _ => format!(
-                        "keep the requirement, or {}",
-                        crate::person::offer("confirm the change", "goal criteria … --confirm")
-                    ),
-                },
-            ));
-        }
-        (None, Some(_)) => Some(
-            changes
-                .iter()
-                .map(|c| format!("criterion {} \"{}\" {}", c.number, c.text, c.reason))
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-    };
-    // A pin runs at the worktree root: one written from a subfolder may name paths from there.
-    if !ws.here.is_empty()
-        && matches!(
-            &change,
-            Change::Pin { .. }
-                | Change::Add {
-                    verify: Some(_),
-                    ..
-                }
-                | Change::Add { guard: Some(_), .. }
-        )
-    {
-        super::note(
-            quiet,
-            format!(
-                "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
-                ws.here, ws.here
-            ),
-        );
-    }
+    let material_change = material_record(&change, material_change, &before, &goal, confirmed)?;
+    warn_pins_run_at_the_root(ws, &change, quiet);
     let material_change = match material_change {
         Some(record) if own => Some(format!(
             "{record} (added by the agent in this goal, with no evidence yet)"
@@ -324,6 +125,259 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
         material_change,
         goal: Box::new(goal),
     })
+}
+
+/// A change made to the goal in memory: the commit's subject and the material change it records.
+type Made = (String, Option<String>);
+
+/// `goal criteria add`: the text (with the pin `--verify`/`--guard` gives), in a phase.
+fn add(
+    goal: &mut GoalFile,
+    text: &str,
+    phase: Option<usize>,
+    verify: Option<&str>,
+    guard: Option<&str>,
+    quiet: bool,
+) -> Result<Made> {
+    let text = one_line(text);
+    if text.is_empty() {
+        return Err(Error::usage(
+            "the criterion text is empty",
+            "goal criteria add \"<observable outcome>\"",
+        ));
+    }
+    let given = match (verify, guard) {
+        (Some(c), _) => Some((c, pin::Kind::Acceptance)),
+        (None, Some(c)) => Some((c, pin::Kind::Guard)),
+        (None, None) => None,
+    };
+    let text = match given {
+        Some((command, kind)) => with_given_pin(&text, command, kind)?,
+        None => text,
+    };
+    check_pin(
+        &text,
+        "goal criteria add \"<text>\" --verify \"<test command>\"",
+    )?;
+    let phase_index = phase_index(goal, phase)?;
+    let number = goal.add_criterion(&text, phase_index);
+    if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
+        super::note(
+            quiet,
+            format!(
+                "warning: criterion {number} \"{text}\" is not verifiable: {}",
+                f.reason
+            ),
+        );
+    }
+    Ok((format!("add criterion {number} \"{text}\""), None))
+}
+
+/// The criterion's text with the pin `--verify`/`--guard` gave (refused when it has one already,
+/// or the command does not split into words).
+fn with_given_pin(text: &str, command: &str, kind: pin::Kind) -> Result<String> {
+    let flag = format!("--{}", kind.keyword());
+    if pin::parse(text).is_some() {
+        return Err(Error::usage(
+            format!("the criterion text already ends with a pin, and {flag} gives another"),
+            format!(
+                "give the command once: either `({}: `<cmd>`)` in the text or {flag}",
+                kind.keyword()
+            ),
+        ));
+    }
+    let argv = shell_words::split(command).map_err(|e| {
+        Error::usage(
+            format!("{flag} `{command}` does not split into words: {e}"),
+            format!("quote it as you would in a shell, e.g. {flag} \"pytest -k 'a and b'\""),
+        )
+    })?;
+    Ok(pin::with_kind_pin(text, Some(&argv), kind))
+}
+
+/// Where a new criterion goes: the phase asked for (1-based), else the current one.
+fn phase_index(goal: &GoalFile, phase: Option<usize>) -> Result<Option<usize>> {
+    match phase {
+        None if goal.phases.is_empty() => Ok(None),
+        None => Ok(goal.current_phase().map(|p| p.number - 1)),
+        Some(n) if n >= 1 && n <= goal.phases.len() => Ok(Some(n - 1)),
+        Some(n) => Err(Error::usage(
+            format!("there is no phase {n}"),
+            format!("phases are numbered 1 to {}", goal.phases.len()),
+        )),
+    }
+}
+
+/// `goal criteria edit N <text>…` (more than one text splits it); a material rewording needs
+/// `allowed` (a person's `--confirm`, or the agent's own new criterion).
+fn edit(goal: &mut GoalFile, number: usize, texts: &[String], allowed: bool) -> Result<Made> {
+    let number = super::criterion_number(goal, number)?;
+    let texts: Vec<String> = texts
+        .iter()
+        .map(|t| one_line(t))
+        .filter(|t| !t.is_empty())
+        .collect();
+    if texts.is_empty() {
+        return Err(Error::usage(
+            "the new criterion text is empty",
+            "goal criteria edit N \"<text>\"",
+        ));
+    }
+    let old = goal.criteria[number - 1].text.clone();
+    // The requirement is compared here; a changed pin is caught by the comparison after.
+    let bases: Vec<&str> = texts.iter().map(|t| pin::base(t)).collect();
+    let change = match material::rewording(pin::base(&old), &bases) {
+        Some(reason) if !allowed => {
+            return Err(Error::refused(
+                format!("rewording criterion {number} \"{old}\" is a material change: it {reason}"),
+                format!(
+                    "keep the requirement, or {}",
+                    crate::person::offer(
+                        "confirm the change",
+                        &format!("goal criteria edit {number} … --confirm")
+                    )
+                ),
+            ));
+        }
+        Some(reason) => Some(format!(
+            "criterion {number} \"{old}\" → \"{}\" ({reason})",
+            texts.join("\" + \"")
+        )),
+        None => None,
+    };
+    for t in &texts {
+        check_pin(t, &format!("goal criteria edit {number} \"<text>\""))?;
+    }
+    goal.edit_criterion(number, &texts);
+    let verb = if texts.len() > 1 { "split" } else { "edit" };
+    Ok((format!("{verb} criterion {number}"), change))
+}
+
+/// `goal criteria remove N`: always material, so it needs `allowed`.
+fn remove(goal: &mut GoalFile, number: usize, allowed: bool) -> Result<Made> {
+    let number = super::criterion_number(goal, number)?;
+    let old = goal.criteria[number - 1].text.clone();
+    if !allowed {
+        return Err(Error::refused(
+            format!("removing criterion {number} \"{old}\" is a material change"),
+            format!(
+                "keep it, or {}",
+                crate::person::offer(
+                    "confirm",
+                    &format!("goal criteria remove {number} --confirm")
+                )
+            ),
+        ));
+    }
+    goal.remove_criterion(number);
+    Ok((
+        format!("remove criterion {number}"),
+        Some(format!("removed criterion {number} \"{old}\"")),
+    ))
+}
+
+/// `goal criteria pin N [--guard] -- <command>`: the change made, or the report that the
+/// criterion has that pin already (nothing to commit).
+fn pin_criterion(
+    goal: &mut GoalFile,
+    number: usize,
+    argv: &[String],
+    guard: bool,
+) -> Result<std::result::Result<Made, Report>> {
+    let number = super::criterion_number(goal, number)?;
+    pin::check_pinnable(argv).map_err(|why| Error::CannotPin {
+        command: pin::render(argv),
+        criterion: None,
+        why,
+        retry: format!("goal criteria pin {number} -- <the test command that proves it>"),
+    })?;
+    let old = goal.criteria[number - 1].text.clone();
+    let kind = if guard {
+        pin::Kind::Guard
+    } else {
+        pin::Kind::Acceptance
+    };
+    let new = pin::with_kind_pin(&old, Some(argv), kind);
+    if new == old {
+        return Ok(Err(Report::AlreadyPinned {
+            number,
+            command: pin::render(argv),
+        }));
+    }
+    goal.edit_criterion(number, std::slice::from_ref(&new));
+    let what = if guard { " as a guard" } else { "" };
+    Ok(Ok((
+        format!("pin criterion {number}{what} to `{}`", pin::render(argv)),
+        None,
+    )))
+}
+
+/// The material change the commit records. The gate's own comparison has the last word, so no
+/// commit can surprise the hook: a material change the step did not name is refused unless
+/// `confirmed`, and recorded when it is.
+fn material_record(
+    change: &Change,
+    named: Option<String>,
+    before: &[String],
+    goal: &GoalFile,
+    confirmed: bool,
+) -> Result<Option<String>> {
+    let changes = material::compare(before, &goal.criteria_texts());
+    match (named, changes.first()) {
+        (Some(record), _) => Ok(Some(record)),
+        (None, None) => Ok(None),
+        (None, Some(c)) if !confirmed => Err(Error::refused(
+            format!(
+                "this changes criterion {} \"{}\" materially: {}",
+                c.number, c.text, c.reason
+            ),
+            match change {
+                Change::Pin { number, guard, .. } => format!(
+                    "keep the pin, or {}",
+                    crate::person::offer(
+                        "confirm the change",
+                        &format!(
+                            "goal criteria pin {number}{} --confirm -- <command>",
+                            if *guard { " --guard" } else { "" }
+                        )
+                    )
+                ),
+                _ => format!(
+                    "keep the requirement, or {}",
+                    crate::person::offer("confirm the change", "goal criteria … --confirm")
+                ),
+            },
+        )),
+        (None, Some(_)) => Ok(Some(
+            changes
+                .iter()
+                .map(|c| format!("criterion {} \"{}\" {}", c.number, c.text, c.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
+    }
+}
+
+/// A pin runs at the worktree root: one written from a subfolder may name paths from there.
+fn warn_pins_run_at_the_root(ws: &Workspace, change: &Change, quiet: bool) {
+    let pins = matches!(
+        change,
+        Change::Pin { .. }
+            | Change::Add {
+                verify: Some(_),
+                ..
+            }
+            | Change::Add { guard: Some(_), .. }
+    );
+    if pins && !ws.here.is_empty() {
+        super::note(
+            quiet,
+            format!(
+                "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
+                ws.here, ws.here
+            ),
+        );
+    }
 }
 
 /// A pin written into a criterion must parse and must not grade itself.
