@@ -215,15 +215,7 @@ impl<'a> Walker<'a> {
         let action = trailers.as_ref().and_then(|t| t.action);
         let blob = self.repo.blob_id(info.tree, self.goal_rel)?;
         let has_goal = blob.is_some();
-        if self.had_goal && !has_goal {
-            let marked = trailers
-                .as_ref()
-                .is_some_and(|t| t.status == "complete" || t.status == "abandoned");
-            if !marked {
-                self.unmarked.push(info.id.to_string());
-            }
-        }
-        self.had_goal = has_goal;
+        self.note_unmarked_end(&info, has_goal, trailers.as_ref());
         let goal_changed = blob != self.last_blob;
         self.last_blob = blob;
         let parent_tree = self.last_tree.replace(info.tree);
@@ -245,13 +237,65 @@ impl<'a> Walker<'a> {
         };
         // A commit without a Goal-Action trailer that changes GOAL.md (or weakens the tests) was
         // made without `goal`.
-        let (Some(trailers), Some(_)) = (trailers, action) else {
+        let (Some(trailers), Some(action)) = (trailers, action) else {
             if self.goal.is_some() && has_goal && (goal_changed || !findings.is_empty()) {
                 self.hand_made_row(&info, parent_tree, goal_changed, findings)?;
             }
             return Ok(());
         };
-        if action == Some(GoalAction::Init) || self.goal.is_none() {
+        let goal_text = self.goal_commit(&info, action, &trailers, sink)?;
+        if matches!(action, GoalAction::Init | GoalAction::Iterate) {
+            self.iteration_row(&info, action, &trailers, &goal_text, sink)?;
+        }
+        // Flags and evidence of every goal commit go to the row of its iteration.
+        let change = if goal_changed {
+            self.criteria_change(&info, trailers.material_change.as_deref())?
+        } else {
+            Change::default()
+        };
+        if matches!(action, GoalAction::Complete | GoalAction::Block) {
+            // A completion or a block is a row of its own, after the iteration it followed: a
+            // row shows its own commit's trailers (the proofs `goal done` committed are the
+            // complete row's, not the last iteration's), and the iteration was not blocked.
+            self.flush_rows(sink)?;
+            self.pending = Some(base_row(&info, action, &trailers, &goal_text));
+        }
+        if let Some(row) = self
+            .pending
+            .as_mut()
+            .filter(|r| r.iteration == trailers.iteration)
+        {
+            mark_row(row, &info, action, &trailers);
+            change.apply(row);
+            weakened(row, &info.id.to_string(), findings);
+        }
+        if matches!(action, GoalAction::Done | GoalAction::Abandon) {
+            self.end_goal(sink)?;
+        }
+        Ok(())
+    }
+
+    /// A commit that deletes the goal files without saying the goal ended (complete|abandoned).
+    fn note_unmarked_end(&mut self, info: &CommitInfo, has_goal: bool, t: Option<&GoalTrailers>) {
+        if self.had_goal && !has_goal {
+            let marked = t.is_some_and(|t| t.status == "complete" || t.status == "abandoned");
+            if !marked {
+                self.unmarked.push(info.id.to_string());
+            }
+        }
+        self.had_goal = has_goal;
+    }
+
+    /// A commit made by `goal`: a goal starts at `init` (or at the first goal commit seen), its
+    /// status follows the trailers. The goal's text.
+    fn goal_commit(
+        &mut self,
+        info: &CommitInfo,
+        action: GoalAction,
+        trailers: &GoalTrailers,
+        sink: &mut dyn Sink,
+    ) -> Result<String> {
+        if action == GoalAction::Init || self.goal.is_none() {
             self.end_goal(sink)?;
             let text = criteria_at(self.repo, info.tree, self.goal_rel)
                 .map(|g| g.goal)
@@ -263,171 +307,98 @@ impl<'a> Walker<'a> {
             status.clone_from(&trailers.status);
         }
         self.made_status.clone_from(&trailers.status);
-        let goal_text = self
+        Ok(self
             .goal
             .as_ref()
             .map(|(g, _)| g.clone())
-            .unwrap_or_default();
+            .unwrap_or_default())
+    }
 
-        if matches!(action, Some(GoalAction::Init | GoalAction::Iterate)) {
-            // What the replaced row's commits used stays counted.
-            let mut carried = None;
-            match self.pending.take() {
-                // A second commit for the same iteration replaces the first.
-                Some(row) if row.iteration == trailers.iteration => {
-                    carried = row.usage;
-                    self.window.pop_back();
-                }
-                Some(row) => {
-                    self.last_row_tree = self.pending_tree;
-                    sink.row(&row)?;
-                }
-                None => {}
-            }
-            for row in std::mem::take(&mut self.hand_made) {
-                sink.row(&row)?;
-            }
-            self.pending_tree = Some(info.tree);
-            let prev_tree = self.last_row_tree;
-            let stat = match prev_tree {
-                Some(prev) => self.repo.diff_stat(Some(prev), info.tree, self.goal_dir)?,
-                None => DiffStat::default(),
-            };
-            let window = self.config.stagnation_window;
-            if self
-                .window
-                .back()
-                .is_some_and(|p| p.iteration + 1 != trailers.iteration)
-            {
-                self.window.clear();
-            }
-            self.window.push_back(Point {
-                iteration: trailers.iteration,
-                passing: trailers.passing,
-                progress_words: stagnation::has_keyword(
-                    &work_text(&info),
-                    &self.config.progress_keywords,
-                ),
-                tree: self
-                    .repo
-                    .tree_without(info.tree, self.goal_dir)?
-                    .to_string(),
-            });
-            while self.window.len() > window + 1 {
-                self.window.pop_front();
-            }
-            let points: Vec<Point> = self.window.iter().cloned().collect();
-            let signals = stagnation::signals_at(&points, points.len() - 1, window);
-            let mut row = Row {
-                iteration: trailers.iteration,
-                commit: info.id.to_string(),
-                date: date(info.time),
-                passing: trailers.passing,
-                total: trailers.total,
-                files_changed: stat.files_changed,
-                insertions: stat.insertions,
-                deletions: stat.deletions,
-                summary: summary_of(&info, action, &goal_text),
-                evidence: Vec::new(),
-                flags: Vec::new(),
-                stagnation: signals,
-                status: trailers.status.clone(),
-                goal: goal_text.clone(),
-                material: Vec::new(),
-                run: trailers.run.clone(),
-                agent: trailers.run_agent.clone(),
-                usage: carried,
-                is_iteration: true,
-                tests_weakened: Vec::new(),
-                mutation: None,
-                tests_weakened_confirmed: Vec::new(),
-            };
-            if signals.stagnant {
-                row.flag("stagnant");
-            }
-            self.pending = Some(row);
+    /// The pending row written, then the hand-made rows that came after it.
+    fn flush_rows(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        if let Some(row) = self.pending.take() {
+            sink.row(&row)?;
         }
-
-        // Flags and evidence of every goal commit go to the row of its iteration.
-        let change = if goal_changed {
-            self.criteria_change(&info, trailers.material_change.as_deref())?
-        } else {
-            Change::default()
-        };
-        if matches!(action, Some(GoalAction::Complete | GoalAction::Block)) {
-            // A completion or a block is a row of its own, after the iteration it followed: a
-            // row shows its own commit's trailers (the proofs `goal done` committed are the
-            // complete row's, not the last iteration's), and the iteration was not blocked.
-            if let Some(row) = self.pending.take() {
-                sink.row(&row)?;
-            }
-            for row in std::mem::take(&mut self.hand_made) {
-                sink.row(&row)?;
-            }
-            self.pending = Some(Row {
-                iteration: trailers.iteration,
-                commit: info.id.to_string(),
-                date: date(info.time),
-                passing: trailers.passing,
-                total: trailers.total,
-                files_changed: 0,
-                insertions: 0,
-                deletions: 0,
-                summary: summary_of(&info, action, &goal_text),
-                evidence: Vec::new(),
-                flags: Vec::new(),
-                stagnation: Signals::default(),
-                status: trailers.status.clone(),
-                goal: goal_text.clone(),
-                material: Vec::new(),
-                run: trailers.run.clone(),
-                agent: trailers.run_agent.clone(),
-                usage: None,
-                is_iteration: false,
-                tests_weakened: Vec::new(),
-                mutation: None,
-                tests_weakened_confirmed: Vec::new(),
-            });
-        }
-        if let Some(row) = self
-            .pending
-            .as_mut()
-            .filter(|r| r.iteration == trailers.iteration)
-        {
-            if trailers.material_change.is_some() {
-                row.flag("material-change");
-            }
-            if trailers.status == "blocked" {
-                row.flag("blocked");
-            }
-            if trailers.hooks_skipped {
-                row.flag("hooks-skipped");
-            }
-            if let Some(u) = trailers.usage {
-                row.usage = Some(row.usage.map_or(u, |r| r.plus(u)));
-            }
-            // `goal done --confirm` accepted weakened tests: its completion says which.
-            if !trailers.tests_weakened.is_empty() {
-                row.flag("tests-weakened");
-                row.tests_weakened_confirmed
-                    .extend(trailers.tests_weakened.iter().cloned());
-            }
-            // The goal's last row shows how it ended: complete, with every criterion.
-            if action == Some(GoalAction::Complete) {
-                row.status.clone_from(&trailers.status);
-                row.passing = trailers.passing;
-                row.total = trailers.total;
-            }
-            if row.commit == info.id.to_string() {
-                row.evidence.clone_from(&trailers.evidence);
-            }
-            change.apply(row);
-            weakened(row, &info.id.to_string(), findings);
-        }
-        if matches!(action, Some(GoalAction::Done | GoalAction::Abandon)) {
-            self.end_goal(sink)?;
+        for row in std::mem::take(&mut self.hand_made) {
+            sink.row(&row)?;
         }
         Ok(())
+    }
+
+    /// An `init` or `iterate` commit: a new pending row, with the code's change since the last
+    /// row and the stagnation signals of the window. A second commit for the same iteration
+    /// replaces the first (what the replaced row's commits used stays counted).
+    fn iteration_row(
+        &mut self,
+        info: &CommitInfo,
+        action: GoalAction,
+        trailers: &GoalTrailers,
+        goal_text: &str,
+        sink: &mut dyn Sink,
+    ) -> Result<()> {
+        let mut carried = None;
+        match self.pending.take() {
+            Some(row) if row.iteration == trailers.iteration => {
+                carried = row.usage;
+                self.window.pop_back();
+            }
+            Some(row) => {
+                self.last_row_tree = self.pending_tree;
+                sink.row(&row)?;
+            }
+            None => {}
+        }
+        for row in std::mem::take(&mut self.hand_made) {
+            sink.row(&row)?;
+        }
+        self.pending_tree = Some(info.tree);
+        let stat = match self.last_row_tree {
+            Some(prev) => self.repo.diff_stat(Some(prev), info.tree, self.goal_dir)?,
+            None => DiffStat::default(),
+        };
+        let signals = self.stagnation_at(info, trailers)?;
+        let mut row = base_row(info, action, trailers, goal_text);
+        row.files_changed = stat.files_changed;
+        row.insertions = stat.insertions;
+        row.deletions = stat.deletions;
+        row.stagnation = signals;
+        row.usage = carried;
+        row.is_iteration = true;
+        if signals.stagnant {
+            row.flag("stagnant");
+        }
+        self.pending = Some(row);
+        Ok(())
+    }
+
+    /// This iteration added to the stagnation window (consecutive iterations only), and the
+    /// signals at it.
+    fn stagnation_at(&mut self, info: &CommitInfo, trailers: &GoalTrailers) -> Result<Signals> {
+        let window = self.config.stagnation_window;
+        if self
+            .window
+            .back()
+            .is_some_and(|p| p.iteration + 1 != trailers.iteration)
+        {
+            self.window.clear();
+        }
+        self.window.push_back(Point {
+            iteration: trailers.iteration,
+            passing: trailers.passing,
+            progress_words: stagnation::has_keyword(
+                &work_text(info),
+                &self.config.progress_keywords,
+            ),
+            tree: self
+                .repo
+                .tree_without(info.tree, self.goal_dir)?
+                .to_string(),
+        });
+        while self.window.len() > window + 1 {
+            self.window.pop_front();
+        }
+        let points: Vec<Point> = self.window.iter().cloned().collect();
+        Ok(stagnation::signals_at(&points, points.len() - 1, window))
     }
 
     /// A row of its own for a commit that changed GOAL.md without `goal`.
@@ -641,5 +612,64 @@ impl<'a> Walker<'a> {
             self.goal = Some((String::new(), String::new()));
         }
         self.end_goal(sink)
+    }
+}
+
+/// A goal commit's row before its iteration's figures: its trailers, no change counted.
+fn base_row(info: &CommitInfo, action: GoalAction, trailers: &GoalTrailers, goal: &str) -> Row {
+    Row {
+        iteration: trailers.iteration,
+        commit: info.id.to_string(),
+        date: date(info.time),
+        passing: trailers.passing,
+        total: trailers.total,
+        files_changed: 0,
+        insertions: 0,
+        deletions: 0,
+        summary: summary_of(info, Some(action), goal),
+        evidence: Vec::new(),
+        flags: Vec::new(),
+        stagnation: Signals::default(),
+        status: trailers.status.clone(),
+        goal: goal.to_string(),
+        material: Vec::new(),
+        run: trailers.run.clone(),
+        agent: trailers.run_agent.clone(),
+        usage: None,
+        is_iteration: false,
+        tests_weakened: Vec::new(),
+        mutation: None,
+        tests_weakened_confirmed: Vec::new(),
+    }
+}
+
+/// What a goal commit adds to its iteration's row: flags, usage, the weakened tests `done
+/// --confirm` accepted, how the goal ended, and its own evidence.
+fn mark_row(row: &mut Row, info: &CommitInfo, action: GoalAction, trailers: &GoalTrailers) {
+    if trailers.material_change.is_some() {
+        row.flag("material-change");
+    }
+    if trailers.status == "blocked" {
+        row.flag("blocked");
+    }
+    if trailers.hooks_skipped {
+        row.flag("hooks-skipped");
+    }
+    if let Some(u) = trailers.usage {
+        row.usage = Some(row.usage.map_or(u, |r| r.plus(u)));
+    }
+    if !trailers.tests_weakened.is_empty() {
+        row.flag("tests-weakened");
+        row.tests_weakened_confirmed
+            .extend(trailers.tests_weakened.iter().cloned());
+    }
+    // The goal's last row shows how it ended: complete, with every criterion.
+    if action == GoalAction::Complete {
+        row.status.clone_from(&trailers.status);
+        row.passing = trailers.passing;
+        row.total = trailers.total;
+    }
+    if row.commit == info.id.to_string() {
+        row.evidence.clone_from(&trailers.evidence);
     }
 }
