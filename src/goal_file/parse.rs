@@ -125,8 +125,9 @@ struct Body {
     blocked_span: Option<Span>,
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Default)]
 enum Section {
+    #[default]
     Other,
     Criteria,
     Progress,
@@ -149,22 +150,16 @@ pub(super) fn opens_progress_log(line: &str) -> bool {
 
 impl Body {
     fn parse(lines: &Lines, start: usize) -> Result<Body, ParseError> {
-        let mut body = Body::default();
-        let mut spans: [Option<Span>; 3] = [None, None, None];
-        let mut section = Section::Other;
-        let mut open: Option<(Section, usize)> = None;
-        let mut fence: Option<String> = None;
-        let mut in_comment = false;
-        // Under `## Acceptance Criteria`: are we in a place where list items are criteria?
-        let mut items_count = true;
-        let mut phase: Option<usize> = None;
-        let mut last_item: Option<usize> = None; // index into criteria of an item still open
+        let mut scan = Scan {
+            items_count: true,
+            ..Scan::default()
+        };
         let mut next = start;
         while next < lines.len() {
             let mut i = next;
             // The Progress Log is most of a long-lived file: jump over its lines that cannot open
             // a heading of level 1 or 2, a fence or a comment, in one tight loop.
-            if section == Section::Progress && fence.is_none() && !in_comment {
+            if scan.section == Section::Progress && scan.fence.is_none() && !scan.in_comment {
                 i = next_log_line(lines, i);
                 if i == lines.len() {
                     break;
@@ -173,138 +168,186 @@ impl Body {
             next = i + 1;
             let raw = lines.get(i);
             let line = content(raw);
-            if let Some(open_fence) = &fence {
-                if closes_fence(open_fence, line) {
-                    fence = None;
-                }
-                last_item = None;
-                continue;
-            }
-            if in_comment {
-                if line.contains("-->") {
-                    in_comment = false;
-                }
-                continue;
-            }
-            if let Some(opened) = opens_fence(line) {
-                fence = Some(opened);
-                last_item = None;
-                continue;
-            }
-            if line.trim_start().starts_with("<!--") && !line.contains("-->") {
-                in_comment = true;
+            if scan.skipped(line) {
                 continue;
             }
             if let Some((level, title)) = heading(raw) {
-                last_item = None;
-                if level <= 2 {
-                    if let Some((s, begin)) = open.take() {
-                        spans[s as usize - 1] = Some(Span {
-                            start: begin,
-                            end: i,
-                        });
-                    }
-                    section = if level == 2 {
-                        section_of(title)
-                    } else {
-                        Section::Other
-                    };
-                    if section != Section::Other {
-                        if let Some(prev) = spans[section as usize - 1] {
-                            return err(
-                                i + 1,
-                                format!(
-                                    "duplicate `## {title}` section (the first one is at line {})",
-                                    prev.start + 1
-                                ),
-                            );
-                        }
-                        open = Some((section, i));
-                        // Reserve the slot so a later duplicate is caught even before this one closes.
-                        spans[section as usize - 1] = Some(Span { start: i, end: i });
-                    }
-                    items_count = true;
-                    phase = None;
-                    continue;
-                }
-                match section {
-                    Section::Criteria if level == 3 => {
-                        if let Some(caps) = PHASE.captures(title) {
-                            let number = body.phases.len() + 1;
-                            body.phases.push(Phase {
-                                number,
-                                name: caps
-                                    .name("name")
-                                    .map_or("", |m| m.as_str())
-                                    .trim()
-                                    .to_string(),
-                                line: i,
-                            });
-                            phase = Some(number - 1);
-                            items_count = true;
-                        } else {
-                            items_count = false;
-                        }
-                    }
-                    _ => {}
-                }
+                scan.heading(i, level, title)?;
                 continue;
             }
-            match section {
-                Section::Criteria if items_count => {
-                    if let Some(item) = list_item(raw) {
-                        if item.text.trim().is_empty() && item.mark.is_none() {
-                            last_item = None;
-                            continue;
-                        }
-                        body.criteria.push(Criterion {
-                            number: body.criteria.len() + 1,
-                            text: item.text.trim().to_string(),
-                            passed: matches!(item.mark, Some('x' | 'X')),
-                            phase,
-                            line: i,
-                            end: i + 1,
-                        });
-                        last_item = Some(body.criteria.len() - 1);
-                    } else if line.trim().is_empty() {
-                        last_item = None;
-                    } else if let Some(k) = last_item {
-                        // A lazy continuation line belongs to the item above it.
-                        let criterion = &mut body.criteria[k];
-                        criterion.text.push(' ');
-                        criterion.text.push_str(line.trim());
-                        criterion.end = i + 1;
-                    }
-                }
-                Section::Blocked => {
-                    if let Some(item) = list_item(raw) {
-                        body.blocked
-                            .get_or_insert_with(Vec::new)
-                            .push(item.text.trim().to_string());
-                    } else if !line.trim().is_empty() {
-                        body.blocked
-                            .get_or_insert_with(Vec::new)
-                            .push(line.trim().to_string());
-                    }
-                }
-                _ => {}
-            }
+            scan.section_line(i, raw, line);
         }
-        if let Some((s, begin)) = open.take() {
-            spans[s as usize - 1] = Some(Span {
+        scan.finish(lines.len())
+    }
+}
+
+/// Where the body scan is: the section and what of it is open.
+#[derive(Default)]
+struct Scan {
+    body: Body,
+    spans: [Option<Span>; 3],
+    section: Section,
+    open: Option<(Section, usize)>,
+    fence: Option<String>,
+    in_comment: bool,
+    /// Under `## Acceptance Criteria`: whether list items here are criteria.
+    items_count: bool,
+    phase: Option<usize>,
+    /// The criterion (an index into criteria) whose item is still open.
+    last_item: Option<usize>,
+}
+
+impl Scan {
+    /// Whether `line` is inside (or opens or closes) a fence or an HTML comment, and so holds
+    /// nothing of the goal's.
+    fn skipped(&mut self, line: &str) -> bool {
+        if let Some(open_fence) = &self.fence {
+            if closes_fence(open_fence, line) {
+                self.fence = None;
+            }
+            self.last_item = None;
+            return true;
+        }
+        if self.in_comment {
+            if line.contains("-->") {
+                self.in_comment = false;
+            }
+            return true;
+        }
+        if let Some(opened) = opens_fence(line) {
+            self.fence = Some(opened);
+            self.last_item = None;
+            return true;
+        }
+        if line.trim_start().starts_with("<!--") && !line.contains("-->") {
+            self.in_comment = true;
+            return true;
+        }
+        false
+    }
+
+    /// A heading at line `i`: a level 1 or 2 one closes the open section and may open one of
+    /// goal's (each at most once); a level 3 one under the criteria may open a phase.
+    fn heading(&mut self, i: usize, level: usize, title: &str) -> Result<(), ParseError> {
+        self.last_item = None;
+        if level > 2 {
+            if self.section == Section::Criteria && level == 3 {
+                self.phase_heading(i, title);
+            }
+            return Ok(());
+        }
+        if let Some((s, begin)) = self.open.take() {
+            self.spans[s as usize - 1] = Some(Span {
                 start: begin,
-                end: lines.len(),
+                end: i,
             });
         }
-        let Some(criteria_span) = spans[0] else {
+        self.section = if level == 2 {
+            section_of(title)
+        } else {
+            Section::Other
+        };
+        if self.section != Section::Other {
+            if let Some(prev) = self.spans[self.section as usize - 1] {
+                return err(
+                    i + 1,
+                    format!(
+                        "duplicate `## {title}` section (the first one is at line {})",
+                        prev.start + 1
+                    ),
+                );
+            }
+            self.open = Some((self.section, i));
+            // Reserve the slot so a later duplicate is caught even before this one closes.
+            self.spans[self.section as usize - 1] = Some(Span { start: i, end: i });
+        }
+        self.items_count = true;
+        self.phase = None;
+        Ok(())
+    }
+
+    /// `### Phase N: name` opens a phase whose items are criteria; any other level-3 heading
+    /// holds items that are not.
+    fn phase_heading(&mut self, i: usize, title: &str) {
+        let Some(caps) = PHASE.captures(title) else {
+            self.items_count = false;
+            return;
+        };
+        let number = self.body.phases.len() + 1;
+        self.body.phases.push(Phase {
+            number,
+            name: caps
+                .name("name")
+                .map_or("", |m| m.as_str())
+                .trim()
+                .to_string(),
+            line: i,
+        });
+        self.phase = Some(number - 1);
+        self.items_count = true;
+    }
+
+    /// A line of a section's text: a criterion (or its lazy continuation), a blocked reason.
+    fn section_line(&mut self, i: usize, raw: &str, line: &str) {
+        match self.section {
+            Section::Criteria if self.items_count => self.criteria_line(i, raw, line),
+            Section::Blocked => {
+                let reason = match list_item(raw) {
+                    Some(item) => Some(item.text.trim().to_string()),
+                    None => Some(line.trim().to_string()).filter(|l| !l.is_empty()),
+                };
+                if let Some(reason) = reason {
+                    self.body.blocked.get_or_insert_with(Vec::new).push(reason);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn criteria_line(&mut self, i: usize, raw: &str, line: &str) {
+        if let Some(item) = list_item(raw) {
+            if item.text.trim().is_empty() && item.mark.is_none() {
+                self.last_item = None;
+                return;
+            }
+            self.body.criteria.push(Criterion {
+                number: self.body.criteria.len() + 1,
+                text: item.text.trim().to_string(),
+                passed: matches!(item.mark, Some('x' | 'X')),
+                phase: self.phase,
+                line: i,
+                end: i + 1,
+            });
+            self.last_item = Some(self.body.criteria.len() - 1);
+        } else if line.trim().is_empty() {
+            self.last_item = None;
+        } else if let Some(k) = self.last_item {
+            // A lazy continuation line belongs to the item above it.
+            let criterion = &mut self.body.criteria[k];
+            criterion.text.push(' ');
+            criterion.text.push_str(line.trim());
+            criterion.end = i + 1;
+        }
+    }
+
+    /// The body, its sections' spans closed at the end of the file (`len` lines).
+    fn finish(mut self, len: usize) -> Result<Body, ParseError> {
+        if let Some((s, begin)) = self.open.take() {
+            self.spans[s as usize - 1] = Some(Span {
+                start: begin,
+                end: len,
+            });
+        }
+        let Some(criteria_span) = self.spans[0] else {
             return err(
-                lines.len() + 1,
+                len + 1,
                 "no `## Acceptance Criteria` section: expected a heading `## Acceptance Criteria` followed by `- [ ] <criterion>` items",
             );
         };
+        let mut body = self.body;
         body.criteria_span = criteria_span;
-        body.progress_span = spans[1];
-        body.blocked_span = spans[2];
+        body.progress_span = self.spans[1];
+        body.blocked_span = self.spans[2];
         if body.blocked_span.is_some() && body.blocked.is_none() {
             body.blocked = Some(Vec::new());
         }
