@@ -122,113 +122,162 @@ pub fn race(r: Race) -> Result<RaceReport> {
     };
     let common = r.repo.common_dir().to_path_buf();
     let made = worktrees::make(r.repo, &r.seats, r.start)?;
-
     let (sender, messages) = mpsc::channel::<Msg>();
     let mut racers: Vec<Racer> = Vec::new();
     for (i, (seat, (path, _))) in r.seats.iter().zip(&made).enumerate() {
-        let mut racer = Racer {
-            seat: seat.clone(),
-            worktree: path.clone(),
-            child: None,
-            pid: None,
-            run: None,
-            turns: 0,
-            iterations: 0,
-            open_turn: None,
-            usage: Usage::default(),
-            outcome: None,
-            reason: String::new(),
-            reason_shown: false,
-            last_stderr: String::new(),
-            exit_code: None,
-            exited: false,
-            exited_at: None,
-            stdout_open: false,
-            stopped: false,
-            signals: 0,
-            race_id: None,
-            claimed_by: None,
-            report: None,
-        };
-        let mut command = Command::new(&exe);
-        command.arg("-C").arg(path);
-        if r.file_given {
-            let file = path.join(r.goal_rel);
-            command.arg("--file").arg(&file).env("GOAL_FILE", &file);
-        } else {
-            command.env_remove("GOAL_FILE");
-        }
-        command.arg("--json").args(&r.run_args);
-        if r.claim.is_some() {
-            // Its worktree's branch is new, made for it: it claims on that one.
-            command.env(super::claim::SEAT_ENV, "1");
-        }
-        if seat.preset {
-            command.arg(format!("--agent={}", seat.agent));
-        }
-        command
-            .args(&r.tail)
-            .current_dir(path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group: the terminal's Ctrl-C comes to this process, which passes
-            // it on to every racer at once.
-            .process_group(0);
-        match command.spawn() {
-            Ok(mut child) => {
-                racer.pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
-                if let Some(out) = child.stdout.take() {
-                    racer.stdout_open = true;
-                    pump(i, out, sender.clone(), false);
-                }
-                if let Some(err) = child.stderr.take() {
-                    pump(i, err, sender.clone(), true);
-                }
-                racer.child = Some(child);
-                (r.say)(&format!(
-                    "{}: started ({}) in {}",
-                    seat.branch,
-                    seat.agent,
-                    path.display()
-                ));
-            }
-            Err(e) => {
-                racer.exited = true;
-                racer.outcome = Some(RacerOutcome::Error);
-                racer.reason = format!("cannot start `{}`: {e}", exe.display());
-            }
-        }
+        let racer = start_racer(&r, &exe, i, seat, path, &sender);
         racers.push(racer);
     }
     drop(sender);
-
-    let mut winner: Option<usize> = None;
-    let mut seen_interrupts = 0;
-    let mut interrupted = false;
+    let mut watch = Watch::default();
     loop {
-        // Ctrl-C: passed on to every racer still running (the first ends each after its turn,
-        // the second stops them all).
+        watch.pass_interrupts(&r, &mut racers);
+        match messages.recv_timeout(Duration::from_millis(50)) {
+            Ok(msg) => watch.message(&r, &mut racers, msg),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {}
+        }
+        reap(&mut racers);
+        finish_reports(&r, &mut racers, watch.winner);
+        if racers.iter().all(|x| x.report.is_some()) {
+            break;
+        }
+    }
+    worktrees::remove_race_dir(&common);
+    Ok(race_report(racers, watch.interrupted))
+}
+
+/// A racer at the start: its seat and worktree, nothing run yet.
+fn new_racer(seat: &Seat, worktree: &Path) -> Racer {
+    Racer {
+        seat: seat.clone(),
+        worktree: worktree.to_path_buf(),
+        child: None,
+        pid: None,
+        run: None,
+        turns: 0,
+        iterations: 0,
+        open_turn: None,
+        usage: Usage::default(),
+        outcome: None,
+        reason: String::new(),
+        reason_shown: false,
+        last_stderr: String::new(),
+        exit_code: None,
+        exited: false,
+        exited_at: None,
+        stdout_open: false,
+        stopped: false,
+        signals: 0,
+        race_id: None,
+        claimed_by: None,
+        report: None,
+    }
+}
+
+/// The `goal --json run …` a racer is, in its worktree and a process group of its own.
+fn racer_command(r: &Race, exe: &Path, seat: &Seat, path: &Path) -> Command {
+    let mut command = Command::new(exe);
+    command.arg("-C").arg(path);
+    if r.file_given {
+        let file = path.join(r.goal_rel);
+        command.arg("--file").arg(&file).env("GOAL_FILE", &file);
+    } else {
+        command.env_remove("GOAL_FILE");
+    }
+    command.arg("--json").args(&r.run_args);
+    if r.claim.is_some() {
+        // Its worktree's branch is new, made for it: it claims on that one.
+        command.env(super::claim::SEAT_ENV, "1");
+    }
+    if seat.preset {
+        command.arg(format!("--agent={}", seat.agent));
+    }
+    command
+        .args(&r.tail)
+        .current_dir(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: the terminal's Ctrl-C comes to this process, which passes it
+        // on to every racer at once.
+        .process_group(0);
+    command
+}
+
+/// Racer `i` started, its output pumped into `sender`; one that cannot start has ended.
+fn start_racer(
+    r: &Race,
+    exe: &Path,
+    i: usize,
+    seat: &Seat,
+    path: &Path,
+    sender: &mpsc::Sender<Msg>,
+) -> Racer {
+    let mut racer = new_racer(seat, path);
+    match racer_command(r, exe, seat, path).spawn() {
+        Ok(mut child) => {
+            racer.pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+            if let Some(out) = child.stdout.take() {
+                racer.stdout_open = true;
+                pump(i, out, sender.clone(), false);
+            }
+            if let Some(err) = child.stderr.take() {
+                pump(i, err, sender.clone(), true);
+            }
+            racer.child = Some(child);
+            (r.say)(&format!(
+                "{}: started ({}) in {}",
+                seat.branch,
+                seat.agent,
+                path.display()
+            ));
+        }
+        Err(e) => {
+            racer.exited = true;
+            racer.outcome = Some(RacerOutcome::Error);
+            racer.reason = format!("cannot start `{}`: {e}", exe.display());
+        }
+    }
+    racer
+}
+
+/// What the race has seen: the winner, the interrupts passed on.
+#[derive(Default)]
+struct Watch {
+    winner: Option<usize>,
+    seen_interrupts: usize,
+    interrupted: bool,
+}
+
+impl Watch {
+    /// Ctrl-C: passed on to every racer still running (the first ends each after its turn, the
+    /// second stops them all).
+    fn pass_interrupts(&mut self, r: &Race, racers: &mut [Racer]) {
         let now = INTERRUPTS.load(Ordering::SeqCst);
-        while seen_interrupts < now {
-            seen_interrupts += 1;
-            interrupted = true;
+        while self.seen_interrupts < now {
+            self.seen_interrupts += 1;
+            self.interrupted = true;
             for racer in racers.iter_mut().filter(|x| !x.exited && !x.stopped) {
                 racer.signals += 1;
                 signal(racer.pid, nth_interrupt(racer.signals));
             }
-            (r.say)(if seen_interrupts == 1 {
+            (r.say)(if self.seen_interrupts == 1 {
                 "Ctrl-C: every racer finishes its turn, then stops (Ctrl-C again stops them now)"
             } else {
                 "Ctrl-C again: stopping every racer now"
             });
         }
-        match messages.recv_timeout(Duration::from_millis(50)) {
-            Ok(Msg::Line(i, line)) => {
+    }
+
+    /// A racer's event line (the first proven wins and the others are stopped), a line of its
+    /// stderr, or its stdout closing.
+    fn message(&mut self, r: &Race, racers: &mut [Racer], msg: Msg) {
+        match msg {
+            Msg::Line(i, line) => {
                 let won = on_event(&mut racers[i], &line, r.say);
                 // One told to stop already (another won first) cannot win.
-                if won && winner.is_none() && !racers[i].stopped {
-                    winner = Some(i);
+                if won && self.winner.is_none() && !racers[i].stopped {
+                    self.winner = Some(i);
                     let branch = racers[i].seat.branch.clone();
                     (r.say)(&format!("{branch} won: stopping the others"));
                     for (j, other) in racers.iter_mut().enumerate() {
@@ -238,52 +287,59 @@ pub fn race(r: Race) -> Result<RaceReport> {
                     }
                 }
             }
-            Ok(Msg::Stderr(i, line)) => {
+            Msg::Stderr(i, line) => {
                 if !line.trim().is_empty() {
                     racers[i].last_stderr = line.trim().to_string();
                 }
                 (r.note)(&format!("{}: {line}", racers[i].seat.branch));
             }
-            Ok(Msg::Closed(i)) => racers[i].stdout_open = false,
-            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {}
-        }
-        for racer in racers.iter_mut().filter(|x| !x.exited) {
-            if let Some(child) = racer.child.as_mut()
-                && let Ok(Some(status)) = child.try_wait()
-            {
-                racer.exited = true;
-                racer.exited_at = Some(Instant::now());
-                racer.exit_code = Some(
-                    status
-                        .code()
-                        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
-                );
-            }
-        }
-        let winner_branch = winner.map(|w| racers[w].seat.branch.clone());
-        for (i, racer) in racers.iter_mut().enumerate() {
-            // Its last events are read before it is finished, unless something it started
-            // holds its stdout open long after it exited.
-            let drained = !racer.stdout_open
-                || racer
-                    .exited_at
-                    .is_some_and(|t| t.elapsed() > Duration::from_secs(2));
-            if racer.exited && drained && racer.report.is_none() {
-                let won = winner == Some(i);
-                racer.report = Some(report::finish(&r, racer, won, winner_branch.as_deref()));
-            }
-        }
-        if racers.iter().all(|x| x.report.is_some()) {
-            break;
+            Msg::Closed(i) => racers[i].stdout_open = false,
         }
     }
-    worktrees::remove_race_dir(&common);
+}
+
+/// The racers that exited since the last look, with their exit codes.
+fn reap(racers: &mut [Racer]) {
+    for racer in racers.iter_mut().filter(|x| !x.exited) {
+        if let Some(child) = racer.child.as_mut()
+            && let Ok(Some(status)) = child.try_wait()
+        {
+            racer.exited = true;
+            racer.exited_at = Some(Instant::now());
+            racer.exit_code = Some(
+                status
+                    .code()
+                    .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
+            );
+        }
+    }
+}
+
+/// The report of each racer that exited and whose last events were read (unless something it
+/// started holds its stdout open long after it exited).
+fn finish_reports(r: &Race, racers: &mut [Racer], winner: Option<usize>) {
+    let winner_branch = winner.map(|w| racers[w].seat.branch.clone());
+    for (i, racer) in racers.iter_mut().enumerate() {
+        let drained = !racer.stdout_open
+            || racer
+                .exited_at
+                .is_some_and(|t| t.elapsed() > Duration::from_secs(2));
+        if racer.exited && drained && racer.report.is_none() {
+            let won = winner == Some(i);
+            racer.report = Some(report::finish(r, racer, won, winner_branch.as_deref()));
+        }
+    }
+}
+
+/// The race's report: every racer's, the winner (through a remote, maybe another machine's
+/// racer) and the exit code.
+fn race_report(racers: Vec<Racer>, interrupted: bool) -> RaceReport {
     let race_id = racers.iter().find_map(|x| x.race_id.clone());
     let claimed_by = racers.iter().find_map(|x| x.claimed_by.clone());
     let reports: Vec<RacerReport> = racers.into_iter().filter_map(|x| x.report).collect();
     let codes: Vec<i32> = reports.iter().filter_map(|x| x.exit_code).collect();
     let local_winner = reports.iter().find(|x| x.winner).map(|x| x.branch.clone());
-    Ok(RaceReport {
+    RaceReport {
         code: exit_code(
             local_winner.is_some(),
             interrupted,
@@ -291,11 +347,10 @@ pub fn race(r: Race) -> Result<RaceReport> {
             &codes,
         ),
         racers: reports,
-        // Through a remote, the winner may be another machine's racer.
         winner: local_winner.or(claimed_by),
         race_id,
         interrupted,
-    })
+    }
 }
 
 /// Stop a racer as a second Ctrl-C would: its agent's process group is killed at once.
