@@ -39,28 +39,8 @@ impl Edge<'_> {
         let reader = self.agents[agent].reader;
         let goal = self.ws.goal()?;
         let iteration_before = goal.iteration;
-        let proof = crate::ops::proof(self.ws, &goal)?;
-        let prompt = turn_prompt(
-            &goal,
-            &proof,
-            &Extra {
-                stagnant: self.machine.stagnant,
-                refusal: self.machine.refusal.as_deref(),
-                last_failure: self.machine.last_failure.as_deref(),
-                language: self.ws.config.prompt_language(&goal.goal),
-            },
-        );
-        let argv: Vec<String> = self.agents[agent]
-            .argv
-            .iter()
-            .map(|a| {
-                if a == "{prompt}" {
-                    prompt.clone()
-                } else {
-                    a.clone()
-                }
-            })
-            .collect();
+        let prompt = self.prompt_for(&goal)?;
+        let argv = self.argv_with(agent, &prompt);
         let log = self.run_dir.join(format!("turn-{turn}.log"));
         let iteration = goal.iteration + 1;
         self.display.event(
@@ -68,31 +48,8 @@ impl Edge<'_> {
             json!({"turn": turn, "agent": name, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
             &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started with {name}"),
         );
-        self.display.status(&format!(
-            "turn {turn} · {summary}{spend} · agent working",
-            summary = self.summary,
-            spend = self.spend
-        ));
-        // The prompt is also a file beside the turn's log; the environment holds it only
-        // while it fits (the kernel refuses a variable over 128 KiB).
-        let prompt_file = self.run_dir.join(format!("turn-{turn}.prompt"));
-        let _ = std::fs::write(&prompt_file, &prompt);
-        let mut env = vec![
-            ("GOAL_RUN".to_string(), "1".to_string()),
-            ("GOAL_ITERATION".to_string(), iteration.to_string()),
-            ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
-            ("GOAL_RUN_AGENT".to_string(), name.clone()),
-            // The mark of an agent's environment: `--confirm` from it is refused.
-            ("GOAL_AGENT".to_string(), name.clone()),
-            (
-                "GOAL_PROMPT_FILE".to_string(),
-                prompt_file.display().to_string(),
-            ),
-        ];
-        if prompt.len() < MAX_ENV_PROMPT {
-            env.push(("GOAL_PROMPT".to_string(), prompt.clone()));
-        }
-        let turn_timeout = timeout_ms.map(Duration::from_millis);
+        self.working(turn);
+        let env = self.turn_env(turn, &name, iteration, &prompt);
         let spec = Turn {
             argv: &argv,
             // A preset that takes the prompt as an argument gets an empty stdin: some
@@ -102,7 +59,7 @@ impl Edge<'_> {
             env,
             log: log.clone(),
             idle_timeout: Some(self.args.idle_timeout),
-            turn_timeout,
+            turn_timeout: timeout_ms.map(Duration::from_millis),
         };
         let mut follow = Vec::new();
         // A claiming racer watches for another's claim while the agent works: once it verifies,
@@ -113,40 +70,7 @@ impl Edge<'_> {
             .map(|run| run.claimant.watch(self.ws.root()));
         let mut lost = None;
         let ended = agent::run_turn(&spec, || {
-            let now = INTERRUPTS.load(Ordering::SeqCst);
-            let mut kill = false;
-            if lost.is_none()
-                && let (Some(found), Some(run)) =
-                    (watch.as_ref().and_then(|w| w.found()), self.claim.as_mut())
-                && super::claim::verified(run, self.ws, self.ctx, &found).unwrap_or(false)
-            {
-                lost = Some(found);
-            }
-            if lost.is_some() {
-                return true;
-            }
-            while self.seen_interrupts < now {
-                self.seen_interrupts += 1;
-                let actions = self.machine.handle(Event::Interrupt {
-                    now_ms: self.clock.now_ms(),
-                });
-                if actions.contains(&Step::KillAgent) {
-                    kill = true;
-                } else {
-                    self.display.event(
-                        "interrupt",
-                        json!({"turn": turn}),
-                        "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
-                    );
-                }
-                follow.extend(actions.into_iter().filter(|a| *a != Step::KillAgent));
-            }
-            self.display.status(&format!(
-                "turn {turn} · {summary}{spend} · agent working",
-                summary = self.summary,
-                spend = self.spend
-            ));
-            kill
+            self.tick(turn, watch.as_ref(), &mut lost, &mut follow)
         });
         let committed = self
             .ws
@@ -154,17 +78,7 @@ impl Edge<'_> {
             .ok()
             .flatten()
             .is_none_or(|g| g.iteration > iteration_before);
-        let (code, verdict) = match &ended.end {
-            TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
-            TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
-            // Which budget ended it: the turn's own timeout, or the run's --max-time.
-            TurnEnd::TurnTimeout if self.machine.max_time_passed(self.clock.now_ms()) => {
-                (None, "--max-time ran out: killed".to_string())
-            }
-            TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
-            TurnEnd::Killed => (None, "killed".to_string()),
-            TurnEnd::NotStarted(why) => (None, why.clone()),
-        };
+        let (code, verdict) = self.verdict(&ended.end);
         let usage = reader.map(|r| r(&ended.output)).unwrap_or_default();
         self.display.event(
             "turn_end",
@@ -189,6 +103,130 @@ impl Edge<'_> {
             committed,
             usage,
         }))
+    }
+
+    /// The turn's prompt, from the goal, its proof and what the run has seen.
+    fn prompt_for(&self, goal: &crate::goal_file::GoalFile) -> Result<String> {
+        let proof = crate::ops::proof(self.ws, goal)?;
+        Ok(turn_prompt(
+            goal,
+            &proof,
+            &Extra {
+                stagnant: self.machine.stagnant,
+                refusal: self.machine.refusal.as_deref(),
+                last_failure: self.machine.last_failure.as_deref(),
+                language: self.ws.config.prompt_language(&goal.goal),
+            },
+        ))
+    }
+
+    /// The agent's command line with the prompt in place of `{prompt}`.
+    fn argv_with(&self, agent: usize, prompt: &str) -> Vec<String> {
+        self.agents[agent]
+            .argv
+            .iter()
+            .map(|a| {
+                if a == "{prompt}" {
+                    prompt.to_string()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// The status line while the agent works.
+    fn working(&self, turn: u64) {
+        self.display.status(&format!(
+            "turn {turn} · {summary}{spend} · agent working",
+            summary = self.summary,
+            spend = self.spend
+        ));
+    }
+
+    /// The turn's environment: the run's marks and the prompt. The prompt is also a file beside
+    /// the turn's log; the environment holds it only while it fits (the kernel refuses a
+    /// variable over 128 KiB).
+    fn turn_env(
+        &self,
+        turn: u64,
+        name: &str,
+        iteration: u64,
+        prompt: &str,
+    ) -> Vec<(String, String)> {
+        let prompt_file = self.run_dir.join(format!("turn-{turn}.prompt"));
+        let _ = std::fs::write(&prompt_file, prompt);
+        let mut env = vec![
+            ("GOAL_RUN".to_string(), "1".to_string()),
+            ("GOAL_ITERATION".to_string(), iteration.to_string()),
+            ("GOAL_RUN_ID".to_string(), self.run_id.clone()),
+            ("GOAL_RUN_AGENT".to_string(), name.to_string()),
+            // The mark of an agent's environment: `--confirm` from it is refused.
+            ("GOAL_AGENT".to_string(), name.to_string()),
+            (
+                "GOAL_PROMPT_FILE".to_string(),
+                prompt_file.display().to_string(),
+            ),
+        ];
+        if prompt.len() < MAX_ENV_PROMPT {
+            env.push(("GOAL_PROMPT".to_string(), prompt.to_string()));
+        }
+        env
+    }
+
+    /// A look while the agent works: another racer's claim verified (`lost`), Ctrl-C passed to
+    /// the machine (its steps kept in `follow`). Whether to kill the agent now.
+    fn tick(
+        &mut self,
+        turn: u64,
+        watch: Option<&crate::runner::claim::Watch>,
+        lost: &mut Option<crate::runner::claim::Claim>,
+        follow: &mut Vec<Step>,
+    ) -> bool {
+        let now = INTERRUPTS.load(Ordering::SeqCst);
+        if lost.is_none()
+            && let (Some(found), Some(run)) = (watch.and_then(|w| w.found()), self.claim.as_mut())
+            && super::claim::verified(run, self.ws, self.ctx, &found).unwrap_or(false)
+        {
+            *lost = Some(found);
+        }
+        if lost.is_some() {
+            return true;
+        }
+        let mut kill = false;
+        while self.seen_interrupts < now {
+            self.seen_interrupts += 1;
+            let actions = self.machine.handle(Event::Interrupt {
+                now_ms: self.clock.now_ms(),
+            });
+            if actions.contains(&Step::KillAgent) {
+                kill = true;
+            } else {
+                self.display.event(
+                    "interrupt",
+                    json!({"turn": turn}),
+                    "Ctrl-C: finishing this turn, then stopping (Ctrl-C again stops the agent now)",
+                );
+            }
+            follow.extend(actions.into_iter().filter(|a| *a != Step::KillAgent));
+        }
+        self.working(turn);
+        kill
+    }
+
+    /// The turn's exit code and how it ended, in words.
+    fn verdict(&self, end: &TurnEnd) -> (Option<i32>, String) {
+        match end {
+            TurnEnd::Exited(c) => (Some(*c), format!("exited {c}")),
+            TurnEnd::IdleTimeout => (None, "idle timeout: killed".to_string()),
+            // Which budget ended it: the turn's own timeout, or the run's --max-time.
+            TurnEnd::TurnTimeout if self.machine.max_time_passed(self.clock.now_ms()) => {
+                (None, "--max-time ran out: killed".to_string())
+            }
+            TurnEnd::TurnTimeout => (None, "turn timeout: killed".to_string()),
+            TurnEnd::Killed => (None, "killed".to_string()),
+            TurnEnd::NotStarted(why) => (None, why.clone()),
+        }
     }
 
     /// Record the turn as an iteration (when the agent did not), and read the goal's state again.
