@@ -238,94 +238,7 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
         return;
     }
     for g in goals {
-        ctx.say(format!(
-            "{} {} ({}, iteration {})",
-            ctx.bold("Goal:"),
-            g.goal,
-            crate::history::status_text(&g.status, g.hand_made_status),
-            g.iteration
-        ));
-        for c in &g.commits {
-            let action = match (&c.action, c.hand_made) {
-                (Some(a), _) => a.clone(),
-                (None, _) => "hand-made".into(),
-            };
-            let mark = if c.problems.is_empty() {
-                ctx.green("ok")
-            } else {
-                ctx.red("FAIL")
-            };
-            let skipped = if c.hooks_skipped {
-                ctx.yellow("  [hooks-skipped]")
-            } else {
-                String::new()
-            };
-            ctx.say(format!(
-                "  {}  {:<9} {mark}  {}{skipped}",
-                audit::short_id(&c.commit),
-                action,
-                c.subject
-            ));
-            for p in &c.problems {
-                ctx.say(format!("      {}", ctx.red(p)));
-            }
-        }
-        for m in &g.material_changes {
-            ctx.say(format!(
-                "  material change in {}: {}",
-                audit::short_id(&m.commit),
-                m.describe()
-            ));
-        }
-        for c in &g.confirmations {
-            let line = format!(
-                "  confirmation ({}) in {}: {}{}",
-                c.kind,
-                audit::short_id(&c.commit),
-                c.what,
-                if args.strict {
-                    " — fails with --strict"
-                } else {
-                    ""
-                }
-            );
-            ctx.say(if args.strict { ctx.red(&line) } else { line });
-        }
-        if !g.chain_ok {
-            ctx.say(ctx.red(
-                "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
-            ));
-        }
-        if let Some(m) = &g.mutation {
-            ctx.say(format!("  {}", m.line()));
-        }
-        for f in &g.tests_weakened {
-            let line = format!(
-                "  tests weakened: {}{}",
-                f.finding.trailer_value(),
-                if f.confirmed {
-                    " (recorded with --confirm)"
-                } else if f.refuses {
-                    " — not recorded with --confirm: `goal done` refuses this"
-                } else {
-                    ""
-                }
-            );
-            ctx.say(if review::fails(g, f) {
-                ctx.red(&line)
-            } else {
-                ctx.yellow(&line)
-            });
-        }
-        for u in &g.tests_unreadable {
-            ctx.say(ctx.yellow(&format!(
-                "  tests not read: {}: {} (its findings are unknown)",
-                u.file, u.reason
-            )));
-        }
-        for c in &g.criteria {
-            print_criterion(ctx, c);
-        }
+        print_goal(ctx, g, args);
     }
     let verdict = if ok {
         ctx.green("audit: ok")
@@ -334,85 +247,184 @@ fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
     };
     let problems: usize = goals.iter().map(|g| g.problems.len()).sum();
     let mut tail = vec![format!("{problems} problem(s) in commits")];
-    let weakened: usize = goals.iter().map(|g| g.tests_weakened.len()).sum();
-    if weakened > 0 {
-        let unrecorded = goals
-            .iter()
-            .flat_map(|g| &g.tests_weakened)
-            .filter(|f| f.refuses && !f.confirmed)
-            .count();
-        let failing = goals
-            .iter()
-            .map(|g| {
-                g.tests_weakened
-                    .iter()
-                    .filter(|f| review::fails(g, f))
-                    .count()
-            })
-            .sum::<usize>();
-        let open = if unrecorded > failing {
-            format!(
-                " ({} in a goal not finished: `goal done` will refuse them)",
-                unrecorded - failing
-            )
-        } else {
-            String::new()
-        };
-        tail.push(format!(
-            "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm{open}"
-        ));
-    }
+    tail.extend(weakening_tail(goals));
     if args.rerun {
-        let count = |state: &str| {
-            goals
-                .iter()
-                .flat_map(|g| &g.criteria)
-                .filter(|c| c.replay.as_deref() == Some(state))
-                .count()
-        };
-        tail.push(format!(
-            "{} reproduced, {} not reproduced, {} cannot run, {} skipped",
-            count("reproduced"),
-            count("not reproduced"),
-            count("cannot run"),
-            count("skipped")
-        ));
-        // Red runs (acceptance criteria, on the red tree) and unpinned records on the base.
-        let red_runs: Vec<&str> = goals
-            .iter()
-            .flat_map(|g| &g.criteria)
-            .filter_map(|c| c.red_replay.as_deref())
-            .collect();
-        if !red_runs.is_empty() {
-            let n = |state: &str| red_runs.iter().filter(|r| **r == state).count();
-            tail.push(format!(
-                "{} red run(s) replayed: {} red, {} passes-on-base, {} inconclusive, {} cannot run",
-                red_runs.len(),
-                n("red"),
-                n("passes-on-base"),
-                n("inconclusive"),
-                n("cannot run")
-            ));
-        }
-        let on_base = goals
-            .iter()
-            .flat_map(|g| &g.criteria)
-            .filter(|c| c.base.is_some() && c.flags.iter().any(|f| f == "passes-on-base"))
-            .count();
-        if on_base > 0 {
-            tail.push(format!(
-                "{on_base} test(s) pass on the goal's base (passes-on-base{})",
-                if args.strict {
-                    ", fails with --strict"
-                } else {
-                    ""
-                }
-            ));
-        }
+        tail.extend(rerun_tail(goals, args.strict));
     } else {
         tail.push("evidence not replayed (add --rerun)".into());
     }
     ctx.say(format!("{verdict} — {}", tail.join("; ")));
+}
+
+/// One goal: its commits and their problems, material changes, confirmations, its chain, the
+/// mutation record, weakening findings and criteria.
+fn print_goal(ctx: &Ctx, g: &GoalAudit, args: &Args) {
+    ctx.say(format!(
+        "{} {} ({}, iteration {})",
+        ctx.bold("Goal:"),
+        g.goal,
+        crate::history::status_text(&g.status, g.hand_made_status),
+        g.iteration
+    ));
+    for c in &g.commits {
+        print_commit(ctx, c);
+    }
+    for m in &g.material_changes {
+        ctx.say(format!(
+            "  material change in {}: {}",
+            audit::short_id(&m.commit),
+            m.describe()
+        ));
+    }
+    for c in &g.confirmations {
+        let line = format!(
+            "  confirmation ({}) in {}: {}{}",
+            c.kind,
+            audit::short_id(&c.commit),
+            c.what,
+            if args.strict {
+                " — fails with --strict"
+            } else {
+                ""
+            }
+        );
+        ctx.say(if args.strict { ctx.red(&line) } else { line });
+    }
+    if !g.chain_ok {
+        ctx.say(ctx.red(
+            "  the evidence chain of the goal's last state does not verify: no record of it counts, nothing of it is replayed",
+        ));
+    }
+    if let Some(m) = &g.mutation {
+        ctx.say(format!("  {}", m.line()));
+    }
+    print_weakening(ctx, g);
+    for c in &g.criteria {
+        print_criterion(ctx, c);
+    }
+}
+
+fn print_commit(ctx: &Ctx, c: &crate::audit::CommitCheck) {
+    let action = c.action.clone().unwrap_or_else(|| "hand-made".into());
+    let mark = if c.problems.is_empty() {
+        ctx.green("ok")
+    } else {
+        ctx.red("FAIL")
+    };
+    let skipped = if c.hooks_skipped {
+        ctx.yellow("  [hooks-skipped]")
+    } else {
+        String::new()
+    };
+    ctx.say(format!(
+        "  {}  {:<9} {mark}  {}{skipped}",
+        audit::short_id(&c.commit),
+        action,
+        c.subject
+    ));
+    for p in &c.problems {
+        ctx.say(format!("      {}", ctx.red(p)));
+    }
+}
+
+fn print_weakening(ctx: &Ctx, g: &GoalAudit) {
+    for f in &g.tests_weakened {
+        let line = format!(
+            "  tests weakened: {}{}",
+            f.finding.trailer_value(),
+            if f.confirmed {
+                " (recorded with --confirm)"
+            } else if f.refuses {
+                " — not recorded with --confirm: `goal done` refuses this"
+            } else {
+                ""
+            }
+        );
+        ctx.say(if review::fails(g, f) {
+            ctx.red(&line)
+        } else {
+            ctx.yellow(&line)
+        });
+    }
+    for u in &g.tests_unreadable {
+        ctx.say(ctx.yellow(&format!(
+            "  tests not read: {}: {} (its findings are unknown)",
+            u.file, u.reason
+        )));
+    }
+}
+
+/// The summary's words on weakening findings, when there are any.
+fn weakening_tail(goals: &[GoalAudit]) -> Option<String> {
+    let weakened: usize = goals.iter().map(|g| g.tests_weakened.len()).sum();
+    if weakened == 0 {
+        return None;
+    }
+    let unrecorded = goals
+        .iter()
+        .flat_map(|g| &g.tests_weakened)
+        .filter(|f| f.refuses && !f.confirmed)
+        .count();
+    let failing = goals
+        .iter()
+        .map(|g| {
+            g.tests_weakened
+                .iter()
+                .filter(|f| review::fails(g, f))
+                .count()
+        })
+        .sum::<usize>();
+    let open = if unrecorded > failing {
+        format!(
+            " ({} in a goal not finished: `goal done` will refuse them)",
+            unrecorded - failing
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{weakened} test weakening finding(s), {unrecorded} refusing and not recorded with --confirm{open}"
+    ))
+}
+
+/// The summary's words on what `--rerun` replayed: pins, red runs, tests passing on the base.
+fn rerun_tail(goals: &[GoalAudit], strict: bool) -> Vec<String> {
+    let criteria = || goals.iter().flat_map(|g| &g.criteria);
+    let count = |state: &str| {
+        criteria()
+            .filter(|c| c.replay.as_deref() == Some(state))
+            .count()
+    };
+    let mut tail = vec![format!(
+        "{} reproduced, {} not reproduced, {} cannot run, {} skipped",
+        count("reproduced"),
+        count("not reproduced"),
+        count("cannot run"),
+        count("skipped")
+    )];
+    // Red runs (acceptance criteria, on the red tree) and unpinned records on the base.
+    let red_runs: Vec<&str> = criteria().filter_map(|c| c.red_replay.as_deref()).collect();
+    if !red_runs.is_empty() {
+        let n = |state: &str| red_runs.iter().filter(|r| **r == state).count();
+        tail.push(format!(
+            "{} red run(s) replayed: {} red, {} passes-on-base, {} inconclusive, {} cannot run",
+            red_runs.len(),
+            n("red"),
+            n("passes-on-base"),
+            n("inconclusive"),
+            n("cannot run")
+        ));
+    }
+    let on_base = criteria()
+        .filter(|c| c.base.is_some() && c.flags.iter().any(|f| f == "passes-on-base"))
+        .count();
+    if on_base > 0 {
+        tail.push(format!(
+            "{on_base} test(s) pass on the goal's base (passes-on-base{})",
+            if strict { ", fails with --strict" } else { "" }
+        ));
+    }
+    tail
 }
 
 fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
