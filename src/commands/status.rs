@@ -3,7 +3,7 @@
 use crate::context::Ctx;
 use crate::error::Result;
 use crate::goal_file::Status;
-use crate::ops::status::view;
+use crate::ops::status::{StatusView, view};
 use crate::proof::ProofState;
 use crate::workspace::Workspace;
 
@@ -49,6 +49,14 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         ctx.emit_json(&v)?;
         return Ok(0);
     }
+    print_head(ctx, &goal, &v);
+    print_criteria(ctx, &goal, &v);
+    print_tail(ctx, &v);
+    Ok(0)
+}
+
+/// The goal, its status and figures, settings, mutation record and phase.
+fn print_head(ctx: &Ctx, goal: &crate::goal_file::GoalFile, v: &StatusView) {
     let status = match v.status {
         Status::InProgress => ctx.yellow("in-progress"),
         Status::Blocked => ctx.red("blocked"),
@@ -78,6 +86,10 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     if v.criteria.is_empty() {
         ctx.say("Criteria are still to be written: add each with `goal criteria add \"<observable outcome>\"`.");
     }
+}
+
+/// Each criterion under its phase, with its state and what to run next.
+fn print_criteria(ctx: &Ctx, goal: &crate::goal_file::GoalFile, v: &StatusView) {
     let mut last_phase = None;
     for c in &v.criteria {
         if c.phase.is_some() && c.phase != last_phase {
@@ -91,35 +103,47 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         } else {
             "[ ]".to_string()
         };
-        let state = match (c.state, &c.evidence, &c.rerun_line) {
-            (ProofState::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
-            (ProofState::PassesOnBase, _, _) => ctx.red(&format!(
-                "passes-on-base — {}; write a test that fails there (`goal verify --red -c {}`)",
-                c.why
-                    .as_deref()
-                    .unwrap_or("its tests pass on the code before the goal"),
-                c.number
-            )),
-            (ProofState::Stale, _, Some(line)) => {
-                ctx.yellow(&format!("stale — the code changed since; re-run `{line}`"))
-            }
-            (ProofState::Failing, _, line) => ctx.red(&format!(
-                "failing — {}{}",
-                c.why.as_deref().unwrap_or("the last run failed"),
-                line.as_ref()
-                    .map(|l| format!("; after fixing, `{l}`"))
-                    .unwrap_or_default()
-            )),
-            (_, _, Some(line)) => format!("open — `{line}`"),
-            _ => "open".to_string(),
-        };
         let kind = match (c.kind, c.red) {
             ("guard", _) => " [guard]".to_string(),
             (_, Some(red)) => format!(" [red: {}]", red.as_str()),
             _ => String::new(),
         };
-        ctx.say(format!("  {mark} {}. {} — {state}{kind}", c.number, c.text));
+        ctx.say(format!(
+            "  {mark} {}. {} — {}{kind}",
+            c.number,
+            c.text,
+            criterion_state(ctx, c)
+        ));
     }
+}
+
+fn criterion_state(ctx: &Ctx, c: &crate::ops::status::CriterionView) -> String {
+    match (c.state, &c.evidence, &c.rerun_line) {
+        (ProofState::Proven, Some(id), _) => ctx.green(&format!("proven (evidence {id})")),
+        (ProofState::PassesOnBase, _, _) => ctx.red(&format!(
+            "passes-on-base — {}; write a test that fails there (`goal verify --red -c {}`)",
+            c.why
+                .as_deref()
+                .unwrap_or("its tests pass on the code before the goal"),
+            c.number
+        )),
+        (ProofState::Stale, _, Some(line)) => {
+            ctx.yellow(&format!("stale — the code changed since; re-run `{line}`"))
+        }
+        (ProofState::Failing, _, line) => ctx.red(&format!(
+            "failing — {}{}",
+            c.why.as_deref().unwrap_or("the last run failed"),
+            line.as_ref()
+                .map(|l| format!("; after fixing, `{l}`"))
+                .unwrap_or_default()
+        )),
+        (_, _, Some(line)) => format!("open — `{line}`"),
+        _ => "open".to_string(),
+    }
+}
+
+/// The next step, the blocked reasons, stagnation and retries.
+fn print_tail(ctx: &Ctx, v: &StatusView) {
     ctx.say(format!("Next: {}", v.next));
     if let Some(blocked) = &v.blocked {
         ctx.say("Blocked:");
@@ -141,5 +165,4 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
         "Retries this iteration: {}/{}",
         v.retry.retries, v.retry.max
     ));
-    Ok(0)
 }
