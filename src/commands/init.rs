@@ -72,45 +72,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     ws.repo.ensure_idle()?;
     let mut criteria = args.criteria.clone();
     if let Some(file) = &args.criteria_file {
-        let text = if file.as_os_str() == "-" {
-            std::io::read_to_string(std::io::stdin()).map_err(Error::io("cannot read", "stdin"))?
-        } else {
-            let path = if file.is_absolute() {
-                file.clone()
-            } else {
-                ctx.cwd.join(file)
-            };
-            std::fs::read_to_string(&path)
-                .map_err(Error::io("cannot read the criteria file", path))?
-        };
-        criteria.extend(criteria_from(&text));
+        criteria.extend(criteria_from(&read_criteria_file(ctx, file)?));
     }
     // Whether a person picked the choice at the question (a timeout is nobody's answer).
     let answered = std::cell::Cell::new(false);
-    let ask = |active: &GoalFile| {
-        if args.replace {
-            OnActive::Replace
-        } else if ctx.interactive() {
-            let answer = ask::choose_answered(
-                &format!("goal: a goal is already active: \"{}\"", active.goal),
-                &[
-                    "continue the current goal",
-                    "replace it with the new goal",
-                    "abandon the current goal",
-                ],
-                0,
-                ask::timeout(),
-            );
-            answered.set(answer.is_some());
-            match answer.unwrap_or(0) {
-                0 => OnActive::Keep,
-                1 => OnActive::Replace,
-                _ => OnActive::Abandon,
-            }
-        } else {
-            OnActive::Keep
-        }
-    };
+    let ask = |active: &GoalFile| on_active(ctx, &args, active, &answered);
     let made = ops::init::init(
         &ws,
         ops::init::Options {
@@ -122,28 +88,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         },
     )?;
     let (goal, oid) = match made {
-        Initialized::Kept(active) => {
-            if ctx.json {
-                ctx.emit_json(&json!({"created": false, "active": active.goal, "status": active.status, "iteration": active.iteration}))?;
-            } else {
-                ctx.say(format!("Active goal: {}", active.goal));
-                ctx.say(format!(
-                    "Progress: {}/{} criteria passed, iteration {} ({})",
-                    active.passing_count(),
-                    active.criteria.len(),
-                    active.iteration,
-                    active.status
-                ));
-            }
-            // Continuing is what the person chose: no refusal (without an answer, the rule stays).
-            if answered.get() {
-                return Ok(0);
-            }
-            return Err(Error::refused(
-                "a goal is already active; continuing it",
-                "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
-            ));
-        }
+        Initialized::Kept(active) => return kept(ctx, &active, answered.get()),
         Initialized::Abandoned(a) => {
             super::abandon::say_abandoned(ctx, &a.goal, &a.reason, a.commit);
             return Ok(0);
@@ -159,21 +104,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             (*goal, commit)
         }
     };
-
     if let Some(note) = crate::ops::init::ignored_goal_folder(&ws) {
         ctx.note(note);
     }
-    let findings = lint::lint_all(&goal.criteria_texts());
-    let vague: Vec<_> = findings.iter().filter(|f| !f.verifiable).collect();
-    for f in &vague {
-        ctx.note(format!(
-            "warning: criterion {} \"{}\" is not verifiable: {}",
-            f.number, f.text, f.reason
-        ));
-    }
-    if !vague.is_empty() {
-        ctx.note("hint: reword it with `goal criteria edit N \"<observable outcome>\"` (see `goal criteria lint`)");
-    }
+    warn_vague(ctx, &goal);
     if ctx.json {
         ctx.emit_json(&json!({
             "created": true,
@@ -186,6 +120,96 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }))?;
         return Ok(0);
     }
+    say_created(ctx, &ws, &goal, oid);
+    Ok(0)
+}
+
+/// `--criteria-file FILE` (`-`: stdin), relative to `-C`'s folder.
+fn read_criteria_file(ctx: &Ctx, file: &std::path::Path) -> Result<String> {
+    if file.as_os_str() == "-" {
+        return std::io::read_to_string(std::io::stdin())
+            .map_err(Error::io("cannot read", "stdin"));
+    }
+    let path = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        ctx.cwd.join(file)
+    };
+    std::fs::read_to_string(&path).map_err(Error::io("cannot read the criteria file", path))
+}
+
+/// What to do with the goal already active: `--replace`, the person's answer on a terminal
+/// (`answered` says whether one was given), else keep it.
+fn on_active(
+    ctx: &Ctx,
+    args: &Args,
+    active: &GoalFile,
+    answered: &std::cell::Cell<bool>,
+) -> OnActive {
+    if args.replace {
+        return OnActive::Replace;
+    }
+    if !ctx.interactive() {
+        return OnActive::Keep;
+    }
+    let answer = ask::choose_answered(
+        &format!("goal: a goal is already active: \"{}\"", active.goal),
+        &[
+            "continue the current goal",
+            "replace it with the new goal",
+            "abandon the current goal",
+        ],
+        0,
+        ask::timeout(),
+    );
+    answered.set(answer.is_some());
+    match answer.unwrap_or(0) {
+        0 => OnActive::Keep,
+        1 => OnActive::Replace,
+        _ => OnActive::Abandon,
+    }
+}
+
+/// The active goal kept: shown, and refused unless continuing is what the person chose (without
+/// an answer, the rule stays).
+fn kept(ctx: &Ctx, active: &GoalFile, answered: bool) -> Result<u8> {
+    if ctx.json {
+        ctx.emit_json(&json!({"created": false, "active": active.goal, "status": active.status, "iteration": active.iteration}))?;
+    } else {
+        ctx.say(format!("Active goal: {}", active.goal));
+        ctx.say(format!(
+            "Progress: {}/{} criteria passed, iteration {} ({})",
+            active.passing_count(),
+            active.criteria.len(),
+            active.iteration,
+            active.status
+        ));
+    }
+    if answered {
+        return Ok(0);
+    }
+    Err(Error::refused(
+        "a goal is already active; continuing it",
+        "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
+    ))
+}
+
+/// A warning for each criterion that names nothing observable.
+fn warn_vague(ctx: &Ctx, goal: &GoalFile) {
+    let findings = lint::lint_all(&goal.criteria_texts());
+    let vague: Vec<_> = findings.iter().filter(|f| !f.verifiable).collect();
+    for f in &vague {
+        ctx.note(format!(
+            "warning: criterion {} \"{}\" is not verifiable: {}",
+            f.number, f.text, f.reason
+        ));
+    }
+    if !vague.is_empty() {
+        ctx.note("hint: reword it with `goal criteria edit N \"<observable outcome>\"` (see `goal criteria lint`)");
+    }
+}
+
+fn say_created(ctx: &Ctx, ws: &Workspace, goal: &GoalFile, oid: crate::repo::Oid) {
     ctx.say(format!("{} {}", ctx.bold("Goal set:"), goal.goal));
     for c in &goal.criteria {
         ctx.say(format!("  [ ] {}. {}", c.number, c.text));
@@ -200,7 +224,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     } else {
         ctx.say("Next: work on a criterion, prove it with `goal verify -c N` (its pinned test) or `goal verify -c N -- <test command>`, then `goal iterate -m \"<what you did>\"`.");
     }
-    Ok(0)
 }
 
 #[cfg(test)]
