@@ -319,6 +319,49 @@ fn green_covers_red_by_name_else_by_counts() {
 }
 
 #[test]
+fn go_without_v_covers_red_by_packages() {
+    // `go test .` names the failing tests red, and green prints one `ok` line for the package:
+    // both runs count packages, so one package failing red and passing green covers it.
+    let red = "--- FAIL: TestDecodeA (0.00s)\n    decode_test.go:12: got 1\n--- FAIL: TestDecodeB (0.00s)\nFAIL\nFAIL\texample.com/toml\t0.010s\nFAIL\n";
+    let green = "ok  \texample.com/toml\t0.012s\n";
+    let failing = "--- FAIL: TestDecodeA (0.00s)\nFAIL\nFAIL\texample.com/toml\t0.010s\n";
+    let (red_names, green_names) = (from_output(red), from_output(green));
+    let run = |output, names| RunTests {
+        counts: crate::summary::recognise(output),
+        names: Some(names),
+    };
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(green, &green_names)),
+        Ok(())
+    );
+    // Green failing again is no cover: it names its failures, so by name.
+    let failing_names = from_output(failing);
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(failing, &failing_names)),
+        Err(vec![
+            Missing::NotPassed {
+                name: "TestDecodeA".into(),
+                green: Some(Failed),
+            },
+            Missing::NotPassed {
+                name: "TestDecodeB".into(),
+                green: None,
+            },
+        ])
+    );
+    // A green that ran no package (`[no tests to run]`) passes none.
+    let none = "ok  \texample.com/toml\t0.001s [no tests to run]\n";
+    let none_names = from_output(none);
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(none, &none_names)),
+        Err(vec![Missing::FewerPassed {
+            needed: 1,
+            passed: 0
+        }])
+    );
+}
+
+#[test]
 fn guards_hold() {
     let base = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);
     let same = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);

@@ -150,6 +150,22 @@ fn summary_lines() {
             "ok  \texample.com/a\t0.003s\nFAIL\texample.com/b\t0.004s",
             t(1, 1, 0),
         ),
+        // Without -v go names the failing tests alone, then the package: the package counts.
+        (
+            "--- FAIL: TestA (0.00s)\n    a_test.go:9: got 1\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s\nFAIL",
+            t(0, 1, 0),
+        ),
+        (
+            "--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/one (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s\nok  \texample.com/b\t0.002s",
+            t(1, 1, 0),
+        ),
+        // With -v a run of failing tests alone still counts tests (its `=== RUN` lines say -v).
+        (
+            "=== RUN   TestA\n--- FAIL: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s",
+            t(0, 2, 0),
+        ),
+        // A `--- FAIL` with no package line after it (output cut short): the tests count.
+        ("--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)", t(0, 2, 0)),
         ("======= 1 passed, 1 xpassed in 0.01s =======", t(2, 0, 0)),
         ("1 passed in 0.01s", t(1, 0, 0)),
         ("2 failed, 1 passed in 0.03s", t(1, 2, 0)),
