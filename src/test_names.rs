@@ -69,6 +69,17 @@ static ANSI: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b\[[0-9;?]*[A-Za-z]"));
 // cargo test: "test a::b ... ok", "test a::b ... FAILED", "test a::b ... ignored, reason"
 static CARGO: LazyLock<Regex> =
     LazyLock::new(|| re(r"^test (\S.*?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
+// A Rust test binary that aborts (a stack overflow, a panic that cannot unwind) prints no result
+// line for the test that brought it down; the runtime names that test's thread instead:
+// "thread 'v0::tests::limits' (1194) has overflowed its stack", "thread 'a::b' panicked at …"
+// before "fatal runtime error: …" or "… aborting.".
+static RUST_OVERFLOW: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^thread '([^']+)'(?: \(\d+\))? has overflowed its stack\s*$"));
+static RUST_PANICKED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^thread '([^']+)'(?: \(\d+\))? panicked (?:at|while)\b"));
+static RUST_ABORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:fatal runtime error: |thread caused non-unwinding panic\. aborting\.)")
+});
 // cargo nextest: "        PASS [   0.004s] crate::bin a::b", "        FAIL [...] crate a::b", "SKIP"
 static NEXTEST: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*(PASS|FAIL|SKIP|TIMEOUT|SIGSEGV|SIGABRT)\s+\[\s*[\d.]+s\]\s+(?:.*\s)?(\S+)\s*$")
@@ -156,6 +167,8 @@ pub fn from_output(output: &str) -> TestNames {
     let mut gather = Gather::default();
     let mut tap = crate::summary::tap::Reader::default();
     let mut classic = Classic::default();
+    // The test thread that panicked last, until a result line or an abort says what came of it.
+    let mut panicked: Option<String> = None;
     for raw in output.lines() {
         let clean = ANSI.replace_all(raw, "");
         let line = clean.trim_end_matches('\r');
@@ -173,7 +186,21 @@ pub fn from_output(output: &str) -> TestNames {
         } else if tap.points > points {
             // A subtest's closing point: its leaves are its results.
             continue;
+        } else if let Some(c) = RUST_OVERFLOW.captures(line) {
+            rust_thread(&c[1]).map(|name| (name, Some(TestOutcome::Failed)))
+        } else if let Some(c) = RUST_PANICKED.captures(line) {
+            panicked = rust_thread(&c[1]);
+            continue;
+        } else if line.starts_with("running ") {
+            // The next test binary: what the last one's threads did is over.
+            panicked = None;
+            continue;
+        } else if RUST_ABORT.is_match(line) {
+            panicked.take().map(|name| (name, Some(TestOutcome::Failed)))
         } else if let Some(c) = CARGO.captures(line) {
+            if panicked.as_deref() == Some(&c[1]) {
+                panicked = None;
+            }
             Some((c[1].to_string(), &c[2]).to_owned_outcome())
         } else if let Some(c) = NEXTEST.captures(line) {
             Some((c[2].to_string(), &c[1]).to_owned_outcome())
@@ -203,6 +230,12 @@ pub fn from_output(output: &str) -> TestNames {
         }
     }
     gather.finish()
+}
+
+/// The test a Rust runtime message names by its thread, if it is a test's thread: libtest names
+/// each test's thread after the test; `main` and unnamed threads are no test.
+fn rust_thread(name: &str) -> Option<String> {
+    (name != "main" && name != "<unnamed>").then(|| name.to_string())
 }
 
 /// node-tap's classic reporter names the failures only: the file (its dotted count line), the

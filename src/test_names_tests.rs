@@ -44,6 +44,15 @@ fn names_from_real_runner_output() {
             ],
         ),
         (
+            "cargo test, a binary aborted by a stack overflow",
+            include_str!("../tests/fixtures/runners/cargo-abort.txt"),
+            &[
+                ("tests::adds", Passed),
+                ("tests::adds_zero", Passed),
+                ("tests::nests_deeply", Failed),
+            ],
+        ),
+        (
             "cargo nextest",
             include_str!("../tests/fixtures/runners/nextest-fail.txt"),
             &[
@@ -138,6 +147,38 @@ fn names_from_real_runner_output() {
 fn names_line_by_line() {
     let cases: &[(&str, &[(&str, TestOutcome)])] = &[
         ("test a::b ... ok", &[("a::b", Passed)]),
+        // A Rust test binary aborted: the runtime names the test's thread.
+        (
+            "thread 'a::deep' has overflowed its stack\nfatal runtime error: stack overflow",
+            &[("a::deep", Failed)],
+        ),
+        (
+            "thread 'a::drops' (7) panicked at src/a.rs:9:5:\nboom\nthread 'a::drops' (7) panicked at src/a.rs:3:9:\nagain\nthread caused non-unwinding panic. aborting.",
+            &[("a::drops", Failed)],
+        ),
+        (
+            "thread 'a::nounwind' panicked at src/a.rs:9:5:\nboom\nfatal runtime error: failed to initiate panic, error 5",
+            &[("a::nounwind", Failed)],
+        ),
+        // A panic reported with its result line (a failure, or a should_panic test shown with
+        // --nocapture) is what that line says; the main thread is no test.
+        (
+            "thread 'a::b' panicked at src/a.rs:9:5:\nexpected\ntest a::b - should panic ... ok",
+            &[("a::b - should panic", Passed)],
+        ),
+        (
+            "thread 'a::c' panicked at src/a.rs:9:5:\nboom\ntest a::c ... ok",
+            &[("a::c", Passed)],
+        ),
+        (
+            "thread 'main' has overflowed its stack\nfatal runtime error: stack overflow",
+            &[],
+        ),
+        // A panic in one binary, an abort after the next binary began: not that panic's.
+        (
+            "thread 'a::e' panicked at src/a.rs:9:5:\nboom\nrunning 1 test\nfatal runtime error: stack overflow",
+            &[],
+        ),
         (
             "test a::b ... ignored, needs a network",
             &[("a::b", Ignored)],
