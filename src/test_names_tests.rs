@@ -403,6 +403,83 @@ fn go_without_v_covers_red_by_packages() {
 }
 
 #[test]
+fn green_covers_a_tap_leaf_by_its_subtest() {
+    // node-tap names a leaf by its message, which may differ red and green: an error thrown
+    // in place of the assertion, or values in the message.
+    let red = names(&[
+        ("f.js > parsing > v1 x > Invalid comparator: v1", Failed),
+        ("f.js > parsing > v2 y > v2 => y", Passed),
+        ("f.js > parsing > v2 y > same result", Passed),
+        ("f.js > other > ok", Passed),
+    ]);
+    fn run(names: &TestNames) -> RunTests<'_> {
+        RunTests {
+            counts: None,
+            names: Some(names),
+        }
+    }
+    let leaf = |green: Option<TestOutcome>| {
+        Err(vec![Missing::NotPassed {
+            name: "f.js > parsing > v1 x > Invalid comparator: v1".into(),
+            green,
+        }])
+    };
+    let cases: Vec<(&str, TestNames, Result<(), Vec<Missing>>)> = vec![
+        (
+            "the subtest passes whole green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Passed),
+                ("f.js > parsing > v2 y > v2 => y", Passed),
+            ]),
+            Ok(()),
+        ),
+        (
+            "another assertion of the subtest fails green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Failed),
+            ]),
+            leaf(None),
+        ),
+        (
+            "an assertion of the subtest skipped green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Ignored),
+            ]),
+            leaf(None),
+        ),
+        (
+            "the subtest not run green",
+            names(&[("f.js > parsing > v2 y > v2 => y", Passed)]),
+            leaf(None),
+        ),
+        (
+            "the same leaf fails green",
+            names(&[("f.js > parsing > v1 x > Invalid comparator: v1", Failed)]),
+            leaf(Some(Failed)),
+        ),
+    ];
+    for (what, green, want) in cases {
+        assert_eq!(green_covers_red(&run(&red), &run(&green)), want, "{what}");
+    }
+    // Fewer leaves green than red ran under the subtest: an assertion no longer reached.
+    let red = names(&[
+        ("f.js > s > got 3", Failed),
+        ("f.js > s > second", Passed),
+    ]);
+    let green = names(&[("f.js > s > second", Passed)]);
+    assert_eq!(
+        green_covers_red(&run(&red), &run(&green)),
+        Err(vec![Missing::NotPassed {
+            name: "f.js > s > got 3".into(),
+            green: None,
+        }])
+    );
+}
+
+#[test]
 fn guards_hold() {
     let base = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);
     let same = names(&[("a", Passed), ("b", Passed), ("c", Ignored)]);

@@ -296,16 +296,22 @@ pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Wea
         .collect()
 }
 
-/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`) failed.
+/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`,
+/// `suite > case`) failed. A TAP subtest fails when one of its assertions does: TAP names those
+/// `file > suite > case > assertion`.
 pub fn failed_by_name(names: Option<&crate::test_names::TestNames>, test: &str) -> bool {
     let Some(names) = names else { return false };
+    let subtest = format!("{test} > ");
+    let inner = format!(" > {subtest}");
     names.names.iter().any(|t| {
         t.outcome == crate::test_names::TestOutcome::Failed
             && (t.name == test
                 || [":", ".", " ", "/"]
                     .iter()
                     .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
-                || t.name.contains(&format!("::{test}[")))
+                || t.name.contains(&format!("::{test}["))
+                || t.name.starts_with(&subtest)
+                || t.name.contains(&inner))
     })
 }
 
