@@ -213,8 +213,10 @@ def base_env(project, lang):
         env["VIRTUAL_ENV"] = venv
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     if lang == "go":
+        # -mod=readonly: with -mod=mod `go test` wrote a `go` line into an old go.mod, so the
+        # pin changed a tracked file and the evidence was for another tree (goal said so).
         env.update({"GOCACHE": os.path.join(CACHE, "go-build"), "GOPATH": os.path.join(CACHE, "gopath"),
-                    "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
+                    "GOPROXY": "off", "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local",
                     "GOTELEMETRY": "off", "GO111MODULE": "on", "GOSUMDB": "off"})
     if lang == "js":
         env["npm_config_update_notifier"] = "false"
