@@ -400,7 +400,7 @@ def pin_argv(ch):
 def removed_or_skipped(ch):
     """Does the commit itself remove a test or add a skip marker? (needs a person's --confirm)"""
     pat = {"python": r"^\s*def (test\w*)", "go": r"^func (Test\w*)", "rust": r"^\s*fn (\w+)",
-           "js": r"\bt\.test\(\s*['\"`]([^'\"`]+)"}[ch.lang]
+           "js": r"\b(?:t\.)?test\(\s*['\"`]([^'\"`]+)"}[ch.lang]
     skip = r"pytest\.mark\.(skip|xfail)|pytest\.skip\(|t\.Skip\(|#\[ignore\]|\.skip\(|\bskip:\s*true"
     found = []
     for path in ch.tests + ch.inline:
