@@ -94,6 +94,8 @@ pub(super) struct Pending {
     /// TAP "# tests N" and whether a "# pass N" line came: tape and node's TAP print both.
     tap_tests: u64,
     tap_pass_seen: bool,
+    /// cargo: the counts of the test binary running, until its "test result:" line.
+    cargo_binary: Option<TestCounts>,
     go_cases: Group,
     go_pkgs: Group,
     /// `go test -v`: a `=== RUN` line, or a test that passed or was skipped (without `-v` go
@@ -122,10 +124,41 @@ pub(super) struct Pending {
 static CARGO: LazyLock<Regex> =
     LazyLock::new(|| re(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored"));
 
-fn cargo(line: &str, total: &mut Group, _: &mut Pending) -> bool {
+// A test binary's start and its tests' lines, counted until its "test result:" line. A binary
+// that aborts (a stack overflow, a panic that cannot unwind) prints none: the runtime's
+// "fatal runtime error: …" ends it, and what its tests showed until then is its summary, with
+// the test that brought it down failed.
+static CARGO_RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^running \d+ tests?\s*$"));
+static CARGO_CASE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^test \S.*? \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
+static CARGO_ABORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:fatal runtime error: |thread caused non-unwinding panic\. aborting\.)")
+});
+
+fn cargo(line: &str, total: &mut Group, p: &mut Pending) -> bool {
+    if CARGO_RUNNING.is_match(line) {
+        p.cargo_binary = Some(TestCounts::default());
+        return false;
+    }
+    if let (Some(binary), Some(c)) = (p.cargo_binary.as_mut(), CARGO_CASE.captures(line)) {
+        match &c[1] {
+            "ok" => binary.passed += 1,
+            "FAILED" => binary.failed += 1,
+            _ => binary.ignored += 1,
+        }
+        return false;
+    }
+    if CARGO_ABORT.is_match(line)
+        && let Some(mut binary) = p.cargo_binary.take()
+    {
+        binary.failed += 1;
+        total.add(binary);
+        return true;
+    }
     let Some(c) = CARGO.captures(line) else {
         return false;
     };
+    p.cargo_binary = None;
     total.add(TestCounts {
         passed: num(&c, 1),
         failed: num(&c, 2),
