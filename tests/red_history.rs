@@ -194,6 +194,11 @@ fn crate_repo(lib: &str) -> Repo {
 
 /// `goal <args>` in `repo` where cargo works (the hermetic HOME hides the toolchain).
 fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
+    cargo_goal_with(repo, args, &[])
+}
+
+/// [`cargo_goal`] with more variables set.
+fn cargo_goal_with(repo: &Repo, args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
     let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
@@ -204,6 +209,7 @@ fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
         .env("RUSTUP_HOME", &rustup)
         .env("CARGO_HOME", &cargo_home)
         .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .envs(vars.iter().copied())
         .output()
         .unwrap()
 }
@@ -520,4 +526,58 @@ fn a_tap_subtest_whose_leaf_names_differ_red_and_green_completes() {
         "export function parse(s) {\n  if (!/^[+-]?\\d+$/.test(s)) throw new TypeError(`Invalid number: ${s}`);\n  return Number(s);\n}\n",
     );
     completes(&repo, &[]);
+}
+
+/// `limit` on the base documents the old behaviour; the goal changes its assertion and adds a
+/// test that overflows the old code's stack. One test thread: `deep_input` runs first and brings
+/// the test binary down before `limit` reports.
+#[track_caller]
+fn rust_weakened_behind_an_abort(limit: &str) -> (Repo, std::process::Output) {
+    let tests = |limit_body: &str, deep: bool| {
+        let deep = if deep {
+            "\n    #[test]\n    fn deep_input() {\n        let _ = depth(&vec![b'['; 1_000_000]);\n    }\n"
+        } else {
+            ""
+        };
+        format!(
+            "\n#[cfg(test)]\nmod tests {{\n    use super::*;\n{deep}\n    #[test]\n    fn limit() {{\n        {limit_body}\n    }}\n}}\n"
+        )
+    };
+    let repo = crate_repo(&format!(
+        "{RS_DEEP}{}",
+        tests("assert!(depth(&[b'['; 2000]).is_some());", false)
+    ));
+    repo.write(
+        "src/lib.rs",
+        &format!("{RS_DEEP_FIXED}{}", tests(limit, true)),
+    );
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "depth has a limit"]);
+    let out = cargo_goal_with(&repo, &["done"], &[("RUST_TEST_THREADS", "1")]);
+    (repo, out)
+}
+
+#[test]
+fn a_rust_assertion_changed_behind_a_test_that_aborts_red_is_judged_by_a_run_without_it() {
+    // The new assertion fails on the old code: the run without `deep_input` shows it.
+    let (repo, out) = rust_weakened_behind_an_abort("assert_eq!(depth(&[b'['; 2000]), None);");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("tests::limit did not report on the code before the goal")
+            && err.contains("cargo test -- --skip tests::deep_input"),
+        "{err}"
+    );
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(log.contains("Goal-Status: complete"), "{log}");
+    // The new assertion holds on the old code too: nothing shows the change, refused.
+    let (_, out) = rust_weakened_behind_an_abort("assert!(depth(b\"[\").is_some());");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the goal weakens a test its pin runs (assertion-weakened src/lib.rs:")
+            && err.contains("tests::limit"),
+        "{err}"
+    );
 }

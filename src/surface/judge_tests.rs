@@ -229,3 +229,35 @@ fn failed_by_name_as_the_finding_names_the_test() {
     }
     assert!(!failed_by_name(None, "test_add"));
 }
+
+#[test]
+fn a_cargo_pin_skips_tests_after_its_own_arguments() {
+    let argv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let skip = vec!["a::deep".to_string(), "b".to_string()];
+    let cases: &[(&str, Option<&str>)] = &[
+        ("cargo test", Some("cargo test -- --skip a::deep --skip b")),
+        (
+            "cargo +stable --locked test -p x parse",
+            Some("cargo +stable --locked test -p x parse -- --skip a::deep --skip b"),
+        ),
+        (
+            "cargo test -- --test-threads 1",
+            Some("cargo test -- --test-threads 1 --skip a::deep --skip b"),
+        ),
+        (
+            "/usr/bin/cargo test",
+            Some("/usr/bin/cargo test -- --skip a::deep --skip b"),
+        ),
+        ("cargo nextest run", None),
+        ("cargo build", None),
+        ("pytest -q", None),
+        ("make test", None),
+    ];
+    for (pin, want) in cases {
+        assert_eq!(
+            cargo_skipping(&argv(pin), &skip),
+            want.map(argv),
+            "{pin}"
+        );
+    }
+}
