@@ -196,7 +196,9 @@ pub fn from_output(output: &str) -> TestNames {
             panicked = None;
             continue;
         } else if RUST_ABORT.is_match(line) {
-            panicked.take().map(|name| (name, Some(TestOutcome::Failed)))
+            panicked
+                .take()
+                .map(|name| (name, Some(TestOutcome::Failed)))
         } else if let Some(c) = CARGO.captures(line) {
             if panicked.as_deref() == Some(&c[1]) {
                 panicked = None;

@@ -465,10 +465,7 @@ fn green_covers_a_tap_leaf_by_its_subtest() {
         assert_eq!(green_covers_red(&run(&red), &run(&green)), want, "{what}");
     }
     // Fewer leaves green than red ran under the subtest: an assertion no longer reached.
-    let red = names(&[
-        ("f.js > s > got 3", Failed),
-        ("f.js > s > second", Passed),
-    ]);
+    let red = names(&[("f.js > s > got 3", Failed), ("f.js > s > second", Passed)]);
     let green = names(&[("f.js > s > second", Passed)]);
     assert_eq!(
         green_covers_red(&run(&red), &run(&green)),

@@ -355,7 +355,10 @@ fn a_rust_test_seen_aborting_red_by_its_thread_completes_and_a_free_test_beside_
     let red = cargo_goal(&repo, &["verify", "-c", "1"]);
     let err = stderr(&red);
     assert!(!red.status.success(), "{err}");
-    repo.write("src/lib.rs", &format!("{RS_DEEP_FIXED}{RS_DEEP_TEST}{free}}}\n"));
+    repo.write(
+        "src/lib.rs",
+        &format!("{RS_DEEP_FIXED}{RS_DEEP_TEST}{free}}}\n"),
+    );
     let out = cargo_goal(&repo, &["verify", "-c", "1"]);
     assert!(out.status.success(), "{}", stderr(&out));
     repo.ok(&["iterate", "-m", "depth without recursion"]);
@@ -514,7 +517,10 @@ fn a_tap_subtest_whose_leaf_names_differ_red_and_green_completes() {
         "src/parse.mjs",
         "export function parse(s) {\n  if (!/^\\d+$/.test(s)) throw new TypeError(`Invalid number: ${s}`);\n  return Number(s);\n}\n",
     );
-    repo.write("package.json", "{\"name\": \"parse\", \"type\": \"module\"}\n");
+    repo.write(
+        "package.json",
+        "{\"name\": \"parse\", \"type\": \"module\"}\n",
+    );
     repo.write("test/tap.mjs", TAP_HARNESS);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "parse"]);

@@ -170,7 +170,10 @@ fn summary_lines() {
             t(0, 2, 0),
         ),
         // A `--- FAIL` with no package line after it (output cut short): the tests count.
-        ("--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)", t(0, 2, 0)),
+        (
+            "--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)",
+            t(0, 2, 0),
+        ),
         ("======= 1 passed, 1 xpassed in 0.01s =======", t(2, 0, 0)),
         ("1 passed in 0.01s", t(1, 0, 0)),
         ("2 failed, 1 passed in 0.03s", t(1, 2, 0)),

@@ -196,7 +196,10 @@ fn failed_by_name_as_the_finding_names_the_test() {
             ("tests/test_calc.py::test_add", Failed),
             ("v0::tests::limits", Failed),
             ("tests/test_p.py::test_case[1-2]", Failed),
-            ("test/range.js > range parsing > 1.x null > Invalid comparator: v1", Failed),
+            (
+                "test/range.js > range parsing > 1.x null > Invalid comparator: v1",
+                Failed,
+            ),
             ("test/range.js > comparators > ok", Passed),
             ("test/range.js > top level assertion", Failed),
         ]
@@ -254,10 +257,6 @@ fn a_cargo_pin_skips_tests_after_its_own_arguments() {
         ("make test", None),
     ];
     for (pin, want) in cases {
-        assert_eq!(
-            cargo_skipping(&argv(pin), &skip),
-            want.map(argv),
-            "{pin}"
-        );
+        assert_eq!(cargo_skipping(&argv(pin), &skip), want.map(argv), "{pin}");
     }
 }
