@@ -424,7 +424,8 @@ fn green_covers_a_tap_leaf_by_its_subtest() {
             green,
         }])
     };
-    let cases: Vec<(&str, TestNames, Result<(), Vec<Missing>>)> = vec![
+    type Case<'a> = (&'a str, TestNames, Result<(), Vec<Missing>>);
+    let cases: Vec<Case> = vec![
         (
             "the subtest passes whole green",
             names(&[
