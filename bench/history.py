@@ -213,8 +213,10 @@ def base_env(project, lang):
         env["VIRTUAL_ENV"] = venv
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     if lang == "go":
+        # -mod=readonly: with -mod=mod `go test` wrote a `go` line into an old go.mod, so the
+        # pin changed a tracked file and the evidence was for another tree (goal said so).
         env.update({"GOCACHE": os.path.join(CACHE, "go-build"), "GOPATH": os.path.join(CACHE, "gopath"),
-                    "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
+                    "GOPROXY": "off", "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local",
                     "GOTELEMETRY": "off", "GO111MODULE": "on", "GOSUMDB": "off"})
     if lang == "js":
         env["npm_config_update_notifier"] = "false"
@@ -398,7 +400,7 @@ def pin_argv(ch):
 def removed_or_skipped(ch):
     """Does the commit itself remove a test or add a skip marker? (needs a person's --confirm)"""
     pat = {"python": r"^\s*def (test\w*)", "go": r"^func (Test\w*)", "rust": r"^\s*fn (\w+)",
-           "js": r"\bt\.test\(\s*['\"`]([^'\"`]+)"}[ch.lang]
+           "js": r"\b(?:t\.)?test\(\s*['\"`]([^'\"`]+)"}[ch.lang]
     skip = r"pytest\.mark\.(skip|xfail)|pytest\.skip\(|t\.Skip\(|#\[ignore\]|\.skip\(|\bskip:\s*true"
     found = []
     for path in ch.tests + ch.inline:
@@ -884,6 +886,16 @@ def markdown(results, args):
     for mode in ("honest", "done-last"):
         lines.append("- %s: %d false refusals, %d completed (FAIL_TO_PASS commits that keep their tests)" % (
             mode, tot[mode + " false refusals"], tot[mode + " completed"]))
+    for mode, what in (("honest", "its red witness is the test-first run; `done` runs the clean green"),
+                       ("done-last", "`done` runs the red run and the clean green")):
+        runs = [r for r in results if "error" not in r and (r.get(mode) or {}).get("done_s") is not None
+                and r["f2p"].get("pin_s")]
+        ratios = sorted(r[mode]["done_s"] / r["f2p"]["pin_s"] for r in runs)
+        if ratios:
+            lines.append("- `done`'s time against the pin's, per commit, %s (%s): median %.2fx, from %.2fx to %.2fx;"
+                         " %.0f s of `done` against %.0f s of pin runs in all" % (
+                             mode, what, ratios[len(ratios) // 2], ratios[0], ratios[-1],
+                             sum(r[mode]["done_s"] for r in runs), sum(r["f2p"]["pin_s"] for r in runs)))
     lines += ["", "| trick | tried | pin passed after the trick | completed (false acceptance) |", "|---|---|---|---|"]
     for t in ALL_TRICKS:
         lines.append("| %s (%s) | %d | %d | %d |" % (t, TRICK_TEXT[t], *tricks[t]))

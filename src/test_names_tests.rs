@@ -44,6 +44,15 @@ fn names_from_real_runner_output() {
             ],
         ),
         (
+            "cargo test, a binary aborted by a stack overflow",
+            include_str!("../tests/fixtures/runners/cargo-abort.txt"),
+            &[
+                ("tests::adds", Passed),
+                ("tests::adds_zero", Passed),
+                ("tests::nests_deeply", Failed),
+            ],
+        ),
+        (
             "cargo nextest",
             include_str!("../tests/fixtures/runners/nextest-fail.txt"),
             &[
@@ -138,6 +147,38 @@ fn names_from_real_runner_output() {
 fn names_line_by_line() {
     let cases: &[(&str, &[(&str, TestOutcome)])] = &[
         ("test a::b ... ok", &[("a::b", Passed)]),
+        // A Rust test binary aborted: the runtime names the test's thread.
+        (
+            "thread 'a::deep' has overflowed its stack\nfatal runtime error: stack overflow",
+            &[("a::deep", Failed)],
+        ),
+        (
+            "thread 'a::drops' (7) panicked at src/a.rs:9:5:\nboom\nthread 'a::drops' (7) panicked at src/a.rs:3:9:\nagain\nthread caused non-unwinding panic. aborting.",
+            &[("a::drops", Failed)],
+        ),
+        (
+            "thread 'a::nounwind' panicked at src/a.rs:9:5:\nboom\nfatal runtime error: failed to initiate panic, error 5",
+            &[("a::nounwind", Failed)],
+        ),
+        // A panic reported with its result line (a failure, or a should_panic test shown with
+        // --nocapture) is what that line says; the main thread is no test.
+        (
+            "thread 'a::b' panicked at src/a.rs:9:5:\nexpected\ntest a::b - should panic ... ok",
+            &[("a::b - should panic", Passed)],
+        ),
+        (
+            "thread 'a::c' panicked at src/a.rs:9:5:\nboom\ntest a::c ... ok",
+            &[("a::c", Passed)],
+        ),
+        (
+            "thread 'main' has overflowed its stack\nfatal runtime error: stack overflow",
+            &[],
+        ),
+        // A panic in one binary, an abort after the next binary began: not that panic's.
+        (
+            "thread 'a::e' panicked at src/a.rs:9:5:\nboom\nrunning 1 test\nfatal runtime error: stack overflow",
+            &[],
+        ),
         (
             "test a::b ... ignored, needs a network",
             &[("a::b", Ignored)],
@@ -316,6 +357,124 @@ fn green_covers_red_by_name_else_by_counts() {
     for (what, red, green, want) in cases {
         assert_eq!(green_covers_red(&red, &green), want, "{what}");
     }
+}
+
+#[test]
+fn go_without_v_covers_red_by_packages() {
+    // `go test .` names the failing tests red, and green prints one `ok` line for the package:
+    // both runs count packages, so one package failing red and passing green covers it.
+    let red = "--- FAIL: TestDecodeA (0.00s)\n    decode_test.go:12: got 1\n--- FAIL: TestDecodeB (0.00s)\nFAIL\nFAIL\texample.com/toml\t0.010s\nFAIL\n";
+    let green = "ok  \texample.com/toml\t0.012s\n";
+    let failing = "--- FAIL: TestDecodeA (0.00s)\nFAIL\nFAIL\texample.com/toml\t0.010s\n";
+    let (red_names, green_names) = (from_output(red), from_output(green));
+    let run = |output, names| RunTests {
+        counts: crate::summary::recognise(output),
+        names: Some(names),
+    };
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(green, &green_names)),
+        Ok(())
+    );
+    // Green failing again is no cover: it names its failures, so by name.
+    let failing_names = from_output(failing);
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(failing, &failing_names)),
+        Err(vec![
+            Missing::NotPassed {
+                name: "TestDecodeA".into(),
+                green: Some(Failed),
+            },
+            Missing::NotPassed {
+                name: "TestDecodeB".into(),
+                green: None,
+            },
+        ])
+    );
+    // A green that ran no package (`[no tests to run]`) passes none.
+    let none = "ok  \texample.com/toml\t0.001s [no tests to run]\n";
+    let none_names = from_output(none);
+    assert_eq!(
+        green_covers_red(&run(red, &red_names), &run(none, &none_names)),
+        Err(vec![Missing::FewerPassed {
+            needed: 1,
+            passed: 0
+        }])
+    );
+}
+
+#[test]
+fn green_covers_a_tap_leaf_by_its_subtest() {
+    // node-tap names a leaf by its message, which may differ red and green: an error thrown
+    // in place of the assertion, or values in the message.
+    let red = names(&[
+        ("f.js > parsing > v1 x > Invalid comparator: v1", Failed),
+        ("f.js > parsing > v2 y > v2 => y", Passed),
+        ("f.js > parsing > v2 y > same result", Passed),
+        ("f.js > other > ok", Passed),
+    ]);
+    fn run(names: &TestNames) -> RunTests<'_> {
+        RunTests {
+            counts: None,
+            names: Some(names),
+        }
+    }
+    let leaf = |green: Option<TestOutcome>| {
+        Err(vec![Missing::NotPassed {
+            name: "f.js > parsing > v1 x > Invalid comparator: v1".into(),
+            green,
+        }])
+    };
+    type Case<'a> = (&'a str, TestNames, Result<(), Vec<Missing>>);
+    let cases: Vec<Case> = vec![
+        (
+            "the subtest passes whole green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Passed),
+                ("f.js > parsing > v2 y > v2 => y", Passed),
+            ]),
+            Ok(()),
+        ),
+        (
+            "another assertion of the subtest fails green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Failed),
+            ]),
+            leaf(None),
+        ),
+        (
+            "an assertion of the subtest skipped green",
+            names(&[
+                ("f.js > parsing > v1 x > v1 => x", Passed),
+                ("f.js > parsing > v1 x > same result", Ignored),
+            ]),
+            leaf(None),
+        ),
+        (
+            "the subtest not run green",
+            names(&[("f.js > parsing > v2 y > v2 => y", Passed)]),
+            leaf(None),
+        ),
+        (
+            "the same leaf fails green",
+            names(&[("f.js > parsing > v1 x > Invalid comparator: v1", Failed)]),
+            leaf(Some(Failed)),
+        ),
+    ];
+    for (what, green, want) in cases {
+        assert_eq!(green_covers_red(&run(&red), &run(&green)), want, "{what}");
+    }
+    // Fewer leaves green than red ran under the subtest: an assertion no longer reached.
+    let red = names(&[("f.js > s > got 3", Failed), ("f.js > s > second", Passed)]);
+    let green = names(&[("f.js > s > second", Passed)]);
+    assert_eq!(
+        green_covers_red(&run(&red), &run(&green)),
+        Err(vec![Missing::NotPassed {
+            name: "f.js > s > got 3".into(),
+            green: None,
+        }])
+    );
 }
 
 #[test]

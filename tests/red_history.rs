@@ -1,9 +1,11 @@
 //! Shapes of real history through the binary: honest changes that complete without `--confirm`
 //! (a test renamed with its API, a test turned into a table, an assertion that follows a renamed
-//! field, a project's own assertion helper, a test that only shows a crash), and tricks refused
+//! field, a project's own assertion helper, a test that only shows a crash, a Rust test seen
+//! aborting its test binary by its thread, `go test` without -v, a TAP subtest whose leaves are
+//! named differently red and green), and tricks refused
 //! with the bug still in the code (code that detects its tests, a test whose assertion runs only
 //! in some folders, a conftest that patches the code outside the red run beside a comment).
-//! Real git, real pytest and cargo.
+//! Real git, real pytest, cargo, go and node.
 
 use crate::common::{Repo, json, stderr};
 
@@ -192,6 +194,11 @@ fn crate_repo(lib: &str) -> Repo {
 
 /// `goal <args>` in `repo` where cargo works (the hermetic HOME hides the toolchain).
 fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
+    cargo_goal_with(repo, args, &[])
+}
+
+/// [`cargo_goal`] with more variables set.
+fn cargo_goal_with(repo: &Repo, args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
     let rustup = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| home.join(".rustup").into());
     let cargo_home = std::env::var_os("CARGO_HOME").unwrap_or_else(|| home.join(".cargo").into());
@@ -202,6 +209,7 @@ fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
         .env("RUSTUP_HOME", &rustup)
         .env("CARGO_HOME", &cargo_home)
         .env("RUSTUP_TOOLCHAIN", &toolchain)
+        .envs(vars.iter().copied())
         .output()
         .unwrap()
 }
@@ -328,5 +336,254 @@ fn node_only_named_by_a_variable_in_a_loop_is_refused() {
         &["skip-added test/add.test.mjs:6 name"],
         "src/calc.mjs",
         broken,
+    );
+}
+
+/// A crate whose `depth` recurses once a bracket: deep input overflows the stack.
+const RS_DEEP: &str = "/// How deep the brackets at the start of `s` nest; None past 1000.\npub fn depth(s: &[u8]) -> Option<usize> {\n    match s.first() {\n        Some(b'[') => depth(&s[1..]).map(|d| d + 1),\n        _ => Some(0),\n    }\n}\n";
+const RS_DEEP_FIXED: &str = "/// How deep the brackets at the start of `s` nest; None past 1000.\npub fn depth(s: &[u8]) -> Option<usize> {\n    let d = s.iter().take_while(|&&b| b == b'[').count();\n    (d <= 1000).then_some(d)\n}\n";
+/// A "must not crash" test: it asserts nothing; the old code overflows its stack (the test
+/// binary aborts, naming no test but by its thread).
+const RS_DEEP_TEST: &str = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn deep_input_does_not_overflow() {\n        let _ = depth(&vec![b'['; 1_000_000]);\n    }\n";
+
+#[test]
+fn a_rust_test_seen_aborting_red_by_its_thread_completes_and_a_free_test_beside_it_does_not() {
+    let repo = crate_repo(RS_DEEP);
+    // Beside it, a test that asserts nothing and passes on the old code too.
+    let free = "\n    #[test]\n    fn shallow_input() {\n        let _ = depth(b\"[]\");\n    }\n";
+    repo.write("src/lib.rs", &format!("{RS_DEEP}{RS_DEEP_TEST}{free}}}\n"));
+    let red = cargo_goal(&repo, &["verify", "-c", "1"]);
+    let err = stderr(&red);
+    assert!(!red.status.success(), "{err}");
+    repo.write(
+        "src/lib.rs",
+        &format!("{RS_DEEP_FIXED}{RS_DEEP_TEST}{free}}}\n"),
+    );
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "depth without recursion"]);
+    let out = cargo_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("assertion-free src/lib.rs:") && err.contains("tests::shallow_input"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("tests::deep_input_does_not_overflow (no red run"),
+        "{err}"
+    );
+    // Without it, the test that only shows the crash completes, no --confirm.
+    repo.write("src/lib.rs", &format!("{RS_DEEP_FIXED}{RS_DEEP_TEST}}}\n"));
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "the one test"]);
+    let out = cargo_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(log.contains("Goal-Status: complete"), "{log}");
+    assert!(!log.contains("Goal-Tests-Weakened"), "{log}");
+}
+
+/// A Go module whose `Add` subtracts, `Mul` right and tested; a goal pinned to `go test .`
+/// (without -v: green prints one `ok` line for the package, red names only the failures).
+fn go_repo() -> Repo {
+    let repo = Repo::new();
+    repo.write("go.mod", "module example.com/calc\n\ngo 1.19\n");
+    repo.write(
+        "calc.go",
+        "package calc\n\nfunc Add(a, b int) int { return a - b }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    );
+    repo.write(
+        "calc_test.go",
+        "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(\"2*3\")\n\t}\n}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&["Add adds (verify: `go test .`)"]);
+    repo
+}
+
+/// `goal <args>` in `repo` where go works offline, its build cache in the hermetic HOME.
+fn go_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
+    repo.goal()
+        .args(args)
+        .env("GOCACHE", repo.home().join("go-build"))
+        .env("GOPATH", repo.home().join("gopath"))
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOTELEMETRY", "off")
+        .output()
+        .unwrap()
+}
+
+const GO_ADD_TESTS: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-1, -1); got != -2 {\n\t\tt.Fatalf(\"Add(-1, -1) = %d\", got)\n\t}\n}\n";
+
+#[test]
+fn go_test_without_v_completes_counting_packages_and_a_skipped_test_does_not() {
+    let repo = go_repo();
+    repo.write("add_test.go", GO_ADD_TESTS);
+    let red = go_goal(&repo, &["verify", "-c", "1"]);
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write(
+        "calc.go",
+        "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    );
+    let green = go_goal(&repo, &["verify", "-c", "1"]);
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "Add adds"]);
+    let out = go_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        repo.git(&["log", "--format=%B"])
+            .contains("Goal-Status: complete"),
+        "{err}"
+    );
+
+    // The bug left in, the new tests skipped: refused, whatever the package line says.
+    let repo = go_repo();
+    repo.write(
+        "add_test.go",
+        &GO_ADD_TESTS.replace("*testing.T) {\n", "*testing.T) {\n\tt.Skip()\n"),
+    );
+    let out = go_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "made the tests pass"]);
+    let out = go_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("skip-added add_test.go:6 TestAdd"), "{err}");
+    assert!(repo.read("calc.go").contains("a - b"), "the bug stays");
+}
+
+/// A TAP 13 harness in miniature, as node-tap prints: nested subtests under `# Subtest:`
+/// headings, an assertion named by its message, an error thrown in a subtest a failed point
+/// named by the error's message.
+const TAP_HARNESS: &str = r#"let failed = false;
+const pad = (depth) => '    '.repeat(depth);
+
+class T {
+  constructor(depth) {
+    this.depth = depth;
+    this.n = 0;
+    this.ok = true;
+  }
+
+  point(ok, name) {
+    this.n += 1;
+    this.ok &&= ok;
+    failed ||= !ok;
+    console.log(`${pad(this.depth)}${ok ? 'ok' : 'not ok'} ${this.n} - ${name}`);
+  }
+
+  equal(got, want, message) {
+    this.point(got === want, message);
+  }
+
+  test(name, fn) {
+    console.log(`${pad(this.depth)}# Subtest: ${name}`);
+    const child = new T(this.depth + 1);
+    try {
+      fn(child);
+    } catch (e) {
+      child.point(false, e.message);
+    }
+    console.log(`${pad(child.depth)}1..${child.n}`);
+    this.point(child.ok, name);
+  }
+}
+
+const root = new T(0);
+console.log('TAP version 13');
+process.on('exit', () => {
+  console.log(`1..${root.n}`);
+  process.exitCode = failed ? 1 : 0;
+});
+
+export const test = (name, fn) => root.test(name, fn);
+"#;
+
+const TAP_PARSE_TESTS: &str = "import { test } from './tap.mjs';\nimport { parse } from '../src/parse.mjs';\n\ntest('parsing', (t) => {\n  for (const [input, want] of [['12', 12], ['+3', 3]]) {\n    t.test(`${input} ${want}`, (t) => {\n      t.equal(parse(input), want, `${input} => ${want}`);\n      t.equal(typeof parse(input), 'number', 'a number');\n    });\n  }\n});\n";
+
+#[test]
+fn a_tap_subtest_whose_leaf_names_differ_red_and_green_completes() {
+    let repo = Repo::new();
+    // The old code throws on a sign: red names the subtest's failure by the error's message
+    // ("Invalid number: +3"), green by the assertion's ("+3 => 3").
+    repo.write(
+        "src/parse.mjs",
+        "export function parse(s) {\n  if (!/^\\d+$/.test(s)) throw new TypeError(`Invalid number: ${s}`);\n  return Number(s);\n}\n",
+    );
+    repo.write(
+        "package.json",
+        "{\"name\": \"parse\", \"type\": \"module\"}\n",
+    );
+    repo.write("test/tap.mjs", TAP_HARNESS);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "parse"]);
+    repo.init_goal(&["a sign parses (verify: `node test/parse.test.mjs`)"]);
+    repo.write("test/parse.test.mjs", TAP_PARSE_TESTS);
+    repo.refused(&["verify", "-c", "1"], 1, &["1 failed"]);
+    repo.write(
+        "src/parse.mjs",
+        "export function parse(s) {\n  if (!/^[+-]?\\d+$/.test(s)) throw new TypeError(`Invalid number: ${s}`);\n  return Number(s);\n}\n",
+    );
+    completes(&repo, &[]);
+}
+
+/// `limit` on the base documents the old behaviour; the goal changes its assertion and adds a
+/// test that overflows the old code's stack. One test thread: `deep_input` runs first and brings
+/// the test binary down before `limit` reports.
+#[track_caller]
+fn rust_weakened_behind_an_abort(limit: &str) -> (Repo, std::process::Output) {
+    let tests = |limit_body: &str, deep: bool| {
+        let deep = if deep {
+            "\n    #[test]\n    fn deep_input() {\n        let _ = depth(&vec![b'['; 1_000_000]);\n    }\n"
+        } else {
+            ""
+        };
+        format!(
+            "\n#[cfg(test)]\nmod tests {{\n    use super::*;\n{deep}\n    #[test]\n    fn limit() {{\n        {limit_body}\n    }}\n}}\n"
+        )
+    };
+    let repo = crate_repo(&format!(
+        "{RS_DEEP}{}",
+        tests("assert!(depth(&[b'['; 2000]).is_some());", false)
+    ));
+    repo.write(
+        "src/lib.rs",
+        &format!("{RS_DEEP_FIXED}{}", tests(limit, true)),
+    );
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.ok(&["iterate", "-m", "depth has a limit"]);
+    let out = cargo_goal_with(&repo, &["done"], &[("RUST_TEST_THREADS", "1")]);
+    (repo, out)
+}
+
+#[test]
+fn a_rust_assertion_changed_behind_a_test_that_aborts_red_is_judged_by_a_run_without_it() {
+    // The new assertion fails on the old code: the run without `deep_input` shows it.
+    let (repo, out) = rust_weakened_behind_an_abort("assert_eq!(depth(&[b'['; 2000]), None);");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("tests::limit did not report on the code before the goal")
+            && err.contains("cargo test -- --skip tests::deep_input"),
+        "{err}"
+    );
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(log.contains("Goal-Status: complete"), "{log}");
+    // The new assertion holds on the old code too: nothing shows the change, refused.
+    let (_, out) = rust_weakened_behind_an_abort("assert!(depth(b\"[\").is_some());");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the goal weakens a test its pin runs (assertion-weakened src/lib.rs:")
+            && err.contains("tests::limit"),
+        "{err}"
     );
 }

@@ -558,7 +558,19 @@ fn red_gate(
                         FindingKind::AssertionWeakened | FindingKind::AssertionRemoved
                     ) && crate::surface::weaken::pin_runs(&p.command, f)
                 }) {
-                    if failed_by_name(witness.names.as_ref(), &w.test) {
+                    if failed_by_name(witness.names.as_ref(), &w.test)
+                        || crate::ops::red::red_shows_without_failures(
+                            quiet,
+                            ws,
+                            &place,
+                            n,
+                            text,
+                            &p.argv,
+                            &green.junit,
+                            &witness,
+                            &w.test,
+                        )?
+                    {
                         continue;
                     }
                     if confirm {

@@ -210,6 +210,95 @@ pub fn red_run(
     Ok((Some(record), outcome))
 }
 
+/// Whether the red tree shows `test` failing once the tests that failed in `witness` are left
+/// out. A cargo test binary that aborts on one test (a stack overflow) reports none after it, so
+/// a test the goal weakened there never showed what it comes to on the old code: its pin runs
+/// again with those tests skipped (`cargo test … -- --skip <name>`), at most three times while
+/// other tests still bring it down, each run recorded as a red run of criterion `n`. Never for
+/// a test the red run named, nor a pin that is not `cargo test`.
+#[allow(clippy::too_many_arguments)]
+pub fn red_shows_without_failures(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+    witness: &Record,
+    test: &str,
+) -> Result<bool> {
+    use crate::surface::judge::{cargo_skipping, failed_by_name, named};
+    use crate::test_names::TestOutcome;
+    let failed = |names: &crate::test_names::TestNames| -> Vec<String> {
+        names
+            .names
+            .iter()
+            .filter(|t| t.outcome == TestOutcome::Failed)
+            .map(|t| t.name.clone())
+            .collect()
+    };
+    let Some(names) = witness.names.as_ref() else {
+        return Ok(false);
+    };
+    let mut skip = failed(names);
+    if skip.is_empty() || named(names, test) || !place.target.trusted {
+        return Ok(false);
+    }
+    for _ in 0..3 {
+        let Some(skipping) = cargo_skipping(argv, &skip) else {
+            return Ok(false);
+        };
+        if !quiet {
+            eprintln!(
+                "criterion {n}: {test} did not report on the code before the goal (its test binary stopped at {}); running `{}` there",
+                skip.join(", "),
+                pin::render(&skipping)
+            );
+        }
+        let result = run_in_tree(
+            &ws.repo,
+            place.head,
+            place.red.tree,
+            &skipping,
+            &options(quiet, ws, junit),
+        )?;
+        let found = result.names.clone();
+        let extra = evidence::Extra {
+            names: Some(found.clone()),
+            red: Some(evidence::Red {
+                base: place.target.base.clone(),
+                tests: place.target.tests.clone(),
+                environment: None,
+            }),
+            base_run: false,
+        };
+        append(
+            ws,
+            place,
+            n,
+            text,
+            &skipping,
+            &place.target.tree,
+            result,
+            extra,
+            junit,
+        )?;
+        if failed_by_name(Some(&found), test) {
+            return Ok(true);
+        }
+        let more: Vec<String> = failed(&found)
+            .into_iter()
+            .filter(|t| !skip.contains(t))
+            .collect();
+        if named(&found, test) || more.is_empty() {
+            return Ok(false);
+        }
+        skip.extend(more);
+    }
+    Ok(false)
+}
+
 /// Why a red run failed because of its environment (the end of its output read as a record's
 /// tail is), the goal's npm scripts being those of the working tree's `package.json`.
 fn environment_failed(ws: &Workspace, argv: &[String], result: &TreeRun) -> Option<String> {

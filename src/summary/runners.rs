@@ -94,8 +94,13 @@ pub(super) struct Pending {
     /// TAP "# tests N" and whether a "# pass N" line came: tape and node's TAP print both.
     tap_tests: u64,
     tap_pass_seen: bool,
+    /// cargo: the counts of the test binary running, until its "test result:" line.
+    cargo_binary: Option<TestCounts>,
     go_cases: Group,
     go_pkgs: Group,
+    /// `go test -v`: a `=== RUN` line, or a test that passed or was skipped (without `-v` go
+    /// prints only the tests that failed).
+    go_verbose: bool,
     pytest_progress: Group,
     /// unittest: the count of a "Ran N tests" line whose OK/FAILED line has not come yet.
     unittest_ran: Option<u64>,
@@ -119,10 +124,41 @@ pub(super) struct Pending {
 static CARGO: LazyLock<Regex> =
     LazyLock::new(|| re(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored"));
 
-fn cargo(line: &str, total: &mut Group, _: &mut Pending) -> bool {
+// A test binary's start and its tests' lines, counted until its "test result:" line. A binary
+// that aborts (a stack overflow, a panic that cannot unwind) prints none: the runtime's
+// "fatal runtime error: …" ends it, and what its tests showed until then is its summary, with
+// the test that brought it down failed.
+static CARGO_RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^running \d+ tests?\s*$"));
+static CARGO_CASE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^test \S.*? \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
+static CARGO_ABORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:fatal runtime error: |thread caused non-unwinding panic\. aborting\.)")
+});
+
+fn cargo(line: &str, total: &mut Group, p: &mut Pending) -> bool {
+    if CARGO_RUNNING.is_match(line) {
+        p.cargo_binary = Some(TestCounts::default());
+        return false;
+    }
+    if let (Some(binary), Some(c)) = (p.cargo_binary.as_mut(), CARGO_CASE.captures(line)) {
+        match &c[1] {
+            "ok" => binary.passed += 1,
+            "FAILED" => binary.failed += 1,
+            _ => binary.ignored += 1,
+        }
+        return false;
+    }
+    if CARGO_ABORT.is_match(line)
+        && let Some(mut binary) = p.cargo_binary.take()
+    {
+        binary.failed += 1;
+        total.add(binary);
+        return true;
+    }
     let Some(c) = CARGO.captures(line) else {
         return false;
     };
+    p.cargo_binary = None;
     total.add(TestCounts {
         passed: num(&c, 1),
         failed: num(&c, 2),
@@ -550,18 +586,23 @@ fn plain(line: &str, total: &mut Group, _: &mut Pending) -> bool {
     true
 }
 
-// go test -v: "--- PASS: TestX (0.00s)"; without -v: "ok  	pkg	0.01s" / "FAIL	pkg	0.01s"
+// go test -v: "=== RUN   TestX", "--- PASS: TestX (0.00s)"; without -v: "ok  	pkg	0.01s" /
+// "FAIL	pkg	0.01s", and "--- FAIL: TestX (0.00s)" for the tests that failed, no others
 static GO_CASE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--- (PASS|FAIL|SKIP): "));
+static GO_RUN: LazyLock<Regex> = LazyLock::new(|| re(r"^=== (RUN|PAUSE|CONT|NAME)\s"));
 static GO_PKG: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(ok|FAIL|---)\s+\S+\s+(?:[\d.]+s|\(cached\))(.*)$"));
 
 fn go(line: &str, _: &mut Group, p: &mut Pending) -> bool {
-    if let Some(c) = GO_CASE.captures(line) {
+    if GO_RUN.is_match(line) {
+        p.go_verbose = true;
+    } else if let Some(c) = GO_CASE.captures(line) {
         match &c[1] {
             "PASS" => p.go_cases.counts.passed += 1,
             "FAIL" => p.go_cases.counts.failed += 1,
             _ => p.go_cases.counts.ignored += 1,
         }
+        p.go_verbose |= &c[1] != "FAIL";
         p.go_cases.seen = true;
     } else if let Some(c) = GO_PKG.captures(line) {
         match &c[1] {
@@ -606,8 +647,10 @@ pub(super) fn finish(mut total: Group, mut p: Pending) -> Option<TestCounts> {
         }
         total.add(p.node.counts);
     }
-    // `go test -v` lists each test: count those; without -v only packages are known.
-    if p.go_cases.seen {
+    // `go test -v` lists each test: count those. Without -v only packages are known: the
+    // `--- FAIL` lines it prints then are the failures alone, and counting them beside a green
+    // run's `ok` lines (one a package) would weigh tests against packages.
+    if p.go_cases.seen && (p.go_verbose || !p.go_pkgs.seen) {
         total.add(p.go_cases.counts);
     } else if p.go_pkgs.seen {
         total.add(p.go_pkgs.counts);

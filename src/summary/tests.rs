@@ -150,6 +150,30 @@ fn summary_lines() {
             "ok  \texample.com/a\t0.003s\nFAIL\texample.com/b\t0.004s",
             t(1, 1, 0),
         ),
+        // A cargo test binary that aborts ends with the runtime's message, not a result line.
+        (
+            "running 1 test\ntest a ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nrunning 3 tests\ntest b ... ok\ntest c ... ignored\n\nthread 'd' has overflowed its stack\nfatal runtime error: stack overflow, aborting",
+            t(2, 1, 1),
+        ),
+        // Without -v go names the failing tests alone, then the package: the package counts.
+        (
+            "--- FAIL: TestA (0.00s)\n    a_test.go:9: got 1\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s\nFAIL",
+            t(0, 1, 0),
+        ),
+        (
+            "--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/one (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s\nok  \texample.com/b\t0.002s",
+            t(1, 1, 0),
+        ),
+        // With -v a run of failing tests alone still counts tests (its `=== RUN` lines say -v).
+        (
+            "=== RUN   TestA\n--- FAIL: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/a\t0.004s",
+            t(0, 2, 0),
+        ),
+        // A `--- FAIL` with no package line after it (output cut short): the tests count.
+        (
+            "--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)",
+            t(0, 2, 0),
+        ),
         ("======= 1 passed, 1 xpassed in 0.01s =======", t(2, 0, 0)),
         ("1 passed in 0.01s", t(1, 0, 0)),
         ("2 failed, 1 passed in 0.03s", t(1, 2, 0)),
@@ -262,6 +286,8 @@ fn summary_lines() {
         ("67% tests passed, 1 tests failed out of 3", t(2, 1, 0)),
         ("No tests were found!!!", t(0, 0, 0)),
         ("all good", None),
+        // The runtime aborting outside a test binary is no summary.
+        ("fatal runtime error: stack overflow, aborting", None),
         ("we have 3 passed, 0 failed tests here", None),
         ("Ran the migration", None),
         ("Ran 3 migrations in 0.2s", None),
@@ -413,6 +439,8 @@ fn real_runner_output() {
     let cases = [
         (fixture!("cargo-pass"), t(3, 0, 0)),
         (fixture!("cargo-fail"), t(2, 1, 0)),
+        // A test binary aborted by a stack overflow: its tests until then, and the one failed.
+        (fixture!("cargo-abort"), t(2, 1, 0)),
         (fixture!("cargo-none"), t(0, 0, 0)),
         (fixture!("nextest-pass"), t(3, 0, 0)),
         (fixture!("nextest-fail"), t(2, 1, 0)),

@@ -296,17 +296,57 @@ pub fn weakened(findings: &[Finding], pins: &[String], confirm: bool) -> Vec<Wea
         .collect()
 }
 
-/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`) failed.
+/// Whether a run named test `test` (as a finding names it: `test_add`, `tests::adds`,
+/// `suite > case`) failed. A TAP subtest fails when one of its assertions does: TAP names those
+/// `file > suite > case > assertion`.
 pub fn failed_by_name(names: Option<&crate::test_names::TestNames>, test: &str) -> bool {
     let Some(names) = names else { return false };
+    let subtest = format!("{test} > ");
+    let inner = format!(" > {subtest}");
     names.names.iter().any(|t| {
         t.outcome == crate::test_names::TestOutcome::Failed
             && (t.name == test
                 || [":", ".", " ", "/"]
                     .iter()
                     .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
-                || t.name.contains(&format!("::{test}[")))
+                || t.name.contains(&format!("::{test}["))
+                || t.name.starts_with(&subtest)
+                || t.name.contains(&inner))
     })
+}
+
+/// Whether a run named test `test` at all, whatever it came to (as [`failed_by_name`] matches).
+pub fn named(names: &crate::test_names::TestNames, test: &str) -> bool {
+    names.names.iter().any(|t| {
+        t.name == test
+            || [":", ".", " ", "/"]
+                .iter()
+                .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
+    })
+}
+
+/// A `cargo test` pin told to skip `tests` as well (libtest's `--skip`, after the `--` that ends
+/// cargo's own arguments, or after the test arguments the pin has). None for a pin that is not
+/// `cargo test`.
+pub fn cargo_skipping(argv: &[String], tests: &[String]) -> Option<Vec<String>> {
+    let program = std::path::Path::new(argv.first()?).file_name()?;
+    if program != "cargo" {
+        return None;
+    }
+    let sub = argv[1..]
+        .iter()
+        .find(|a| !a.starts_with('-') && !a.starts_with('+'))?;
+    if sub != "test" {
+        return None;
+    }
+    let mut skipping = argv.to_vec();
+    if !argv.iter().any(|a| a == "--") {
+        skipping.push("--".into());
+    }
+    for t in tests {
+        skipping.extend(["--skip".to_string(), t.clone()]);
+    }
+    Some(skipping)
 }
 
 /// Whether a red run of `ledger` (a red-run record) shows test `test` failing by name: the

@@ -187,3 +187,76 @@ fn red_outcomes() {
         assert_eq!(red_outcome(&l.records[0], true), RedOutcome::Inconclusive);
     }
 }
+
+#[test]
+fn failed_by_name_as_the_finding_names_the_test() {
+    use crate::test_names::{TestName, TestNames, TestOutcome::*};
+    let red = TestNames {
+        names: [
+            ("tests/test_calc.py::test_add", Failed),
+            ("v0::tests::limits", Failed),
+            ("tests/test_p.py::test_case[1-2]", Failed),
+            (
+                "test/range.js > range parsing > 1.x null > Invalid comparator: v1",
+                Failed,
+            ),
+            ("test/range.js > comparators > ok", Passed),
+            ("test/range.js > top level assertion", Failed),
+        ]
+        .iter()
+        .map(|(name, outcome)| TestName {
+            name: name.to_string(),
+            outcome: *outcome,
+        })
+        .collect(),
+        truncated: false,
+    };
+    let cases: &[(&str, bool)] = &[
+        ("test_add", true),
+        ("tests::limits", true),
+        ("test_case", true),
+        // A TAP subtest fails when an assertion under it does, at any depth.
+        ("range parsing", true),
+        ("range parsing > 1.x null", true),
+        ("test/range.js > range parsing", true),
+        ("top level assertion", true),
+        // Passed, or only a prefix of a name: not failing.
+        ("comparators", false),
+        ("range", false),
+        ("range pars", false),
+        ("parsing", false),
+        ("test_ad", false),
+    ];
+    for (test, want) in cases {
+        assert_eq!(failed_by_name(Some(&red), test), *want, "{test}");
+    }
+    assert!(!failed_by_name(None, "test_add"));
+}
+
+#[test]
+fn a_cargo_pin_skips_tests_after_its_own_arguments() {
+    let argv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let skip = vec!["a::deep".to_string(), "b".to_string()];
+    let cases: &[(&str, Option<&str>)] = &[
+        ("cargo test", Some("cargo test -- --skip a::deep --skip b")),
+        (
+            "cargo +stable --locked test -p x parse",
+            Some("cargo +stable --locked test -p x parse -- --skip a::deep --skip b"),
+        ),
+        (
+            "cargo test -- --test-threads 1",
+            Some("cargo test -- --test-threads 1 --skip a::deep --skip b"),
+        ),
+        (
+            "/usr/bin/cargo test",
+            Some("/usr/bin/cargo test -- --skip a::deep --skip b"),
+        ),
+        ("cargo nextest run", None),
+        ("cargo build", None),
+        ("pytest -q", None),
+        ("make test", None),
+    ];
+    for (pin, want) in cases {
+        assert_eq!(cargo_skipping(&argv(pin), &skip), want.map(argv), "{pin}");
+    }
+}

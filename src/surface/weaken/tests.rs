@@ -415,6 +415,13 @@ fn javascript() {
             ],
         ),
         (
+            "node-tap: a new test whose assertions are tap's own, in subtests named by a value",
+            "test/semver.js",
+            Some("const { test } = require('tap')\n"),
+            Some("const { test } = require('tap')\n\ntest('valid versions', t => {\n  versions.forEach(([v, major]) => t.test(v, t => {\n    t.strictSame(parse(v).major, major)\n    t.hasStrict(parse(v), { raw: v })\n    t.end()\n  }))\n})\n\ntest('vacuous', t => {\n  t.pass('fine')\n  t.end()\n})\n"),
+            &[(AssertionFree, 11, "vacuous")],
+        ),
+        (
             "jest testPathIgnorePatterns in jest.config.js",
             "jest.config.js",
             Some("module.exports = {\n  testEnvironment: 'node',\n};\n"),
