@@ -250,11 +250,11 @@ pub fn red_shows_without_failures(
             return Ok(false);
         };
         if !quiet {
-            eprintln!(
+            crate::context::eprint_line(format!(
                 "criterion {n}: {test} did not report on the code before the goal (its test binary stopped at {}); running `{}` there",
                 skip.join(", "),
                 pin::render(&skipping)
-            );
+            ));
         }
         let result = run_in_tree(
             &ws.repo,
