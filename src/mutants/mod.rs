@@ -104,6 +104,10 @@ pub struct Mutation {
     /// What was not checked, and why ("mutants: not applicable for this pin `…`").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The tools that ran but whose results could not be read (they crashed, or wrote no
+    /// report): nothing they were to check is known, so the gate refuses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
 }
 
 // The score is a finite number or null, never NaN.
@@ -124,6 +128,9 @@ impl Mutation {
         let mut out: Vec<String> = self.unneeded.iter().map(Unneeded::describe).collect();
         for m in &self.missing {
             out.push(format!("mutants: {}", m.describe()));
+        }
+        for why in &self.failed {
+            out.push(format!("mutants: {why}: its mutants are unknown"));
         }
         if let Some(score) = self.score.filter(|s| *s < min) {
             let names: Vec<String> = self.survivors.iter().map(Survivor::describe).collect();
@@ -218,6 +225,7 @@ mod tests {
                 .collect(),
             missing: Vec::new(),
             notes: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -252,6 +260,14 @@ mod tests {
         for (m, min, want) in cases {
             assert_eq!(m.refusals(*min).len(), *want, "{m:?} {min}");
         }
+        // A tool whose results cannot be read leaves its mutants unknown: refused, never passed.
+        let crashed = Mutation {
+            failed: vec!["cargo-mutants (exit 4): no outcomes.json".into()],
+            ..mutation(0, 0, 0)
+        };
+        let why = crashed.refusals(0.8);
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].contains("its mutants are unknown"), "{why:?}");
         let why = mutation(1, 1, 0).refusals(0.8).join("\n");
         assert!(why.contains("src/lib.rs:3: replace + with -"), "{why}");
     }

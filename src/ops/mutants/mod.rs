@@ -120,6 +120,7 @@ fn empty() -> Mutation {
         survivors: Vec::new(),
         missing: Vec::new(),
         notes: Vec::new(),
+        failed: Vec::new(),
     }
 }
 
@@ -337,7 +338,7 @@ pub struct DoneMutation {
 }
 
 /// What people are shown of a result: its line, the unneeded changes, the survivors, the
-/// missing tools and the notes.
+/// missing tools, the tools whose results could not be read, and the notes.
 pub fn shown(m: &Mutation) -> Vec<String> {
     let mut out = vec![format!("mutants: {}", m.line())];
     out.extend(
@@ -354,6 +355,11 @@ pub fn shown(m: &Mutation) -> Vec<String> {
         m.missing
             .iter()
             .map(|t| format!("mutants: {}", t.describe())),
+    );
+    out.extend(
+        m.failed
+            .iter()
+            .map(|f| format!("mutants: {f}: its mutants are unknown")),
     );
     out.extend(m.notes.iter().map(|n| format!("mutants: {n}")));
     out

@@ -76,7 +76,8 @@ pub(super) fn run_all(
         };
         output.extend_from_slice(&out);
         let read = read.unwrap_or_else(|why| {
-            m.notes.push(format!("{}: {why}", tool.name()));
+            m.failed
+                .push(format!("{} (exit {exit_code}): {why}", tool.name()));
             Read::default()
         });
         m.tools.push(ToolRun {
