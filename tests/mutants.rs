@@ -233,6 +233,37 @@ fn rust_a_shallow_test_is_refused_below_the_score_and_a_strong_one_completes() {
     assert_eq!(audit.status.code(), Some(0), "{doc}\n{}", stderr(&audit));
 }
 
+/// The lazy way past the gate: tell cargo-mutants to leave the fixed function alone. The
+/// shallow test's mutant is never made, but the suppression the goal added is refused by name.
+#[test]
+fn rust_a_mutants_skip_the_goal_added_is_refused_in_gate_mode() {
+    let Some(tools) = cargo_mutants() else { return };
+    let repo = project(&crate_files(), "gate", "0.9", RUST_ADD);
+    let hidden = lib("    a * b\n", SHALLOW_RS).replace(
+        "pub fn add(a: i32, b: i32) -> i32 {",
+        "#[mutants::skip]\npub fn add(a: i32, b: i32) -> i32 {",
+    );
+    // `#[mutants::skip]` needs the `mutants` crate; cargo-mutants ignores a cfg_attr's condition,
+    // so one that is never true builds without it and still hides the function.
+    let hidden = hidden.replace("#[mutants::skip]", "#[cfg_attr(any(), mutants::skip)]");
+    repo.write("src/lib.rs", &hidden);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done"]);
+    refused(
+        &out,
+        1,
+        &[
+            "hides code from the mutation tools",
+            "src/lib.rs:1: `mutants::skip`",
+        ],
+    );
+    assert!(
+        repo.exists(".agents/goal/GOAL.md"),
+        "the goal is still open"
+    );
+    no_tool_folders(&repo);
+}
+
 #[test]
 fn rust_an_unneeded_change_is_refused_in_gate_mode() {
     let Some(tools) = cargo_mutants() else { return };

@@ -223,6 +223,57 @@ pub fn renamed(f: &FileChange, all: &[FileChange]) -> bool {
     }
 }
 
+/// What tells a mutation tool to leave code alone: cargo-mutants' attribute, mutmut's pragma,
+/// StrykerJS's comment.
+const SUPPRESSIONS: &[&str] = &["mutants::skip", "pragma: no mutate", "Stryker disable"];
+
+/// The mutation tools' own configuration files, which can exclude code from them.
+const TOOL_CONFIGS: &[&str] = &[
+    ".cargo/mutants.toml",
+    "mutants.toml",
+    "stryker.conf.js",
+    "stryker.conf.mjs",
+    "stryker.conf.cjs",
+    "stryker.conf.json",
+    "stryker.config.js",
+    "stryker.config.mjs",
+    "stryker.config.json",
+];
+
+/// Whether `path` is a mutation tool's configuration file.
+pub fn is_tool_config(path: &str) -> bool {
+    TOOL_CONFIGS
+        .iter()
+        .any(|c| path == *c || path.ends_with(&format!("/{c}")))
+}
+
+/// The places where the goal's change tells a mutation tool to skip code: a suppression
+/// (`#[mutants::skip]`, `# pragma: no mutate`, `// Stryker disable …`) on a line it added, as
+/// `file:line: `marker``. Pure.
+pub fn suppressions(files: &[FileChange]) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in files {
+        let Some(after) = &f.after else { continue };
+        let before = f.before.as_deref().unwrap_or("");
+        for marker in SUPPRESSIONS {
+            let had = before.matches(marker).count();
+            let lines: Vec<usize> = after
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(marker))
+                .map(|(i, _)| i + 1)
+                .collect();
+            if lines.len() > had {
+                // The lines beyond those the file had: the last ones, as a diff would show.
+                for line in &lines[had..] {
+                    out.push(format!("{}:{line}: `{marker}`", f.path));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,5 +381,55 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].text.as_deref(), Some(before.as_str()));
         assert_eq!((r[1].path.as_str(), r[1].line), ("b.rs", 1));
+    }
+
+    /// Suppressions the goal's change added (not those the file had), and the tools' config files.
+    #[test]
+    fn suppressions_added_by_the_change_are_found() {
+        let change = |before: Option<&str>, after: Option<&str>| FileChange {
+            path: "src/lib.rs".into(),
+            before: before.map(str::to_string),
+            after: after.map(str::to_string),
+        };
+        let cases: &[(Option<&str>, Option<&str>, &[&str])] = &[
+            (
+                Some("fn add() {}\n"),
+                Some("#[mutants::skip]\nfn add() {}\n"),
+                &["src/lib.rs:1: `mutants::skip`"],
+            ),
+            (
+                Some("#[mutants::skip]\nfn old() {}\n"),
+                Some("#[mutants::skip]\nfn old() {}\nfn add() {}\n"),
+                &[],
+            ),
+            (
+                None,
+                Some("x = 1\ny = add(1)  # pragma: no mutate\n"),
+                &["src/lib.rs:2: `pragma: no mutate`"],
+            ),
+            (
+                Some("a\n"),
+                Some("// Stryker disable all\na\n"),
+                &["src/lib.rs:1: `Stryker disable`"],
+            ),
+            (Some("a\n"), None, &[]),
+            (Some("a\n"), Some("b\n"), &[]),
+        ];
+        for (before, after, want) in cases {
+            assert_eq!(
+                suppressions(&[change(*before, *after)]),
+                want.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+                "{before:?} → {after:?}"
+            );
+        }
+        for (path, want) in [
+            (".cargo/mutants.toml", true),
+            ("crates/a/.cargo/mutants.toml", true),
+            ("stryker.conf.json", true),
+            ("src/mutants.rs", false),
+            ("Cargo.toml", false),
+        ] {
+            assert_eq!(is_tool_config(path), want, "{path}");
+        }
     }
 }

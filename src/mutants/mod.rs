@@ -108,6 +108,10 @@ pub struct Mutation {
     /// report): nothing they were to check is known, so the gate refuses.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<String>,
+    /// Where the goal's change tells a mutation tool to skip code (a suppression it added, a tool
+    /// configuration it changed): code hidden from its mutants, so the gate refuses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<String>,
 }
 
 // The score is a finite number or null, never NaN.
@@ -131,6 +135,11 @@ impl Mutation {
         }
         for why in &self.failed {
             out.push(format!("mutants: {why}: its mutants are unknown"));
+        }
+        for at in &self.suppressed {
+            out.push(format!(
+                "mutants: the goal's change hides code from the mutation tools at {at}: remove it, the change's mutants must be killed by its tests"
+            ));
         }
         if let Some(score) = self.score.filter(|s| *s < min) {
             let names: Vec<String> = self.survivors.iter().map(Survivor::describe).collect();
@@ -226,6 +235,7 @@ mod tests {
             missing: Vec::new(),
             notes: Vec::new(),
             failed: Vec::new(),
+            suppressed: Vec::new(),
         }
     }
 

@@ -99,6 +99,8 @@ pub fn measure(
     }
     let files = code_changes(ws, place, work)?;
     let mut m = empty();
+    m.suppressed = hunks::suppressions(&files);
+    m.suppressed.extend(tool_configs_changed(ws, place, work)?);
     if place.target.trusted {
         m.unneeded = unneeded(ws, place, work, &files, &pins, quiet, &mut m.hunks)?;
     } else {
@@ -121,11 +123,23 @@ fn empty() -> Mutation {
         missing: Vec::new(),
         notes: Vec::new(),
         failed: Vec::new(),
+        suppressed: Vec::new(),
     }
 }
 
 /// The goal's change to its code: the red tree (the base's code, the final tests) against the
 /// working tree, source files only, as text (a file that is not UTF-8 is left out).
+/// The mutation tools' configuration files the goal changed (`<file>: configuration changed`).
+fn tool_configs_changed(ws: &Workspace, place: &Place, work: Oid) -> Result<Vec<String>> {
+    Ok(ws
+        .repo
+        .changed_files(Some(place.red.tree), work, &ws.goal_dir)?
+        .into_iter()
+        .filter(|(path, _, _)| hunks::is_tool_config(path))
+        .map(|(path, _, _)| format!("{path}: the tool's configuration changed"))
+        .collect())
+}
+
 fn code_changes(ws: &Workspace, place: &Place, work: Oid) -> Result<Vec<FileChange>> {
     let text = |id: Option<Oid>| -> Result<Option<String>> {
         match id {
@@ -360,6 +374,11 @@ pub fn shown(m: &Mutation) -> Vec<String> {
         m.failed
             .iter()
             .map(|f| format!("mutants: {f}: its mutants are unknown")),
+    );
+    out.extend(
+        m.suppressed
+            .iter()
+            .map(|s| format!("mutants: code hidden from the tools at {s}")),
     );
     out.extend(m.notes.iter().map(|n| format!("mutants: {n}")));
     out
