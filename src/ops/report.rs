@@ -439,7 +439,7 @@ fn material_line(m: &MaterialEntry) -> String {
 }
 
 /// The "Mutation" section: the score and totals, each unneeded change, each survivor with
-/// file:line and the mutation, each missing tool and note.
+/// file:line and the mutation, each missing tool, failed tool, hidden code and note.
 fn mutation_lines(m: &super::mutants::MutationView) -> Vec<String> {
     let r = &m.result;
     let mut out = vec![format!(
@@ -461,6 +461,16 @@ fn mutation_lines(m: &super::mutants::MutationView) -> Vec<String> {
         )
     }));
     out.extend(r.missing.iter().map(|t| t.describe()));
+    out.extend(
+        r.failed
+            .iter()
+            .map(|f| format!("{f}: its mutants are unknown")),
+    );
+    out.extend(
+        r.suppressed
+            .iter()
+            .map(|at| format!("code hidden from the tools at {at}")),
+    );
     out.extend(r.notes.iter().cloned());
     out
 }
@@ -484,38 +494,7 @@ pub fn markdown(r: &Report) -> String {
     out.push(String::new());
     out.push("| # | Criterion | Command | Tests | Red → green | Evidence | Commit |".into());
     out.push("|---|---|---|---|---|---|---|".into());
-    for c in &r.criteria {
-        let command = match &c.command {
-            Some(argv) => {
-                let mut text = code(&pin::render(argv));
-                if !c.pinned {
-                    text.push_str(" ⚠ unpinned");
-                }
-                text
-            }
-            None => c
-                .why
-                .as_deref()
-                .map(|w| format!("not proven: {w}"))
-                .unwrap_or_else(|| "—".into()),
-        };
-        out.push(format!(
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            c.number,
-            cell(&c.text),
-            cell(&command),
-            tests_text(c),
-            cell(&red_green(c)),
-            c.evidence
-                .as_deref()
-                .map(code)
-                .unwrap_or_else(|| "—".into()),
-            c.commit
-                .as_deref()
-                .map(|id| code(&audit::short_id(id)))
-                .unwrap_or_else(|| "—".into()),
-        ));
-    }
+    out.extend(r.criteria.iter().map(criterion_row));
     if r.criteria.iter().any(|c| c.command.is_some() && !c.pinned) {
         out.push(String::new());
         out.push(
@@ -523,7 +502,7 @@ pub fn markdown(r: &Report) -> String {
                 .into(),
         );
     }
-    let section = |out: &mut Vec<String>, title: &str, lines: Vec<String>| {
+    for (title, lines) in sections(r) {
         out.push(String::new());
         out.push(format!("### {title}"));
         out.push(String::new());
@@ -531,40 +510,79 @@ pub fn markdown(r: &Report) -> String {
             out.push("None.".into());
         }
         out.extend(lines.into_iter().map(|l| format!("- {l}")));
-    };
-    if !r.settings_text.is_empty() {
-        section(
-            &mut out,
-            "Settings (not the defaults)",
-            r.settings_text.clone(),
-        );
     }
-    section(
-        &mut out,
+    out.push(String::new());
+    out.push(format!(
+        "Check it: `goal audit {}^..{} --rerun`",
+        audit::short_id(&r.first_commit),
+        audit::short_id(&r.last_commit)
+    ));
+    out.join("\n")
+}
+
+/// One criterion's row of the table.
+fn criterion_row(c: &CriterionRow) -> String {
+    let command = match &c.command {
+        Some(argv) => {
+            let mut text = code(&pin::render(argv));
+            if !c.pinned {
+                text.push_str(" ⚠ unpinned");
+            }
+            text
+        }
+        None => c
+            .why
+            .as_deref()
+            .map(|w| format!("not proven: {w}"))
+            .unwrap_or_else(|| "—".into()),
+    };
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} |",
+        c.number,
+        cell(&c.text),
+        cell(&command),
+        tests_text(c),
+        cell(&red_green(c)),
+        c.evidence
+            .as_deref()
+            .map(code)
+            .unwrap_or_else(|| "—".into()),
+        c.commit
+            .as_deref()
+            .map(|id| code(&audit::short_id(id)))
+            .unwrap_or_else(|| "—".into()),
+    )
+}
+
+/// The report's sections after the table, in order, each a title and its lines ("None." when
+/// it has none); the optional ones only when they have something to say.
+fn sections(r: &Report) -> Vec<(&'static str, Vec<String>)> {
+    let mut out = Vec::new();
+    if !r.settings_text.is_empty() {
+        out.push(("Settings (not the defaults)", r.settings_text.clone()));
+    }
+    out.push((
         "Material changes",
         r.material_changes.iter().map(material_line).collect(),
-    );
-    section(
-        &mut out,
+    ));
+    out.push((
         "Tests weakened",
         r.tests_weakened.iter().map(weakened_line).collect(),
-    );
+    ));
     if let Some(m) = &r.mutation {
-        section(&mut out, "Mutation", mutation_lines(m));
+        out.push(("Mutation", mutation_lines(m)));
     }
-    section(
-        &mut out,
+    out.push((
         "Hand-made commits",
         r.hand_made
             .iter()
             .map(|c| format!("{} {}", code(&audit::short_id(&c.commit)), c.subject))
             .collect(),
-    );
+    ));
     if !r.problems.is_empty() {
-        section(&mut out, "Audit problems", r.problems.clone());
+        out.push(("Audit problems", r.problems.clone()));
     }
-    section(
-        &mut out,
+    out.push((
         "Clean-up findings",
         r.deslop
             .iter()
@@ -577,21 +595,14 @@ pub fn markdown(r: &Report) -> String {
                 )
             })
             .collect(),
-    );
+    ));
     if !r.runs.is_empty() {
-        section(
-            &mut out,
+        out.push((
             "Runs",
             r.runs.iter().map(|run| code_run(&run.line())).collect(),
-        );
+        ));
     }
-    out.push(String::new());
-    out.push(format!(
-        "Check it: `goal audit {}^..{} --rerun`",
-        audit::short_id(&r.first_commit),
-        audit::short_id(&r.last_commit)
-    ));
-    out.join("\n")
+    out
 }
 
 pub fn text(r: &Report) -> String {
