@@ -176,29 +176,7 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
     let (Some(first), Some(last)) = (span.commits.first(), span.commits.last()) else {
         return Err(Error::refused("the goal has no commits", "goal log --all"));
     };
-    // Retries: the failures of each iteration that reached a commit (an iteration commit
-    // starts a new episode), the most per iteration.
-    let mut per_iteration: std::collections::BTreeMap<u64, u32> = Default::default();
-    let mut escalations = 0;
-    for info in &span.commits {
-        let trailers = GoalTrailers::read(info);
-        if trailers.as_ref().and_then(|t| t.action) == Some(GoalAction::Escalate) {
-            escalations += 1;
-        }
-        let iteration = trailers.map_or(0, |t| t.iteration);
-        if let Some(bytes) = ws.repo.file_in_tree(info.tree, &ws.retry_rel())?
-            && let Ok(state) = crate::retry::RetryState::parse(&String::from_utf8_lossy(&bytes))
-        {
-            let n = per_iteration.entry(iteration).or_default();
-            *n = (*n).max(state.failures());
-        }
-    }
-    let active = ws.repo.head_id()? == Some(last.id) && ws.goal_path().exists();
-    if active {
-        let n = per_iteration.entry(goal.iteration).or_default();
-        *n = (*n).max(ws.retry_state().failures());
-    }
-    // Stagnation episodes: runs of rows `goal log` flags stagnant.
+    let (retries, escalations) = retries_and_escalations(ws, &span, last, goal.iteration)?;
     let ids: HashSet<String> = all.iter().map(|c| c.to_string()).collect();
     let mut rows = Rows {
         commits: &ids,
@@ -212,43 +190,13 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         true,
         &mut rows,
     )?;
-    let mut episodes = 0;
-    let mut in_episode = false;
-    for row in &rows.rows {
-        let stagnant = row.flags.iter().any(|f| f == "stagnant");
-        if stagnant && !in_episode {
-            episodes += 1;
-        }
-        in_episode = stagnant;
-    }
     let added = ws
         .repo
         .added_lines(Some(first.tree), last.tree, &ws.goal_dir)?;
     let stat = ws
         .repo
         .diff_stat(Some(first.tree), last.tree, &ws.goal_dir)?;
-    let criteria = goal
-        .criteria
-        .iter()
-        .map(|c| CriterionRow {
-            number: c.number,
-            text: c.text.clone(),
-            ticked: c.ticked,
-            evidence: c.evidence.clone(),
-            command: c.argv.clone(),
-            cwd: c.cwd.clone(),
-            exit_code: c.recorded.map(|o| o.exit_code),
-            tests: c.recorded.and_then(|o| o.tests),
-            commit: c.commit.clone(),
-            pinned: c.pinned,
-            why: c.why.clone(),
-            kind: c.kind,
-            red: c.red.as_ref().map(|r| r.state.as_str()),
-            red_evidence: c.red.as_ref().and_then(|r| r.record.clone()),
-            red_exit_code: c.red_recorded.map(|o| o.exit_code),
-            red_tests: c.red_recorded.and_then(|o| o.tests),
-        })
-        .collect();
+    let criteria = goal.criteria.iter().map(criterion_of).collect();
     // The last state that has GOAL.md (a finished goal's last commit deletes it).
     let settings = [last.tree, first.tree]
         .iter()
@@ -267,9 +215,9 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         first_commit: first.id.to_string(),
         last_commit: last.id.to_string(),
         elapsed_s: (last.time - first.time).max(0),
-        retries: per_iteration.values().sum(),
+        retries,
         escalations,
-        stagnation_episodes: episodes,
+        stagnation_episodes: stagnation_episodes(&rows.rows),
         criteria,
         material_changes: goal.material_changes,
         hand_made: goal.commits.into_iter().filter(|c| c.hand_made).collect(),
@@ -286,6 +234,74 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
             .iter()
             .find_map(|c| c.trailer("Goal-Budget").and_then(Budget::parse)),
     })
+}
+
+/// Retries (the failures of each iteration that reached a commit — an iteration commit starts a
+/// new episode —, the most per iteration, summed; the live retry state too while the goal is
+/// active at HEAD) and escalations.
+fn retries_and_escalations(
+    ws: &Workspace,
+    span: &audit::Span,
+    last: &crate::repo::CommitInfo,
+    iteration: u64,
+) -> Result<(u32, usize)> {
+    let mut per_iteration: std::collections::BTreeMap<u64, u32> = Default::default();
+    let mut escalations = 0;
+    for info in &span.commits {
+        let trailers = GoalTrailers::read(info);
+        if trailers.as_ref().and_then(|t| t.action) == Some(GoalAction::Escalate) {
+            escalations += 1;
+        }
+        let iteration = trailers.map_or(0, |t| t.iteration);
+        if let Some(bytes) = ws.repo.file_in_tree(info.tree, &ws.retry_rel())?
+            && let Ok(state) = crate::retry::RetryState::parse(&String::from_utf8_lossy(&bytes))
+        {
+            let n = per_iteration.entry(iteration).or_default();
+            *n = (*n).max(state.failures());
+        }
+    }
+    let active = ws.repo.head_id()? == Some(last.id) && ws.goal_path().exists();
+    if active {
+        let n = per_iteration.entry(iteration).or_default();
+        *n = (*n).max(ws.retry_state().failures());
+    }
+    Ok((per_iteration.values().sum(), escalations))
+}
+
+/// Stagnation episodes: runs of rows `goal log` flags stagnant.
+fn stagnation_episodes(rows: &[history::Row]) -> usize {
+    let mut episodes = 0;
+    let mut in_episode = false;
+    for row in rows {
+        let stagnant = row.flags.iter().any(|f| f == "stagnant");
+        if stagnant && !in_episode {
+            episodes += 1;
+        }
+        in_episode = stagnant;
+    }
+    episodes
+}
+
+/// A criterion's row from its audit.
+fn criterion_of(c: &audit::CriterionAudit) -> CriterionRow {
+    CriterionRow {
+        number: c.number,
+        text: c.text.clone(),
+        ticked: c.ticked,
+        evidence: c.evidence.clone(),
+        command: c.argv.clone(),
+        cwd: c.cwd.clone(),
+        exit_code: c.recorded.map(|o| o.exit_code),
+        tests: c.recorded.and_then(|o| o.tests),
+        commit: c.commit.clone(),
+        pinned: c.pinned,
+        why: c.why.clone(),
+        kind: c.kind,
+        red: c.red.as_ref().map(|r| r.state.as_str()),
+        red_evidence: c.red.as_ref().and_then(|r| r.record.clone()),
+        red_exit_code: c.red_recorded.map(|o| o.exit_code),
+        red_tests: c.red_recorded.and_then(|o| o.tests),
+    }
 }
 
 /// The last `mutants` record of the goal's ledger, as its last commit holding one had it (the
