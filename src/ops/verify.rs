@@ -72,84 +72,84 @@ pub fn plan(
             numbers.push(n);
         }
     }
-    let text = |n: usize| goal.criteria[n - 1].text.clone();
-    if !args.argv.is_empty() {
-        if let Some(why) = pin::self_grading(&args.argv) {
-            return Err(Error::NotEvidence {
-                command: pin::render(&args.argv),
-                criterion: None,
-                why,
-            });
-        }
-        for &n in &numbers {
-            if let Some(pinned) = pin::argv(&text(n))
-                && pinned != args.argv
-            {
-                return Err(Error::refused(
-                    format!(
-                        "criterion {n} is pinned to `{}`: another command (`{}`) cannot prove it",
-                        pin::render(&pinned),
-                        pin::render(&args.argv)
-                    ),
-                    format!(
-                        "run its pin with `goal verify -c {n}`, or {}",
-                        crate::person::offer(
-                            "change the pin",
-                            &format!("goal criteria pin {n} --confirm -- <command>")
-                        )
-                    ),
-                ));
-            }
-        }
-        // A pin runs at the worktree root, wherever `goal verify` was started.
-        let pinned = numbers.iter().any(|&n| pin::argv(&text(n)).is_some());
-        let (dir, cwd) = if pinned {
-            (ws.root().to_path_buf(), String::new())
-        } else {
-            (args.cwd.clone(), ws.here.clone())
-        };
-        let guard = numbers
-            .iter()
-            .any(|&n| pin::kind(&text(n)) == Some(pin::Kind::Guard));
-        return Ok(vec![Run {
-            argv: args.argv.clone(),
-            dir,
-            cwd,
-            criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
-            check: args.check,
-            guard,
-        }]);
+    if args.argv.is_empty() {
+        pinned_runs(ws, goal, ledger, args, &numbers)
+    } else {
+        given_run(ws, goal, args, &numbers).map(|run| vec![run])
     }
-    // No command: the pins, each distinct one once, in criterion order, at the worktree root.
+}
+
+/// `goal verify [-c N…] -- <command>`: the command given, for the criteria named (none pinned to
+/// another command), at the worktree root when one of them is pinned.
+fn given_run(ws: &Workspace, goal: &GoalFile, args: &Options, numbers: &[usize]) -> Result<Run> {
+    let text = |n: usize| goal.criteria[n - 1].text.clone();
+    if let Some(why) = pin::self_grading(&args.argv) {
+        return Err(Error::NotEvidence {
+            command: pin::render(&args.argv),
+            criterion: None,
+            why,
+        });
+    }
+    for &n in numbers {
+        if let Some(pinned) = pin::argv(&text(n))
+            && pinned != args.argv
+        {
+            return Err(Error::refused(
+                format!(
+                    "criterion {n} is pinned to `{}`: another command (`{}`) cannot prove it",
+                    pin::render(&pinned),
+                    pin::render(&args.argv)
+                ),
+                format!(
+                    "run its pin with `goal verify -c {n}`, or {}",
+                    crate::person::offer(
+                        "change the pin",
+                        &format!("goal criteria pin {n} --confirm -- <command>")
+                    )
+                ),
+            ));
+        }
+    }
+    // A pin runs at the worktree root, wherever `goal verify` was started.
+    let pinned = numbers.iter().any(|&n| pin::argv(&text(n)).is_some());
+    let (dir, cwd) = if pinned {
+        (ws.root().to_path_buf(), String::new())
+    } else {
+        (args.cwd.clone(), ws.here.clone())
+    };
+    let guard = numbers
+        .iter()
+        .any(|&n| pin::kind(&text(n)) == Some(pin::Kind::Guard));
+    Ok(Run {
+        argv: args.argv.clone(),
+        dir,
+        cwd,
+        criteria: numbers.iter().map(|&n| (n, text(n))).collect(),
+        check: args.check,
+        guard,
+    })
+}
+
+/// No command: the pins (of the criteria named, else of all that have one), each distinct one
+/// once, in criterion order, at the worktree root.
+fn pinned_runs(
+    ws: &Workspace,
+    goal: &GoalFile,
+    ledger: &crate::evidence::Ledger,
+    args: &Options,
+    numbers: &[usize],
+) -> Result<Vec<Run>> {
+    let text = |n: usize| goal.criteria[n - 1].text.clone();
     let wanted: Vec<usize> = if numbers.is_empty() {
         (1..=goal.criteria.len()).collect()
     } else {
-        numbers.clone()
+        numbers.to_vec()
     };
     let mut runs: Vec<Run> = Vec::new();
     for n in wanted {
-        let argv = match pin::parse(&text(n)) {
-            Some(Ok(p)) => p.argv,
-            Some(Err(why)) => {
-                return Err(Error::BadPin { number: n, why });
-            }
-            None if numbers.is_empty() => continue,
-            None => {
-                return Err(Error::usage(
-                    format!("criterion {n} has no pinned command, and no command was given"),
-                    format!(
-                        "give the test command: `goal verify -c {n} -- <test command>`, or pin one: `goal criteria pin {n} -- <test command>`"
-                    ),
-                ));
-            }
+        let Some(argv) = pin_of(n, &text(n), !numbers.is_empty())? else {
+            continue;
         };
-        if let Some(why) = pin::self_grading(&argv) {
-            return Err(Error::NotEvidence {
-                command: pin::render(&argv),
-                criterion: Some(n),
-                why,
-            });
-        }
         // A pin proven as a check (a linter) stays one under plain `goal verify`, and a guard's
         // pin that prints no test summary is a check without --check.
         let check = args.check || ledger.pin_runs_as_check(n, &text(n));
@@ -177,6 +177,32 @@ pub fn plan(
         ));
     }
     Ok(runs)
+}
+
+/// Criterion `n`'s pin (refused when it does not parse or grades itself); None when it has
+/// none and was not `named` (a criterion named without a pin and without a command is refused).
+fn pin_of(n: usize, text: &str, named: bool) -> Result<Option<Vec<String>>> {
+    let argv = match pin::parse(text) {
+        Some(Ok(p)) => p.argv,
+        Some(Err(why)) => return Err(Error::BadPin { number: n, why }),
+        None if !named => return Ok(None),
+        None => {
+            return Err(Error::usage(
+                format!("criterion {n} has no pinned command, and no command was given"),
+                format!(
+                    "give the test command: `goal verify -c {n} -- <test command>`, or pin one: `goal criteria pin {n} -- <test command>`"
+                ),
+            ));
+        }
+    };
+    if let Some(why) = pin::self_grading(&argv) {
+        return Err(Error::NotEvidence {
+            command: pin::render(&argv),
+            criterion: Some(n),
+            why,
+        });
+    }
+    Ok(Some(argv))
 }
 
 /// `goal verify --red -c N` / `--base -c N`: one criterion's pin on the red tree or the base tree.
