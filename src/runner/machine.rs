@@ -583,34 +583,9 @@ impl Machine {
                 "interrupted twice: the agent was stopped",
             );
         }
-        let verdict = match end {
-            TurnEnd::NotStarted(why) => TurnVerdict::Hard(why),
-            TurnEnd::Exited(code) => self.slots[self.current]
-                .patterns
-                .classify(code, output, now_ms),
-            // A CLI that went quiet sleeping inside its turn on a limit is not a failed try.
-            TurnEnd::IdleTimeout => self.slots[self.current]
-                .patterns
-                .idle(output, now_ms)
-                .unwrap_or_else(|| {
-                TurnVerdict::Failed(format!(
-                    "the agent printed nothing for {} (idle timeout): its process group was killed",
-                    human_ms(self.limits.idle_timeout_ms.unwrap_or(0))
-                ))
-            }),
-            TurnEnd::TurnTimeout => {
-                if self.max_time_passed(now_ms) {
-                    return self.stop(
-                        RunEnd::Budget,
-                        "--max-time ran out during a turn: the agent was stopped",
-                    );
-                }
-                TurnVerdict::Failed(format!(
-                    "the turn took longer than {} (turn timeout): its process group was killed",
-                    human_ms(self.limits.turn_timeout_ms.unwrap_or(0))
-                ))
-            }
-            TurnEnd::Killed => TurnVerdict::Failed("the agent was killed".into()),
+        let verdict = match self.verdict(now_ms, end, output) {
+            Ok(verdict) => verdict,
+            Err(steps) => return steps,
         };
         if self.interrupts == 1 && verdict != TurnVerdict::Ok {
             return self.stop(RunEnd::Interrupted, "interrupted: the last turn failed");
@@ -623,44 +598,8 @@ impl Machine {
             return self.stop(RunEnd::Budget, why);
         }
         match verdict {
-            TurnVerdict::Ok => {
-                // The iteration it makes starts a new retry count (as `goal iterate` does).
-                self.retries = 0;
-                self.slots[self.current].limit_waits = 0;
-                self.iterations += 1;
-                self.last_failure = None;
-                self.phase = Phase::Recording;
-                let iterate = (!committed).then(|| {
-                    let summary = super::presets::last_message(output)
-                        .and_then(|m| {
-                            m.lines()
-                                .map(str::trim)
-                                .find(|l| !l.is_empty())
-                                .map(str::to_string)
-                        })
-                        .unwrap_or_else(|| "no summary".into());
-                    format!("turn {}: {}", self.turn, clip(&summary, 200))
-                });
-                vec![Step::Record {
-                    turn: self.turn,
-                    iterate,
-                }]
-            }
-            TurnVerdict::Hard(why) => {
-                // The agent is out of the run; another one still in it takes the next turn.
-                self.slots[self.current].gone = true;
-                self.slots[self.current].why = Some(why.clone());
-                if self.slots.iter().all(|s| s.gone) {
-                    let why = if self.slots.len() > 1 {
-                        format!("{why}; no agent is left in the run")
-                    } else {
-                        why
-                    };
-                    return self.stop(RunEnd::HardFailure, why);
-                }
-                self.last_failure = Some(why);
-                self.next_turn(now_ms)
-            }
+            TurnVerdict::Ok => self.turn_ok(output, committed),
+            TurnVerdict::Hard(why) => self.agent_out(now_ms, why),
             TurnVerdict::UsageLimit {
                 resets_at_ms: Some(at),
                 why,
@@ -782,9 +721,10 @@ impl Machine {
 }
 
 mod budget;
+mod turn_end;
 mod words;
 pub use budget::Budget;
-use words::{about, clip};
+use words::about;
 pub use words::{human_ms, limit_step};
 
 #[cfg(test)]
