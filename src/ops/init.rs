@@ -54,28 +54,7 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
         .map(|c| one_line(c))
         .filter(|c| !c.is_empty())
         .collect();
-    // A pin must parse and must run a real test: refused before anything is written.
-    for (i, c) in criteria.iter().enumerate() {
-        match crate::pin::parse(c) {
-            None => {}
-            Some(Err(why)) => {
-                return Err(Error::usage(
-                    format!("criterion {}: {why}", i + 1),
-                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
-                ));
-            }
-            Some(Ok(p)) => {
-                if let Err(why) = crate::pin::check_pinnable(&p.argv) {
-                    return Err(Error::CannotPin {
-                        command: p.command,
-                        criterion: Some(i + 1),
-                        why,
-                        retry: "pin the test command that proves the criterion".into(),
-                    });
-                }
-            }
-        }
-    }
+    check_pins(&criteria)?;
     let goal_text = options.goal.as_deref().map(one_line).unwrap_or_default();
     if options.goal.is_some() && goal_text.is_empty() {
         return Err(Error::usage(
@@ -98,69 +77,123 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
         .filter(|p| !p.is_empty())
         .collect();
     let _lock = ws.lock()?;
-
-    let mut replaced = None;
-    if let Some(active) = ws.read_goal(crate::workspace::Part::Whole)? {
-        let choice = if options.abandon_current {
-            OnActive::Abandon
-        } else {
-            (options.on_active)(&active)
-        };
-        match choice {
-            OnActive::Keep => return Ok(Initialized::Kept(Box::new(active))),
-            OnActive::Replace => {
-                // Made with the new goal's commit, after both passed the user's hooks.
-                let reason = "replaced by a new goal";
-                let commit = abandon_commit(ws, &active, reason);
-                replaced = Some((commit.prepare(ws, None, &active)?, active, reason));
-            }
-            OnActive::Abandon => {
-                return Ok(Initialized::Abandoned(Box::new(abandon_locked(
-                    ws,
-                    active,
-                    "abandoned by the user",
-                )?)));
-            }
-        }
-    } else if options.abandon_current {
-        return Err(Error::NoGoal {
-            path: ws.goal_rel.clone(),
-        });
-    }
+    let replaced = match active_goal(ws, &options)? {
+        Active::None => None,
+        Active::Done(answer) => return Ok(answer),
+        Active::Replace(replaced) => Some(*replaced),
+    };
     if goal_text.is_empty() {
         return Err(Error::usage(
             "the goal text is missing",
             "goal init \"<goal>\" -c \"<criterion>\"",
         ));
     }
-
     let mut goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
     goal.set_settings(&settings);
-    let mut commit = Commit::new(GoalAction::Init, format!("init \"{goal_text}\""));
-    commit.stage = Stage::GoalOnly;
-    // Evidence and retry state of an earlier goal belong to no goal now.
-    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
-    let (oid, replaced) = match replaced {
-        None => (commit.make(ws, Some(&goal), &goal)?, None),
-        Some((abandon, active, reason)) => {
-            let pending = vec![abandon, commit.prepare(ws, Some(&goal), &goal)?];
-            let made = ws.commit_all(pending)?;
-            let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
-                return Err(Error::usage("no commit was made", "run `goal init` again"));
-            };
-            let abandoned = Abandoned {
-                goal: active,
-                reason: reason.to_string(),
-                commit: first,
-            };
-            (last, Some(Box::new(abandoned)))
-        }
-    };
+    let (oid, replaced) = commit_init(ws, &goal, &goal_text, replaced)?;
     Ok(Initialized::Created {
         goal: Box::new(goal),
         commit: oid,
         replaced,
     })
+}
+
+/// A pin must parse and must run a real test: refused before anything is written.
+fn check_pins(criteria: &[String]) -> Result<()> {
+    for (i, c) in criteria.iter().enumerate() {
+        match crate::pin::parse(c) {
+            None => {}
+            Some(Err(why)) => {
+                return Err(Error::usage(
+                    format!("criterion {}: {why}", i + 1),
+                    "write the pin as (verify: `<test command>`), or (guard: `<command>`) for what must stay true, at the end of the criterion",
+                ));
+            }
+            Some(Ok(p)) => {
+                if let Err(why) = crate::pin::check_pinnable(&p.argv) {
+                    return Err(Error::CannotPin {
+                        command: p.command,
+                        criterion: Some(i + 1),
+                        why,
+                        retry: "pin the test command that proves the criterion".into(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What becomes of the goal already active.
+enum Active {
+    /// There is none.
+    None,
+    /// It was kept or abandoned: `init` ends with this.
+    Done(Initialized),
+    /// It is replaced: its abandon commit, prepared to go with the new goal's.
+    Replace(Box<(crate::door::Pending, GoalFile, &'static str)>),
+}
+
+/// The active goal kept, abandoned or replaced, as `--abandon-current` or the question answers.
+fn active_goal(ws: &Workspace, options: &Options<'_>) -> Result<Active> {
+    let Some(active) = ws.read_goal(crate::workspace::Part::Whole)? else {
+        if options.abandon_current {
+            return Err(Error::NoGoal {
+                path: ws.goal_rel.clone(),
+            });
+        }
+        return Ok(Active::None);
+    };
+    let choice = if options.abandon_current {
+        OnActive::Abandon
+    } else {
+        (options.on_active)(&active)
+    };
+    Ok(match choice {
+        OnActive::Keep => Active::Done(Initialized::Kept(Box::new(active))),
+        OnActive::Replace => {
+            // Made with the new goal's commit, after both passed the user's hooks.
+            let reason = "replaced by a new goal";
+            let commit = abandon_commit(ws, &active, reason);
+            Active::Replace(Box::new((
+                commit.prepare(ws, None, &active)?,
+                active,
+                reason,
+            )))
+        }
+        OnActive::Abandon => Active::Done(Initialized::Abandoned(Box::new(abandon_locked(
+            ws,
+            active,
+            "abandoned by the user",
+        )?))),
+    })
+}
+
+/// The init commit (the evidence and retry state of an earlier goal belong to no goal now),
+/// made after the replaced goal's abandon commit when there is one.
+fn commit_init(
+    ws: &Workspace,
+    goal: &GoalFile,
+    goal_text: &str,
+    replaced: Option<(crate::door::Pending, GoalFile, &'static str)>,
+) -> Result<(Oid, Option<Box<Abandoned>>)> {
+    let mut commit = Commit::new(GoalAction::Init, format!("init \"{goal_text}\""));
+    commit.stage = Stage::GoalOnly;
+    commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
+    let Some((abandon, active, reason)) = replaced else {
+        return Ok((commit.make(ws, Some(goal), goal)?, None));
+    };
+    let pending = vec![abandon, commit.prepare(ws, Some(goal), goal)?];
+    let made = ws.commit_all(pending)?;
+    let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
+        return Err(Error::usage("no commit was made", "run `goal init` again"));
+    };
+    let abandoned = Abandoned {
+        goal: active,
+        reason: reason.to_string(),
+        commit: first,
+    };
+    Ok((last, Some(Box::new(abandoned))))
 }
 
 /// The note `init` gives when an ignore rule covers the goal's files (a `.gitignore` that starts
