@@ -191,6 +191,14 @@ impl ErrorKind {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What to do about a bug in goal: report it, with what it needs.
+fn internal_hint() -> String {
+    format!(
+        "please report it with the command you ran and `goal --version` ({}); nothing was changed by the step that failed",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 impl Error {
     pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Error::Usage {
@@ -326,10 +334,7 @@ impl Error {
                 path.display()
             ),
             Error::NoGoal { .. } => "start one with `goal init \"<goal>\" -c \"<criterion>\"`".into(),
-            Error::Internal { .. } => format!(
-                "please report it with the command you ran and `goal --version` ({}); nothing was changed by the step that failed",
-                env!("CARGO_PKG_VERSION")
-            ),
+            Error::Internal { .. } => internal_hint(),
             Error::NotARepo { .. } => "run goal inside a git working tree, or create one with `git init`".into(),
             Error::BareRepo { .. } => "clone it, or add a worktree with `git worktree add <dir>`, and run goal there".into(),
             Error::RepoBusy { hint, .. } => hint.clone(),

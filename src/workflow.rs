@@ -116,6 +116,16 @@ fn race(agents: &[String]) -> String {
         })
         .collect();
     format!(
+        "{}{}{}",
+        race_head(&default),
+        race_job(&keys, &cases),
+        check_job()
+    )
+}
+
+/// The race workflow's opening: what it is, its inputs (`default`: the agents'), its permissions.
+fn race_head(default: &str) -> String {
+    format!(
         r#"# Written by `goal ci init --race`: race agents on one goal, a runner each, through this
 # repository (`goal run --claim origin`); the first proven one claims refs/goal/won/<run id>, the
 # others stop with their branches pushed. Then the claimed commit is checked.
@@ -140,7 +150,14 @@ on:
 permissions:
   contents: write
 
-jobs:
+"#
+    )
+}
+
+/// The matrix of racers, each `goal run --claim origin` with its agent installed and its key.
+fn race_job(keys: &str, cases: &str) -> String {
+    format!(
+        r#"jobs:
   race:
     name: race (${{{{ matrix.agent }}}})
     runs-on: ubuntu-latest
@@ -178,7 +195,14 @@ jobs:
           done <<< "$GOAL_CRITERIA"
           goal run "$GOAL_TEXT" "${{criteria[@]}}" --agent "$AGENT" --claim origin --race-id ${{{{ github.run_id }}}}
 
-  check:
+"#
+    )
+}
+
+/// The job that checks the claimed commit: `goal recheck` and `goal audit --rerun --strict`.
+fn check_job() -> String {
+    format!(
+        r#"  check:
     name: check the claimed commit
     needs: race
     if: always()

@@ -229,19 +229,10 @@ pub fn red_shows_without_failures(
     test: &str,
 ) -> Result<bool> {
     use crate::surface::judge::{cargo_skipping, failed_by_name, named};
-    use crate::test_names::TestOutcome;
-    let failed = |names: &crate::test_names::TestNames| -> Vec<String> {
-        names
-            .names
-            .iter()
-            .filter(|t| t.outcome == TestOutcome::Failed)
-            .map(|t| t.name.clone())
-            .collect()
-    };
     let Some(names) = witness.names.as_ref() else {
         return Ok(false);
     };
-    let mut skip = failed(names);
+    let mut skip = failed_names(names);
     if skip.is_empty() || named(names, test) || !place.target.trusted {
         return Ok(false);
     }
@@ -287,7 +278,7 @@ pub fn red_shows_without_failures(
         if failed_by_name(Some(&found), test) {
             return Ok(true);
         }
-        let more: Vec<String> = failed(&found)
+        let more: Vec<String> = failed_names(&found)
             .into_iter()
             .filter(|t| !skip.contains(t))
             .collect();
@@ -297,6 +288,16 @@ pub fn red_shows_without_failures(
         skip.extend(more);
     }
     Ok(false)
+}
+
+/// The tests a run names failing.
+fn failed_names(names: &crate::test_names::TestNames) -> Vec<String> {
+    names
+        .names
+        .iter()
+        .filter(|t| t.outcome == crate::test_names::TestOutcome::Failed)
+        .map(|t| t.name.clone())
+        .collect()
 }
 
 /// Why a red run failed because of its environment (the end of its output read as a record's
