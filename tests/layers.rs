@@ -5,67 +5,21 @@
 //! lines, and every module says what it is for. Each rule has a test that it can fail.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use syn::visit::Visit;
+
+use crate::common::source::{files, is_cfg_test, is_test_file, src, top_module};
 
 /// The longest a source file may be (test files and the tables named here aside).
 const MAX_LINES: usize = 800;
 
+/// The longest a function may be, from `fn` to its closing brace as rustfmt lays it out (nested
+/// closures and items included), outside tests. There is no allow-list.
+const MAX_FN_LINES: usize = 80;
+
 /// Files that may be longer: pure tables with their tests.
 const LONG_TABLES: &[&str] = &[];
-
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-/// Every `.rs` file under src/, as (path relative to src/, text).
-fn files() -> Vec<(String, String)> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.push((rel, std::fs::read_to_string(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&src(), &src(), &mut out);
-    out
-}
-
-/// A file only compiled for tests (`#[cfg(test)] #[path = "…_tests.rs"] mod tests;`).
-fn is_test_file(rel: &str) -> bool {
-    rel.ends_with("_tests.rs") || rel.ends_with("/tests.rs")
-}
-
-/// The top-level module a file belongs to (`runner/machine.rs` → `runner`).
-fn top_module(rel: &str) -> String {
-    rel.split('/')
-        .next()
-        .unwrap()
-        .trim_end_matches(".rs")
-        .to_string()
-}
-
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.parse_args::<syn::Meta>()
-                .is_ok_and(|m| m.path().is_ident("test"))
-    })
-}
 
 /// What one file's non-test code names: the `crate::<module>` it uses, where it calls
 /// `.exit_code()`, runs git (the CLI or git2), prints, and lists agent names.
@@ -405,6 +359,116 @@ fn no_source_file_is_over_800_lines() {
         })
         .collect();
     assert!(long.is_empty(), "over {MAX_LINES} lines: {long:?}");
+}
+
+/// The functions of one file's non-test code longer than [`MAX_FN_LINES`], as `name: lines`
+/// (methods as `Type::name`), longest first.
+fn long_functions(rel: &str, text: &str) -> Vec<(String, usize)> {
+    #[derive(Default)]
+    struct Lengths {
+        owner: Vec<String>,
+        found: Vec<(String, usize)>,
+    }
+    impl Lengths {
+        fn measure(&mut self, name: &syn::Ident, from: proc_macro2::Span, to: proc_macro2::Span) {
+            let lines = to.end().line - from.start().line + 1;
+            if lines > MAX_FN_LINES {
+                let name = match self.owner.last() {
+                    Some(owner) => format!("{owner}::{name}"),
+                    None => name.to_string(),
+                };
+                self.found.push((name, lines));
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Lengths {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_cfg_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            if is_cfg_test(&f.attrs) {
+                return;
+            }
+            let close = f.block.brace_token.span.close();
+            self.measure(&f.sig.ident, f.sig.fn_token.span, close);
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+            if is_cfg_test(&i.attrs) {
+                return;
+            }
+            let ty = &i.self_ty;
+            self.owner
+                .push(quote::quote!(#ty).to_string().replace(' ', ""));
+            syn::visit::visit_item_impl(self, i);
+            self.owner.pop();
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            if is_cfg_test(&f.attrs) {
+                return;
+            }
+            let close = f.block.brace_token.span.close();
+            self.measure(&f.sig.ident, f.sig.fn_token.span, close);
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+        fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+            if let Some(block) = &f.default {
+                let close = block.brace_token.span.close();
+                self.measure(&f.sig.ident, f.sig.fn_token.span, close);
+            }
+            syn::visit::visit_trait_item_fn(self, f);
+        }
+    }
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let mut lengths = Lengths::default();
+    lengths.visit_file(&file);
+    lengths.found.sort_by(|a, b| b.1.cmp(&a.1));
+    lengths.found
+}
+
+#[test]
+fn no_function_is_over_80_lines() {
+    let mut long: Vec<(usize, String)> = files()
+        .into_iter()
+        .filter(|(rel, _)| !is_test_file(rel))
+        .flat_map(|(rel, text)| {
+            long_functions(&rel, &text)
+                .into_iter()
+                .map(move |(name, lines)| (lines, format!("{rel}: {name} {lines}")))
+        })
+        .collect();
+    long.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let long: Vec<String> = long.into_iter().map(|(_, line)| line).collect();
+    assert!(
+        long.is_empty(),
+        "{} functions over {MAX_FN_LINES} lines (split them into steps): {long:#?}",
+        long.len()
+    );
+}
+
+#[test]
+fn the_function_check_finds_a_long_function_a_long_method_and_skips_tests() {
+    let body = |n: usize| "    let _ = 1;\n".repeat(n);
+    let text = format!(
+        "fn short() {{\n{}}}\nfn long() {{\n{}}}\nstruct S;\nimpl S {{\n    fn long_method(&self) {{\n{}    }}\n}}\n\
+         trait T {{\n    fn provided(&self) {{\n{}    }}\n}}\n\
+         #[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{}    }}\n}}\n",
+        body(78),
+        body(79),
+        body(90),
+        body(81),
+        body(200),
+    );
+    assert_eq!(
+        long_functions("ops/fake.rs", &text),
+        [
+            ("S::long_method".to_string(), 92),
+            ("provided".to_string(), 83),
+            ("long".to_string(), 81),
+        ]
+    );
 }
 
 #[test]

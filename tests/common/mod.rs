@@ -1,6 +1,7 @@
 //! A hermetic git repository and helpers to drive `goal` and `git` in it.
 
 pub mod git_server;
+pub mod source;
 pub mod stand_in;
 
 use std::ffi::OsString;
