@@ -424,7 +424,7 @@ fn long_functions(rel: &str, text: &str) -> Vec<(String, usize)> {
     let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let mut lengths = Lengths::default();
     lengths.visit_file(&file);
-    lengths.found.sort_by(|a, b| b.1.cmp(&a.1));
+    lengths.found.sort_by_key(|f| std::cmp::Reverse(f.1));
     lengths.found
 }
 
