@@ -4,12 +4,22 @@ use crate::summary::TestCounts;
 
 const TEXT: &str = "add works (verify: `pytest -q`)";
 
+#[derive(Clone)]
 struct Run {
     exit: i32,
     tests: Option<(u64, u64, u64)>,
     tree: &'static str,
     red: Option<&'static str>,
     output: &'static str,
+    /// The command line, the folder it ran in and the criterion it names.
+    argv: &'static str,
+    cwd: &'static str,
+    number: usize,
+    /// A red run's base and why its environment failed; a guard's `--base` run.
+    red_base: &'static str,
+    environment: Option<&'static str>,
+    base_run: bool,
+    names: Option<crate::test_names::TestNames>,
 }
 
 fn run(exit: i32, tests: Option<(u64, u64, u64)>, tree: &'static str) -> Run {
@@ -19,16 +29,21 @@ fn run(exit: i32, tests: Option<(u64, u64, u64)>, tree: &'static str) -> Run {
         tree,
         red: None,
         output: "",
+        argv: "pytest -q",
+        cwd: "",
+        number: 1,
+        red_base: "BASE",
+        environment: None,
+        base_run: false,
+        names: None,
     }
 }
 
 fn red(exit: i32, tests: Option<(u64, u64, u64)>, surface: &'static str) -> Run {
     Run {
-        exit,
-        tests,
         tree: "REDTREE-OTHER",
         red: Some(surface),
-        output: "",
+        ..run(exit, tests, "")
     }
 }
 
@@ -38,9 +53,9 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
     for r in runs {
         let (record, line) = seal_with(
             NewRecord {
-                criteria: vec![(1, text.to_string())],
-                argv: vec!["pytest".into(), "-q".into()],
-                cwd: String::new(),
+                criteria: vec![(r.number, text.to_string())],
+                argv: r.argv.split_whitespace().map(String::from).collect(),
+                cwd: r.cwd.into(),
                 exit_code: r.exit,
                 started: "2026-12-01T00:00:00Z".into(),
                 duration_ms: 1,
@@ -58,13 +73,13 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
                 output: r.output.as_bytes().to_vec(),
             },
             Extra {
-                names: None,
+                names: r.names.clone(),
                 red: r.red.map(|tests| RedField {
-                    base: "BASE".into(),
+                    base: r.red_base.into(),
                     tests: tests.into(),
-                    environment: None,
+                    environment: r.environment.map(String::from),
                 }),
-                base_run: false,
+                base_run: r.base_run,
             },
             &prev,
         );
@@ -132,12 +147,74 @@ fn red_states() {
             ],
             RedState::Witnessed,
         ),
+        // A passing run on the red tree after the witness is no red run: the witness stands.
+        (
+            vec![
+                red(1, Some((0, 1, 0)), "SURFACE"),
+                run(0, Some((1, 0, 0)), "REDTREE"),
+            ],
+            RedState::Witnessed,
+        ),
+        // A test-first run that ran nothing is no witness either way.
+        (vec![run(5, Some((0, 0, 0)), "REDTREE")], RedState::Pending),
+        // A red run made with another base does not decide.
+        (
+            vec![Run {
+                red_base: "OTHERBASE",
+                ..red(1, Some((0, 1, 0)), "SURFACE")
+            }],
+            RedState::Pending,
+        ),
+        // Only the pin's own runs at the worktree root, naming this criterion, witnessed here.
+        (
+            vec![Run {
+                argv: "pytest -q tests/other.py",
+                ..red(1, Some((0, 1, 0)), "SURFACE")
+            }],
+            RedState::Pending,
+        ),
+        (
+            vec![Run {
+                cwd: "sub",
+                ..red(1, Some((0, 1, 0)), "SURFACE")
+            }],
+            RedState::Pending,
+        ),
+        (
+            vec![Run {
+                number: 2,
+                ..red(1, Some((0, 1, 0)), "SURFACE")
+            }],
+            RedState::Pending,
+        ),
+        // A guard's base run failing on the red tree is no witness.
+        (
+            vec![Run {
+                base_run: true,
+                ..run(1, Some((0, 1, 0)), "REDTREE")
+            }],
+            RedState::Pending,
+        ),
     ];
     for (i, (runs, want)) in cases.into_iter().enumerate() {
         let got = red_state(&ledger(&runs, TEXT), 1, TEXT, &target()).unwrap();
         assert_eq!(got.state, want, "case {i}");
         assert_eq!(got.record.is_some(), want != RedState::Pending, "case {i}");
     }
+}
+
+#[test]
+fn a_record_not_witnessed_in_this_clone_decides_nothing() {
+    let l = ledger(&[red(1, Some((0, 1, 0)), "SURFACE")], TEXT);
+    let l = l.with_witness(std::collections::HashSet::new());
+    let got = red_state(&l, 1, TEXT, &target()).unwrap();
+    assert_eq!(
+        got,
+        Red {
+            state: RedState::Pending,
+            record: None
+        }
+    );
 }
 
 #[test]
@@ -258,5 +335,365 @@ fn a_cargo_pin_skips_tests_after_its_own_arguments() {
     ];
     for (pin, want) in cases {
         assert_eq!(cargo_skipping(&argv(pin), &skip), want.map(argv), "{pin}");
+    }
+}
+
+#[test]
+fn a_run_whose_environment_failed_is_inconclusive() {
+    // The pin's program not found: not a red witness, though it exited non-zero.
+    let mut missing = run(127, None, "R");
+    missing.output = "sh: 1: pytest: not found";
+    let l = ledger(&[missing], TEXT);
+    assert!(environment_of(&l.records[0]).is_some());
+    assert_eq!(red_outcome(&l.records[0], false), RedOutcome::Inconclusive);
+    assert_eq!(recorded_outcome(&l.records[0]), RedOutcome::Inconclusive);
+    // A red run carries the verdict it was given when it ran.
+    let l = ledger(
+        &[Run {
+            environment: Some("no pytest here"),
+            ..red(1, None, "SURFACE")
+        }],
+        TEXT,
+    );
+    assert_eq!(
+        environment_of(&l.records[0]).as_deref(),
+        Some("no pytest here")
+    );
+    assert_eq!(recorded_outcome(&l.records[0]), RedOutcome::Inconclusive);
+    // Its tests ran and failed: red.
+    let l = ledger(&[run(1, Some((0, 1, 0)), "R")], TEXT);
+    assert_eq!(environment_of(&l.records[0]), None);
+    assert_eq!(recorded_outcome(&l.records[0]), RedOutcome::Red);
+}
+
+#[test]
+fn outcome_messages() {
+    let cases: &[(RedOutcome, Option<&str>, Option<&str>)] = &[
+        (RedOutcome::Red, None, None),
+        (RedOutcome::Red, Some("x"), None),
+        (
+            RedOutcome::PassesOnBase,
+            None,
+            Some(
+                "the tests of criterion 3 pass on the code before the goal: they do not test the change",
+            ),
+        ),
+        (
+            RedOutcome::Inconclusive,
+            None,
+            Some("the tests of criterion 3 did not run on the code before the goal"),
+        ),
+        (
+            RedOutcome::Inconclusive,
+            Some("no pytest"),
+            Some(
+                "the tests of criterion 3 did not run on the code before the goal: its environment failed, not the code (no pytest)",
+            ),
+        ),
+    ];
+    for (outcome, environment, want) in cases {
+        assert_eq!(
+            outcome_message(3, outcome, *environment).as_deref(),
+            *want,
+            "{outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn red_state_names() {
+    let cases = [
+        (RedState::Pending, "pending"),
+        (RedState::Witnessed, "witnessed"),
+        (RedState::PassesOnBase, "passes-on-base"),
+        (RedState::Inconclusive, "inconclusive"),
+    ];
+    for (state, name) in cases {
+        assert_eq!(state.as_str(), name);
+        assert_eq!(serde_json::to_value(state).unwrap(), name);
+    }
+}
+
+#[test]
+fn a_guard_base_is_the_latest_run_of_its_pin_on_the_base_tree() {
+    const GUARD: &str = "lint (guard: `pytest -q`)";
+    let on_base = |exit: i32| run(exit, Some((1, exit as u64, 0)), "BASETREE");
+    // (runs, index of the wanted record)
+    let cases: Vec<(Vec<Run>, Option<usize>)> = vec![
+        (vec![], None),
+        (vec![on_base(0)], Some(0)),
+        (vec![on_base(1)], Some(0)),
+        (
+            vec![Run {
+                base_run: true,
+                ..on_base(0)
+            }],
+            Some(0),
+        ),
+        (vec![on_base(0), on_base(1)], Some(1)),
+        (vec![on_base(0), run(0, Some((1, 0, 0)), "OTHER")], Some(0)),
+        // Not a base record: another tree, a red run, another command, another criterion.
+        (vec![run(0, Some((1, 0, 0)), "OTHER")], None),
+        (
+            vec![Run {
+                tree: "BASETREE",
+                ..red(1, Some((0, 1, 0)), "SURFACE")
+            }],
+            None,
+        ),
+        (
+            vec![Run {
+                argv: "pytest -q tests/other.py",
+                ..on_base(0)
+            }],
+            None,
+        ),
+        (
+            vec![Run {
+                number: 2,
+                ..on_base(0)
+            }],
+            None,
+        ),
+    ];
+    for (i, (runs, want)) in cases.iter().enumerate() {
+        let l = ledger(runs, GUARD);
+        let got = guard_base(&l, 1, GUARD, "BASETREE").map(|r| r.id.clone());
+        assert_eq!(got, want.map(|at| l.records[at].id.clone()), "case {i}");
+    }
+    // An acceptance criterion or an unpinned one has no guard base.
+    let l = ledger(&[on_base(0)], TEXT);
+    assert!(guard_base(&l, 1, TEXT, "BASETREE").is_none());
+    assert!(guard_base(&l, 1, "lint", "BASETREE").is_none());
+}
+
+fn finding(kind: FindingKind, file: &str, test: &str) -> Finding {
+    Finding {
+        kind,
+        file: file.into(),
+        line: 7,
+        test: test.into(),
+    }
+}
+
+#[test]
+fn which_findings_refuse_done() {
+    use FindingKind::*;
+    let calc = "tests/test_calc.py";
+    // (finding, pin, refuses)
+    let cases: &[(Finding, &str, bool)] = &[
+        (
+            finding(TestRemoved, calc, "test_add"),
+            "pytest tests/test_calc.py",
+            true,
+        ),
+        (
+            finding(TestRemoved, calc, "test_add"),
+            "pytest tests/test_other.py",
+            false,
+        ),
+        (finding(SkipAdded, calc, "test_add"), "pytest -q", true),
+        (finding(AssertionFree, calc, "test_add"), "pytest -q", true),
+        (
+            finding(ImportRedirected, calc, "test_add"),
+            "pytest -q",
+            true,
+        ),
+        // Shown only, whatever the pin runs.
+        (
+            finding(AssertionWeakened, calc, "test_add"),
+            "pytest -q",
+            false,
+        ),
+        (
+            finding(AssertionRemoved, calc, "test_add"),
+            "pytest -q",
+            false,
+        ),
+        (finding(TestAware, "src/app.js", ""), "pytest -q", false),
+        // About the goal as a whole: refuses whatever the pin names.
+        (
+            finding(TestDetected, "src/calc.py", ""),
+            "pytest tests/test_other.py",
+            true,
+        ),
+        (
+            finding(SelectionChanged, "pytest.ini", ""),
+            "pytest tests/test_other.py",
+            true,
+        ),
+        // A rename refuses when it takes the test out of the pin.
+        (
+            finding(
+                TestRenamed,
+                "src/lib.rs",
+                "eq_version_ok -> exactly_version_ok",
+            ),
+            "cargo test eq_version",
+            true,
+        ),
+        (
+            finding(
+                TestRenamed,
+                "src/lib.rs",
+                "eq_version_ok -> exactly_version_ok",
+            ),
+            "cargo test version",
+            false,
+        ),
+        (
+            finding(
+                TestRenamed,
+                "src/lib.rs",
+                "eq_version_ok -> exactly_version_ok",
+            ),
+            "cargo test exactly",
+            false,
+        ),
+        (
+            finding(TestRenamed, "src/lib.rs", "no arrow"),
+            "cargo test",
+            false,
+        ),
+    ];
+    for (f, pin, want) in cases {
+        assert_eq!(
+            refuses_done(f, &[pin.to_string()]),
+            *want,
+            "{f:?} under {pin}"
+        );
+    }
+    assert!(!refuses_done(&finding(TestRemoved, calc, "test_add"), &[]));
+}
+
+#[test]
+fn done_judges_a_rename_out_of_a_pin_as_the_removal_it_is() {
+    use FindingKind::*;
+    let findings = [
+        finding(
+            TestRenamed,
+            "src/lib.rs",
+            "eq_version_ok -> exactly_version_ok",
+        ),
+        finding(TestRemoved, "src/lib.rs", "old_case"),
+        finding(AssertionWeakened, "src/lib.rs", "eq_version_ok"),
+    ];
+    let pins = [
+        "cargo test".to_string(),
+        "cargo test eq_version".to_string(),
+    ];
+    let seen = |confirm: bool| -> Vec<(FindingKind, String, bool, bool)> {
+        weakened(&findings, &pins, confirm)
+            .into_iter()
+            .map(|w| (w.kind, w.test, w.refuses, w.confirmed))
+            .collect()
+    };
+    assert_eq!(
+        seen(false),
+        [
+            (TestRemoved, "eq_version_ok".to_string(), true, false),
+            (TestRemoved, "old_case".to_string(), true, false),
+            (AssertionWeakened, "eq_version_ok".to_string(), false, false),
+        ]
+    );
+    assert_eq!(
+        seen(true),
+        [
+            (TestRemoved, "eq_version_ok".to_string(), true, true),
+            (TestRemoved, "old_case".to_string(), true, true),
+            (AssertionWeakened, "eq_version_ok".to_string(), false, false),
+        ]
+    );
+    let w = &weakened(&findings[..1], &pins, false)[0];
+    assert_eq!((w.file.as_str(), w.line), ("src/lib.rs", 7));
+    assert_eq!(w.describe(), "test-removed src/lib.rs:7 eq_version_ok");
+    // A rename every pin still runs stays a rename, shown only.
+    let kept = weakened(&findings[..1], &["cargo test version".to_string()], true);
+    assert_eq!(
+        (kept[0].kind, kept[0].refuses, kept[0].confirmed),
+        (TestRenamed, false, false)
+    );
+}
+
+fn names(list: &[(&str, crate::test_names::TestOutcome)]) -> crate::test_names::TestNames {
+    crate::test_names::TestNames {
+        names: list
+            .iter()
+            .map(|(name, outcome)| crate::test_names::TestName {
+                name: name.to_string(),
+                outcome: *outcome,
+            })
+            .collect(),
+        truncated: false,
+    }
+}
+
+#[test]
+fn named_whatever_the_test_came_to() {
+    use crate::test_names::TestOutcome::*;
+    let run = names(&[
+        ("tests/test_calc.py::test_add", Passed),
+        ("v0::tests::limits", Failed),
+        ("suite > case", Ignored),
+        ("pkg/TestParse", Passed),
+        ("exact", Passed),
+    ]);
+    let cases: &[(&str, bool)] = &[
+        ("test_add", true),
+        ("tests::limits", true),
+        ("case", true),
+        ("TestParse", true),
+        ("exact", true),
+        ("test_ad", false),
+        ("limit", false),
+        ("suite", false),
+        ("xact", false),
+    ];
+    for (test, want) in cases {
+        assert_eq!(named(&run, test), *want, "{test}");
+    }
+}
+
+#[test]
+fn an_assertion_free_test_seen_failing_in_a_red_run_tests_the_change() {
+    use crate::test_names::TestOutcome::*;
+    let with = |red_run: bool, outcome| Run {
+        names: Some(names(&[("tests/test_calc.py::test_add", outcome)])),
+        ..if red_run {
+            red(1, Some((0, 1, 0)), "SURFACE")
+        } else {
+            run(1, Some((0, 1, 0)), "REDTREE")
+        }
+    };
+    let cases = [
+        (vec![with(true, Failed)], true),
+        (vec![with(true, Passed)], false),
+        // A failing run that is not a red run is no such evidence.
+        (vec![with(false, Failed)], false),
+        (vec![with(false, Failed), with(true, Failed)], true),
+        (vec![], false),
+    ];
+    for (i, (runs, want)) in cases.into_iter().enumerate() {
+        assert_eq!(
+            seen_failing_red(&ledger(&runs, TEXT), "test_add"),
+            want,
+            "case {i}"
+        );
+    }
+}
+
+#[test]
+fn a_goal_of_guards_only() {
+    let guard = "lint (guard: `sh lint.sh`)";
+    let cases: &[(&[&str], bool)] = &[
+        (&[], false),
+        (&[guard], true),
+        (&[guard, guard], true),
+        (&[guard, TEXT], false),
+        (&[TEXT, guard], false),
+        (&["add works"], false),
+    ];
+    for (texts, want) in cases {
+        assert_eq!(guards_only(texts), *want, "{texts:?}");
     }
 }
