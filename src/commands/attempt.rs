@@ -76,12 +76,7 @@ fn print_verdict(ctx: &Ctx, verdict: &retry::RetryVerdict) -> Result<u8> {
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     if let Command::Judge { stdin: true } = command {
-        let mut input = String::new();
-        std::io::stdin()
-            .read_to_string(&mut input)
-            .map_err(Error::io("cannot read", "stdin"))?;
-        let (attempts, policy) = retry::parse_judge_input(&input).map_err(invalid)?;
-        return print_verdict(ctx, &retry::judge(&attempts, &policy));
+        return judge_stdin(ctx);
     }
     let ws = Workspace::open(ctx)?;
     // The goal must be there before any argument is judged.
@@ -90,58 +85,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         Command::Add {
             outcome,
             strategy_id,
-        } => {
-            let outcome = AttemptOutcome::parse(&outcome).ok_or_else(|| {
-                invalid(format!(
-                    "outcome `{outcome}` is not one of success, failure, no_progress, unknown"
-                ))
-            })?;
-            if strategy_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
-                return Err(invalid("the strategy id is blank"));
-            }
-            let state = attempt::change(
-                &ws,
-                Change::Add(Attempt {
-                    outcome,
-                    strategy_id,
-                }),
-            )?;
-            if ctx.json {
-                ctx.emit_json(&json!({"attempts": state.attempts.len()}))?;
-            } else {
-                ctx.say(format!("attempt {} recorded", state.attempts.len()));
-            }
-        }
-        Command::Policy { values } => {
-            let new = match values.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                [] => None,
-                ["clear"] => Some(Policy::default()),
-                [max] => Some(Policy {
-                    max_attempts: Some(limit(max)?),
-                    max_strategy_attempts: None,
-                }),
-                [max, strategy] => Some(Policy {
-                    max_attempts: Some(limit(max)?),
-                    max_strategy_attempts: Some(limit(strategy)?),
-                }),
-                _ => {
-                    return Err(invalid(
-                        "usage: goal attempt policy [MAX [MAX_STRATEGY] | clear]",
-                    ));
-                }
-            };
-            let state = attempt::change(&ws, Change::Policy(new))?;
-            if ctx.json {
-                ctx.emit_json(&state.policy)?;
-            } else {
-                let show = |v: Option<u64>| v.map_or("none".to_string(), |n| n.to_string());
-                ctx.say(format!(
-                    "policy: maxAttempts {}, maxStrategyAttempts {}",
-                    show(state.policy.max_attempts),
-                    show(state.policy.max_strategy_attempts)
-                ));
-            }
-        }
+        } => add(ctx, &ws, &outcome, strategy_id)?,
+        Command::Policy { values } => policy(ctx, &ws, &values)?,
         Command::Judge { .. } => {
             return print_verdict(ctx, &retry::judge(&state.attempts, &state.policy));
         }
@@ -149,41 +94,123 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             attempt::change(&ws, Change::Episode)?;
             ctx.say("new episode: attempts cleared, policy kept");
         }
-        Command::Clear { yes } => {
-            if !yes {
-                return Err(Error::refused(
-                    "this would clear every attempt and the policy; nothing was changed",
-                    "goal attempt clear --yes",
-                ));
-            }
-            attempt::change(&ws, Change::Clear)?;
-            ctx.say("retry state cleared: no attempts, no policy");
-        }
-        Command::Status => {
-            if ctx.json {
-                ctx.emit_json(&state)?;
-            } else {
-                ctx.say(format!("episode: {} attempt(s)", state.attempts.len()));
-                for (i, a) in state.attempts.iter().enumerate() {
-                    let outcome = serde_json::to_value(a.outcome)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    let strategy = a
-                        .strategy_id
-                        .as_deref()
-                        .map(|s| format!(" [{s}]"))
-                        .unwrap_or_default();
-                    ctx.say(format!("  {}. {outcome}{strategy}", i + 1));
-                }
-                let show = |v: Option<u64>| v.map_or("none".to_string(), |n| n.to_string());
-                ctx.say(format!(
-                    "policy: maxAttempts {}, maxStrategyAttempts {}",
-                    show(state.policy.max_attempts),
-                    show(state.policy.max_strategy_attempts)
-                ));
-            }
-        }
+        Command::Clear { yes } => clear(ctx, &ws, yes)?,
+        Command::Status => status(ctx, &state)?,
     }
     Ok(0)
+}
+
+/// `judge --stdin`: the verdict on the attempts and policy read from stdin, no state touched.
+fn judge_stdin(ctx: &Ctx) -> Result<u8> {
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(Error::io("cannot read", "stdin"))?;
+    let (attempts, policy) = retry::parse_judge_input(&input).map_err(invalid)?;
+    print_verdict(ctx, &retry::judge(&attempts, &policy))
+}
+
+/// `add`: the outcome and strategy id judged, then the attempt recorded.
+fn add(ctx: &Ctx, ws: &Workspace, outcome: &str, strategy_id: Option<String>) -> Result<()> {
+    let outcome = AttemptOutcome::parse(outcome).ok_or_else(|| {
+        invalid(format!(
+            "outcome `{outcome}` is not one of success, failure, no_progress, unknown"
+        ))
+    })?;
+    if strategy_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        return Err(invalid("the strategy id is blank"));
+    }
+    let state = attempt::change(
+        ws,
+        Change::Add(Attempt {
+            outcome,
+            strategy_id,
+        }),
+    )?;
+    if ctx.json {
+        ctx.emit_json(&json!({"attempts": state.attempts.len()}))?;
+    } else {
+        ctx.say(format!("attempt {} recorded", state.attempts.len()));
+    }
+    Ok(())
+}
+
+/// The policy the arguments of `policy` ask for: none to only show it, or the one to store.
+fn new_policy(values: &[String]) -> Result<Option<Policy>> {
+    Ok(
+        match values.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            [] => None,
+            ["clear"] => Some(Policy::default()),
+            [max] => Some(Policy {
+                max_attempts: Some(limit(max)?),
+                max_strategy_attempts: None,
+            }),
+            [max, strategy] => Some(Policy {
+                max_attempts: Some(limit(max)?),
+                max_strategy_attempts: Some(limit(strategy)?),
+            }),
+            _ => {
+                return Err(invalid(
+                    "usage: goal attempt policy [MAX [MAX_STRATEGY] | clear]",
+                ));
+            }
+        },
+    )
+}
+
+/// `policy`: the policy replaced or cleared when asked, then shown.
+fn policy(ctx: &Ctx, ws: &Workspace, values: &[String]) -> Result<()> {
+    let new = new_policy(values)?;
+    let state = attempt::change(ws, Change::Policy(new))?;
+    if ctx.json {
+        ctx.emit_json(&state.policy)?;
+    } else {
+        say_policy(ctx, &state.policy);
+    }
+    Ok(())
+}
+
+/// The policy's line: each limit, or `none`.
+fn say_policy(ctx: &Ctx, policy: &Policy) {
+    let show = |v: Option<u64>| v.map_or("none".to_string(), |n| n.to_string());
+    ctx.say(format!(
+        "policy: maxAttempts {}, maxStrategyAttempts {}",
+        show(policy.max_attempts),
+        show(policy.max_strategy_attempts)
+    ));
+}
+
+/// `clear`: refused without --yes, else attempts and policy emptied.
+fn clear(ctx: &Ctx, ws: &Workspace, yes: bool) -> Result<()> {
+    if !yes {
+        return Err(Error::refused(
+            "this would clear every attempt and the policy; nothing was changed",
+            "goal attempt clear --yes",
+        ));
+    }
+    attempt::change(ws, Change::Clear)?;
+    ctx.say("retry state cleared: no attempts, no policy");
+    Ok(())
+}
+
+/// `status`: the raw state, as JSON or as the episode's attempts and the policy.
+fn status(ctx: &Ctx, state: &retry::RetryState) -> Result<()> {
+    if ctx.json {
+        return ctx.emit_json(state);
+    }
+    ctx.say(format!("episode: {} attempt(s)", state.attempts.len()));
+    for (i, a) in state.attempts.iter().enumerate() {
+        let outcome = serde_json::to_value(a.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let strategy = a
+            .strategy_id
+            .as_deref()
+            .map(|s| format!(" [{s}]"))
+            .unwrap_or_default();
+        ctx.say(format!("  {}. {outcome}{strategy}", i + 1));
+    }
+    say_policy(ctx, &state.policy);
+    Ok(())
 }

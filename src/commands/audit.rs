@@ -165,68 +165,83 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     };
     ok &= replays.iter().all(|r| r.same);
     if ctx.json {
-        let view = AuditView {
-            range: args.range.as_deref(),
-            ok,
-            rerun: args.rerun,
-            goals: goals
-                .iter()
-                .map(|g| GoalView {
-                    goal: &g.goal,
-                    status: &g.status,
-                    hand_made_status: g.hand_made_status,
-                    iteration: g.iteration,
-                    init: g.init.as_deref(),
-                    base: g.base.as_deref(),
-                    chain_ok: g.chain_ok,
-                })
-                .collect(),
-            criteria: goals.iter().flat_map(|g| &g.criteria).collect(),
-            commits: goals.iter().flat_map(|g| &g.commits).collect(),
-            problems: goals.iter().flat_map(|g| &g.problems).collect(),
-            material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
-            confirmations: goals.iter().flat_map(|g| &g.confirmations).collect(),
-            mutation_replays: &replays,
-            mutation: goals
-                .iter()
-                .enumerate()
-                .filter_map(|(goal, g)| {
-                    Some(MutationView {
-                        goal,
-                        mutation: g.mutation.as_ref()?,
-                    })
-                })
-                .collect(),
-            tests_weakened: goals
-                .iter()
-                .enumerate()
-                .flat_map(|(goal, g)| {
-                    g.tests_weakened
-                        .iter()
-                        .map(move |finding| WeakenedView { goal, finding })
-                })
-                .collect(),
-        };
-        ctx.emit_json(&view)?;
+        ctx.emit_json(&audit_view(&args, &goals, &replays, ok))?;
     } else {
         print_text(ctx, &goals, &args, ok);
-        for r in &replays {
-            let verdict = if r.same {
-                ctx.green("the same")
-            } else {
-                ctx.red("differs")
-            };
-            ctx.say(format!(
-                "Mutation record {} replayed: {verdict} ({})",
-                r.record,
-                r.replayed.line()
-            ));
-        }
+        print_replays(ctx, &replays);
         if args.format == Format::Github {
             print_annotations(&ws, &goals, &args);
         }
     }
     Ok(u8::from(!ok))
+}
+
+/// The audit as `--json` shows it: the goals, and each of their findings with the goal it
+/// belongs to.
+fn audit_view<'a>(
+    args: &'a Args,
+    goals: &'a [GoalAudit],
+    replays: &'a [MutationReplay],
+    ok: bool,
+) -> AuditView<'a> {
+    AuditView {
+        range: args.range.as_deref(),
+        ok,
+        rerun: args.rerun,
+        goals: goals
+            .iter()
+            .map(|g| GoalView {
+                goal: &g.goal,
+                status: &g.status,
+                hand_made_status: g.hand_made_status,
+                iteration: g.iteration,
+                init: g.init.as_deref(),
+                base: g.base.as_deref(),
+                chain_ok: g.chain_ok,
+            })
+            .collect(),
+        criteria: goals.iter().flat_map(|g| &g.criteria).collect(),
+        commits: goals.iter().flat_map(|g| &g.commits).collect(),
+        problems: goals.iter().flat_map(|g| &g.problems).collect(),
+        material_changes: goals.iter().flat_map(|g| &g.material_changes).collect(),
+        confirmations: goals.iter().flat_map(|g| &g.confirmations).collect(),
+        mutation_replays: replays,
+        mutation: goals
+            .iter()
+            .enumerate()
+            .filter_map(|(goal, g)| {
+                Some(MutationView {
+                    goal,
+                    mutation: g.mutation.as_ref()?,
+                })
+            })
+            .collect(),
+        tests_weakened: goals
+            .iter()
+            .enumerate()
+            .flat_map(|(goal, g)| {
+                g.tests_weakened
+                    .iter()
+                    .map(move |finding| WeakenedView { goal, finding })
+            })
+            .collect(),
+    }
+}
+
+/// Each `mutants` record made again with `--rerun`: whether the replay is the same.
+fn print_replays(ctx: &Ctx, replays: &[MutationReplay]) {
+    for r in replays {
+        let verdict = if r.same {
+            ctx.green("the same")
+        } else {
+            ctx.red("differs")
+        };
+        ctx.say(format!(
+            "Mutation record {} replayed: {verdict} ({})",
+            r.record,
+            r.replayed.line()
+        ));
+    }
 }
 
 fn print_text(ctx: &Ctx, goals: &[GoalAudit], args: &Args, ok: bool) {
@@ -529,101 +544,128 @@ pub(crate) fn escape(text: &str) -> String {
         .replace('\n', "%0A")
 }
 
+/// `--format github`: each finding of each goal as a workflow annotation, at GOAL.md's line
+/// when it has one (confirmations, weakened tests, commit problems, then criteria).
 fn print_annotations(ws: &Workspace, goals: &[GoalAudit], args: &Args) {
     let file = ws.goal_rel.to_string_lossy().into_owned();
-    let at = |line: Option<usize>| match line {
-        Some(n) => format!("file={file},line={n}"),
-        None => format!("file={file}"),
-    };
     for g in goals {
-        let kind = if args.strict { "error" } else { "warning" };
-        for c in &g.confirmations {
-            println!(
-                "::{kind} {}::{}",
-                at(None),
-                escape(&format!(
-                    "goal audit: confirmation ({}) in {}: {}",
-                    c.kind,
-                    audit::short_id(&c.commit),
-                    c.what
-                ))
-            );
-        }
-        for f in &g.tests_weakened {
-            let kind = if review::fails(g, f) {
-                "error"
-            } else {
-                "warning"
-            };
-            println!(
-                "::{kind} file={},line={}::{}",
-                f.finding.file,
-                f.finding.line,
-                escape(&format!(
-                    "goal audit: tests weakened: {}{}",
-                    f.finding.trailer_value(),
-                    if f.confirmed {
-                        " (recorded with --confirm)"
-                    } else {
-                        ""
-                    }
-                ))
-            );
-        }
+        annotate_confirmations(&file, g, args.strict);
+        annotate_weakening(g);
         for p in &g.problems {
             let commit = p.commit.as_deref().map(audit::short_id).unwrap_or_default();
             println!(
                 "::error {}::{}",
-                at(p.line),
+                at(&file, p.line),
                 escape(&format!("goal audit: commit {commit}: {}", p.message))
             );
         }
         for c in &g.criteria {
-            let line = Some(c.line);
-            let recorded = c.recorded.map(|o| o.describe()).unwrap_or_default();
-            let message = match c.replay.as_deref() {
-                _ if c.flags.iter().any(|f| f == "unproven") => Some(format!(
-                    "criterion {} is ticked but no record proves it: {}",
-                    c.number,
-                    c.why.as_deref().unwrap_or("")
-                )),
-                Some("not reproduced") => Some(format!(
-                    "criterion {} not reproduced: recorded {recorded}; replayed {}",
-                    c.number,
-                    c.replayed.map(|o| o.describe()).unwrap_or_default()
-                )),
-                Some(state @ ("cannot run" | "skipped")) => Some(format!(
-                    "criterion {} {state}: {}",
-                    c.number,
-                    c.replay_reason.as_deref().unwrap_or("")
-                )),
-                _ => None,
-            };
-            if let Some(message) = message {
-                println!("::error {}::{}", at(line), escape(&message));
-            }
-            if c.flags.iter().any(|f| f == "no-red-witness") {
-                println!(
-                    "::error {}::{}",
-                    at(line),
-                    escape(&format!(
-                        "criterion {}: no red witness — no run of its pin failed on the code before the goal with the tests as at the end",
-                        c.number
-                    ))
-                );
-            }
-            if c.flags.iter().any(|f| f == "passes-on-base") {
-                let kind = if args.strict { "error" } else { "warning" };
-                println!(
-                    "::{kind} {}::{}",
-                    at(line),
-                    escape(&format!(
-                        "criterion {}: its test already passes on the goal's base tree ({}): it does not test what the goal added",
-                        c.number,
-                        c.base.map(|o| o.describe()).unwrap_or_default()
-                    ))
-                );
-            }
+            annotate_criterion(&file, c, args.strict);
         }
+    }
+}
+
+/// An annotation's place: GOAL.md, at a line when there is one.
+fn at(file: &str, line: Option<usize>) -> String {
+    match line {
+        Some(n) => format!("file={file},line={n}"),
+        None => format!("file={file}"),
+    }
+}
+
+/// Every confirmation the goal's commits record: an error with `--strict`, else a warning.
+fn annotate_confirmations(file: &str, g: &GoalAudit, strict: bool) {
+    let kind = if strict { "error" } else { "warning" };
+    for c in &g.confirmations {
+        println!(
+            "::{kind} {}::{}",
+            at(file, None),
+            escape(&format!(
+                "goal audit: confirmation ({}) in {}: {}",
+                c.kind,
+                audit::short_id(&c.commit),
+                c.what
+            ))
+        );
+    }
+}
+
+/// Every weakening finding, at the test's own line: an error when it fails the audit.
+fn annotate_weakening(g: &GoalAudit) {
+    for f in &g.tests_weakened {
+        let kind = if review::fails(g, f) {
+            "error"
+        } else {
+            "warning"
+        };
+        println!(
+            "::{kind} file={},line={}::{}",
+            f.finding.file,
+            f.finding.line,
+            escape(&format!(
+                "goal audit: tests weakened: {}{}",
+                f.finding.trailer_value(),
+                if f.confirmed {
+                    " (recorded with --confirm)"
+                } else {
+                    ""
+                }
+            ))
+        );
+    }
+}
+
+/// A criterion's annotations at its line: its proof or replay failing, no red witness, and a
+/// test that passes on the base (an error with `--strict`, else a warning).
+fn annotate_criterion(file: &str, c: &CriterionAudit, strict: bool) {
+    let line = Some(c.line);
+    if let Some(message) = criterion_error(c) {
+        println!("::error {}::{}", at(file, line), escape(&message));
+    }
+    if c.flags.iter().any(|f| f == "no-red-witness") {
+        println!(
+            "::error {}::{}",
+            at(file, line),
+            escape(&format!(
+                "criterion {}: no red witness — no run of its pin failed on the code before the goal with the tests as at the end",
+                c.number
+            ))
+        );
+    }
+    if c.flags.iter().any(|f| f == "passes-on-base") {
+        let kind = if strict { "error" } else { "warning" };
+        println!(
+            "::{kind} {}::{}",
+            at(file, line),
+            escape(&format!(
+                "criterion {}: its test already passes on the goal's base tree ({}): it does not test what the goal added",
+                c.number,
+                c.base.map(|o| o.describe()).unwrap_or_default()
+            ))
+        );
+    }
+}
+
+/// Why a criterion fails the audit, if it does: ticked but unproven, or its record not
+/// reproduced, unable to run or skipped.
+fn criterion_error(c: &CriterionAudit) -> Option<String> {
+    let recorded = c.recorded.map(|o| o.describe()).unwrap_or_default();
+    match c.replay.as_deref() {
+        _ if c.flags.iter().any(|f| f == "unproven") => Some(format!(
+            "criterion {} is ticked but no record proves it: {}",
+            c.number,
+            c.why.as_deref().unwrap_or("")
+        )),
+        Some("not reproduced") => Some(format!(
+            "criterion {} not reproduced: recorded {recorded}; replayed {}",
+            c.number,
+            c.replayed.map(|o| o.describe()).unwrap_or_default()
+        )),
+        Some(state @ ("cannot run" | "skipped")) => Some(format!(
+            "criterion {} {state}: {}",
+            c.number,
+            c.replay_reason.as_deref().unwrap_or("")
+        )),
+        _ => None,
     }
 }

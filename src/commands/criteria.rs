@@ -97,14 +97,7 @@ pub enum Command {
 }
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
-    let flags = match &command {
-        Command::Add { commit, .. }
-        | Command::Edit { commit, .. }
-        | Command::Remove { commit, .. }
-        | Command::Pin { commit, .. }
-        | Command::Surface { commit, .. } => commit.clone(),
-        Command::Lint => super::CommitFlags::default(),
-    };
+    let flags = commit_flags(&command);
     if let Command::Surface {
         tests,
         tests_only,
@@ -130,7 +123,25 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
-    let change = match command {
+    let report = criteria::change(&ws, change_of(command), ctx.quiet)?;
+    print_report(ctx, report)
+}
+
+/// The commit flags the subcommand was given (`lint` commits nothing: the defaults).
+fn commit_flags(command: &Command) -> super::CommitFlags {
+    match command {
+        Command::Add { commit, .. }
+        | Command::Edit { commit, .. }
+        | Command::Remove { commit, .. }
+        | Command::Pin { commit, .. }
+        | Command::Surface { commit, .. } => commit.clone(),
+        Command::Lint => super::CommitFlags::default(),
+    }
+}
+
+/// The change to the criteria that `add`, `pin`, `edit` or `remove` asks for.
+fn change_of(command: Command) -> Change {
+    match command {
         Command::Add {
             text,
             phase,
@@ -169,8 +180,13 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             number, confirm, ..
         } => Change::Remove { number, confirm },
         Command::Lint | Command::Surface { .. } => unreachable!("handled above"),
-    };
-    let (subject, oid, material_change, goal) = match criteria::change(&ws, change, ctx.quiet)? {
+    }
+}
+
+/// What a change to the criteria reports: the pin already there, or the commit made, its
+/// material change and the criteria as they are now.
+fn print_report(ctx: &Ctx, report: Report) -> Result<u8> {
+    let (subject, oid, material_change, goal) = match report {
         Report::AlreadyPinned { number, command } => {
             ctx.say(format!(
                 "criterion {number} is already pinned to `{command}`"

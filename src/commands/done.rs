@@ -73,58 +73,90 @@ pub fn render(ctx: &Ctx, ws: &Workspace, done: &ops::done::Done) {
     }
 }
 
+/// The summary of a completed goal, line by line: its criteria and their evidence, what the
+/// gates found, what changed, the clean-up pass and the commits, then the proof line.
 fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
     ctx.say(format!("{} {}", ctx.green("Goal complete:"), s.goal));
     ctx.say(format!("  iterations: {}", s.iterations));
-    if let Some(settings) = s.settings.as_object().filter(|m| !m.is_empty()) {
-        let parts: Vec<String> = settings
-            .iter()
-            .map(|(k, v)| match v {
-                serde_json::Value::Array(a) => format!(
-                    "{k}: {}",
-                    a.iter()
-                        .filter_map(|x| x.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                v => format!("{k}: {v}").replace('"', ""),
-            })
-            .collect();
-        ctx.say(format!(
-            "  settings (GOAL.md, not the defaults): {}",
-            parts.join("; ")
-        ));
-    }
+    print_settings(ctx, &s.settings);
     for c in &s.criteria {
-        let tests = match c.tests {
-            Some(t) => format!(
-                "{} passed, {} failed, {} ignored",
-                t.passed, t.failed, t.ignored
-            ),
-            None => "check".into(),
-        };
-        let unpinned = if c.pinned {
-            String::new()
-        } else {
-            format!(
-                " — proven by an unpinned command `{}`",
-                crate::pin::render(&c.command)
-            )
-        };
-        let red = match (&c.red, &c.base) {
-            (Some(id), _) => format!(", red {id} → green"),
-            // The base a person can `git show`: its commit, as every other line names it.
-            (None, Some(id)) => match &c.base_commit {
-                Some(commit) => format!(", guard, base {commit}"),
-                None => format!(", guard, base record {id}"),
-            },
-            _ => String::new(),
-        };
-        ctx.say(format!(
-            "  [x] {}. {} — evidence {} ({tests}{red}){unpinned}",
-            c.number, c.text, c.evidence
-        ));
+        ctx.say(criterion_line(c));
     }
+    print_gates(ctx, s);
+    print_changes(ctx, s);
+    print_deslop(ctx, s);
+    let short_ids: Vec<String> = s
+        .commits
+        .iter()
+        .map(|c| crate::repo::short_id(c).to_string())
+        .collect();
+    ctx.say(format!(
+        "  commits: {} (`goal log` keeps the audit)",
+        short_ids.join(", ")
+    ));
+    // The line a transcript judge (Claude Code's `/goal`) quotes: printed even with --quiet.
+    println!("{}", crate::texts::proof_complete_line(&s.goal, &s.tree));
+}
+
+/// The settings GOAL.md sets apart from the defaults, on one line (nothing when there are none).
+fn print_settings(ctx: &Ctx, settings: &serde_json::Value) {
+    let Some(settings) = settings.as_object().filter(|m| !m.is_empty()) else {
+        return;
+    };
+    let parts: Vec<String> = settings
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::Array(a) => format!(
+                "{k}: {}",
+                a.iter()
+                    .filter_map(|x| x.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            v => format!("{k}: {v}").replace('"', ""),
+        })
+        .collect();
+    ctx.say(format!(
+        "  settings (GOAL.md, not the defaults): {}",
+        parts.join("; ")
+    ));
+}
+
+/// A criterion's line: its evidence, its tests or check, its red or guard base, and whether
+/// the command that proves it is unpinned.
+fn criterion_line(c: &ops::done::CriterionSummary) -> String {
+    let tests = match c.tests {
+        Some(t) => format!(
+            "{} passed, {} failed, {} ignored",
+            t.passed, t.failed, t.ignored
+        ),
+        None => "check".into(),
+    };
+    let unpinned = if c.pinned {
+        String::new()
+    } else {
+        format!(
+            " — proven by an unpinned command `{}`",
+            crate::pin::render(&c.command)
+        )
+    };
+    let red = match (&c.red, &c.base) {
+        (Some(id), _) => format!(", red {id} → green"),
+        // The base a person can `git show`: its commit, as every other line names it.
+        (None, Some(id)) => match &c.base_commit {
+            Some(commit) => format!(", guard, base {commit}"),
+            None => format!(", guard, base record {id}"),
+        },
+        _ => String::new(),
+    };
+    format!(
+        "  [x] {}. {} — evidence {} ({tests}{red}){unpinned}",
+        c.number, c.text, c.evidence
+    )
+}
+
+/// What the gates let through: the tests weakened and the mutation gate's findings.
+fn print_gates(ctx: &Ctx, s: &ops::done::Summary) {
     if !s.tests_weakened.is_empty() {
         ctx.say(format!("  tests weakened: {}", s.tests_weakened.len()));
         for w in &s.tests_weakened {
@@ -141,6 +173,10 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
             ctx.say(format!("    survived {}", v.describe()));
         }
     }
+}
+
+/// What the goal changed: its material changes, the files changed and the time it took.
+fn print_changes(ctx: &Ctx, s: &ops::done::Summary) {
     if s.material_changes.is_empty() {
         ctx.say("  material changes: none");
     } else {
@@ -155,6 +191,10 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
     ));
     let (h, m) = (s.elapsed_s / 3600, (s.elapsed_s % 3600) / 60);
     ctx.say(format!("  elapsed: {h}h {m:02}m"));
+}
+
+/// The clean-up pass: each check command's verdict and the scan's findings.
+fn print_deslop(ctx: &Ctx, s: &ops::done::Summary) {
     for d in &s.deslop_commands {
         let verdict = if d.passed {
             "ok".to_string()
@@ -174,15 +214,4 @@ fn print_summary(ctx: &Ctx, s: &ops::done::Summary) {
             ));
         }
     }
-    let short_ids: Vec<String> = s
-        .commits
-        .iter()
-        .map(|c| crate::repo::short_id(c).to_string())
-        .collect();
-    ctx.say(format!(
-        "  commits: {} (`goal log` keeps the audit)",
-        short_ids.join(", ")
-    ));
-    // The line a transcript judge (Claude Code's `/goal`) quotes: printed even with --quiet.
-    println!("{}", crate::texts::proof_complete_line(&s.goal, &s.tree));
 }

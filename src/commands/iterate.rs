@@ -5,7 +5,8 @@ use serde_json::json;
 use super::short;
 use crate::context::Ctx;
 use crate::error::Result;
-use crate::stagnation::STRATEGY_PROMPT;
+use crate::ops::iterate::Iterated;
+use crate::stagnation::{STRATEGY_PROMPT, StagnationVerdict};
 use crate::workspace::Workspace;
 
 /// Record iteration N+1: append it to the Progress Log (one bullet per -m), commit the goal files
@@ -44,7 +45,21 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             quiet: ctx.quiet,
         },
     )?;
-    let crate::ops::iterate::Iterated {
+    if ctx.json {
+        print_json(ctx, &done)?;
+    } else {
+        print_text(ctx, &ws, &done);
+    }
+    if done.escalated.is_some() {
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// The iteration as `--json` shows it: its commit, the criteria proven and unticked, and the
+/// stagnation verdict.
+fn print_json(ctx: &Ctx, done: &Iterated) -> Result<()> {
+    let Iterated {
         number,
         commit: oid,
         goal,
@@ -53,66 +68,78 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         verdict,
         escalated,
     } = done;
-    if ctx.json {
-        ctx.emit_json(&json!({
-            "iteration": number,
-            "commit": oid.to_string(),
-            "passing": goal.passing_count(),
-            "proven": proof.proven,
-            "total": goal.criteria.len(),
-            "unticked": unticked.iter().map(|p| serde_json::json!({
-                "number": p.number,
-                "state": p.state,
-                "why": p.why,
-                "rerun": p.rerun,
-            })).collect::<Vec<_>>(),
-            "stagnation": verdict,
-            "prompt": verdict.signals.stagnant.then_some(STRATEGY_PROMPT),
-            "escalated": escalated.is_some(),
-            "status": goal.status,
-        }))?;
-    } else {
-        for p in &unticked {
-            let why = p
-                .why
-                .as_deref()
-                .unwrap_or("not proven on the committed code");
-            let rerun = match p.rerun_line() {
-                Some(line) if !why.contains(line.as_str()) => format!("; re-run `{line}`"),
-                _ => String::new(),
-            };
-            ctx.say(format!(
-                "unticked criterion {} ({}): {why}{rerun}",
-                p.number,
-                p.state.as_str()
-            ));
-        }
+    ctx.emit_json(&json!({
+        "iteration": number,
+        "commit": oid.to_string(),
+        "passing": goal.passing_count(),
+        "proven": proof.proven,
+        "total": goal.criteria.len(),
+        "unticked": unticked.iter().map(|p| serde_json::json!({
+            "number": p.number,
+            "state": p.state,
+            "why": p.why,
+            "rerun": p.rerun,
+        })).collect::<Vec<_>>(),
+        "stagnation": verdict,
+        "prompt": verdict.signals.stagnant.then_some(STRATEGY_PROMPT),
+        "escalated": escalated.is_some(),
+        "status": goal.status,
+    }))
+}
+
+/// The iteration for people: the ticks taken back, the commit, the new files and whether the
+/// goal is stagnant.
+fn print_text(ctx: &Ctx, ws: &Workspace, done: &Iterated) {
+    let Iterated {
+        number,
+        commit: oid,
+        goal,
+        unticked,
+        verdict,
+        ..
+    } = done;
+    for p in unticked {
+        let why = p
+            .why
+            .as_deref()
+            .unwrap_or("not proven on the committed code");
+        let rerun = match p.rerun_line() {
+            Some(line) if !why.contains(line.as_str()) => format!("; re-run `{line}`"),
+            _ => String::new(),
+        };
         ctx.say(format!(
-            "Iteration {number} recorded — committed {} · {}/{} criteria proven",
-            short(oid),
-            goal.passing_count(),
-            goal.criteria.len()
+            "unticked criterion {} ({}): {why}{rerun}",
+            p.number,
+            p.state.as_str()
         ));
-        super::print_added(ctx, &ws, Some(oid));
-        let s = verdict.signals;
-        if s.stagnant {
-            ctx.say(format!(
-                "{} ({}) — auto-recovery {} of {}",
-                ctx.red("stagnant"),
-                crate::stagnation::explain(&s, ws.config.stagnation_window),
-                verdict.recoveries,
-                ws.config.escalate_after
-            ));
-            ctx.say(STRATEGY_PROMPT);
-        } else {
-            ctx.say(format!(
-                "not stagnant ({})",
-                crate::stagnation::explain(&s, ws.config.stagnation_window)
-            ));
-        }
     }
-    if escalated.is_some() {
-        return Ok(1);
+    ctx.say(format!(
+        "Iteration {number} recorded — committed {} · {}/{} criteria proven",
+        short(*oid),
+        goal.passing_count(),
+        goal.criteria.len()
+    ));
+    super::print_added(ctx, ws, Some(*oid));
+    print_stagnation(ctx, ws, verdict);
+}
+
+/// The stagnation verdict: stagnant, with the auto-recovery count and the strategy prompt, or
+/// not, with the signals that say so.
+fn print_stagnation(ctx: &Ctx, ws: &Workspace, verdict: &StagnationVerdict) {
+    let s = verdict.signals;
+    if s.stagnant {
+        ctx.say(format!(
+            "{} ({}) — auto-recovery {} of {}",
+            ctx.red("stagnant"),
+            crate::stagnation::explain(&s, ws.config.stagnation_window),
+            verdict.recoveries,
+            ws.config.escalate_after
+        ));
+        ctx.say(STRATEGY_PROMPT);
+    } else {
+        ctx.say(format!(
+            "not stagnant ({})",
+            crate::stagnation::explain(&s, ws.config.stagnation_window)
+        ));
     }
-    Ok(0)
 }
