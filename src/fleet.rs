@@ -220,37 +220,7 @@ pub fn rows(
     );
     let mut out = Vec::new();
     for wt in &worktrees {
-        let tip = match &wt.head {
-            Some(h) => Oid::from_str(h)
-                .ok()
-                .and_then(|oid| repo.commit_info(oid).ok())
-                .map(|i| Tip::of(&i)),
-            None => None,
-        };
-        let goal = match std::fs::read(wt.path.join(goal_rel)) {
-            Ok(bytes) => Some(GoalFile::parse_vec(bytes).map_err(|_| ())),
-            Err(_) => None,
-        };
-        let proven = match &goal {
-            Some(Ok(g)) => proven_in(&wt.path, g),
-            _ => None,
-        };
-        let finished = match (&goal, &wt.head) {
-            (None, Some(h)) => finished_at(repo, goal_rel, h, tip.as_ref()),
-            _ => None,
-        };
-        let mut r = row(
-            wt.path.display().to_string(),
-            Kind::Worktree,
-            wt.branch.as_deref().map(|b| short_ref(b).to_string()),
-            tip.as_ref(),
-            goal,
-            proven,
-            finished.as_ref().map(|(s, g)| (*s, g.clone())),
-            now,
-        );
-        r.run = run_in(&wt.path);
-        out.push(r);
+        out.push(worktree_row(repo, goal_rel, wt, now, proven_in, run_in));
     }
     let checked_out: Vec<&str> = worktrees
         .iter()
@@ -266,46 +236,102 @@ pub fn rows(
     ];
     args.extend(patterns);
     for line in git_lines(root, &args)?.unwrap_or_default() {
-        let mut parts = line.splitn(3, ' ');
-        let (Some(id), Some(name), Some("commit")) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        if checked_out.contains(&name)
-            || (name.starts_with("refs/remotes/") && name.ends_with("/HEAD"))
-        {
-            continue;
+        if let Some(r) = branch_row(repo, goal_rel, &line, &checked_out, now)? {
+            out.push(r);
         }
-        let kind = if name.starts_with("refs/remotes/") {
-            Kind::Remote
-        } else {
-            Kind::Branch
-        };
-        let Ok(oid) = Oid::from_str(id) else {
-            continue;
-        };
-        let (info, _) = repo.commit_and_parent(oid)?;
-        let tip = Tip::of(&info);
-        let goal = repo
-            .file_in_tree(info.tree, goal_rel)?
-            .map(|bytes| GoalFile::parse_head(&bytes).map_err(|_| ()));
-        let finished = match goal {
-            None => finished_at(repo, goal_rel, id, Some(&tip)),
-            Some(_) => None,
-        };
-        let short = short_ref(name).to_string();
-        out.push(row(
-            short.clone(),
-            kind,
-            Some(short),
-            Some(&tip),
-            goal,
-            None,
-            finished,
-            now,
-        ));
     }
     Ok(out)
+}
+
+/// A worktree's row: its working GOAL.md (live progress, judged by `proven_in`), or the goal
+/// its HEAD finished, and its active run.
+fn worktree_row(
+    repo: &Repo,
+    goal_rel: &Path,
+    wt: &Worktree,
+    now: i64,
+    proven_in: &dyn Fn(&Path, &GoalFile) -> Option<usize>,
+    run_in: &dyn Fn(&Path) -> Option<RunInfo>,
+) -> Row {
+    let tip = match &wt.head {
+        Some(h) => Oid::from_str(h)
+            .ok()
+            .and_then(|oid| repo.commit_info(oid).ok())
+            .map(|i| Tip::of(&i)),
+        None => None,
+    };
+    let goal = match std::fs::read(wt.path.join(goal_rel)) {
+        Ok(bytes) => Some(GoalFile::parse_vec(bytes).map_err(|_| ())),
+        Err(_) => None,
+    };
+    let proven = match &goal {
+        Some(Ok(g)) => proven_in(&wt.path, g),
+        _ => None,
+    };
+    let finished = match (&goal, &wt.head) {
+        (None, Some(h)) => finished_at(repo, goal_rel, h, tip.as_ref()),
+        _ => None,
+    };
+    let mut r = row(
+        wt.path.display().to_string(),
+        Kind::Worktree,
+        wt.branch.as_deref().map(|b| short_ref(b).to_string()),
+        tip.as_ref(),
+        goal,
+        proven,
+        finished.as_ref().map(|(s, g)| (*s, g.clone())),
+        now,
+    );
+    r.run = run_in(&wt.path);
+    r
+}
+
+/// The row of a branch tip from a `for-each-ref` line (id, ref name, object type): its GOAL.md
+/// blob, or the goal the tip finished. None for a ref that is no commit, is checked out in a
+/// worktree (that row has it), or is a remote's HEAD.
+fn branch_row(
+    repo: &Repo,
+    goal_rel: &Path,
+    line: &str,
+    checked_out: &[&str],
+    now: i64,
+) -> Result<Option<Row>> {
+    let mut parts = line.splitn(3, ' ');
+    let (Some(id), Some(name), Some("commit")) = (parts.next(), parts.next(), parts.next()) else {
+        return Ok(None);
+    };
+    if checked_out.contains(&name) || (name.starts_with("refs/remotes/") && name.ends_with("/HEAD"))
+    {
+        return Ok(None);
+    }
+    let kind = if name.starts_with("refs/remotes/") {
+        Kind::Remote
+    } else {
+        Kind::Branch
+    };
+    let Ok(oid) = Oid::from_str(id) else {
+        return Ok(None);
+    };
+    let (info, _) = repo.commit_and_parent(oid)?;
+    let tip = Tip::of(&info);
+    let goal = repo
+        .file_in_tree(info.tree, goal_rel)?
+        .map(|bytes| GoalFile::parse_head(&bytes).map_err(|_| ()));
+    let finished = match goal {
+        None => finished_at(repo, goal_rel, id, Some(&tip)),
+        Some(_) => None,
+    };
+    let short = short_ref(name).to_string();
+    Ok(Some(row(
+        short.clone(),
+        kind,
+        Some(short),
+        Some(&tip),
+        goal,
+        None,
+        finished,
+        now,
+    )))
 }
 
 /// The goal a `done` or `abandon` tip ended, as its first parent committed it: one step back,

@@ -95,24 +95,43 @@ fn spans_of(
             .unwrap_or(0),
         None => line.len().saturating_sub(1),
     };
-    let mut start = 0;
+    let start = goal_start(repo, &line, oldest)?;
+    let mut spans = read_spans(repo, &line[start..])?;
+    Ok(match range {
+        Some(_) => touched(spans, &wanted),
+        None => spans
+            .pop()
+            .map(|s| {
+                let all = s.commits.iter().map(|c| c.id).collect();
+                (s, all)
+            })
+            .into_iter()
+            .collect(),
+    })
+}
+
+/// Where in `line` (oldest first) the goal holding the commit at `oldest` starts: its `init`,
+/// or the commit after the last goal's end before it (0 when neither is found).
+fn goal_start(repo: &Repo, line: &[String], oldest: usize) -> Result<usize> {
     for i in (0..=oldest).rev() {
         let info = repo.commit_info(oid(&line[i])?)?;
         match action_of(&info) {
-            Some(GoalAction::Init) => {
-                start = i;
-                break;
-            }
-            Some(GoalAction::Done | GoalAction::Abandon) if i < oldest => {
-                start = i + 1;
-                break;
-            }
+            Some(GoalAction::Init) => return Ok(i),
+            Some(GoalAction::Done | GoalAction::Abandon) if i < oldest => return Ok(i + 1),
             _ => {}
         }
     }
+    Ok(0)
+}
+
+/// The goals' spans among `line` (commits oldest first, from a goal's start): each `init` opens
+/// one, a `done` or `abandon` closes it, a `restore` reopens the last; a goal commit before any
+/// `init` opens a span whose start lies beyond what was read.
+fn read_spans(repo: &Repo, line: &[String]) -> Result<Vec<Span>> {
+    let root = repo.root();
     let mut spans: Vec<Span> = Vec::new();
     let mut open = false;
-    for text in &line[start..] {
+    for text in line {
         let info = repo.commit_info(oid(text)?)?;
         let action = action_of(&info);
         match action {
@@ -152,28 +171,23 @@ fn spans_of(
             _ => {}
         }
     }
-    Ok(match range {
-        Some(_) => spans
-            .into_iter()
-            .filter_map(|s| {
-                let inside: HashSet<Oid> = s
-                    .commits
-                    .iter()
-                    .map(|c| c.id)
-                    .filter(|c| wanted.contains(c))
-                    .collect();
-                (!inside.is_empty()).then_some((s, inside))
-            })
-            .collect(),
-        None => spans
-            .pop()
-            .map(|s| {
-                let all = s.commits.iter().map(|c| c.id).collect();
-                (s, all)
-            })
-            .into_iter()
-            .collect(),
-    })
+    Ok(spans)
+}
+
+/// The spans that hold a commit of `wanted`, each with those commits.
+fn touched(spans: Vec<Span>, wanted: &HashSet<Oid>) -> Vec<(Span, HashSet<Oid>)> {
+    spans
+        .into_iter()
+        .filter_map(|s| {
+            let inside: HashSet<Oid> = s
+                .commits
+                .iter()
+                .map(|c| c.id)
+                .filter(|c| wanted.contains(c))
+                .collect();
+            (!inside.is_empty()).then_some((s, inside))
+        })
+        .collect()
 }
 
 /// The first parent of a commit; None for a root commit.

@@ -46,101 +46,147 @@ pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
     let keep = usize::try_from(window)
         .unwrap_or(usize::MAX)
         .saturating_add(2);
-    // What is kept of the file, read a chunk at a time onto its end; old entries are cut out of
-    // it as it goes, so it stays about a chunk long and its memory is reused.
-    let mut text: Vec<u8> = Vec::with_capacity(2 * CHUNK);
-    let mut part = Part::Head;
-    // In the head: where the next line starts. In the log: where to look for the next `\n`
-    // (every line starting after one before it has been looked at).
-    let mut scan = 0;
-    // Where the log's heading starts.
-    let mut log_at = 0;
-    // Where the kept entries' headings start.
-    let mut entries: std::collections::VecDeque<usize> = Default::default();
-    let mut newest_dropped: Option<u64> = None;
-    let mut dropped = false;
+    let mut kept = Kept::new();
     let mut total = 0;
     loop {
-        let n = (&mut file).take(CHUNK as u64).read_to_end(&mut text)?;
+        let n = (&mut file).take(CHUNK as u64).read_to_end(&mut kept.text)?;
         total += n;
         if total > MAX_LEN {
             return Ok(Lean::Whole);
         }
         let eof = n == 0;
-        if let Part::Head = part {
-            // Line by line up to the log's heading (the head is short).
-            while scan < text.len() {
-                let end = match memchr::memchr(b'\n', &text[scan..]) {
-                    Some(at) => scan + at + 1,
-                    None if eof => text.len(),
-                    None => break,
-                };
-                let line = &text[scan..end];
-                let at = scan;
-                scan = end;
-                if (line.starts_with(b"#") || line.starts_with(b" "))
-                    && std::str::from_utf8(line).is_ok_and(parse::opens_progress_log)
-                {
-                    log_at = at;
-                    part = Part::Log;
-                    // The search for line starts begins at the heading's `\n`.
-                    scan = end - 1;
-                    break;
-                }
-            }
-        }
-        if let Part::Log = part
-            && look_at_log(&text, eof, &mut scan, &mut entries).is_some()
-        {
-            part = Part::Tail;
-        }
-        if entries.len() > keep {
-            // Cut out the oldest entries, all at once: their headings to the first kept one.
-            let cut = entries.len() - keep;
-            let (from, to) = (entries[0], entries[cut]);
-            let old = &text[from..to];
-            // What goes must be text the whole file's parse would accept.
-            if std::str::from_utf8(old).is_err() || memchr::memchr(0, old).is_some() {
-                return Ok(Lean::Whole);
-            }
-            for &at in entries.range(..cut) {
-                match progress_log::entry_number(&text[at..to]) {
-                    Some(Some(n)) => newest_dropped = newest_dropped.max(Some(n)),
-                    Some(None) => return Ok(Lean::Whole),
-                    None => {}
-                }
-            }
-            dropped = true;
-            text.drain(from..to);
-            entries.drain(..cut);
-            let gone = to - from;
-            for at in entries.iter_mut() {
-                *at -= gone;
-            }
-            // (After a line that matters, `scan` is no longer used.)
-            scan = scan.saturating_sub(gone);
+        kept.look(eof);
+        if kept.entries.len() > keep && !kept.cut_oldest(keep) {
+            return Ok(Lean::Whole);
         }
         if eof {
             break;
         }
     }
-    let Ok(mut goal) = GoalFile::parse_vec(text) else {
-        return Ok(Lean::Whole);
-    };
-    if !dropped {
-        return Ok(Lean::Read(Box::new(goal)));
+    Ok(kept.parse(window))
+}
+
+/// What is kept of the file as it is streamed, and where its parts lie.
+struct Kept {
+    /// What is kept of the file, read a chunk at a time onto its end; old entries are cut out of
+    /// it as it goes, so it stays about a chunk long and its memory is reused.
+    text: Vec<u8>,
+    part: Part,
+    /// In the head: where the next line starts. In the log: where to look for the next `\n`
+    /// (every line starting after one before it has been looked at).
+    scan: usize,
+    /// Where the log's heading starts.
+    log_at: usize,
+    /// Where the kept entries' headings start.
+    entries: std::collections::VecDeque<usize>,
+    /// The highest iteration number of the entries cut out.
+    newest_dropped: Option<u64>,
+    /// Whether any entry was cut out.
+    dropped: bool,
+}
+
+impl Kept {
+    fn new() -> Self {
+        Kept {
+            text: Vec::with_capacity(2 * CHUNK),
+            part: Part::Head,
+            scan: 0,
+            log_at: 0,
+            entries: Default::default(),
+            newest_dropped: None,
+            dropped: false,
+        }
     }
-    // The heading taken for the log's must be the one the parser found (not one in a fence or
-    // a comment), and no entry of the window may have gone.
-    let same_log = goal
-        .progress_span
-        .is_some_and(|span| goal.starts[span.start] as usize == log_at);
-    let oldest_needed = goal.iteration.saturating_sub(window);
-    if !same_log || newest_dropped.is_some_and(|n| n >= oldest_needed) {
-        return Ok(Lean::Whole);
+
+    /// Look at what was read since the last look (all of it at the end of the file): the head
+    /// up to the log's heading, then the log's lines up to the first that matters.
+    fn look(&mut self, eof: bool) {
+        if let Part::Head = self.part {
+            self.find_log(eof);
+        }
+        if let Part::Log = self.part
+            && look_at_log(&self.text, eof, &mut self.scan, &mut self.entries).is_some()
+        {
+            self.part = Part::Tail;
+        }
     }
-    goal.partial = true;
-    Ok(Lean::Read(Box::new(goal)))
+
+    /// Line by line up to the log's heading (the head is short): where it is, once read.
+    fn find_log(&mut self, eof: bool) {
+        let text = &self.text;
+        while self.scan < text.len() {
+            let end = match memchr::memchr(b'\n', &text[self.scan..]) {
+                Some(at) => self.scan + at + 1,
+                None if eof => text.len(),
+                None => break,
+            };
+            let line = &text[self.scan..end];
+            let at = self.scan;
+            self.scan = end;
+            if (line.starts_with(b"#") || line.starts_with(b" "))
+                && std::str::from_utf8(line).is_ok_and(parse::opens_progress_log)
+            {
+                self.log_at = at;
+                self.part = Part::Log;
+                // The search for line starts begins at the heading's `\n`.
+                self.scan = end - 1;
+                break;
+            }
+        }
+    }
+
+    /// Cut out the oldest entries beyond `keep`, all at once: their headings to the first kept
+    /// one. False when what would go is not text the whole file's parse would accept, or holds
+    /// an entry heading without its number: then the whole file is read.
+    fn cut_oldest(&mut self, keep: usize) -> bool {
+        let entries = &mut self.entries;
+        let cut = entries.len() - keep;
+        let (from, to) = (entries[0], entries[cut]);
+        let old = &self.text[from..to];
+        // What goes must be text the whole file's parse would accept.
+        if std::str::from_utf8(old).is_err() || memchr::memchr(0, old).is_some() {
+            return false;
+        }
+        for &at in entries.range(..cut) {
+            match progress_log::entry_number(&self.text[at..to]) {
+                Some(Some(n)) => self.newest_dropped = self.newest_dropped.max(Some(n)),
+                Some(None) => return false,
+                None => {}
+            }
+        }
+        self.dropped = true;
+        self.text.drain(from..to);
+        entries.drain(..cut);
+        let gone = to - from;
+        for at in entries.iter_mut() {
+            *at -= gone;
+        }
+        // (After a line that matters, `scan` is no longer used.)
+        self.scan = self.scan.saturating_sub(gone);
+        true
+    }
+
+    /// The goal parsed from what was kept, when it is the same as the whole file's for the last
+    /// `window` iterations.
+    fn parse(self, window: u64) -> Lean {
+        let Ok(mut goal) = GoalFile::parse_vec(self.text) else {
+            return Lean::Whole;
+        };
+        if !self.dropped {
+            return Lean::Read(Box::new(goal));
+        }
+        // The heading taken for the log's must be the one the parser found (not one in a fence
+        // or a comment), and no entry of the window may have gone.
+        let same_log = goal
+            .progress_span
+            .is_some_and(|span| goal.starts[span.start] as usize == self.log_at);
+        let oldest_needed = goal.iteration.saturating_sub(window);
+        if !same_log || self.newest_dropped.is_some_and(|n| n >= oldest_needed) {
+            return Lean::Whole;
+        }
+        goal.partial = true;
+        Lean::Read(Box::new(goal))
+    }
 }
 
 /// Look at the lines of the Progress Log starting after a `\n` at `search` or later, as far as

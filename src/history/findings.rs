@@ -25,6 +25,11 @@ pub fn commit_findings(
     goal_dir: &Path,
     cases: &mut Cases,
 ) -> Result<Vec<Finding>> {
+    let change = Change {
+        repo,
+        surface,
+        from,
+    };
     let mut changes = Vec::new();
     let mut out = Vec::new();
     for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
@@ -46,49 +51,112 @@ pub fn commit_findings(
         ) && !path.ends_with("conftest.py")
             && let Some(language) = weaken::Language::of(&path)
         {
-            let (base, last) = (
-                cases.of(repo, old, language)?,
-                cases.of(repo, new, language)?,
-            );
-            // A Rust source file with no test on either side imports nothing for a test (most
-            // commits to a crate): its imports are not parsed.
-            let testless = language == weaken::Language::Rust
-                && base.as_ref().is_some_and(|b| b.is_empty())
-                && last.as_ref().is_some_and(|l| l.is_empty());
-            if let (Some(base), Some(last)) = (base, last) {
-                weaken::compare(&path, &base, &last, &mut out);
-            }
-            if let Some(family) = language.family().filter(|_| !testless) {
-                let last = cases.imports.of(repo, new, &path, language)?;
-                if !last.bindings.is_empty() {
-                    let base = cases.imports.of(repo, old, &path, language)?;
-                    let mut elsewhere = from.map(|tree| {
-                        crate::surface::red::TreeImports::new(
-                            repo,
-                            tree,
-                            surface,
-                            &mut cases.imports,
-                        )
-                    });
-                    weaken::imports::redirects(
-                        &path,
-                        &base,
-                        &last,
-                        &mut |name| {
-                            elsewhere
-                                .as_mut()
-                                .map(|e| e.sources(family, name))
-                                .unwrap_or_default()
-                        },
-                        &mut out,
-                    );
-                }
-            }
+            change.parsed_findings(&path, old, new, language, cases, &mut out)?;
             continue;
         }
+        if let Some(file) = change.text_change(path, old, new, role)? {
+            changes.push(file);
+        }
+    }
+    if !changes.is_empty() {
+        out.extend(change.text_findings(&changes, cases));
+    }
+    out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
+    out.dedup();
+    Ok(out)
+}
+
+/// One commit's change, as its files are read against it.
+struct Change<'a> {
+    repo: &'a Repo,
+    surface: &'a Surface,
+    /// The commit's parent tree (None: a root commit), where imports are looked up elsewhere.
+    from: Option<Oid>,
+}
+
+impl Change<'_> {
+    /// The findings of a test file in a language parsed here (`old` → `new`): its tests
+    /// compared, and the imports its tests lean on redirected (unless it is a Rust source file
+    /// with no test on either side).
+    fn parsed_findings(
+        &self,
+        path: &str,
+        old: Option<Oid>,
+        new: Option<Oid>,
+        language: weaken::Language,
+        cases: &mut Cases,
+        out: &mut Vec<Finding>,
+    ) -> Result<()> {
+        let repo = self.repo;
+        let (base, last) = (
+            cases.of(repo, old, language)?,
+            cases.of(repo, new, language)?,
+        );
+        // A Rust source file with no test on either side imports nothing for a test (most
+        // commits to a crate): its imports are not parsed.
+        let testless = language == weaken::Language::Rust
+            && base.as_ref().is_some_and(|b| b.is_empty())
+            && last.as_ref().is_some_and(|l| l.is_empty());
+        if let (Some(base), Some(last)) = (base, last) {
+            weaken::compare(path, &base, &last, out);
+        }
+        if !testless {
+            self.import_redirects(path, old, new, language, cases, out)?;
+        }
+        Ok(())
+    }
+
+    /// The `import-redirected` findings of a test file whose language has an import family:
+    /// names its new version imports from elsewhere than its old one did.
+    fn import_redirects(
+        &self,
+        path: &str,
+        old: Option<Oid>,
+        new: Option<Oid>,
+        language: weaken::Language,
+        cases: &mut Cases,
+        out: &mut Vec<Finding>,
+    ) -> Result<()> {
+        let Some(family) = language.family() else {
+            return Ok(());
+        };
+        let repo = self.repo;
+        let last = cases.imports.of(repo, new, path, language)?;
+        if last.bindings.is_empty() {
+            return Ok(());
+        }
+        let base = cases.imports.of(repo, old, path, language)?;
+        let mut elsewhere = self.from.map(|tree| {
+            crate::surface::red::TreeImports::new(repo, tree, self.surface, &mut cases.imports)
+        });
+        weaken::imports::redirects(
+            path,
+            &base,
+            &last,
+            &mut |name| {
+                elsewhere
+                    .as_mut()
+                    .map(|e| e.sources(family, name))
+                    .unwrap_or_default()
+            },
+            out,
+        );
+        Ok(())
+    }
+
+    /// A test-surface file read as text for the weakening checks (`old` → `new`); None for a
+    /// Rust source file that may hold no test on either side.
+    fn text_change(
+        &self,
+        path: String,
+        old: Option<Oid>,
+        new: Option<Oid>,
+        role: crate::surface::Role,
+    ) -> Result<Option<FileChange>> {
         let read = |id: Option<Oid>| -> Result<Option<String>> {
             id.map(|id| {
-                repo.blob_bytes(id)
+                self.repo
+                    .blob_bytes(id)
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
             })
             .transpose()
@@ -98,25 +166,24 @@ pub fn commit_findings(
             && !base.as_deref().is_some_and(may_hold_tests)
             && !last.as_deref().is_some_and(may_hold_tests)
         {
-            continue;
+            return Ok(None);
         }
-        changes.push(FileChange { path, base, last });
+        Ok(Some(FileChange { path, base, last }))
     }
-    if !changes.is_empty() {
-        let mut elsewhere = from.map(|tree| {
-            crate::surface::red::TreeImports::new(repo, tree, surface, &mut cases.imports)
+
+    /// The weakening findings of the files read as text, imports looked up in the parent tree.
+    fn text_findings(&self, changes: &[FileChange], cases: &mut Cases) -> Vec<Finding> {
+        let mut elsewhere = self.from.map(|tree| {
+            crate::surface::red::TreeImports::new(self.repo, tree, self.surface, &mut cases.imports)
         });
-        let found = weaken::findings_with(surface, &changes, &mut |family, name| {
+        let found = weaken::findings_with(self.surface, changes, &mut |family, name| {
             elsewhere
                 .as_mut()
                 .map(|e| e.sources(family, name))
                 .unwrap_or_default()
         });
-        out.extend(found.findings);
+        found.findings
     }
-    out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
-    out.dedup();
-    Ok(out)
 }
 
 /// The `test-detected`/`test-aware` findings of a code file a commit changed (`old` → `new`), on

@@ -149,64 +149,58 @@ impl Repo {
             Some(t) => self.tree_items(t)?,
             None => none,
         };
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < new.len() {
-            let order = match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) => a.name.cmp(b.name),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
-            };
-            let (a, b) = match order {
-                std::cmp::Ordering::Less => {
-                    i += 1;
-                    (old.get(i - 1), None)
-                }
-                std::cmp::Ordering::Greater => {
-                    j += 1;
-                    (None, new.get(j - 1))
-                }
-                std::cmp::Ordering::Equal => {
-                    i += 1;
-                    j += 1;
-                    (old.get(i - 1), new.get(j - 1))
-                }
-            };
-            let name = a.or(b).map(|e| e.name).unwrap_or_default();
-            let path = || {
-                let name = String::from_utf8_lossy(name);
-                if prefix.is_empty() {
-                    name.into_owned()
-                } else {
-                    format!("{prefix}/{name}")
-                }
-            };
-            let rest = match exclude.split_first() {
-                Some((first, rest)) if *first == name => {
-                    if rest.is_empty() {
-                        continue;
-                    }
-                    rest
-                }
-                _ => &[][..],
-            };
-            if let (Some(a), Some(b)) = (a, b)
-                && a.id == b.id
-                && a.mode == b.mode
-            {
-                continue;
+        for (a, b) in paired(&old, &new) {
+            self.changed_entry(a, b, exclude, prefix, out)?;
+        }
+        Ok(())
+    }
+
+    /// The files that differ under one name of both trees (`a` the old entry, `b` the new one,
+    /// None: absent on that side): none when the name is excluded or the same on both sides;
+    /// else the files of its subtrees, then itself when it is a file on either side.
+    fn changed_entry(
+        &self,
+        a: Option<Item>,
+        b: Option<Item>,
+        exclude: &[&[u8]],
+        prefix: &str,
+        out: &mut Vec<ChangedFile>,
+    ) -> std::result::Result<(), git2::Error> {
+        let name = a.or(b).map(|e| e.name).unwrap_or_default();
+        let path = || {
+            let name = String::from_utf8_lossy(name);
+            if prefix.is_empty() {
+                name.into_owned()
+            } else {
+                format!("{prefix}/{name}")
             }
-            let tree = |e: Option<Item>| e.filter(|e| e.is_tree).map(|e| e.id);
-            let (old_tree, new_tree) = (tree(a), tree(b));
-            if old_tree.is_some() || new_tree.is_some() {
-                self.changed_blobs(old_tree, new_tree, rest, &path(), out)?;
-            }
-            match (a.filter(|e| !e.is_tree), b.filter(|e| !e.is_tree)) {
-                (None, None) => {}
-                (x, y) => {
-                    // A gitlink is a file that changed, with no lines to count.
-                    let id = |e: Option<Item>| e.filter(|e| e.mode != MODE_GITLINK).map(|e| e.id);
-                    out.push((path(), id(x), id(y)));
+        };
+        let rest = match exclude.split_first() {
+            Some((first, rest)) if *first == name => {
+                if rest.is_empty() {
+                    return Ok(());
                 }
+                rest
+            }
+            _ => &[][..],
+        };
+        if let (Some(a), Some(b)) = (a, b)
+            && a.id == b.id
+            && a.mode == b.mode
+        {
+            return Ok(());
+        }
+        let tree = |e: Option<Item>| e.filter(|e| e.is_tree).map(|e| e.id);
+        let (old_tree, new_tree) = (tree(a), tree(b));
+        if old_tree.is_some() || new_tree.is_some() {
+            self.changed_blobs(old_tree, new_tree, rest, &path(), out)?;
+        }
+        match (a.filter(|e| !e.is_tree), b.filter(|e| !e.is_tree)) {
+            (None, None) => {}
+            (x, y) => {
+                // A gitlink is a file that changed, with no lines to count.
+                let id = |e: Option<Item>| e.filter(|e| e.mode != MODE_GITLINK).map(|e| e.id);
+                out.push((path(), id(x), id(y)));
             }
         }
         Ok(())
@@ -297,4 +291,38 @@ fn path_components(path: &Path) -> Vec<&[u8]> {
             _ => None,
         })
         .collect()
+}
+
+/// The entries of two trees side by side, by name: (old, new), None where a name is on one side
+/// only.
+fn paired<'t>(
+    old: &'t TreeItems,
+    new: &'t TreeItems,
+) -> impl Iterator<Item = (Option<Item<'t>>, Option<Item<'t>>)> {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        if i >= old.len() && j >= new.len() {
+            return None;
+        }
+        let order = match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) => a.name.cmp(b.name),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        Some(match order {
+            std::cmp::Ordering::Less => {
+                i += 1;
+                (old.get(i - 1), None)
+            }
+            std::cmp::Ordering::Greater => {
+                j += 1;
+                (None, new.get(j - 1))
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+                (old.get(i - 1), new.get(j - 1))
+            }
+        })
+    })
 }

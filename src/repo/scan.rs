@@ -190,71 +190,19 @@ pub(super) fn scan(
     keep: Option<&Path>,
 ) -> Result<Scan, git2::Error> {
     let config = repo.config()?;
-    let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
     // The stamp is read before the index is, so that an index rewritten meanwhile errs on the
     // side of hashing more.
     let stamp = std::fs::metadata(index_file)
         .ok()
         .map(|m| (m.mtime(), m.mtime_nsec()));
     let file = match stamp {
-        Some(_) => Some(
-            gix_index::File::at(
-                index_file,
-                gix_index::hash::Kind::Sha1,
-                // git does not verify the index's checksum on every read either.
-                true,
-                gix_index::decode::Options::default(),
-            )
-            .map_err(|e| {
-                git2::Error::from_str(&format!("cannot read {}: {e}", index_file.display()))
-            })?,
-        ),
+        Some(_) => Some(read_index(index_file)?),
         None => None,
     };
-    let rules = Rules {
-        filemode: flag("core.filemode", true),
-        trust_ctime: flag("core.trustctime", true),
-        full_stat: !config
-            .get_string("core.checkStat")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("minimal")),
-        stamp,
-    };
-    let entries: Vec<Tracked> = file.as_ref().map_or_else(Vec::new, |file| {
-        file.entries()
-            .iter()
-            .map(|e| Tracked {
-                path: e.path(file),
-                mode: e.mode.bits(),
-                flags: e.flags,
-                stat: e.stat,
-            })
-            .collect()
-    });
-    // A valid cached tree names trees git wrote; one missing from the object database (a
-    // foreign tool's index) is not trusted.
-    let cached_tree = file
-        .as_ref()
-        .and_then(|f| f.tree())
-        .filter(|t| t.num_entries.is_some())
-        .and_then(|t| Oid::from_bytes(t.id.as_bytes()).ok())
-        .filter(|&id| repo.odb().is_ok_and(|odb| odb.exists(id)));
-    let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
-    let mut previous: Option<&[u8]> = None;
-    for entry in &entries {
-        let parent = parent_of(entry.path);
-        // Sorted paths: a folder's files come together, so most parents repeat the previous one.
-        if previous == Some(parent) {
-            continue;
-        }
-        previous = Some(parent);
-        let mut path = entry.path;
-        while let Some(cut) = path.iter().rposition(|&b| b == b'/') {
-            path = &path[..cut];
-            if !tracked_dirs.insert(path) {
-                break;
-            }
-        }
-    }
+    let rules = rules(&config, stamp);
+    let entries = tracked_entries(file.as_ref());
+    let cached_tree = cached_tree(repo, file.as_ref());
+    let tracked_dirs = tracked_dirs(&entries);
     let mut walk = Walk {
         repo,
         root,
@@ -273,7 +221,92 @@ pub(super) fn scan(
         shadowed,
         ..
     } = walk;
+    let mut changes = changes(&entries, found, &shadowed);
+    if let Some(keep) = keep {
+        keep_as_indexed(keep, &mut changes, &mut untracked);
+    }
+    Ok(Scan {
+        changes,
+        untracked,
+        cached_tree,
+    })
+}
 
+/// The index file, read with `gix-index`.
+fn read_index(index_file: &Path) -> Result<gix_index::File, git2::Error> {
+    gix_index::File::at(
+        index_file,
+        gix_index::hash::Kind::Sha1,
+        // git does not verify the index's checksum on every read either.
+        true,
+        gix_index::decode::Options::default(),
+    )
+    .map_err(|e| git2::Error::from_str(&format!("cannot read {}: {e}", index_file.display())))
+}
+
+/// How stat data is compared, as the repository's config says.
+fn rules(config: &git2::Config, stamp: Option<(i64, i64)>) -> Rules {
+    let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
+    Rules {
+        filemode: flag("core.filemode", true),
+        trust_ctime: flag("core.trustctime", true),
+        full_stat: !config
+            .get_string("core.checkStat")
+            .is_ok_and(|v| v.eq_ignore_ascii_case("minimal")),
+        stamp,
+    }
+}
+
+/// The index's entries, in index order (none without an index file).
+fn tracked_entries(file: Option<&gix_index::File>) -> Vec<Tracked<'_>> {
+    file.map_or_else(Vec::new, |file| {
+        file.entries()
+            .iter()
+            .map(|e| Tracked {
+                path: e.path(file),
+                mode: e.mode.bits(),
+                flags: e.flags,
+                stat: e.stat,
+            })
+            .collect()
+    })
+}
+
+/// The index's cached tree, when it is valid and in the object database. A valid cached tree
+/// names trees git wrote; one missing from the object database (a foreign tool's index) is not
+/// trusted.
+fn cached_tree(repo: &Repository, file: Option<&gix_index::File>) -> Option<Oid> {
+    file.and_then(|f| f.tree())
+        .filter(|t| t.num_entries.is_some())
+        .and_then(|t| Oid::from_bytes(t.id.as_bytes()).ok())
+        .filter(|&id| repo.odb().is_ok_and(|odb| odb.exists(id)))
+}
+
+/// Every folder that holds a tracked file, at any depth.
+fn tracked_dirs<'a>(entries: &[Tracked<'a>]) -> HashSet<&'a [u8]> {
+    let mut tracked_dirs: HashSet<&[u8]> = HashSet::new();
+    let mut previous: Option<&[u8]> = None;
+    for entry in entries {
+        let parent = parent_of(entry.path);
+        // Sorted paths: a folder's files come together, so most parents repeat the previous one.
+        if previous == Some(parent) {
+            continue;
+        }
+        previous = Some(parent);
+        let mut path = entry.path;
+        while let Some(cut) = path.iter().rposition(|&b| b == b'/') {
+            path = &path[..cut];
+            if !tracked_dirs.insert(path) {
+                break;
+            }
+        }
+    }
+    tracked_dirs
+}
+
+/// The index paths to stage again or remove, each once and in index order, from what the stat
+/// pass found and the tracked folders the walk found shadowed.
+fn changes(entries: &[Tracked], found: Vec<Found>, shadowed: &[Vec<u8>]) -> Vec<(Vec<u8>, Action)> {
     let mut changes: Vec<(Vec<u8>, Action)> = Vec::new();
     for (entry, found) in entries.iter().zip(found) {
         let under_shadow = shadowed
@@ -292,18 +325,19 @@ pub(super) fn scan(
         }
         changes.push((entry.path.to_vec(), action));
     }
-    if let Some(keep) = keep {
-        let keep = keep.as_os_str().as_encoded_bytes();
-        let under =
-            |p: &[u8]| p.starts_with(keep) && (p.len() == keep.len() || p[keep.len()] == b'/');
-        changes.retain(|(p, _)| !under(p));
-        untracked.retain(|p| !under(p.as_os_str().as_encoded_bytes()));
-    }
-    Ok(Scan {
-        changes,
-        untracked,
-        cached_tree,
-    })
+    changes
+}
+
+/// Drop the changes and untracked paths under `keep`: what lies there stays as the index has it.
+fn keep_as_indexed(
+    keep: &Path,
+    changes: &mut Vec<(Vec<u8>, Action)>,
+    untracked: &mut Vec<PathBuf>,
+) {
+    let keep = keep.as_os_str().as_encoded_bytes();
+    let under = |p: &[u8]| p.starts_with(keep) && (p.len() == keep.len() || p[keep.len()] == b'/');
+    changes.retain(|(p, _)| !under(p));
+    untracked.retain(|p| !under(p.as_os_str().as_encoded_bytes()));
 }
 
 /// `lstat` every index entry, on as many threads as are worth it. Paths are looked up relative

@@ -483,71 +483,20 @@ impl Machine {
     }
 
     fn next_turn(&mut self, now_ms: u64) -> Vec<Step> {
-        if self.interrupts > 0 {
-            return self.stop(RunEnd::Interrupted, "interrupted");
-        }
-        if let Some(max) = self.limits.max_iterations
-            && self.iterations >= max
-        {
-            return self.stop(
-                RunEnd::Budget,
-                format!("--max-iterations {max} reached and the goal is not proven done"),
-            );
-        }
-        if let Some(why) = self.limits.budget.spent(&self.usage) {
-            return self.stop(RunEnd::Budget, why);
-        }
-        let remaining = match self.deadline() {
-            Some(deadline) if now_ms >= deadline => {
-                return self.stop(
-                    RunEnd::Budget,
-                    "--max-time ran out and the goal is not proven done",
-                );
-            }
-            Some(deadline) => Some(deadline - now_ms),
-            None => None,
+        let remaining = match self.turn_allowed(now_ms) {
+            Ok(remaining) => remaining,
+            Err(steps) => return steps,
         };
-        let agent = match self.available(now_ms) {
-            Some(i) => i,
-            None => match self.earliest() {
-                Some(at) => {
-                    let why = self
-                        .last_failure
-                        .clone()
-                        .unwrap_or_else(|| "every agent is at its usage limit".into());
-                    return self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why);
-                }
-                None => {
-                    let why = match &self.slots[self.current].why {
-                        Some(why) if self.slots.len() == 1 => why.clone(),
-                        Some(why) => format!("{why}; no agent is left in the run"),
-                        None => "no agent is left in the run".into(),
-                    };
-                    return self.stop(RunEnd::HardFailure, why);
-                }
-            },
+        let agent = match self.next_agent(now_ms) {
+            Ok(agent) => agent,
+            Err(steps) => return steps,
         };
         let mut actions = Vec::new();
         if self.turn > 0 && agent != self.current {
-            let from = &self.slots[self.current];
-            let why = from.why.clone().unwrap_or_default();
-            // An agent earlier in the list was passed over only while it was limited.
-            let reason = if agent < self.current {
-                "available again: its usage limit has reset".to_string()
-            } else if from.unreported {
-                "usage-unreported".to_string()
-            } else if from.gone {
-                format!("out of the run: {why}")
-            } else {
-                format!(
-                    "usage limit (available again in {}): {why}",
-                    about(from.until_ms.saturating_sub(now_ms))
-                )
-            };
             actions.push(Step::Switch {
                 from: self.current,
                 to: agent,
-                reason,
+                reason: self.switch_reason(agent, now_ms),
             });
         }
         self.current = agent;
@@ -564,6 +513,78 @@ impl Machine {
             timeout_ms,
         });
         actions
+    }
+
+    /// Whether the run may take another turn: not after a Ctrl-C, nor past --max-iterations,
+    /// the budget or --max-time (Err: the steps that stop it). Ok: the time left before
+    /// --max-time (None: no deadline).
+    fn turn_allowed(&mut self, now_ms: u64) -> Result<Option<u64>, Vec<Step>> {
+        if self.interrupts > 0 {
+            return Err(self.stop(RunEnd::Interrupted, "interrupted"));
+        }
+        if let Some(max) = self.limits.max_iterations
+            && self.iterations >= max
+        {
+            return Err(self.stop(
+                RunEnd::Budget,
+                format!("--max-iterations {max} reached and the goal is not proven done"),
+            ));
+        }
+        if let Some(why) = self.limits.budget.spent(&self.usage) {
+            return Err(self.stop(RunEnd::Budget, why));
+        }
+        match self.deadline() {
+            Some(deadline) if now_ms >= deadline => Err(self.stop(
+                RunEnd::Budget,
+                "--max-time ran out and the goal is not proven done",
+            )),
+            Some(deadline) => Ok(Some(deadline - now_ms)),
+            None => Ok(None),
+        }
+    }
+
+    /// The agent that takes the next turn (Err: the steps that wait for the earliest usage limit
+    /// to reset, or stop the run when no agent is left in it).
+    fn next_agent(&mut self, now_ms: u64) -> Result<usize, Vec<Step>> {
+        if let Some(i) = self.available(now_ms) {
+            return Ok(i);
+        }
+        match self.earliest() {
+            Some(at) => {
+                let why = self
+                    .last_failure
+                    .clone()
+                    .unwrap_or_else(|| "every agent is at its usage limit".into());
+                Err(self.wait_for_limit(now_ms, at.saturating_sub(now_ms), why))
+            }
+            None => {
+                let why = match &self.slots[self.current].why {
+                    Some(why) if self.slots.len() == 1 => why.clone(),
+                    Some(why) => format!("{why}; no agent is left in the run"),
+                    None => "no agent is left in the run".into(),
+                };
+                Err(self.stop(RunEnd::HardFailure, why))
+            }
+        }
+    }
+
+    /// Why the turn passes from the current agent to `agent`.
+    fn switch_reason(&self, agent: usize, now_ms: u64) -> String {
+        let from = &self.slots[self.current];
+        let why = from.why.clone().unwrap_or_default();
+        // An agent earlier in the list was passed over only while it was limited.
+        if agent < self.current {
+            "available again: its usage limit has reset".to_string()
+        } else if from.unreported {
+            "usage-unreported".to_string()
+        } else if from.gone {
+            format!("out of the run: {why}")
+        } else {
+            format!(
+                "usage limit (available again in {}): {why}",
+                about(from.until_ms.saturating_sub(now_ms))
+            )
+        }
     }
 
     fn turn_ended(

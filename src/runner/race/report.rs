@@ -77,6 +77,35 @@ pub struct RaceReport {
 /// A racer's run has ended: record its cut-short turn, take its standing, keep its turn logs,
 /// remove its worktree unless it must stay.
 pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str>) -> RacerReport {
+    let mut outcome = settle_outcome(r, racer, winner);
+    let ctx = Ctx {
+        cwd: racer.worktree.clone(),
+        file: r.file_given.then(|| racer.worktree.join(r.goal_rel)),
+        json: true,
+        quiet: true,
+        color: false,
+    };
+    // The turn the winner cut short is an iteration too: nothing is left uncommitted.
+    if racer.stopped
+        && let (Some(turn), Some(winner)) = (racer.open_turn, winner)
+    {
+        record_stopped_turn(r, racer, &ctx, turn, winner);
+    }
+    if racer.stopped
+        && let Some(remote) = &r.claim
+        && !push_stopped(r, racer, remote)
+    {
+        outcome = RacerOutcome::Unpushed;
+    }
+    let (standing, logs) = standing_at_end(r, &racer.seat.branch, &ctx);
+    let kept_because = leave_worktree(r, racer, logs.as_deref());
+    report(racer, outcome, won, standing, kept_because)
+}
+
+/// How the racer's run ended, and why in its own words: one stopped because another won lost
+/// (through a remote) or was stopped, unless it completed; with no reason given, its last
+/// stderr line says why.
+fn settle_outcome(r: &Race, racer: &mut Racer, winner: Option<&str>) -> RacerOutcome {
     let code = racer.exit_code;
     let mut outcome = racer
         .outcome
@@ -97,37 +126,37 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
         racer.reason = racer.last_stderr.clone();
         racer.reason_shown = false;
     }
-    let ctx = Ctx {
-        cwd: racer.worktree.clone(),
-        file: r.file_given.then(|| racer.worktree.join(r.goal_rel)),
-        json: true,
-        quiet: true,
-        color: false,
-    };
-    let branch = racer.seat.branch.clone();
-    // The turn the winner cut short is an iteration too: nothing is left uncommitted.
-    if racer.stopped
-        && let (Some(turn), Some(winner)) = (racer.open_turn, winner)
-    {
-        match record_cut_short(&ctx, turn, winner, racer.run.clone(), &racer.seat.agent) {
-            Ok(true) => {
-                racer.iterations += 1;
-                (r.say)(&format!(
-                    "{branch}: turn {turn} cut short, recorded as an iteration"
-                ));
-            }
-            Ok(false) => {}
-            Err(e) => (r.note)(&format!("{branch}: cannot record the turn cut short: {e}")),
+    outcome
+}
+
+/// The turn `winner` cut short recorded as an iteration on the racer's branch, and said so (a
+/// failure to record it is noted).
+fn record_stopped_turn(r: &Race, racer: &mut Racer, ctx: &Ctx, turn: u64, winner: &str) {
+    let branch = &racer.seat.branch;
+    match record_cut_short(ctx, turn, winner, racer.run.clone(), &racer.seat.agent) {
+        Ok(true) => {
+            racer.iterations += 1;
+            (r.say)(&format!(
+                "{branch}: turn {turn} cut short, recorded as an iteration"
+            ));
         }
+        Ok(false) => {}
+        Err(e) => (r.note)(&format!("{branch}: cannot record the turn cut short: {e}")),
     }
-    if racer.stopped
-        && let Some(remote) = &r.claim
-        && !push_stopped(r, racer, remote)
-    {
-        outcome = RacerOutcome::Unpushed;
-    }
-    let tip = r.repo.branch_tip(&branch);
-    let (proven, total, logs) = match Workspace::open(&ctx) {
+}
+
+/// Where a racer stands at its end: its criteria proven, its diff since the race started.
+struct Standing {
+    proven: Option<usize>,
+    total: Option<usize>,
+    diff: Diff,
+}
+
+/// The racer's standing on `branch`, and the folder of its turn logs (None when its worktree
+/// does not open as a workspace).
+fn standing_at_end(r: &Race, branch: &str, ctx: &Ctx) -> (Standing, Option<std::path::PathBuf>) {
+    let tip = r.repo.branch_tip(branch);
+    let (proven, total, logs) = match Workspace::open(ctx) {
         Ok(ws) => {
             let (proven, total) = standing(&ws, tip);
             (
@@ -144,10 +173,21 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
         .and_then(|to| r.repo.diff_stat(tree(r.start), to, r.goal_dir).ok())
         .map(Diff::from)
         .unwrap_or_default();
+    let standing = Standing {
+        proven,
+        total,
+        diff,
+    };
+    (standing, logs)
+}
+
+/// The racer's worktree removed, its turn logs kept first, unless it must stay: why it stayed
+/// (None: removed).
+fn leave_worktree(r: &Race, racer: &Racer, logs: Option<&std::path::Path>) -> Option<String> {
     let kept_because = keep_reason(r.repo, &racer.worktree, r.keep_worktrees);
     if kept_because.is_none() {
         // Its turn logs live in the worktree's own git folder, which goes with it.
-        if let Some(logs) = &logs {
+        if let Some(logs) = logs {
             keep_logs(logs, &r.repo.common_dir().join("goal").join("runs"));
         }
         if let Err(why) = r
@@ -155,18 +195,10 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
             .remove_worktree(&racer.worktree, false)
             .unwrap_or_else(|e| Err(e.to_string()))
         {
-            return report(
-                racer,
-                outcome,
-                won,
-                proven,
-                total,
-                diff,
-                Some(format!("`git worktree remove` refused: {why}")),
-            );
+            return Some(format!("`git worktree remove` refused: {why}"));
         }
     }
-    report(racer, outcome, won, proven, total, diff, kept_because)
+    kept_because
 }
 
 /// A racer stopped because another won, its cut-short turn recorded: its branch pushed, so that
@@ -192,15 +224,19 @@ fn push_stopped(r: &Race, racer: &Racer, remote: &str) -> bool {
     false
 }
 
+/// The racer's report, from its run and where it stands.
 fn report(
     racer: &Racer,
     outcome: RacerOutcome,
     won: bool,
-    proven: Option<usize>,
-    total: Option<usize>,
-    diff: Diff,
+    standing: Standing,
     kept_because: Option<String>,
 ) -> RacerReport {
+    let Standing {
+        proven,
+        total,
+        diff,
+    } = standing;
     RacerReport {
         agent: racer.seat.agent.clone(),
         branch: racer.seat.branch.clone(),
