@@ -280,6 +280,41 @@ impl Edge<'_> {
 
     /// Record the turn as an iteration (when the agent did not), and read the goal's state again.
     pub(super) fn record(&mut self, turn: u64, iterate: Option<String>) -> Result<Option<Event>> {
+        let (recorded, new_files) = self.iterate_for_agent(iterate)?;
+        let (state, now_summary) = goal_state(self.ws)?;
+        self.summary = now_summary;
+        // The status line says what the event line below says, not the last turn's.
+        self.display.status(&format!(
+            "turn {turn} · {}{} · iteration recorded",
+            self.summary, self.spend
+        ));
+        let (iteration, stagnant) = match self.ws.read_goal(crate::workspace::Part::Whole)? {
+            Some(g) => (
+                Some(g.iteration),
+                matches!(state, GoalState::InProgress { stagnant: true, .. }),
+            ),
+            None => (None, false),
+        };
+        self.announce_iteration(turn, iteration, recorded.as_deref(), stagnant, &new_files);
+        if let Some(why) = crate::runner::overstep::overstep(&self.turn_commits()?) {
+            return Ok(Some(Event::TurnOverstepped {
+                now_ms: self.clock.now_ms(),
+                why,
+            }));
+        }
+        Ok(Some(Event::Recorded {
+            now_ms: self.clock.now_ms(),
+            state,
+        }))
+    }
+
+    /// The iteration commit `goal run` makes for the agent (`iterate`: its message, when the
+    /// agent made none), while the goal is still in progress. Returns the message recorded, and
+    /// the files that commit brought into git.
+    fn iterate_for_agent(
+        &mut self,
+        iterate: Option<String>,
+    ) -> Result<(Option<String>, Vec<String>)> {
         let mut recorded = None;
         let mut new_files: Vec<String> = Vec::new();
         if let Some(message) = iterate
@@ -310,20 +345,19 @@ impl Edge<'_> {
                 .added_paths(iterated.commit, &self.ws.goal_dir)
                 .unwrap_or_default();
         }
-        let (state, now_summary) = goal_state(self.ws)?;
-        self.summary = now_summary;
-        // The status line says what the event line below says, not the last turn's.
-        self.display.status(&format!(
-            "turn {turn} · {}{} · iteration recorded",
-            self.summary, self.spend
-        ));
-        let (iteration, stagnant) = match self.ws.read_goal(crate::workspace::Part::Whole)? {
-            Some(g) => (
-                Some(g.iteration),
-                matches!(state, GoalState::InProgress { stagnant: true, .. }),
-            ),
-            None => (None, false),
-        };
+        Ok((recorded, new_files))
+    }
+
+    /// The `iterate` event: who recorded the iteration, the goal's state, the new files and
+    /// whether the run is stagnant.
+    fn announce_iteration(
+        &self,
+        turn: u64,
+        iteration: Option<u64>,
+        recorded: Option<&str>,
+        stagnant: bool,
+        new_files: &[String],
+    ) {
         self.display.event(
             "iterate",
             json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": self.summary, "stagnant": stagnant, "new_files": new_files}),
@@ -339,7 +373,7 @@ impl Edge<'_> {
                 } else {
                     format!(
                         " · new files committed: {}",
-                        crate::commands::verify::name_paths(&new_files)
+                        crate::commands::verify::name_paths(new_files)
                     )
                 },
                 if stagnant {
@@ -348,16 +382,6 @@ impl Edge<'_> {
                     ""
                 }, summary = self.summary),
         );
-        if let Some(why) = crate::runner::overstep::overstep(&self.turn_commits()?) {
-            return Ok(Some(Event::TurnOverstepped {
-                now_ms: self.clock.now_ms(),
-                why,
-            }));
-        }
-        Ok(Some(Event::Recorded {
-            now_ms: self.clock.now_ms(),
-            state,
-        }))
     }
 
     /// The goal trailers of the commits made since the turn started (oldest first; at most the
