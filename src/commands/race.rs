@@ -22,6 +22,19 @@ pub fn parse_racers(text: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// The options no racer is given as they are: the race's own, `--agent` and the global ones.
+const OWN: &[&str] = &[
+    "race",
+    "keep_worktrees",
+    "agent",
+    "dir",
+    "json",
+    "quiet",
+    "file",
+    "help",
+    "version",
+];
+
 /// The `run` options every racer gets, as given on `argv`: all but the race's own (`--race`,
 /// `--keep-worktrees`), `--agent` (each racer gets one) and the global ones (each racer gets its
 /// own `-C`, `--file`, `--json`); then the goal text and `-- CMD ARGS…`. Read from the command
@@ -30,17 +43,6 @@ pub fn racer_args(
     cli: clap::Command,
     argv: Vec<OsString>,
 ) -> Result<(Vec<OsString>, Vec<OsString>)> {
-    const OWN: &[&str] = &[
-        "race",
-        "keep_worktrees",
-        "agent",
-        "dir",
-        "json",
-        "quiet",
-        "file",
-        "help",
-        "version",
-    ];
     let matches = cli
         .clone()
         .try_get_matches_from(argv)
@@ -77,15 +79,7 @@ pub fn racer_args(
         let Some(long) = arg.get_long() else {
             continue;
         };
-        if arg.get_action().takes_values() {
-            for value in values {
-                let mut option = OsString::from(format!("--{long}="));
-                option.push(value);
-                options.push(option);
-            }
-        } else {
-            options.push(OsString::from(format!("--{long}")));
-        }
+        options.extend(option_words(long, arg.get_action().takes_values(), values));
     }
     let mut tail = goal;
     if !command.is_empty() {
@@ -93,6 +87,22 @@ pub fn racer_args(
         tail.extend(command);
     }
     Ok((options, tail))
+}
+
+/// An option as the racers are given it: `--long=value` once per value when it takes values,
+/// else `--long`.
+fn option_words(long: &str, takes_values: bool, values: Vec<OsString>) -> Vec<OsString> {
+    if !takes_values {
+        return vec![OsString::from(format!("--{long}"))];
+    }
+    values
+        .into_iter()
+        .map(|value| {
+            let mut option = OsString::from(format!("--{long}="));
+            option.push(value);
+            option
+        })
+        .collect()
 }
 
 /// `goal run --race N`: the race's arguments checked, its racers seated on their branches, the
