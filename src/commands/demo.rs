@@ -123,6 +123,8 @@ fn scratch(dir: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
+/// `goal demo`: the scratch repository made, then each step of the loop run and printed in
+/// turn, ending with where the repository stays.
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let dir = args.demo_dir.as_ref().map(|d| {
         if d.is_absolute() {
@@ -141,82 +143,105 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         "goal demo: a whole loop in the scratch repository {}",
         dir.display()
     );
-
-    demo.step("A scratch repository with a linter");
-    demo.git(&["init", "-q"])?;
-    demo.git(&["config", "user.name", "goal demo"])?;
-    demo.git(&["config", "user.email", "demo@example.invalid"])?;
-    demo.write("lint.sh", LINT_SCRIPT)?;
-    demo.git(&["add", "lint.sh"])?;
-    demo.git(&["commit", "-q", "-m", "a linter"])?;
-
-    demo.step(
-        "1. Set the goal, each criterion pinned to the test that proves it (a commit): two acceptance criteria (verify: red before the change, green after it) and a guard (must stay green)",
-    );
-    demo.goal(
-        &[
-            "init",
-            "Ship a greeting script",
-            "-c",
-            "`sh greet.sh` prints hello (verify: `sh tests/test_greet.sh`)",
-            "-c",
-            "README.md documents `sh greet.sh` (verify: `sh tests/test_readme.sh`)",
-            "-c",
-            "The shell scripts stay lint-clean (guard: `sh lint.sh`)",
-        ],
-        0,
-    )?;
-
-    demo.step(
-        "2. Iteration 1, test first: write the tests of criteria 1 and 2, see them fail, then make criterion 1 pass",
-    );
-    demo.write("tests/test_greet.sh", GREET_TEST)?;
-    demo.write("tests/test_readme.sh", README_TEST)?;
-    demo.goal(&["verify", "-c", "1"], 1)?;
-    demo.goal(&["verify", "-c", "2"], 1)?;
-    println!(
-        "(red: both tests fail on the code before the change — these failing runs are the criteria's red witnesses; `goal done` needs no extra run)"
-    );
-    demo.write("greet.sh", "echo hello\n")?;
-    demo.goal(&["verify", "-c", "1"], 0)?;
-    println!("(green: the same test passes now)");
-    demo.goal(
-        &[
-            "iterate",
-            "-m",
-            "tests first (both failed), then greet.sh (criterion 1 passes)",
-        ],
-        0,
-    )?;
-
+    demo.repository_with_linter()?;
+    demo.set_goal()?;
+    demo.first_iteration()?;
     demo.step("3. Blocked, then resumed");
     demo.goal(&["block", "--reason", "waiting for the README wording"], 0)?;
     demo.goal(&["resume"], 0)?;
-
-    demo.step(
-        "4. Iteration 2: the README, then every pin once (the guard too): all proven on the same tree",
-    );
-    demo.write("README.md", "# greet\n\nRun `sh greet.sh`.\n")?;
-    demo.goal(&["verify"], 0)?;
-    demo.goal(
-        &["iterate", "-m", "added README.md; verified every criterion"],
-        0,
-    )?;
-    demo.goal(&["status"], 0)?;
-
+    demo.second_iteration()?;
     demo.step("5. The audit trail");
     demo.goal(&["log"], 0)?;
-
-    demo.step(
-        "6. Done: the completion gate (red before green for criteria 1 and 2, the guard's run on the base), the clean-up pass, two commits",
-    );
-    demo.goal(&["done"], 0)?;
-    println!("$ git log --oneline");
-    print!("{}", demo.git(&["log", "--oneline"])?);
-
+    demo.done()?;
     println!(
         "\nThe demo repository stays in {} for you to look at.",
         dir.display()
     );
     Ok(0)
+}
+
+impl Demo {
+    /// The scratch repository: git set up, and a first commit with the linter.
+    fn repository_with_linter(&self) -> Result<()> {
+        self.step("A scratch repository with a linter");
+        self.git(&["init", "-q"])?;
+        self.git(&["config", "user.name", "goal demo"])?;
+        self.git(&["config", "user.email", "demo@example.invalid"])?;
+        self.write("lint.sh", LINT_SCRIPT)?;
+        self.git(&["add", "lint.sh"])?;
+        self.git(&["commit", "-q", "-m", "a linter"])?;
+        Ok(())
+    }
+
+    /// Step 1: `goal init` with two acceptance criteria and a guard, each pinned to its test.
+    fn set_goal(&self) -> Result<()> {
+        self.step(
+            "1. Set the goal, each criterion pinned to the test that proves it (a commit): two acceptance criteria (verify: red before the change, green after it) and a guard (must stay green)",
+        );
+        self.goal(
+            &[
+                "init",
+                "Ship a greeting script",
+                "-c",
+                "`sh greet.sh` prints hello (verify: `sh tests/test_greet.sh`)",
+                "-c",
+                "README.md documents `sh greet.sh` (verify: `sh tests/test_readme.sh`)",
+                "-c",
+                "The shell scripts stay lint-clean (guard: `sh lint.sh`)",
+            ],
+            0,
+        )
+    }
+
+    /// Step 2: the tests written first and seen failing (the red witnesses), then criterion 1
+    /// made to pass and the iteration recorded.
+    fn first_iteration(&self) -> Result<()> {
+        self.step(
+            "2. Iteration 1, test first: write the tests of criteria 1 and 2, see them fail, then make criterion 1 pass",
+        );
+        self.write("tests/test_greet.sh", GREET_TEST)?;
+        self.write("tests/test_readme.sh", README_TEST)?;
+        self.goal(&["verify", "-c", "1"], 1)?;
+        self.goal(&["verify", "-c", "2"], 1)?;
+        println!(
+            "(red: both tests fail on the code before the change — these failing runs are the criteria's red witnesses; `goal done` needs no extra run)"
+        );
+        self.write("greet.sh", "echo hello\n")?;
+        self.goal(&["verify", "-c", "1"], 0)?;
+        println!("(green: the same test passes now)");
+        self.goal(
+            &[
+                "iterate",
+                "-m",
+                "tests first (both failed), then greet.sh (criterion 1 passes)",
+            ],
+            0,
+        )
+    }
+
+    /// Step 4: the README written, every pin verified on the same tree, the iteration recorded
+    /// and the status shown.
+    fn second_iteration(&self) -> Result<()> {
+        self.step(
+            "4. Iteration 2: the README, then every pin once (the guard too): all proven on the same tree",
+        );
+        self.write("README.md", "# greet\n\nRun `sh greet.sh`.\n")?;
+        self.goal(&["verify"], 0)?;
+        self.goal(
+            &["iterate", "-m", "added README.md; verified every criterion"],
+            0,
+        )?;
+        self.goal(&["status"], 0)
+    }
+
+    /// Step 6: `goal done` through its gate, then the repository's history.
+    fn done(&self) -> Result<()> {
+        self.step(
+            "6. Done: the completion gate (red before green for criteria 1 and 2, the guard's run on the base), the clean-up pass, two commits",
+        );
+        self.goal(&["done"], 0)?;
+        println!("$ git log --oneline");
+        print!("{}", self.git(&["log", "--oneline"])?);
+        Ok(())
+    }
 }

@@ -8,7 +8,7 @@ use clap::parser::ValueSource;
 use super::run::Args;
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::runner::race::{self, Race, RaceReport, RacerOutcome};
+use crate::runner::race::{self, Race, RaceReport, RacerOutcome, RacerReport};
 use crate::workspace::Workspace;
 
 /// `--race N`: the number of racers, 2 or more.
@@ -22,6 +22,19 @@ pub fn parse_racers(text: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// The options no racer is given as they are: the race's own, `--agent` and the global ones.
+const OWN: &[&str] = &[
+    "race",
+    "keep_worktrees",
+    "agent",
+    "dir",
+    "json",
+    "quiet",
+    "file",
+    "help",
+    "version",
+];
+
 /// The `run` options every racer gets, as given on `argv`: all but the race's own (`--race`,
 /// `--keep-worktrees`), `--agent` (each racer gets one) and the global ones (each racer gets its
 /// own `-C`, `--file`, `--json`); then the goal text and `-- CMD ARGS…`. Read from the command
@@ -30,17 +43,6 @@ pub fn racer_args(
     cli: clap::Command,
     argv: Vec<OsString>,
 ) -> Result<(Vec<OsString>, Vec<OsString>)> {
-    const OWN: &[&str] = &[
-        "race",
-        "keep_worktrees",
-        "agent",
-        "dir",
-        "json",
-        "quiet",
-        "file",
-        "help",
-        "version",
-    ];
     let matches = cli
         .clone()
         .try_get_matches_from(argv)
@@ -77,15 +79,7 @@ pub fn racer_args(
         let Some(long) = arg.get_long() else {
             continue;
         };
-        if arg.get_action().takes_values() {
-            for value in values {
-                let mut option = OsString::from(format!("--{long}="));
-                option.push(value);
-                options.push(option);
-            }
-        } else {
-            options.push(OsString::from(format!("--{long}")));
-        }
+        options.extend(option_words(long, arg.get_action().takes_values(), values));
     }
     let mut tail = goal;
     if !command.is_empty() {
@@ -95,28 +89,32 @@ pub fn racer_args(
     Ok((options, tail))
 }
 
+/// An option as the racers are given it: `--long=value` once per value when it takes values,
+/// else `--long`.
+fn option_words(long: &str, takes_values: bool, values: Vec<OsString>) -> Vec<OsString> {
+    if !takes_values {
+        return vec![OsString::from(format!("--{long}"))];
+    }
+    values
+        .into_iter()
+        .map(|value| {
+            let mut option = OsString::from(format!("--{long}="));
+            option.push(value);
+            option
+        })
+        .collect()
+}
+
+/// `goal run --race N`: the race's arguments checked, its racers seated on their branches, the
+/// race run, and its summary printed (a table, or the `race` event). Exits with the race's code.
 pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u8> {
     if args.agent.is_empty() && args.command.is_empty() {
         return Err(super::run::no_agent());
     }
     let ws = Workspace::open(ctx)?;
-    let Some(start) = ws.repo.head_id()? else {
-        return Err(Error::usage(
-            "no commit to start the racers from (the branch has no commit yet)",
-            "make a first commit with `git commit`, then `goal run --race N` again",
-        ));
-    };
+    let start = start_commit(&ws)?;
     ws.repo.ensure_idle()?;
-    if let Some(remote) = args.claim.as_deref()
-        && !ws.repo.has_remote(remote)
-    {
-        return Err(Error::usage(
-            format!("no remote `{remote}` in this repository"),
-            format!(
-                "add it with `git remote add {remote} <url>`, or name one that `git remote` lists"
-            ),
-        ));
-    }
+    check_remote(&ws, args.claim.as_deref())?;
     // Refused here, before any worktree is made, as each racer would refuse it.
     let text = match super::run::check_goal(&ws, args.goal.as_deref(), &args.criteria)? {
         Some(text) => text,
@@ -128,17 +126,58 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
             "the racers start from the last commit: the uncommitted changes here are not in their worktrees (commit them first to race on them)",
         );
     }
-    let common = ws.repo.common_dir().to_path_buf();
-    let taken = |branch: &str| {
-        ws.repo.branch_exists(branch) || race::worktree_path(&common, branch).exists()
+    let seats = seat_racers(&ws, &args, &text, racers);
+    exclude_preset_files(ws.repo.common_dir(), &seats)?;
+    let report = run_race(ctx, &ws, &args, start, seats, run_args, tail)?;
+    if ctx.json {
+        println!("{}", race_event(&report)?);
+        crate::context::json_written();
+    } else {
+        render(ctx, &report, args.claim.as_deref());
+    }
+    Ok(report.code)
+}
+
+/// The commit every racer starts from: HEAD, refused when the branch has no commit yet.
+fn start_commit(ws: &Workspace) -> Result<crate::repo::Oid> {
+    let Some(start) = ws.repo.head_id()? else {
+        return Err(Error::usage(
+            "no commit to start the racers from (the branch has no commit yet)",
+            "make a first commit with `git commit`, then `goal run --race N` again",
+        ));
     };
-    // Through a remote, every racer's branch is new everywhere: the run's id is in its name.
+    Ok(start)
+}
+
+/// `--claim <remote>`: whether the remote exists in this repository (refused when it does not).
+fn check_remote(ws: &Workspace, claim: Option<&str>) -> Result<()> {
+    if let Some(remote) = claim
+        && !ws.repo.has_remote(remote)
+    {
+        return Err(Error::usage(
+            format!("no remote `{remote}` in this repository"),
+            format!(
+                "add it with `git remote add {remote} <url>`, or name one that `git remote` lists"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The racers' seats: each one's agent and a branch no one has taken yet (here, or as a racer's
+/// worktree). Through a remote, every racer's branch is new everywhere: the run's id is in its
+/// name.
+fn seat_racers(ws: &Workspace, args: &Args, text: &str, racers: usize) -> Vec<race::Seat> {
+    let common = ws.repo.common_dir();
+    let taken = |branch: &str| {
+        ws.repo.branch_exists(branch) || race::worktree_path(common, branch).exists()
+    };
     let suffix = args
         .claim
         .as_ref()
         .map(|_| format!("-{}", super::run::run_id()));
     let mut seats = race::seats(
-        &race::slug(&text),
+        &race::slug(text),
         racers,
         &args.agent,
         args.command.first().map(String::as_str),
@@ -149,15 +188,36 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
             seat.branch.push_str(suffix);
         }
     }
-    // Each preset's own files are kept out of the racers' commits before they start (they share
-    // info/exclude, and would all write it at once).
+    seats
+}
+
+/// Each preset's own files are kept out of the racers' commits before they start (they share
+/// info/exclude, and would all write it at once).
+fn exclude_preset_files(common: &std::path::Path, seats: &[race::Seat]) -> Result<()> {
     for seat in seats.iter().filter(|s| s.preset) {
         if let Some(preset) = crate::runner::presets::preset(&seat.agent) {
-            crate::runner::own_files::exclude(&common, preset.name, preset.own_files).map_err(
-                Error::io("cannot write the repository's info/exclude", common.clone()),
+            crate::runner::own_files::exclude(common, preset.name, preset.own_files).map_err(
+                Error::io(
+                    "cannot write the repository's info/exclude",
+                    common.to_path_buf(),
+                ),
             )?;
         }
     }
+    Ok(())
+}
+
+/// The race itself, its progress said on stdout (unless `--json` or `--quiet`) and the racers'
+/// stderr passed on (unless `--quiet`).
+fn run_race(
+    ctx: &Ctx,
+    ws: &Workspace,
+    args: &Args,
+    start: crate::repo::Oid,
+    seats: Vec<race::Seat>,
+    run_args: Vec<OsString>,
+    tail: Vec<OsString>,
+) -> Result<RaceReport> {
     let quiet = ctx.json || ctx.quiet;
     let say = |line: &str| {
         if !quiet {
@@ -169,7 +229,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
             eprintln!("goal: {line}");
         }
     };
-    let report = race::race(Race {
+    race::race(Race {
         repo: &ws.repo,
         goal_rel: &ws.goal_rel,
         goal_dir: &ws.goal_dir,
@@ -182,14 +242,7 @@ pub fn run(ctx: &Ctx, args: Args, racers: usize, app: clap::Command) -> Result<u
         claim: args.claim.clone(),
         say: &say,
         note: &note,
-    })?;
-    if ctx.json {
-        println!("{}", race_event(&report)?);
-        crate::context::json_written();
-    } else {
-        render(ctx, &report, args.claim.as_deref());
-    }
-    Ok(report.code)
+    })
 }
 
 /// The race's summary as the last line of `goal run --json`'s stream: one object on one line,
@@ -222,44 +275,66 @@ fn usage_text(u: &crate::usage::Usage) -> String {
 
 /// The summary: one row per racer, the worktrees kept, and the winner's merge line.
 fn render(ctx: &Ctx, report: &RaceReport, remote: Option<&str>) {
-    let mut rows = vec![[
-        "branch".to_string(),
-        "agent".into(),
-        "outcome".into(),
-        "iterations".into(),
-        "turns".into(),
-        "proven".into(),
-        "diff".into(),
-        "usage".into(),
-    ]];
-    for r in &report.racers {
-        let outcome = if r.winner {
-            "won".to_string()
-        } else {
-            r.outcome.as_str().to_string()
-        };
-        let proven = match (r.proven, r.total) {
-            (Some(p), Some(t)) => format!("{p}/{t}"),
-            _ => "-".into(),
-        };
-        rows.push([
-            r.branch.clone(),
-            r.agent.clone(),
-            outcome,
-            r.iterations.to_string(),
-            r.turns.to_string(),
-            proven,
-            format!(
-                "{} file(s) +{} -{}",
-                r.diff.files, r.diff.insertions, r.diff.deletions
-            ),
-            usage_text(&r.usage),
-        ]);
+    let mut rows = vec![HEADER.map(String::from)];
+    rows.extend(report.racers.iter().map(racer_row));
+    ctx.say("");
+    print_table(ctx, &rows);
+    ctx.say("");
+    print_reasons(ctx, report);
+    for r in report.racers.iter().filter(|r| r.worktree_kept) {
+        ctx.say(format!(
+            "worktree kept: {} ({}): {}",
+            r.worktree,
+            r.branch,
+            r.kept_because.as_deref().unwrap_or("kept")
+        ));
     }
+    print_winner(ctx, report, remote);
+}
+
+/// The summary table's columns.
+const HEADER: [&str; 8] = [
+    "branch",
+    "agent",
+    "outcome",
+    "iterations",
+    "turns",
+    "proven",
+    "diff",
+    "usage",
+];
+
+/// A racer's row of the summary table.
+fn racer_row(r: &RacerReport) -> [String; 8] {
+    let outcome = if r.winner {
+        "won".to_string()
+    } else {
+        r.outcome.as_str().to_string()
+    };
+    let proven = match (r.proven, r.total) {
+        (Some(p), Some(t)) => format!("{p}/{t}"),
+        _ => "-".into(),
+    };
+    [
+        r.branch.clone(),
+        r.agent.clone(),
+        outcome,
+        r.iterations.to_string(),
+        r.turns.to_string(),
+        proven,
+        format!(
+            "{} file(s) +{} -{}",
+            r.diff.files, r.diff.insertions, r.diff.deletions
+        ),
+        usage_text(&r.usage),
+    ]
+}
+
+/// The table, each column as wide as its widest cell, the header in bold.
+fn print_table(ctx: &Ctx, rows: &[[String; 8]]) {
     let widths: Vec<usize> = (0..8)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
-    ctx.say("");
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
@@ -269,8 +344,10 @@ fn render(ctx: &Ctx, report: &RaceReport, remote: Option<&str>) {
         let line = line.join("  ").trim_end().to_string();
         ctx.say(if i == 0 { ctx.bold(&line) } else { line });
     }
-    ctx.say("");
-    // Why the others ended, where the lines above did not say it already.
+}
+
+/// Why the others ended, where the lines above did not say it already.
+fn print_reasons(ctx: &Ctx, report: &RaceReport) {
     for r in &report.racers {
         if !r.winner
             && r.outcome != RacerOutcome::Stopped
@@ -280,14 +357,10 @@ fn render(ctx: &Ctx, report: &RaceReport, remote: Option<&str>) {
             ctx.say(format!("{}: {}", r.branch, r.reason));
         }
     }
-    for r in report.racers.iter().filter(|r| r.worktree_kept) {
-        ctx.say(format!(
-            "worktree kept: {} ({}): {}",
-            r.worktree,
-            r.branch,
-            r.kept_because.as_deref().unwrap_or("kept")
-        ));
-    }
+}
+
+/// Who won and how to merge it: a racer here, another machine's through the remote, or no one.
+fn print_winner(ctx: &Ctx, report: &RaceReport, remote: Option<&str>) {
     let remote_winner = report.racers.iter().all(|r| !r.winner);
     match &report.winner {
         Some(branch) if remote_winner => {

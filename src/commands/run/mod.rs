@@ -36,36 +36,60 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         return super::race::run(ctx, args, racers, app());
     }
     let ws = Workspace::open(ctx)?;
-    // An unattended run would hang its commits off nothing: ask for a branch first (a claiming
-    // racer makes a branch of its own).
+    refuse_detached(&ws, &args)?;
+    let agents = agents::agents(&args)?;
+    let run_id = run_id();
+    let claim = start_in_repo(&ws, &args, &agents[0].name, &run_id)?;
+    let mut edge = ready_edge(ctx, &ws, &args, agents, run_id, claim)?;
+    edge.drive()
+}
+
+/// Whether the run's commits would hang off nothing: an unattended run asks for a branch first
+/// (a claiming racer makes a branch of its own).
+fn refuse_detached(ws: &Workspace, args: &Args) -> Result<()> {
     if ws.repo.head_detached() && !args.detached_ok && args.claim.is_none() {
         return Err(Error::usage(
             "HEAD is detached: the run's commits would be on no branch",
             "create a branch first with `git switch -c <name>`, or run anyway with `goal run --detached-ok`",
         ));
     }
-    let mut agents = agents::agents(&args)?;
-    let run_id = run_id();
+    Ok(())
+}
+
+/// The run started in the repository: a claiming racer's branch made, the goal started (or the
+/// active one continued), the agents' own files kept out of git, and the claimant once the goal
+/// is there (with `--claim`).
+fn start_in_repo(
+    ws: &Workspace,
+    args: &Args,
+    agent: &str,
+    run_id: &str,
+) -> Result<Option<claim::ClaimRun>> {
     let start = match &args.claim {
-        Some(remote) => Some(claim::prepare(
-            &ws,
-            &args,
-            remote,
-            &agents[0].name,
-            &run_id,
-        )?),
+        Some(remote) => Some(claim::prepare(ws, args, remote, agent, run_id)?),
         None => None,
     };
-    goal::start_goal(&ws, &args)?;
+    goal::start_goal(ws, args)?;
     ws.repo.ensure_idle()?;
-    agents::exclude_own_files(&ws, &args.agent)?;
-    let claim = match (&args.claim, start) {
+    agents::exclude_own_files(ws, &args.agent)?;
+    Ok(match (&args.claim, start) {
         (Some(remote), Some(start)) => {
-            Some(claim::claimant(&ws, &args, remote, start, time_scale())?)
+            Some(claim::claimant(ws, args, remote, start, time_scale())?)
         }
         _ => None,
-    };
+    })
+}
 
+/// The run's edge, ready to drive: its folder made, its marker held for `goal fleet`, its
+/// machine started on the goal's state, and the start announced.
+fn ready_edge<'a>(
+    ctx: &'a Ctx,
+    ws: &'a Workspace,
+    args: &'a Args,
+    mut agents: Vec<agents::AgentSpec>,
+    run_id: String,
+    claim: Option<claim::ClaimRun>,
+) -> Result<Edge<'a>> {
     let run_dir = ws.repo.git_dir().join("goal").join("runs").join(&run_id);
     std::fs::create_dir_all(&run_dir)
         .map_err(Error::io("cannot create the run folder", run_dir.clone()))?;
@@ -79,31 +103,21 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
     agent::count_interrupts();
     let display = Display::new(ctx.json, ctx.quiet);
     let unverified = agents::unverified(&args.agent);
-    let names: Vec<String> = agents.iter().map(|a| a.name.clone()).collect();
-    let machine = Machine::with_agents(
-        args::limits(&args, &ws.config),
-        agents
-            .iter_mut()
-            .filter_map(|a| a.patterns.take())
-            .collect(),
-    )
-    .named(&names);
+    let mut machine = machine_for(args, ws, &mut agents);
     let clock = Clock::new();
     let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
     let scale = time_scale();
-    let (state, summary) = goal::goal_state(&ws)?;
+    let (state, summary) = goal::goal_state(ws)?;
     display::announce_start(&display, &run_id, &agents, &unverified, &run_dir, &summary);
-    let mut machine = machine;
     let pending = machine.handle(Event::Start {
         now_ms: clock.now_ms(),
         state,
         retries: ws.retry_state().failures(),
     });
-
-    let mut edge = Edge {
+    Ok(Edge {
         ctx,
-        ws: &ws,
-        args: &args,
+        ws,
+        args,
         agents,
         marker,
         unrecorded: Usage::default(),
@@ -125,8 +139,21 @@ pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
         pending,
         head_before_turn: None,
         claim,
-    };
-    edge.drive()
+    })
+}
+
+/// The run's machine: the budgets' limits, each agent's failure patterns (taken from its spec)
+/// and the agents' names.
+fn machine_for(args: &Args, ws: &Workspace, agents: &mut [agents::AgentSpec]) -> Machine {
+    let names: Vec<String> = agents.iter().map(|a| a.name.clone()).collect();
+    Machine::with_agents(
+        args::limits(args, &ws.config),
+        agents
+            .iter_mut()
+            .filter_map(|a| a.patterns.take())
+            .collect(),
+    )
+    .named(&names)
 }
 
 /// `20260101T120000Z-3f2a`: when the run started and which process it was.

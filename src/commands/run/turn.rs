@@ -1,6 +1,7 @@
 //! One turn of the agent: its prompt, its process watched to its end, and the iteration it is
 //! recorded as.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -21,6 +22,21 @@ use crate::usage::Usage;
 /// The largest prompt passed in GOAL_PROMPT (Linux refuses one variable over 128 KiB).
 const MAX_ENV_PROMPT: usize = 100 * 1024;
 
+/// A turn as planned before its agent starts.
+struct TurnPlan {
+    /// The agent's name.
+    name: String,
+    /// The goal's iteration before the turn: a commit past it is the turn's iteration.
+    iteration_before: u64,
+    prompt: String,
+    /// The agent's command line, the prompt in place.
+    argv: Vec<String>,
+    /// The turn's log, in the run's folder.
+    log: PathBuf,
+    /// The turn's environment.
+    env: Vec<(String, String)>,
+}
+
 impl Edge<'_> {
     /// Run one turn of the agent: its prompt, its process, its end.
     pub(super) fn start_turn(
@@ -30,34 +46,17 @@ impl Edge<'_> {
         iteration_attempt: u32,
         timeout_ms: Option<u64>,
     ) -> Result<Option<Event>> {
-        // Failed tries count with the turn that is finally recorded: the first one's HEAD stays.
-        if self.head_before_turn.is_none() {
-            self.head_before_turn = self.ws.repo.head_id()?;
-        }
-        let name = self.agents[agent].name.clone();
+        let plan = self.plan_turn(turn, agent, iteration_attempt)?;
         let place = self.agents[agent].place;
         let reader = self.agents[agent].reader;
-        let goal = self.ws.goal()?;
-        let iteration_before = goal.iteration;
-        let prompt = self.prompt_for(&goal)?;
-        let argv = self.argv_with(agent, &prompt);
-        let log = self.run_dir.join(format!("turn-{turn}.log"));
-        let iteration = goal.iteration + 1;
-        self.display.event(
-            "turn_start",
-            json!({"turn": turn, "agent": name, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
-            &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started with {name}"),
-        );
-        self.working(turn);
-        let env = self.turn_env(turn, &name, iteration, &prompt);
         let spec = Turn {
-            argv: &argv,
+            argv: &plan.argv,
             // A preset that takes the prompt as an argument gets an empty stdin: some
             // (gemini, pi) would read it as more input.
-            stdin: (place != Some(PromptPlace::Arg)).then_some(prompt.as_str()),
+            stdin: (place != Some(PromptPlace::Arg)).then_some(plan.prompt.as_str()),
             cwd: self.ws.root(),
-            env,
-            log: log.clone(),
+            env: plan.env,
+            log: plan.log.clone(),
             idle_timeout: Some(self.args.idle_timeout),
             turn_timeout: timeout_ms.map(Duration::from_millis),
         };
@@ -72,25 +71,9 @@ impl Edge<'_> {
         let ended = agent::run_turn(&spec, || {
             self.tick(turn, watch.as_ref(), &mut lost, &mut follow)
         });
-        let committed = self
-            .ws
-            .read_goal(crate::workspace::Part::Whole)
-            .ok()
-            .flatten()
-            .is_none_or(|g| g.iteration > iteration_before);
-        let (code, verdict) = self.verdict(&ended.end);
+        let committed = self.committed_since(plan.iteration_before);
         let usage = reader.map(|r| r(&ended.output)).unwrap_or_default();
-        self.display.event(
-            "turn_end",
-            json!({"turn": turn, "agent": name, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
-            &format!("turn {turn} ended: {verdict}"),
-        );
-        self.spend = spend_text(&self.machine.usage().plus(usage));
-        self.unrecorded = self.unrecorded.plus(usage);
-        self.display.status(&format!(
-            "turn {turn} · {}{} · turn ended: {verdict}",
-            self.summary, self.spend
-        ));
+        self.turn_ended(turn, &plan.name, &plan.log, &ended.end, committed, usage);
         drop(watch);
         if let Some(found) = lost {
             return self.lost_in_turn(turn, found);
@@ -103,6 +86,72 @@ impl Edge<'_> {
             committed,
             usage,
         }))
+    }
+
+    /// The turn about to start: HEAD before it kept, its prompt, command line, log and
+    /// environment made, and its start said.
+    fn plan_turn(&mut self, turn: u64, agent: usize, iteration_attempt: u32) -> Result<TurnPlan> {
+        // Failed tries count with the turn that is finally recorded: the first one's HEAD stays.
+        if self.head_before_turn.is_none() {
+            self.head_before_turn = self.ws.repo.head_id()?;
+        }
+        let name = self.agents[agent].name.clone();
+        let goal = self.ws.goal()?;
+        let iteration_before = goal.iteration;
+        let prompt = self.prompt_for(&goal)?;
+        let argv = self.argv_with(agent, &prompt);
+        let log = self.run_dir.join(format!("turn-{turn}.log"));
+        let iteration = goal.iteration + 1;
+        self.display.event(
+            "turn_start",
+            json!({"turn": turn, "agent": name, "iteration": iteration, "attempt": iteration_attempt, "log": log.display().to_string()}),
+            &format!("turn {turn} (iteration {iteration}, try {iteration_attempt}) started with {name}"),
+        );
+        self.working(turn);
+        let env = self.turn_env(turn, &name, iteration, &prompt);
+        Ok(TurnPlan {
+            name,
+            iteration_before,
+            prompt,
+            argv,
+            log,
+            env,
+        })
+    }
+
+    /// Whether the turn made its iteration commit: the goal's iteration went past the one before
+    /// it (or the goal file is gone or unreadable).
+    fn committed_since(&self, iteration_before: u64) -> bool {
+        self.ws
+            .read_goal(crate::workspace::Part::Whole)
+            .ok()
+            .flatten()
+            .is_none_or(|g| g.iteration > iteration_before)
+    }
+
+    /// The turn's end said (its event and the status line), and what it used added to the run's
+    /// spend and to what the next commit records.
+    fn turn_ended(
+        &mut self,
+        turn: u64,
+        name: &str,
+        log: &Path,
+        end: &TurnEnd,
+        committed: bool,
+        usage: Usage,
+    ) {
+        let (code, verdict) = self.verdict(end);
+        self.display.event(
+            "turn_end",
+            json!({"turn": turn, "agent": name, "exit_code": code, "end": verdict, "committed": committed, "usage": usage_json(&usage), "log": log.display().to_string()}),
+            &format!("turn {turn} ended: {verdict}"),
+        );
+        self.spend = spend_text(&self.machine.usage().plus(usage));
+        self.unrecorded = self.unrecorded.plus(usage);
+        self.display.status(&format!(
+            "turn {turn} · {}{} · turn ended: {verdict}",
+            self.summary, self.spend
+        ));
     }
 
     /// The turn's prompt, from the goal, its proof and what the run has seen.
@@ -231,6 +280,41 @@ impl Edge<'_> {
 
     /// Record the turn as an iteration (when the agent did not), and read the goal's state again.
     pub(super) fn record(&mut self, turn: u64, iterate: Option<String>) -> Result<Option<Event>> {
+        let (recorded, new_files) = self.iterate_for_agent(iterate)?;
+        let (state, now_summary) = goal_state(self.ws)?;
+        self.summary = now_summary;
+        // The status line says what the event line below says, not the last turn's.
+        self.display.status(&format!(
+            "turn {turn} · {}{} · iteration recorded",
+            self.summary, self.spend
+        ));
+        let (iteration, stagnant) = match self.ws.read_goal(crate::workspace::Part::Whole)? {
+            Some(g) => (
+                Some(g.iteration),
+                matches!(state, GoalState::InProgress { stagnant: true, .. }),
+            ),
+            None => (None, false),
+        };
+        self.announce_iteration(turn, iteration, recorded.as_deref(), stagnant, &new_files);
+        if let Some(why) = crate::runner::overstep::overstep(&self.turn_commits()?) {
+            return Ok(Some(Event::TurnOverstepped {
+                now_ms: self.clock.now_ms(),
+                why,
+            }));
+        }
+        Ok(Some(Event::Recorded {
+            now_ms: self.clock.now_ms(),
+            state,
+        }))
+    }
+
+    /// The iteration commit `goal run` makes for the agent (`iterate`: its message, when the
+    /// agent made none), while the goal is still in progress. Returns the message recorded, and
+    /// the files that commit brought into git.
+    fn iterate_for_agent(
+        &mut self,
+        iterate: Option<String>,
+    ) -> Result<(Option<String>, Vec<String>)> {
         let mut recorded = None;
         let mut new_files: Vec<String> = Vec::new();
         if let Some(message) = iterate
@@ -261,20 +345,19 @@ impl Edge<'_> {
                 .added_paths(iterated.commit, &self.ws.goal_dir)
                 .unwrap_or_default();
         }
-        let (state, now_summary) = goal_state(self.ws)?;
-        self.summary = now_summary;
-        // The status line says what the event line below says, not the last turn's.
-        self.display.status(&format!(
-            "turn {turn} · {}{} · iteration recorded",
-            self.summary, self.spend
-        ));
-        let (iteration, stagnant) = match self.ws.read_goal(crate::workspace::Part::Whole)? {
-            Some(g) => (
-                Some(g.iteration),
-                matches!(state, GoalState::InProgress { stagnant: true, .. }),
-            ),
-            None => (None, false),
-        };
+        Ok((recorded, new_files))
+    }
+
+    /// The `iterate` event: who recorded the iteration, the goal's state, the new files and
+    /// whether the run is stagnant.
+    fn announce_iteration(
+        &self,
+        turn: u64,
+        iteration: Option<u64>,
+        recorded: Option<&str>,
+        stagnant: bool,
+        new_files: &[String],
+    ) {
         self.display.event(
             "iterate",
             json!({"turn": turn, "iteration": iteration, "recorded_by": if recorded.is_some() { "goal run" } else { "agent" }, "message": recorded, "state": self.summary, "stagnant": stagnant, "new_files": new_files}),
@@ -290,7 +373,7 @@ impl Edge<'_> {
                 } else {
                     format!(
                         " · new files committed: {}",
-                        crate::commands::verify::name_paths(&new_files)
+                        crate::commands::verify::name_paths(new_files)
                     )
                 },
                 if stagnant {
@@ -299,16 +382,6 @@ impl Edge<'_> {
                     ""
                 }, summary = self.summary),
         );
-        if let Some(why) = crate::runner::overstep::overstep(&self.turn_commits()?) {
-            return Ok(Some(Event::TurnOverstepped {
-                now_ms: self.clock.now_ms(),
-                why,
-            }));
-        }
-        Ok(Some(Event::Recorded {
-            now_ms: self.clock.now_ms(),
-            state,
-        }))
     }
 
     /// The goal trailers of the commits made since the turn started (oldest first; at most the
