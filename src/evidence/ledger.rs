@@ -28,24 +28,8 @@ impl Ledger {
     /// Parse evidence.jsonl. Malformed lines are an error `(line, message)`; a broken hash chain
     /// is not (it is reported by `verify_chain`, so the audit can show it).
     pub fn parse(bytes: &[u8]) -> Result<Ledger, (usize, String)> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            (
-                line,
-                "invalid UTF-8: expected one JSON object a line".to_string(),
-            )
-        })?;
-        let mut ledger = Ledger::default();
-        let mut prev = String::new();
-        // Every hash seen so far ("" is where a chain starts): where a branch's records fork.
-        let mut seen: std::collections::HashSet<String> = std::iter::once(String::new()).collect();
-        // Records that start the other side of a merge: (index, the tip they fork beside),
-        // waiting for the merge line that joins them.
-        let mut forks: Vec<(usize, String)> = Vec::new();
+        let text = utf8_text(bytes)?;
+        let mut chain = ChainWalk::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -56,78 +40,14 @@ impl Ledger {
                 return Err((i + 1, "expected a JSON object".into()));
             };
             if object.get("kind").and_then(|k| k.as_str()) == Some("merge") {
-                let hash = content_hash(object);
-                let field = |k: &str| object.get(k).and_then(|v| v.as_str()).unwrap_or("");
-                let parents: Vec<&str> = object
-                    .get("parents")
-                    .and_then(|p| p.as_array())
-                    .map(|p| p.iter().filter_map(|v| v.as_str()).collect())
-                    .unwrap_or_default();
-                let joined = match parents.as_slice() {
-                    [ours, theirs]
-                        if field("hash") == hash
-                            && hash.starts_with(field("id"))
-                            && field("id").len() >= 8
-                            && field("prev") == prev
-                            && *theirs == prev =>
-                    {
-                        forks.iter().rposition(|(_, tip)| tip == ours)
-                    }
-                    _ => None,
-                };
-                match joined {
-                    Some(at) => {
-                        let (index, _) = forks.remove(at);
-                        ledger.broken[index] = None;
-                    }
-                    None => {
-                        ledger.merge_problem.get_or_insert(format!(
-                            "the merge line {} (line {}) does not join the two sides before it",
-                            field("id"),
-                            i + 1
-                        ));
-                    }
-                }
-                prev = hash;
-                seen.insert(prev.clone());
+                chain.merge_line(object, i + 1);
                 continue;
             }
             let record: Record = serde_json::from_value(value.clone())
                 .map_err(|e| (i + 1, format!("not an evidence record: {e}")))?;
-            let hash = content_hash(object);
-            let broken = if hash != record.hash
-                || !record.hash.starts_with(&record.id)
-                || record.id.len() < 8
-            {
-                Some(format!(
-                    "record {} (line {}) was changed after it was written",
-                    record.id,
-                    i + 1
-                ))
-            } else if record.prev != prev && seen.contains(&record.prev) {
-                // The first record of the other side of a merge: fine once a merge line joins it.
-                forks.push((ledger.records.len(), prev.clone()));
-                Some(format!(
-                    "record {} (line {}) does not follow the record before it, and no merge line joins it",
-                    record.id,
-                    i + 1
-                ))
-            } else if record.prev != prev {
-                Some(format!(
-                    "record {} (line {}) does not follow the record before it (a line was removed, reordered or inserted)",
-                    record.id,
-                    i + 1
-                ))
-            } else {
-                None
-            };
-            prev = record.hash.clone();
-            seen.insert(prev.clone());
-            ledger.broken.push(broken);
-            ledger.records.push(record);
+            chain.record_line(record, object, i + 1);
         }
-        ledger.head = prev;
-        Ok(ledger)
+        Ok(chain.finish())
     }
 
     /// Judge records against the witness: only hashes listed there can prove anything.
@@ -211,9 +131,15 @@ impl Ledger {
     /// How the ledger judges criterion `number` (with `text`) on `tree`: the latest witnessed
     /// record naming it on that tree decides; a pinned criterion counts only its pin's runs.
     pub fn judge(&self, number: usize, text: &str, tree: &str) -> Judgement<'_> {
-        let pin = pin::argv(text);
-        // A guard's pin that prints no test summary (a linter) is check evidence without --check.
-        let guard = pin::kind(text) == Some(pin::Kind::Guard);
+        let asked = Asked {
+            number,
+            text,
+            tree,
+            pin: pin::argv(text),
+            // A guard's pin that prints no test summary (a linter) is check evidence without
+            // --check.
+            guard: pin::kind(text) == Some(pin::Kind::Guard),
+        };
         // Red runs and a guard's base runs are on other trees: they never prove the criterion.
         let naming: Vec<&Record> = self
             .records
@@ -221,23 +147,15 @@ impl Ledger {
             .filter(|r| r.names(number, text) && r.on_working_code())
             .collect();
         // A pin runs at the worktree root: the same command run elsewhere is another command.
-        let (pinned, other): (Vec<&Record>, Vec<&Record>) = naming.iter().partition(|r| {
-            pin.as_ref()
-                .is_none_or(|p| *p == r.argv && r.cwd.is_empty())
-        });
+        let (pinned, other): (Vec<&Record>, Vec<&Record>) =
+            naming.iter().partition(|r| asked.pin_ran(&r.argv, &r.cwd));
         let counted = |r: &Record| self.witnessed(r) || self.is_broken(&r.id);
-        let latest = pinned.iter().rev().find(|r| r.on_tree(tree) && counted(r));
-        // A removed line that named it on this tree, run after the latest line still there,
-        // would have decided: say so rather than let an older result decide.
-        let latest_at = latest.and_then(|r| self.order.get(&r.hash).copied());
-        if let Some(gone) = self.removed.iter().rev().find(|e| {
-            e.names(number, text)
-                && e.on_tree(tree)
-                && pin
-                    .as_ref()
-                    .is_none_or(|p| *p == e.argv && e.cwd.is_empty())
-                && self.order.get(&e.hash).copied() > latest_at
-        }) {
+        let latest = pinned
+            .iter()
+            .rev()
+            .find(|r| r.on_tree(tree) && counted(r))
+            .copied();
+        if let Some(gone) = self.removed_since(&asked, latest) {
             return Judgement::Removed {
                 id: gone.hash[..12.min(gone.hash.len())].to_string(),
                 argv: gone.argv.clone(),
@@ -245,29 +163,55 @@ impl Ledger {
             };
         }
         if let Some(latest) = latest {
-            if self.is_broken(&latest.id) {
-                return Judgement::Failing(
-                    latest,
-                    format!(
-                        "evidence {} does not verify (evidence.jsonl was edited)",
-                        latest.id
-                    ),
-                );
-            }
-            return if latest.proves() || (guard && latest.passes()) {
-                Judgement::Proven(latest)
-            } else {
-                Judgement::Failing(latest, latest.failure_reason())
-            };
+            return self.latest_verdict(latest, asked.guard);
         }
-        let rerun = match &pin {
-            Some(_) if self.pin_runs_as_check(number, text) => {
-                format!("goal verify --check -c {number}")
-            }
-            Some(_) => format!("goal verify -c {number}"),
-            None => format!("goal verify -c {number} -- <test command>"),
-        };
-        if let Some(forged) = pinned.iter().rev().find(|r| r.on_tree(tree)) {
+        self.unproven(&asked, &pinned, &other)
+    }
+
+    /// The removed line that would have decided: one that named the criterion on this tree, run
+    /// by its pin, after `latest` (the latest line still there). Say so rather than let an older
+    /// result decide.
+    fn removed_since(&self, asked: &Asked, latest: Option<&Record>) -> Option<&WitnessEntry> {
+        let latest_at = latest.and_then(|r| self.order.get(&r.hash).copied());
+        self.removed.iter().rev().find(|e| {
+            e.names(asked.number, asked.text)
+                && e.on_tree(asked.tree)
+                && asked.pin_ran(&e.argv, &e.cwd)
+                && self.order.get(&e.hash).copied() > latest_at
+        })
+    }
+
+    /// The verdict of the latest counted record on this tree: it does not verify (evidence.jsonl
+    /// was edited), it proves the criterion (a guard's by passing), or it fails.
+    fn latest_verdict<'a>(&self, latest: &'a Record, guard: bool) -> Judgement<'a> {
+        if self.is_broken(&latest.id) {
+            return Judgement::Failing(
+                latest,
+                format!(
+                    "evidence {} does not verify (evidence.jsonl was edited)",
+                    latest.id
+                ),
+            );
+        }
+        if latest.proves() || (guard && latest.passes()) {
+            Judgement::Proven(latest)
+        } else {
+            Judgement::Failing(latest, latest.failure_reason())
+        }
+    }
+
+    /// Why no counted record on this tree decides, first reason first: a record on it that
+    /// `goal verify` did not write here, passing evidence on another tree (stale), a run of
+    /// another command than the pin, the last witnessed run failing on another tree, or no
+    /// evidence at all.
+    fn unproven<'a>(
+        &'a self,
+        asked: &Asked,
+        pinned: &[&'a Record],
+        other: &[&'a Record],
+    ) -> Judgement<'a> {
+        let rerun = self.rerun_hint(asked);
+        if let Some(forged) = pinned.iter().rev().find(|r| r.on_tree(asked.tree)) {
             return Judgement::Open(format!(
                 "evidence {} was not recorded by `goal verify` in this repository (written by hand, or copied from another clone); run `{rerun}` here",
                 forged.id
@@ -279,21 +223,14 @@ impl Ledger {
                 .rev()
                 .filter(|r| self.witnessed(r) && !self.is_broken(&r.id))
         };
-        if let Some(passing) = witnessed().find(|r| r.proves() || (guard && r.passes())) {
+        if let Some(passing) = witnessed().find(|r| r.proves() || (asked.guard && r.passes())) {
             return Judgement::Stale(passing);
         }
-        if let (Some(pin), Some(wrong)) = (&pin, other.iter().rev().find(|r| r.on_tree(tree))) {
-            let place = if wrong.cwd.is_empty() {
-                String::new()
-            } else {
-                format!(" in {}", wrong.cwd)
-            };
-            return Judgement::Open(format!(
-                "evidence {} ran `{}`{place}, but the criterion is pinned to `{}` at the worktree root: only its pin proves it; run `{rerun}`",
-                wrong.id,
-                pin::render(&wrong.argv),
-                pin::render(pin)
-            ));
+        if let (Some(pin), Some(wrong)) = (
+            &asked.pin,
+            other.iter().rev().find(|r| r.on_tree(asked.tree)),
+        ) {
+            return Judgement::Open(not_the_pin(wrong, pin, &rerun));
         }
         if let Some(last) = witnessed().next() {
             return Judgement::Open(format!(
@@ -302,6 +239,19 @@ impl Ledger {
             ));
         }
         Judgement::Open(format!("no evidence names it; run `{rerun}`"))
+    }
+
+    /// The command a hint says to run: the pin (with `--check` when it last passed as a check),
+    /// or `goal verify` with a test command for an unpinned criterion.
+    fn rerun_hint(&self, asked: &Asked) -> String {
+        let number = asked.number;
+        match &asked.pin {
+            Some(_) if self.pin_runs_as_check(number, asked.text) => {
+                format!("goal verify --check -c {number}")
+            }
+            Some(_) => format!("goal verify -c {number}"),
+            None => format!("goal verify -c {number} -- <test command>"),
+        }
     }
 
     /// The record that proves criterion `number` (with `text`) on `tree`; Err says why nothing
@@ -364,6 +314,184 @@ impl Ledger {
                 && !self.is_broken(&r.id)
                 && self.witnessed(r)
         })
+    }
+}
+
+/// The criterion a judgement is asked about, and the tree it is asked on.
+struct Asked<'t> {
+    number: usize,
+    text: &'t str,
+    tree: &'t str,
+    /// The argv the criterion is pinned to, if any.
+    pin: Option<Vec<String>>,
+    /// Its pin is a guard's: passing proves it.
+    guard: bool,
+}
+
+impl Asked<'_> {
+    /// Whether a run of `argv` in `cwd` is the criterion's pin run at the worktree root (any
+    /// run is, for an unpinned criterion).
+    fn pin_ran(&self, argv: &[String], cwd: &str) -> bool {
+        self.pin
+            .as_ref()
+            .is_none_or(|p| p.as_slice() == argv && cwd.is_empty())
+    }
+}
+
+/// Why `wrong`, a run of another command than `pin` (or of it outside the worktree root), does
+/// not prove a pinned criterion.
+fn not_the_pin(wrong: &Record, pin: &[String], rerun: &str) -> String {
+    let place = if wrong.cwd.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", wrong.cwd)
+    };
+    format!(
+        "evidence {} ran `{}`{place}, but the criterion is pinned to `{}` at the worktree root: only its pin proves it; run `{rerun}`",
+        wrong.id,
+        pin::render(&wrong.argv),
+        pin::render(pin)
+    )
+}
+
+/// The text of evidence.jsonl; invalid UTF-8 is an error naming the line it starts on.
+fn utf8_text(bytes: &[u8]) -> Result<&str, (usize, String)> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        (
+            line,
+            "invalid UTF-8: expected one JSON object a line".to_string(),
+        )
+    })
+}
+
+/// A JSON object's string field, "" when it is missing or not a string.
+fn str_field<'a>(object: &'a serde_json::Map<String, serde_json::Value>, key: &str) -> &'a str {
+    object.get(key).and_then(|v| v.as_str()).unwrap_or("")
+}
+
+/// The hash chain of evidence.jsonl walked line by line: the ledger read so far and what the next
+/// line must chain to.
+struct ChainWalk {
+    ledger: Ledger,
+    /// The hash of the line before: what the next line must follow.
+    prev: String,
+    /// Every hash seen so far ("" is where a chain starts): where a branch's records fork.
+    seen: std::collections::HashSet<String>,
+    /// Records that start the other side of a merge: (index, the tip they fork beside),
+    /// waiting for the merge line that joins them.
+    forks: Vec<(usize, String)>,
+}
+
+impl ChainWalk {
+    fn new() -> ChainWalk {
+        ChainWalk {
+            ledger: Ledger::default(),
+            prev: String::new(),
+            seen: std::iter::once(String::new()).collect(),
+            forks: Vec::new(),
+        }
+    }
+
+    /// A merge line (line number `line`): it mends the fork it joins, or it is the ledger's
+    /// merge problem; either way the chain continues from it.
+    fn merge_line(&mut self, object: &serde_json::Map<String, serde_json::Value>, line: usize) {
+        let hash = content_hash(object);
+        match self.joined_fork(object, &hash) {
+            Some(at) => {
+                let (index, _) = self.forks.remove(at);
+                self.ledger.broken[index] = None;
+            }
+            None => {
+                self.ledger.merge_problem.get_or_insert(format!(
+                    "the merge line {} (line {}) does not join the two sides before it",
+                    str_field(object, "id"),
+                    line
+                ));
+            }
+        }
+        self.prev = hash;
+        self.seen.insert(self.prev.clone());
+    }
+
+    /// Which waiting fork a merge line (whose content hashes to `hash`) joins: it must verify,
+    /// follow the line before it as its second parent, and name the fork's tip as its first.
+    fn joined_fork(
+        &self,
+        object: &serde_json::Map<String, serde_json::Value>,
+        hash: &str,
+    ) -> Option<usize> {
+        let field = |k: &str| str_field(object, k);
+        let parents: Vec<&str> = object
+            .get("parents")
+            .and_then(|p| p.as_array())
+            .map(|p| p.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        match parents.as_slice() {
+            [ours, theirs]
+                if field("hash") == hash
+                    && hash.starts_with(field("id"))
+                    && field("id").len() >= 8
+                    && field("prev") == self.prev
+                    && *theirs == self.prev =>
+            {
+                self.forks.iter().rposition(|(_, tip)| tip == ours)
+            }
+            _ => None,
+        }
+    }
+
+    /// A record line (line number `line`): the record joins the ledger with why its link is
+    /// broken, and the chain continues from it.
+    fn record_line(
+        &mut self,
+        record: Record,
+        object: &serde_json::Map<String, serde_json::Value>,
+        line: usize,
+    ) {
+        let hash = content_hash(object);
+        let broken = self.broken_link(&record, &hash, line);
+        self.prev = record.hash.clone();
+        self.seen.insert(self.prev.clone());
+        self.ledger.broken.push(broken);
+        self.ledger.records.push(record);
+    }
+
+    /// Why a record (whose content hashes to `hash`) breaks the chain: changed after it was
+    /// written, or not following the line before it; None when it holds. The first record of the
+    /// other side of a merge waits among the forks for the merge line that mends it.
+    fn broken_link(&mut self, record: &Record, hash: &str, line: usize) -> Option<String> {
+        if hash != record.hash || !record.hash.starts_with(&record.id) || record.id.len() < 8 {
+            Some(format!(
+                "record {} (line {}) was changed after it was written",
+                record.id, line
+            ))
+        } else if record.prev != self.prev && self.seen.contains(&record.prev) {
+            // The first record of the other side of a merge: fine once a merge line joins it.
+            self.forks
+                .push((self.ledger.records.len(), self.prev.clone()));
+            Some(format!(
+                "record {} (line {}) does not follow the record before it, and no merge line joins it",
+                record.id, line
+            ))
+        } else if record.prev != self.prev {
+            Some(format!(
+                "record {} (line {}) does not follow the record before it (a line was removed, reordered or inserted)",
+                record.id, line
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The ledger read, its head the last line's hash.
+    fn finish(mut self) -> Ledger {
+        self.ledger.head = self.prev;
+        self.ledger
     }
 }
 

@@ -91,87 +91,137 @@ pub fn python_module(path: &str, text: &str) -> Option<PyModule> {
         .set_language(&tree_sitter_python::LANGUAGE.into())
         .ok()?;
     let tree = parser.parse(text, None)?;
-    let root = tree.root_node();
-    let src = text.as_bytes();
-    let word = |n: Node| n.utf8_text(src).unwrap_or("").to_string();
-    let mut out = PyModule::default();
-    let mut bound: BTreeSet<String> = BTreeSet::new();
-    let mut stack = vec![root];
-    // Targets of assignments, and of setattr/delattr (whose first argument is the object).
-    let mut assigned: Vec<(Node, bool)> = Vec::new();
+    let mut read = PyRead {
+        path,
+        src: text.as_bytes(),
+        out: PyModule::default(),
+        bound: BTreeSet::new(),
+        assigned: Vec::new(),
+    };
+    let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
-        match node.kind() {
-            "import_statement" => {
-                for i in 0..node.named_child_count() {
-                    let Some(child) = node.named_child(i as u32) else {
-                        continue;
-                    };
-                    let (name, alias) = name_alias(child, &word);
-                    let Some(name) = name else { continue };
-                    let first = name.split('.').next().unwrap_or("").to_string();
-                    bound.insert(alias.unwrap_or(first));
-                    out.imports.push(name);
-                }
-            }
-            "import_from_statement" => {
-                let module = node
-                    .child_by_field_name("module_name")
-                    .map(|m| absolute(path, &word(m)))
-                    .unwrap_or_default();
-                out.imports.push(module.clone());
-                let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    let (name, alias) = name_alias(name, &word);
-                    let Some(name) = name else { continue };
-                    bound.insert(alias.unwrap_or_else(|| name.clone()));
-                    let joined = if module.is_empty() || module.ends_with('.') {
-                        format!("{module}{name}")
-                    } else {
-                        format!("{module}.{name}")
-                    };
-                    out.imports.push(joined);
-                }
-            }
-            "assignment" | "augmented_assignment" => {
-                if let Some(left) = node.child_by_field_name("left") {
-                    assigned.push((left, false));
-                }
-            }
-            "call" => {
-                let callee = node.child_by_field_name("function").map(word);
-                if matches!(callee.as_deref(), Some("setattr" | "delattr"))
-                    && let Some(first) = node
-                        .child_by_field_name("arguments")
-                        .and_then(|a| a.named_child(0))
-                {
-                    assigned.push((first, true));
-                }
-            }
-            _ => {}
-        }
+        read.visit(node);
         for i in (0..node.child_count()).rev() {
             if let Some(child) = node.child(i) {
                 stack.push(child);
             }
         }
     }
-    out.framework = out.imports.iter().any(|m| {
-        let first = m.split('.').next().unwrap_or("");
-        TEST_MODULES.contains(&first)
-    });
-    out.patches = assigned.iter().any(|(n, of_object)| {
-        let mut object = *n;
-        while object.kind() == "attribute" {
-            match object.child_by_field_name("object") {
-                Some(o) => object = o,
-                None => break,
+    Some(read.finish())
+}
+
+/// The text of a node of the file `src`.
+fn node_text(src: &[u8], node: Node) -> String {
+    node.utf8_text(src).unwrap_or("").to_string()
+}
+
+/// A Python file being read node by node: what it imports, the names its imports bind, and the
+/// targets it assigns to.
+struct PyRead<'a> {
+    path: &'a str,
+    src: &'a [u8],
+    out: PyModule,
+    bound: BTreeSet<String>,
+    /// Targets of assignments, and of setattr/delattr (whose first argument is the object).
+    assigned: Vec<(Node<'a>, bool)>,
+}
+
+impl<'a> PyRead<'a> {
+    /// One node: an import, an assignment or a `setattr`/`delattr` call is noted.
+    fn visit(&mut self, node: Node<'a>) {
+        match node.kind() {
+            "import_statement" => self.import(node),
+            "import_from_statement" => self.import_from(node),
+            "assignment" | "augmented_assignment" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    self.assigned.push((left, false));
+                }
             }
+            "call" => {
+                let callee = node
+                    .child_by_field_name("function")
+                    .map(|n| node_text(self.src, n));
+                if matches!(callee.as_deref(), Some("setattr" | "delattr"))
+                    && let Some(first) = node
+                        .child_by_field_name("arguments")
+                        .and_then(|a| a.named_child(0))
+                {
+                    self.assigned.push((first, true));
+                }
+            }
+            _ => {}
         }
-        object.kind() == "identifier"
-            && (*of_object || n.kind() == "attribute")
-            && bound.contains(&word(object))
-    });
-    Some(out)
+    }
+
+    /// `import a.b, c as d`: the modules imported, and the names bound (`a`, `d`).
+    fn import(&mut self, node: Node<'a>) {
+        let src = self.src;
+        let word = move |n: Node| node_text(src, n);
+        for i in 0..node.named_child_count() {
+            let Some(child) = node.named_child(i as u32) else {
+                continue;
+            };
+            let (name, alias) = name_alias(child, &word);
+            let Some(name) = name else { continue };
+            let first = name.split('.').next().unwrap_or("").to_string();
+            self.bound.insert(alias.unwrap_or(first));
+            self.out.imports.push(name);
+        }
+    }
+
+    /// `from a import b as c`: the module imported made absolute, each name as a module of it
+    /// (`a.b`), and the names bound (`c`).
+    fn import_from(&mut self, node: Node<'a>) {
+        let src = self.src;
+        let word = move |n: Node| node_text(src, n);
+        let module = node
+            .child_by_field_name("module_name")
+            .map(|m| absolute(self.path, &word(m)))
+            .unwrap_or_default();
+        self.out.imports.push(module.clone());
+        let mut cursor = node.walk();
+        for name in node.children_by_field_name("name", &mut cursor) {
+            let (name, alias) = name_alias(name, &word);
+            let Some(name) = name else { continue };
+            self.bound.insert(alias.unwrap_or_else(|| name.clone()));
+            let joined = if module.is_empty() || module.ends_with('.') {
+                format!("{module}{name}")
+            } else {
+                format!("{module}.{name}")
+            };
+            self.out.imports.push(joined);
+        }
+    }
+
+    /// The module read: whether it imports a test framework, and whether it patches what it
+    /// imports.
+    fn finish(self) -> PyModule {
+        let mut out = self.out;
+        out.framework = out.imports.iter().any(|m| {
+            let first = m.split('.').next().unwrap_or("");
+            TEST_MODULES.contains(&first)
+        });
+        out.patches = self
+            .assigned
+            .iter()
+            .any(|(n, of_object)| patches_import(self.src, &self.bound, *n, *of_object));
+        out
+    }
+}
+
+/// Whether assigning to `target` (`of_object`: the object a `setattr`/`delattr` sets an
+/// attribute of) sets an attribute of a name bound by an import (`bound`).
+fn patches_import(src: &[u8], bound: &BTreeSet<String>, target: Node, of_object: bool) -> bool {
+    let mut object = target;
+    while object.kind() == "attribute" {
+        match object.child_by_field_name("object") {
+            Some(o) => object = o,
+            None => break,
+        }
+    }
+    object.kind() == "identifier"
+        && (of_object || target.kind() == "attribute")
+        && bound.contains(&node_text(src, object))
 }
 
 /// The name an import names and the alias it binds it to (`a.b as c` → `a.b`, `c`).
@@ -239,29 +289,75 @@ pub fn test_helpers(
     tests: &BTreeSet<String>,
     candidates: &BTreeSet<String>,
 ) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
     if candidates.is_empty() {
-        return found;
+        return BTreeSet::new();
     }
     let paths = source.paths();
+    let mut modules = Modules {
+        by_name: modules_by_name(&paths),
+        source,
+        read: BTreeMap::new(),
+    };
+    let reached = modules.reached_by(tests);
+    // The goal's modules the tests reach, less those other code imports (again and again: a
+    // module imported by such a module is code too). Modules of that set may import each other.
+    let mut only_tests: BTreeSet<String> = candidates
+        .iter()
+        .filter(|c| reached.contains(*c))
+        .cloned()
+        .collect();
+    if !only_tests.iter().any(|c| modules.is_helper(c)) {
+        return BTreeSet::new();
+    }
+    let importers = modules.importers(&paths, tests, &only_tests);
+    drop_imported_by_code(&mut only_tests, &importers);
+    only_tests
+        .into_iter()
+        .filter(|c| modules.is_helper(c))
+        .collect()
+}
+
+/// The Python files of `paths` by each dotted name they may be imported by.
+fn modules_by_name(paths: &[String]) -> BTreeMap<String, Vec<String>> {
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in &paths {
+    for p in paths {
         for name in module_names(p) {
             by_name.entry(name).or_default().push(p.clone());
         }
     }
-    let mut read: BTreeMap<String, Option<PyModule>> = BTreeMap::new();
-    let mut module = |source: &mut dyn PySource, p: &str| -> Option<PyModule> {
-        read.entry(p.to_string())
+    by_name
+}
+
+/// A tree's Python modules, each read once when first asked for, and the files an import names.
+struct Modules<'s> {
+    source: &'s mut dyn PySource,
+    by_name: BTreeMap<String, Vec<String>>,
+    read: BTreeMap<String, Option<PyModule>>,
+}
+
+impl Modules<'_> {
+    /// The module at `p` (None: unreadable, or it does not parse).
+    fn module(&mut self, p: &str) -> Option<PyModule> {
+        let source = &mut *self.source;
+        self.read
+            .entry(p.to_string())
             .or_insert_with(|| python_module(p, &source.text(p)?))
             .clone()
-    };
-    let resolve = |m: &PyModule| -> Vec<String> {
+    }
+
+    /// Whether the module at `p` looks like a test helper: it imports a test framework or
+    /// patches what it imports.
+    fn is_helper(&mut self, p: &str) -> bool {
+        self.module(p).is_some_and(|m| m.framework || m.patches)
+    }
+
+    /// The files of the tree a module's imports name, sorted, each once.
+    fn resolve(&self, m: &PyModule) -> Vec<String> {
         let mut out: Vec<String> = m
             .imports
             .iter()
             .flat_map(|i| {
-                by_name
+                self.by_name
                     .get(i.trim_end_matches('.'))
                     .cloned()
                     .unwrap_or_default()
@@ -270,53 +366,65 @@ pub fn test_helpers(
         out.sort();
         out.dedup();
         out
-    };
-    // What the tests reach, file by file.
-    let mut reached: BTreeSet<String> = BTreeSet::new();
-    let mut queue: VecDeque<String> = tests
-        .iter()
-        .filter(|t| t.ends_with(".py"))
-        .cloned()
-        .collect();
-    while let Some(p) = queue.pop_front() {
-        let Some(m) = module(source, &p) else {
-            continue;
-        };
-        for next in resolve(&m) {
-            if !tests.contains(&next) && reached.insert(next.clone()) {
-                queue.push_back(next);
+    }
+
+    /// What the tests reach through their imports, file by file (the test files aside).
+    fn reached_by(&mut self, tests: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut reached: BTreeSet<String> = BTreeSet::new();
+        let mut queue: VecDeque<String> = tests
+            .iter()
+            .filter(|t| t.ends_with(".py"))
+            .cloned()
+            .collect();
+        while let Some(p) = queue.pop_front() {
+            let Some(m) = self.module(&p) else {
+                continue;
+            };
+            for next in self.resolve(&m) {
+                if !tests.contains(&next) && reached.insert(next.clone()) {
+                    queue.push_back(next);
+                }
             }
         }
+        reached
     }
-    // The goal's modules the tests reach, less those other code imports (again and again: a
-    // module imported by such a module is code too). Modules of that set may import each other.
-    let mut only_tests: BTreeSet<String> = candidates
-        .iter()
-        .filter(|c| reached.contains(*c))
-        .cloned()
-        .collect();
-    if !only_tests
-        .iter()
-        .any(|c| module(source, c).is_some_and(|m| m.framework || m.patches))
-    {
-        return found;
-    }
-    let stems: Vec<String> = only_tests
-        .iter()
-        .filter_map(|h| module_names(h).into_iter().next())
-        .collect();
-    let mut importers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for p in paths.iter().filter(|p| !tests.contains(*p)) {
-        let Some(text) = source.text(p) else { continue };
-        if !stems.iter().any(|s| text.contains(s.as_str())) {
-            continue;
-        }
-        if let Some(m) = python_module(p, &text) {
-            for imported in resolve(&m) {
-                importers.entry(imported).or_default().insert(p.clone());
+
+    /// The non-test files of `paths` importing each file, looked for only in files whose text
+    /// holds the name of one of `only_tests`.
+    fn importers(
+        &mut self,
+        paths: &[String],
+        tests: &BTreeSet<String>,
+        only_tests: &BTreeSet<String>,
+    ) -> BTreeMap<String, BTreeSet<String>> {
+        let stems: Vec<String> = only_tests
+            .iter()
+            .filter_map(|h| module_names(h).into_iter().next())
+            .collect();
+        let mut importers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for p in paths.iter().filter(|p| !tests.contains(*p)) {
+            let Some(text) = self.source.text(p) else {
+                continue;
+            };
+            if !stems.iter().any(|s| text.contains(s.as_str())) {
+                continue;
+            }
+            if let Some(m) = python_module(p, &text) {
+                for imported in self.resolve(&m) {
+                    importers.entry(imported).or_default().insert(p.clone());
+                }
             }
         }
+        importers
     }
+}
+
+/// Leave out of `only_tests` each module a module outside it imports, until none is left: what
+/// remains only the tests and each other import.
+fn drop_imported_by_code(
+    only_tests: &mut BTreeSet<String>,
+    importers: &BTreeMap<String, BTreeSet<String>>,
+) {
     loop {
         let code: Vec<String> = only_tests
             .iter()
@@ -334,12 +442,6 @@ pub fn test_helpers(
             only_tests.remove(&c);
         }
     }
-    found.extend(
-        only_tests
-            .into_iter()
-            .filter(|c| module(source, c).is_some_and(|m| m.framework || m.patches)),
-    );
-    found
 }
 
 #[cfg(test)]

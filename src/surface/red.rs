@@ -5,12 +5,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::rust::{Inspection, RustParseError, has_test_items, inspect, red_rust_keeping};
 use super::weaken::imports::{Family, Imports};
 use super::weaken::{FileChange, Findings, Language};
-use super::{Role, Surface, config};
+use super::{Role, Surface};
 use crate::error::Result;
 use crate::repo::{Oid, Repo, TreeChange, TreeFile};
+
+mod overlay;
+use overlay::{RedChanges, RustWork, test_entries};
 
 /// Why a red tree may not be what it should be: its red run must then be inconclusive.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -65,6 +67,19 @@ struct Trees {
 }
 
 impl Trees {
+    /// The paths whose blob or mode differs between the base and the working tree.
+    fn changed(&self) -> BTreeSet<&str> {
+        self.base
+            .keys()
+            .chain(self.work.keys())
+            .filter(|p| {
+                self.base.get(*p).map(|f| (f.id, f.mode))
+                    != self.work.get(*p).map(|f| (f.id, f.mode))
+            })
+            .map(String::as_str)
+            .collect()
+    }
+
     fn text(&self, repo: &Repo, file: Option<&TreeFile>) -> Result<Option<String>> {
         match file {
             None => Ok(None),
@@ -104,18 +119,7 @@ pub fn red_tree_skipping(
         base: index(repo.tree_files(base)?),
         work: index(repo.tree_files(work)?),
     };
-    let mut untrusted = Vec::new();
-    let mut test_entries: Vec<TreeChange> = Vec::new();
-    let mut changes: Vec<TreeChange> = Vec::new();
-    let changed: BTreeSet<&str> = trees
-        .base
-        .keys()
-        .chain(trees.work.keys())
-        .filter(|p| {
-            trees.base.get(*p).map(|f| (f.id, f.mode)) != trees.work.get(*p).map(|f| (f.id, f.mode))
-        })
-        .map(String::as_str)
-        .collect();
+    let changed = trees.changed();
     let depends = depends_surface(repo, &trees, &changed, surface, skip)?;
     let role_of = |path: &str| {
         if depends.contains(path) {
@@ -124,165 +128,32 @@ pub fn red_tree_skipping(
             surface.classify(path)
         }
     };
-
-    // Rust: which working files are test files whole, which hold test items.
-    let mut rust_texts: BTreeMap<&str, String> = BTreeMap::new();
-    for (path, file) in &trees.work {
-        if surface.classify(path) == Role::RustSource {
-            let text = trees.text(repo, Some(file))?.unwrap_or_default();
-            if may_hold_tests(&text) {
-                rust_texts.insert(path, text);
-            }
-        }
-    }
-    // One parse per working Rust file that may hold tests.
-    let mut inspected: BTreeMap<&str, Inspection> = BTreeMap::new();
-    let mut parse_errors: BTreeMap<&str, RustParseError> = BTreeMap::new();
-    for (path, text) in &rust_texts {
-        match inspect(text) {
-            Ok(i) => {
-                inspected.insert(path, i);
-            }
-            Err(e) => {
-                parse_errors.insert(path, e);
-            }
-        }
-    }
-    let mut whole_tests: BTreeSet<String> = BTreeSet::new();
-    for (path, found) in &inspected {
-        let dir = module_dir(path);
-        for m in &found.test_modules {
-            whole_tests.insert(join(&dir, &format!("{m}.rs")));
-            whole_tests.insert(join(&dir, &format!("{m}/mod.rs")));
-        }
-    }
-    let mut holding: BTreeSet<String> = whole_tests
-        .iter()
-        .filter(|p| trees.work.contains_key(*p))
-        .cloned()
-        .collect();
-    holding.extend(
-        inspected
-            .iter()
-            .filter(|(_, i)| i.has_tests)
-            .map(|(p, _)| p.to_string()),
-    );
-    let reaches = |parent: &str, name: &str| {
-        let dir = join(&module_dir(parent), name);
-        holding
-            .iter()
-            .any(|t| *t == format!("{dir}.rs") || t.starts_with(&format!("{dir}/")))
-    };
-
-    // The test surface of the working tree alone.
-    for (path, file) in &trees.work {
-        let role = role_of(path);
-        let whole = whole_tests.contains(path.as_str());
-        match role {
-            Role::Test | Role::WholeConfig => test_entries.push(upsert(path, file.id, file.mode)),
-            Role::RustSource if whole => test_entries.push(upsert(path, file.id, file.mode)),
-            Role::RustSource => {
-                if let Some(found) = inspected.get(path.as_str())
-                    && found.has_tests
-                {
-                    let tests = found.tests_only.as_bytes();
-                    test_entries.push(upsert(path, repo.write_blob(tests)?, file.mode));
-                }
-            }
-            Role::PartialConfig(kind) => {
-                let text = trees.text(repo, Some(file))?.unwrap_or_default();
-                if let Ok(tests) = config::splice(kind, "", &text)
-                    && !tests.trim().is_empty()
-                    && tests.trim() != "{}"
-                {
-                    test_entries.push(upsert(path, repo.write_blob(tests.as_bytes())?, file.mode));
-                }
-            }
-            Role::NotTest => {}
-        }
-    }
+    let rust = RustWork::read(repo, &trees, surface)?;
+    let test_entries = test_entries(repo, &trees, &rust, &role_of)?;
 
     // The red tree: the base, with each changed path of the surface as the rules say. A file the
     // goal did not change keeps the base's bytes: its `mod` declarations are the base's.
+    let mut red = RedChanges::default();
     for path in &changed {
         let path = *path;
         let role = role_of(path);
-        let (base_file, work_file) = (trees.base.get(path), trees.work.get(path));
-        let whole = role == Role::RustSource && whole_tests.contains(path);
+        let files = (trees.base.get(path), trees.work.get(path));
+        let whole = role == Role::RustSource && rust.whole_tests.contains(path);
         match role {
-            Role::Test | Role::WholeConfig => changes.push(take(path, work_file)),
-            Role::RustSource if whole => changes.push(take(path, work_file)),
-            Role::PartialConfig(kind) => {
-                let (Some(b), Some(w)) = (base_file, work_file) else {
-                    if let (None, Some(w)) = (base_file, work_file) {
-                        changes.push(upsert(path, w.id, w.mode));
-                    }
-                    continue;
-                };
-                let base_text = trees.text(repo, Some(b))?.unwrap_or_default();
-                let work_text = trees.text(repo, Some(w))?.unwrap_or_default();
-                match config::splice(kind, &base_text, &work_text) {
-                    Ok(red) if red == base_text => {}
-                    Ok(red) => changes.push(upsert(path, repo.write_blob(red.as_bytes())?, b.mode)),
-                    Err(e) => {
-                        untrusted.push(Untrusted {
-                            path: path.to_string(),
-                            reason: e.to_string(),
-                        });
-                        changes.push(upsert(path, w.id, w.mode));
-                    }
-                }
-            }
-            Role::RustSource => {
-                let work_text = match rust_texts.get(path) {
-                    Some(t) => Some(t.clone()),
-                    None => trees.text(repo, work_file)?,
-                };
-                let base_text = trees.text(repo, base_file)?;
-                let relevant = |t: &Option<String>| {
-                    t.as_deref()
-                        .is_some_and(|t| may_hold_tests(t) || t.contains("mod "))
-                };
-                if !relevant(&base_text) && !relevant(&work_text) {
-                    continue;
-                }
-                let keep = |name: &str| reaches(path, name);
-                let red = red_rust_keeping(
-                    base_text.as_deref(),
-                    work_text.as_deref().unwrap_or(""),
-                    &keep,
-                );
-                match red {
-                    Ok(red) if Some(red.as_str()) == base_text.as_deref() => {}
-                    Ok(red) if base_text.is_none() && red.trim().is_empty() => {}
-                    Ok(red) => {
-                        let mode = base_file.or(work_file).map_or(0o100644, |f| f.mode);
-                        changes.push(upsert(path, repo.write_blob(red.as_bytes())?, mode));
-                    }
-                    Err(e) => {
-                        let work_fails = parse_errors.contains_key(path)
-                            || work_text
-                                .as_deref()
-                                .is_some_and(|t| has_test_items(t).is_err());
-                        let which = if work_fails { "" } else { " on the base" };
-                        untrusted.push(Untrusted {
-                            path: path.to_string(),
-                            reason: format!("{path} does not parse as Rust{which}: {e}"),
-                        });
-                        changes.push(take(path, work_file));
-                    }
-                }
-            }
+            Role::Test | Role::WholeConfig => red.changes.push(take(path, files.1)),
+            Role::RustSource if whole => red.changes.push(take(path, files.1)),
+            Role::PartialConfig(kind) => red.partial_config(repo, &trees, path, kind, files)?,
+            Role::RustSource => red.rust_source(repo, &trees, &rust, path, files)?,
             Role::NotTest => {}
         }
     }
-    let tree = repo.update_tree(base, &changes)?;
+    let tree = repo.update_tree(base, &red.changes)?;
     let empty = repo.empty_tree()?;
     let tests = repo.update_tree(empty, &test_entries)?;
     Ok(RedTree {
         tree,
         tests,
-        untrusted,
+        untrusted: red.untrusted,
     })
 }
 
@@ -296,7 +167,7 @@ fn depends_surface(
     surface: &Surface,
     skip: &dyn Fn(&str) -> bool,
 ) -> Result<BTreeSet<String>> {
-    use super::depends::{PySource, is_source, names_path, test_helpers};
+    use super::depends::{is_source, test_helpers};
     let added: Vec<&str> = changed
         .iter()
         .copied()
@@ -318,26 +189,8 @@ fn depends_surface(
         .filter(|p| surface.classify(p) == Role::Test && !skip(p))
         .cloned()
         .collect();
-    struct Source<'a> {
-        repo: &'a Repo,
-        files: &'a BTreeMap<String, TreeFile>,
-        skip: &'a dyn Fn(&str) -> bool,
-    }
-    impl PySource for Source<'_> {
-        fn paths(&self) -> Vec<String> {
-            let py = self
-                .files
-                .keys()
-                .filter(|p| p.ends_with(".py") && !(self.skip)(p));
-            py.cloned().collect()
-        }
-        fn text(&mut self, path: &str) -> Option<String> {
-            let bytes = self.repo.blob_bytes(self.files.get(path)?.id).ok()?;
-            Some(String::from_utf8_lossy(&bytes).into_owned())
-        }
-    }
     if !python.is_empty() {
-        let mut source = Source {
+        let mut source = TreeSource {
             repo,
             files: &trees.work,
             skip,
@@ -347,6 +200,21 @@ fn depends_surface(
     if data.is_empty() {
         return Ok(out);
     }
+    let named = test_data(repo, trees, &data, (&tests, &out), skip)?;
+    out.extend(named.into_iter().map(str::to_string));
+    Ok(out)
+}
+
+/// The files of `data` a test file or a test helper (`tests`, `helpers`) names and no other code
+/// of the working tree does.
+fn test_data<'d>(
+    repo: &Repo,
+    trees: &Trees,
+    data: &[&'d str],
+    (tests, helpers): (&BTreeSet<String>, &BTreeSet<String>),
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<Vec<&'d str>> {
+    use super::depends::{is_source, names_path};
     let read = |path: &str| -> Result<Vec<u8>> {
         match trees.work.get(path) {
             Some(f) => repo.blob_bytes(f.id),
@@ -354,25 +222,25 @@ fn depends_surface(
         }
     };
     let mut named: Vec<&str> = Vec::new();
-    for test in tests.iter().chain(out.iter()) {
+    for test in tests.iter().chain(helpers.iter()) {
         if named.len() == data.len() {
             break;
         }
         let text = read(test)?;
-        for d in &data {
+        for d in data {
             if !named.contains(d) && names_path(&text, d) {
                 named.push(d);
             }
         }
     }
     if named.is_empty() {
-        return Ok(out);
+        return Ok(named);
     }
     // Named by code too: the code's data, not the tests'.
     for (path, _) in trees
         .work
         .iter()
-        .filter(|(p, _)| is_source(p) && !tests.contains(*p) && !out.contains(*p) && !skip(p))
+        .filter(|(p, _)| is_source(p) && !tests.contains(*p) && !helpers.contains(*p) && !skip(p))
     {
         let text = read(path)?;
         named.retain(|d| !names_path(&text, d));
@@ -380,8 +248,29 @@ fn depends_surface(
             break;
         }
     }
-    out.extend(named.into_iter().map(str::to_string));
-    Ok(out)
+    Ok(named)
+}
+
+/// The working tree's Python files, read from git's object database for
+/// [`super::depends::test_helpers`] (the paths `skip` names left out).
+struct TreeSource<'a> {
+    repo: &'a Repo,
+    files: &'a BTreeMap<String, TreeFile>,
+    skip: &'a dyn Fn(&str) -> bool,
+}
+
+impl super::depends::PySource for TreeSource<'_> {
+    fn paths(&self) -> Vec<String> {
+        let py = self
+            .files
+            .keys()
+            .filter(|p| p.ends_with(".py") && !(self.skip)(p));
+        py.cloned().collect()
+    }
+    fn text(&mut self, path: &str) -> Option<String> {
+        let bytes = self.repo.blob_bytes(self.files.get(path)?.id).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// The files of the test surface that differ between trees `base` and `last`, with their texts

@@ -248,29 +248,8 @@ impl Writer {
 /// at the top (`keep` given), a `mod name;` for which `keep(name)` holds.
 fn merge(base: &Scope, work: &Scope, keep: Option<&dyn Fn(&str) -> bool>) -> String {
     let (base_gaps, work_gaps) = (base.gaps(), work.gaps());
-    let code = |s: &Scope| -> Vec<usize> {
-        (0..s.items.len())
-            .filter(|&i| !is_test_item(&s.items[i]))
-            .collect()
-    };
-    let (base_code, work_code) = (code(base), code(work));
-    let keys = |s: &Scope, idx: &[usize]| -> Vec<String> {
-        idx.iter().map(|&i| key(&s.items[i])).collect()
-    };
-    let mut paired: BTreeMap<usize, usize> = BTreeMap::new();
-    for (b, w) in pairs(&keys(base, &base_code), &keys(work, &work_code)) {
-        paired.insert(work_code[w], base_code[b]);
-    }
+    let paired = paired_code(base, work);
     let base_paired: BTreeSet<usize> = paired.values().copied().collect();
-    // Between items written from different places: a blank line at the scope's indentation.
-    let separator = |leading: &str| {
-        let indent = leading.rsplit('\n').next().unwrap_or("");
-        if leading.contains('\n') && indent.trim().is_empty() {
-            format!("\n\n{indent}")
-        } else {
-            "\n\n".to_string()
-        }
-    };
     let work_sep = separator(work_gaps[0]);
     let base_sep = separator(base_gaps[0]);
     let leading = if base.inner == work.inner {
@@ -309,50 +288,95 @@ fn merge(base: &Scope, work: &Scope, keep: Option<&dyn Fn(&str) -> bool>) -> Str
         if is_test_item(item) {
             w.item(gap, work.item(i));
         } else if let Some(&j) = paired.get(&i) {
-            let text = match (&base.items[j], item) {
-                (Item::Mod(bm), Item::Mod(wm)) => {
-                    match (Scope::module(base.side, bm), Scope::module(work.side, wm)) {
-                        (Some(b), Some(inner)) => {
-                            let whole = base.side.range(bm.span());
-                            format!(
-                                "{}{}{}",
-                                &base.side.text[whole.start..b.span.start],
-                                merge(&b, &inner, None),
-                                &base.side.text[b.span.end..whole.end]
-                            )
-                        }
-                        _ => base.item(j).to_string(),
-                    }
-                }
-                _ => base.item(j).to_string(),
-            };
-            w.item(gap, &text);
+            w.item(gap, &paired_text(base, work, j, item));
             base_only(&mut w, j + 1);
-        } else if let Item::Mod(m) = item {
-            if let Some(inner) = Scope::module(work.side, m)
-                && holds_tests(inner.items)
-            {
-                let none = Scope {
-                    side: Side { text: "", skip: 0 },
-                    items: &[],
-                    span: 0..0,
-                    inner: String::new(),
-                };
-                let whole = work.side.range(m.span());
-                let text = format!(
-                    "{}{}{}",
-                    &work.side.text[whole.start..inner.span.start],
-                    merge(&none, &inner, None),
-                    &work.side.text[inner.span.end..whole.end]
-                );
-                w.item(gap, &text);
-            } else if m.content.is_none() && keep.is_some_and(|keep| keep(&m.ident.to_string())) {
-                w.item(gap, work.item(i));
-            }
+        } else if let Item::Mod(m) = item
+            && let Some(text) = added_module(work, i, m, keep)
+        {
+            w.item(gap, &text);
         }
     }
     if !work.items.is_empty() {
         w.out.push_str(work_gaps[work.items.len()]);
     }
     w.out
+}
+
+/// Which base non-test item each working non-test item stands for (working index → base index):
+/// a longest common subsequence of their keys.
+fn paired_code(base: &Scope, work: &Scope) -> BTreeMap<usize, usize> {
+    let code = |s: &Scope| -> Vec<usize> {
+        (0..s.items.len())
+            .filter(|&i| !is_test_item(&s.items[i]))
+            .collect()
+    };
+    let (base_code, work_code) = (code(base), code(work));
+    let keys = |s: &Scope, idx: &[usize]| -> Vec<String> {
+        idx.iter().map(|&i| key(&s.items[i])).collect()
+    };
+    let mut paired: BTreeMap<usize, usize> = BTreeMap::new();
+    for (b, w) in pairs(&keys(base, &base_code), &keys(work, &work_code)) {
+        paired.insert(work_code[w], base_code[b]);
+    }
+    paired
+}
+
+/// Between items written from different places: a blank line at the indentation of the scope
+/// whose leading text is `leading`.
+fn separator(leading: &str) -> String {
+    let indent = leading.rsplit('\n').next().unwrap_or("");
+    if leading.contains('\n') && indent.trim().is_empty() {
+        format!("\n\n{indent}")
+    } else {
+        "\n\n".to_string()
+    }
+}
+
+/// The red text of base item `j`, which working item `item` stands for: an inline module of both
+/// merged in turn, any other item as the base has it.
+fn paired_text(base: &Scope, work: &Scope, j: usize, item: &Item) -> String {
+    if let (Item::Mod(bm), Item::Mod(wm)) = (&base.items[j], item)
+        && let (Some(b), Some(inner)) = (Scope::module(base.side, bm), Scope::module(work.side, wm))
+    {
+        let whole = base.side.range(bm.span());
+        return format!(
+            "{}{}{}",
+            &base.side.text[whole.start..b.span.start],
+            merge(&b, &inner, None),
+            &base.side.text[b.span.end..whole.end]
+        );
+    }
+    base.item(j).to_string()
+}
+
+/// The red text of module `m`, working item `i` that the base lacks: an inline module holding
+/// tests with only its tests, a `mod name;` for which `keep(name)` holds as it is; None (left
+/// out) otherwise.
+fn added_module(
+    work: &Scope,
+    i: usize,
+    m: &syn::ItemMod,
+    keep: Option<&dyn Fn(&str) -> bool>,
+) -> Option<String> {
+    if let Some(inner) = Scope::module(work.side, m)
+        && holds_tests(inner.items)
+    {
+        let none = Scope {
+            side: Side { text: "", skip: 0 },
+            items: &[],
+            span: 0..0,
+            inner: String::new(),
+        };
+        let whole = work.side.range(m.span());
+        Some(format!(
+            "{}{}{}",
+            &work.side.text[whole.start..inner.span.start],
+            merge(&none, &inner, None),
+            &work.side.text[inner.span.end..whole.end]
+        ))
+    } else if m.content.is_none() && keep.is_some_and(|keep| keep(&m.ident.to_string())) {
+        Some(work.item(i).to_string())
+    } else {
+        None
+    }
 }
