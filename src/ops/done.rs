@@ -124,8 +124,7 @@ fn refusal(
     proof: &Proof,
     unaccepted: &Unaccepted,
 ) -> Error {
-    let mut missing = Vec::new();
-    match unaccepted {
+    let missing = match unaccepted {
         Unaccepted::NoCriteria => {
             return Error::not_proven(
                 "the goal has no criteria: nothing proves it done",
@@ -138,57 +137,74 @@ fn refusal(
                 crate::store::broken_ledger_hint(&ws.evidence_rel()),
             );
         }
-        Unaccepted::Unproven(_) => {
-            for c in &goal.criteria {
-                if let Err(why) = ledger.proof(c.number, &c.text, tree_text) {
-                    let rerun = proof
-                        .get(c.number)
-                        .and_then(|p| p.rerun_line())
-                        .filter(|l| !why.contains(l.as_str()))
-                        .map(|l| format!("; run `{l}`"))
-                        .unwrap_or_default();
-                    // A reason that names its red flag already is not given a second one.
-                    let flag = if why.contains("red flag") {
-                        String::new()
-                    } else {
-                        format!(" — red flag {}", red_flag(&why))
-                    };
-                    missing.push(format!(
-                        "criterion {} \"{}\": {why}{flag}{rerun}",
-                        c.number, c.text
-                    ));
-                }
-            }
-        }
+        Unaccepted::Unproven(_) => unproven_reasons(goal, ledger, tree_text, proof),
         // done's own red gate says these, after the red runs it may make itself.
-        Unaccepted::Refused(why) => missing.push(why.clone()),
-        Unaccepted::NoPassingTest => missing.push(
+        Unaccepted::Refused(why) => vec![why.clone()],
+        Unaccepted::NoPassingTest => vec![
             "no passing test evidence on this tree: a check alone cannot complete a goal — red flag \"tests don't run but code looks fine\""
                 .into(),
-        ),
-    }
+        ],
+    };
     let numbers: Vec<usize> = match unaccepted {
         Unaccepted::Unproven(numbers) => numbers.clone(),
         _ => Vec::new(),
     };
     Error::not_proven(
         format!("the goal is not proven done:\n  {}", missing.join("\n  ")),
-        match numbers.first() {
-            Some(&n) => format!(
-                "{} (criteria still to prove: {})",
-                proof
-                    .get(n)
-                    .and_then(|p| p.rerun_line())
-                    .unwrap_or_else(|| format!("goal verify -c {n} -- <test command>")),
-                numbers
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => "goal verify -c <N> -- <test command>".to_string(),
-        },
+        still_to_prove(proof, &numbers),
     )
+}
+
+/// Why each criterion is not proven on the tree `tree_text`, with its red flag (unless the reason
+/// names one) and the run that would prove it (unless the reason says it).
+fn unproven_reasons(
+    goal: &GoalFile,
+    ledger: &Ledger,
+    tree_text: &str,
+    proof: &Proof,
+) -> Vec<String> {
+    let mut missing = Vec::new();
+    for c in &goal.criteria {
+        if let Err(why) = ledger.proof(c.number, &c.text, tree_text) {
+            let rerun = proof
+                .get(c.number)
+                .and_then(|p| p.rerun_line())
+                .filter(|l| !why.contains(l.as_str()))
+                .map(|l| format!("; run `{l}`"))
+                .unwrap_or_default();
+            // A reason that names its red flag already is not given a second one.
+            let flag = if why.contains("red flag") {
+                String::new()
+            } else {
+                format!(" — red flag {}", red_flag(&why))
+            };
+            missing.push(format!(
+                "criterion {} \"{}\": {why}{flag}{rerun}",
+                c.number, c.text
+            ));
+        }
+    }
+    missing
+}
+
+/// The refusal's next command: the first unproven criterion's run, with the list of those still
+/// to prove; a generic `goal verify` when none is named.
+fn still_to_prove(proof: &Proof, numbers: &[usize]) -> String {
+    match numbers.first() {
+        Some(&n) => format!(
+            "{} (criteria still to prove: {})",
+            proof
+                .get(n)
+                .and_then(|p| p.rerun_line())
+                .unwrap_or_else(|| format!("goal verify -c {n} -- <test command>")),
+            numbers
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "goal verify -c <N> -- <test command>".to_string(),
+    }
 }
 
 pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
@@ -207,25 +223,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     let tree_text = tree.to_string();
     let proof = crate::proof::judge(&goal, &ledger, Some(&tree_text)).seen_from(&ws.here);
     let mut proven = match &proof.acceptance {
-        Ok(()) => goal
-            .criteria
-            .iter()
-            .filter_map(|c| {
-                let record = ledger.proof(c.number, &c.text, &tree_text).ok()?;
-                Some(CriterionSummary {
-                    number: c.number,
-                    text: c.text.clone(),
-                    evidence: record.id.clone(),
-                    tests: record.tests,
-                    command: record.argv.clone(),
-                    pinned: crate::pin::argv(&c.text).is_some(),
-                    kind: crate::pin::kind_name(&c.text),
-                    red: None,
-                    base: None,
-                    base_commit: None,
-                })
-            })
-            .collect::<Vec<_>>(),
+        Ok(()) => proven_criteria(&goal, &ledger, &tree_text),
         Err(unaccepted) => return Err(refusal(ws, &goal, &ledger, &tree_text, &proof, unaccepted)),
     };
 
@@ -236,7 +234,100 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let init = history::init_commit(&ws.repo)?;
-    let base = init.as_ref().map(|c| c.tree);
+    let cleanup = deslop_pass(ws, &options, tree, init.as_ref().map(|c| c.tree))?;
+    let material_changes =
+        history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;
+
+    let completion = Completion {
+        proven: &proven,
+        material_changes: &material_changes,
+        gate: &gate,
+        mutation: mutation.as_ref(),
+    };
+    let commits = commits_made(ws, &mut goal, &options, &completion)?;
+    // The red runs' worktree served this goal: the next one makes its own.
+    crate::repo::KeptWorktree::remove(ws.root());
+
+    let summary = Summary {
+        settings: goal.settings.json(),
+        goal: goal.goal.clone(),
+        iterations: goal.iteration,
+        criteria: proven,
+        files_changed: cleanup.stat.files_changed,
+        insertions: cleanup.stat.insertions,
+        deletions: cleanup.stat.deletions,
+        elapsed_s: elapsed_s(init.as_ref(), &goal),
+        deslop: cleanup.findings,
+        deslop_commands: cleanup.commands,
+        material_changes,
+        tests_weakened: gate.weakened,
+        commits: commits.iter().map(|c| c.to_string()).collect(),
+        tree: tree_text,
+        mutation: mutation.map(|m| m.mutation),
+    };
+    Ok(Done { summary, commits })
+}
+
+/// Each criterion with its proof on the tree `tree_text` (its red witness and a guard's base
+/// are the red gate's to fill).
+fn proven_criteria(goal: &GoalFile, ledger: &Ledger, tree_text: &str) -> Vec<CriterionSummary> {
+    goal.criteria
+        .iter()
+        .filter_map(|c| {
+            let record = ledger.proof(c.number, &c.text, tree_text).ok()?;
+            Some(CriterionSummary {
+                number: c.number,
+                text: c.text.clone(),
+                evidence: record.id.clone(),
+                tests: record.tests,
+                command: record.argv.clone(),
+                pinned: crate::pin::argv(&c.text).is_some(),
+                kind: crate::pin::kind_name(&c.text),
+                red: None,
+                base: None,
+                base_commit: None,
+            })
+        })
+        .collect()
+}
+
+/// What the deslop pass came to: each command's exit, the findings in what the goal added, and
+/// the goal's diff stat.
+struct Cleanup {
+    commands: Vec<DeslopCommand>,
+    findings: Vec<deslop::Finding>,
+    stat: DiffStat,
+}
+
+/// The deslop pass: its commands run (refused when they changed the working tree `tree` the
+/// evidence is bound to), then what the goal added since `base` scanned, and its diff stat.
+fn deslop_pass(ws: &Workspace, options: &Options, tree: Oid, base: Option<Oid>) -> Result<Cleanup> {
+    let commands = deslop_commands_run(ws, options)?;
+    // The deslop commands may have changed files (formatters): the gate below re-checks the tree.
+    let final_tree = ws.worktree_tree()?;
+    if final_tree != tree {
+        return Err(Error::not_proven(
+            "the deslop commands changed the working tree, so the evidence no longer matches it",
+            "verify the criteria again on the cleaned-up code, then run `goal done`",
+        ));
+    }
+    // Diffs need real trees: the goal folder is left out by path.
+    let full = ws.worktree_tree_full()?;
+    let findings = deslop::scan(&ws.repo.added_lines(base, full, &ws.goal_dir)?);
+    let stat = match base {
+        Some(b) => ws.repo.diff_stat(Some(b), full, &ws.goal_dir)?,
+        None => DiffStat::default(),
+    };
+    Ok(Cleanup {
+        commands,
+        findings,
+        stat,
+    })
+}
+
+/// Each deslop command (`--deslop`, else git config goal.deslop) run with `sh -c`: its exit code,
+/// warned about when it fails or cannot run (127). Only an interrupt stops `goal done` here.
+fn deslop_commands_run(ws: &Workspace, options: &Options) -> Result<Vec<DeslopCommand>> {
     let commands = if options.deslop.is_empty() {
         ws.config.deslop.clone()
     } else {
@@ -270,54 +361,31 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             passed: exit_code == 0,
         });
     }
-    // The deslop commands may have changed files (formatters): the gate below re-checks the tree.
-    let final_tree = ws.worktree_tree()?;
-    if final_tree != tree {
-        return Err(Error::not_proven(
-            "the deslop commands changed the working tree, so the evidence no longer matches it",
-            "verify the criteria again on the cleaned-up code, then run `goal done`",
-        ));
-    }
-    // Diffs need real trees: the goal folder is left out by path.
-    let full = ws.worktree_tree_full()?;
-    let findings = deslop::scan(&ws.repo.added_lines(base, full, &ws.goal_dir)?);
-    let stat = match base {
-        Some(b) => ws.repo.diff_stat(Some(b), full, &ws.goal_dir)?,
-        None => DiffStat::default(),
-    };
+    Ok(deslop_commands)
+}
 
-    let material_changes =
-        history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;
+/// What the completion commit records beside the goal: the proven criteria's evidence, the
+/// material changes, and what the red gate and the mutation check had confirmed.
+struct Completion<'a> {
+    proven: &'a [CriterionSummary],
+    material_changes: &'a [history::MaterialEntry],
+    gate: &'a red_gate::RedGate,
+    mutation: Option<&'a crate::ops::mutants::DoneMutation>,
+}
 
+/// The two commits, made together once both pass the user's hooks: status complete with every
+/// criterion ticked (unless the goal is complete already), then the goal files removed.
+fn commits_made(
+    ws: &Workspace,
+    goal: &mut GoalFile,
+    options: &Options,
+    completion: &Completion,
+) -> Result<Vec<Oid>> {
     // Commit 1: status complete, every criterion ticked, with the work it proves.
     // Both commits pass the user's hooks before either is made.
     let mut pending = Vec::new();
     if goal.status != Status::Complete {
-        for n in 1..=goal.criteria.len() {
-            goal.set_passed(n, true);
-        }
-        goal.set_status(Status::Complete);
-        goal.set_updated(&now_rfc3339());
-        let mut commit = Commit::new(GoalAction::Complete, format!("complete \"{}\"", goal.goal));
-        commit.stage = Stage::All;
-        commit.body = material_changes.iter().map(material_line).collect();
-        commit.evidence = proven.iter().map(|c| c.evidence.clone()).collect();
-        commit.evidence.dedup();
-        commit.tests_weakened = gate
-            .weakened
-            .iter()
-            .filter(|w| w.confirmed)
-            .map(Weakened::describe)
-            .collect();
-        commit.guards_only = gate.guards_only;
-        commit.mutants_confirmed = mutation
-            .as_ref()
-            .map(|m| m.confirmed.clone())
-            .unwrap_or_default();
-        commit.run.clone_from(&options.run);
-        commit.usage = options.usage;
-        commit.budget.clone_from(&options.budget);
-        pending.push(commit.prepare(ws, Some(&goal), &goal)?);
+        pending.push(complete_commit(ws, goal, options, completion)?);
     }
     // Commit 2: the goal files go; the history keeps them.
     let mut commit = Commit::new(GoalAction::Done, format!("done \"{}\"", goal.goal));
@@ -328,12 +396,58 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     }
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
     commit.status = Some("complete");
-    pending.push(commit.prepare(ws, None, &goal)?);
-    let commits = ws.commit_all(pending)?;
-    // The red runs' worktree served this goal: the next one makes its own.
-    crate::repo::KeptWorktree::remove(ws.root());
+    pending.push(commit.prepare(ws, None, goal)?);
+    ws.commit_all(pending)
+}
 
-    let started = init.as_ref().map(|c| c.time).or_else(|| {
+/// Commit 1, prepared: every criterion ticked, the status complete, with the trailers of what
+/// proved it (evidence, material changes, confirmed weakenings, guards only, mutants) and the run's.
+fn complete_commit(
+    ws: &Workspace,
+    goal: &mut GoalFile,
+    options: &Options,
+    completion: &Completion,
+) -> Result<crate::door::Pending> {
+    for n in 1..=goal.criteria.len() {
+        goal.set_passed(n, true);
+    }
+    goal.set_status(Status::Complete);
+    goal.set_updated(&now_rfc3339());
+    let mut commit = Commit::new(GoalAction::Complete, format!("complete \"{}\"", goal.goal));
+    commit.stage = Stage::All;
+    commit.body = completion
+        .material_changes
+        .iter()
+        .map(material_line)
+        .collect();
+    commit.evidence = completion
+        .proven
+        .iter()
+        .map(|c| c.evidence.clone())
+        .collect();
+    commit.evidence.dedup();
+    commit.tests_weakened = completion
+        .gate
+        .weakened
+        .iter()
+        .filter(|w| w.confirmed)
+        .map(Weakened::describe)
+        .collect();
+    commit.guards_only = completion.gate.guards_only;
+    commit.mutants_confirmed = completion
+        .mutation
+        .map(|m| m.confirmed.clone())
+        .unwrap_or_default();
+    commit.run.clone_from(&options.run);
+    commit.usage = options.usage;
+    commit.budget.clone_from(&options.budget);
+    commit.prepare(ws, Some(goal), goal)
+}
+
+/// Seconds from the goal's start (its init commit, else its `created` date) to now, never
+/// negative; 0 when neither is known.
+fn elapsed_s(init: Option<&crate::repo::CommitInfo>, goal: &GoalFile) -> i64 {
+    let started = init.map(|c| c.time).or_else(|| {
         goal.created
             .as_deref()
             .and_then(|c| chrono::DateTime::parse_from_rfc3339(c).ok())
@@ -342,24 +456,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     let now = chrono::DateTime::parse_from_rfc3339(&now_rfc3339())
         .map(|d| d.timestamp())
         .unwrap_or_default();
-    let summary = Summary {
-        settings: goal.settings.json(),
-        goal: goal.goal.clone(),
-        iterations: goal.iteration,
-        criteria: proven,
-        files_changed: stat.files_changed,
-        insertions: stat.insertions,
-        deletions: stat.deletions,
-        elapsed_s: started.map_or(0, |s| (now - s).max(0)),
-        deslop: findings,
-        deslop_commands,
-        material_changes,
-        tests_weakened: gate.weakened,
-        commits: commits.iter().map(|c| c.to_string()).collect(),
-        tree: tree_text,
-        mutation: mutation.map(|m| m.mutation),
-    };
-    Ok(Done { summary, commits })
+    started.map_or(0, |s| (now - s).max(0))
 }
 
 /// One material change in words: old → new, commit, reason.
