@@ -60,6 +60,14 @@ pub fn evaluate(input: &GateInput) -> Vec<Violation> {
     if let Err(e) = input.ledger.verify_chain() {
         violations.push(Violation::Evidence { message: e });
     }
+    newly_ticked_unproven(input, staged, &mut violations);
+    completion_unproven(input, staged, &mut violations);
+    material_unrecorded(input, staged, &mut violations);
+    violations
+}
+
+/// Is each criterion ticked by this commit (not ticked at HEAD) proven on the staged tree?
+fn newly_ticked_unproven(input: &GateInput, staged: &GoalFile, violations: &mut Vec<Violation>) {
     let passed_before: std::collections::HashSet<&str> = input
         .head_goal
         .map(|h| {
@@ -85,48 +93,60 @@ pub fn evaluate(input: &GateInput) -> Vec<Violation> {
             });
         }
     }
+}
+
+/// Is a `status: complete` this commit sets proven: criteria there, each proven (those already
+/// reported unproven aside), and a passing test on the staged tree?
+fn completion_unproven(input: &GateInput, staged: &GoalFile, violations: &mut Vec<Violation>) {
     let was_complete = input
         .head_goal
         .is_some_and(|h| h.status == Status::Complete);
-    if staged.status == Status::Complete && !was_complete {
-        if staged.criteria.is_empty() {
+    if staged.status != Status::Complete || was_complete {
+        return;
+    }
+    if staged.criteria.is_empty() {
+        violations.push(Violation::CompleteUnproven {
+            why: "the goal has no criteria".into(),
+        });
+    }
+    for c in &staged.criteria {
+        if let Err(why) = input.ledger.proof(c.number, &c.text, input.tree)
+            && !violations
+                .iter()
+                .any(|v| matches!(v, Violation::Unproven { number, .. } if *number == c.number))
+        {
             violations.push(Violation::CompleteUnproven {
-                why: "the goal has no criteria".into(),
-            });
-        }
-        for c in &staged.criteria {
-            if let Err(why) = input.ledger.proof(c.number, &c.text, input.tree)
-                && !violations
-                    .iter()
-                    .any(|v| matches!(v, Violation::Unproven { number, .. } if *number == c.number))
-            {
-                violations.push(Violation::CompleteUnproven {
-                    why: format!("criterion {} \"{}\": {why}", c.number, c.text),
-                });
-            }
-        }
-        if !input.ledger.has_passing_test(input.tree) {
-            violations.push(Violation::CompleteUnproven {
-                why: "no passing test evidence on this tree (a check alone cannot complete a goal)"
-                    .into(),
+                why: format!("criterion {} \"{}\": {why}", c.number, c.text),
             });
         }
     }
-    if let (Some(message), Some(head)) = (input.message, input.head_goal) {
-        let recorded = crate::repo::parse_trailers(message)
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("Goal-Material-Change"));
-        if !recorded {
-            for change in material::compare(&head.criteria_texts(), &staged.criteria_texts()) {
-                violations.push(Violation::Material {
-                    number: change.number,
-                    text: change.text,
-                    reason: change.reason,
-                });
-            }
-        }
+    if !input.ledger.has_passing_test(input.tree) {
+        violations.push(Violation::CompleteUnproven {
+            why: "no passing test evidence on this tree (a check alone cannot complete a goal)"
+                .into(),
+        });
     }
-    violations
+}
+
+/// Does the commit, when its message is known, remove or materially reword a criterion of HEAD's
+/// goal without a `Goal-Material-Change` trailer?
+fn material_unrecorded(input: &GateInput, staged: &GoalFile, violations: &mut Vec<Violation>) {
+    let (Some(message), Some(head)) = (input.message, input.head_goal) else {
+        return;
+    };
+    let recorded = crate::repo::parse_trailers(message)
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("Goal-Material-Change"));
+    if recorded {
+        return;
+    }
+    for change in material::compare(&head.criteria_texts(), &staged.criteria_texts()) {
+        violations.push(Violation::Material {
+            number: change.number,
+            text: change.text,
+            reason: change.reason,
+        });
+    }
 }
 
 /// Render violations as one refusal that names each criterion and the command to run.

@@ -45,18 +45,7 @@ pub struct Iterated {
 
 pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     ws.repo.ensure_idle()?;
-    let messages: Vec<String> = options
-        .messages
-        .iter()
-        .map(|m| m.trim().to_string())
-        .filter(|m| !m.is_empty())
-        .collect();
-    if messages.is_empty() {
-        return Err(Error::usage(
-            "every -m is empty",
-            "goal iterate -m \"<what you did and verified>\"",
-        ));
-    }
+    let messages = messages_given(&options)?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
     super::require_in_progress(&goal, "record an iteration")?;
@@ -70,6 +59,58 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     } else {
         Stage::All
     };
+    let mut commit = iteration_commit(&options, number, &messages, stage);
+    // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
+    // the committed file and the working file), never a reason to refuse the iteration.
+    let tree = committed_tree(ws, stage)?;
+    let proof = committed_proof(ws, &goal, tree)?;
+    let unticked = ticks_follow_proof(&mut goal, &proof, &mut commit);
+    commit.new_retry_episode(ws);
+    commit.verdict = Some(verdict_before_commit(ws, &goal, number, tree)?);
+    let oid = commit.make(ws, Some(&goal), &goal)?;
+
+    let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
+    let escalated = if verdict.escalate {
+        Some(escalate(ws, &mut goal, &verdict, options.quiet)?)
+    } else {
+        None
+    };
+    Ok(Iterated {
+        number,
+        commit: oid,
+        goal,
+        proof,
+        unticked,
+        verdict,
+        escalated,
+    })
+}
+
+/// The iteration's messages, trimmed, blank ones dropped; a usage error when none is left.
+fn messages_given(options: &Options) -> Result<Vec<String>> {
+    let messages: Vec<String> = options
+        .messages
+        .iter()
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    if messages.is_empty() {
+        return Err(Error::usage(
+            "every -m is empty",
+            "goal iterate -m \"<what you did and verified>\"",
+        ));
+    }
+    Ok(messages)
+}
+
+/// The iteration's commit before proof is judged: its subject and body from the messages, what
+/// it stages, and the run's trailers (run, agent, usage, budget).
+fn iteration_commit(
+    options: &Options,
+    number: u64,
+    messages: &[String],
+    stage: Stage,
+) -> Commit<'static> {
     let mut commit = Commit::new(
         GoalAction::Iterate,
         format!("iteration {number}: {}", messages[0]),
@@ -80,10 +121,16 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
     commit.usage = options.usage;
     commit.budget = options.budget.clone();
     commit.body = messages.iter().map(|m| format!("- {m}")).collect();
-    // Ticks follow proof: a tick not proven on the tree being committed is taken back here (in
-    // the committed file and the working file), never a reason to refuse the iteration.
-    let tree = committed_tree(ws, stage)?;
-    let proof = committed_proof(ws, &goal, tree)?;
+    commit
+}
+
+/// Which ticks the committed code keeps: a ticked criterion not proven is unticked in `goal`
+/// (and returned), a proven one's evidence goes on the commit.
+fn ticks_follow_proof(
+    goal: &mut GoalFile,
+    proof: &Proof,
+    commit: &mut Commit,
+) -> Vec<CriterionProof> {
     let mut unticked = Vec::new();
     for p in proof
         .criteria
@@ -104,25 +151,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
             commit.evidence.push(id.clone());
         }
     }
-    commit.new_retry_episode(ws);
-    commit.verdict = Some(verdict_before_commit(ws, &goal, number, tree)?);
-    let oid = commit.make(ws, Some(&goal), &goal)?;
-
-    let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
-    let escalated = if verdict.escalate {
-        Some(escalate(ws, &mut goal, &verdict, options.quiet)?)
-    } else {
-        None
-    };
-    Ok(Iterated {
-        number,
-        commit: oid,
-        goal,
-        proof,
-        unticked,
-        verdict,
-        escalated,
-    })
+    unticked
 }
 
 /// The code this iteration commits, without the goal folder: the working tree, or HEAD's code

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::goal_file::GoalFile;
 use crate::pin;
+use crate::repo::Oid;
 use crate::summary;
 use crate::surface::judge::{self, RedOutcome};
 use crate::workspace::Workspace;
@@ -207,6 +208,44 @@ fn pin_of(n: usize, text: &str, named: bool) -> Result<Option<Vec<String>>> {
 
 /// `goal verify --red -c N` / `--base -c N`: one criterion's pin on the red tree or the base tree.
 pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Elsewhere> {
+    let (n, text, pinned) = elsewhere_pin(goal, args)?;
+    refuse_broken_chain(ws)?;
+    let place = Place::of(ws)?;
+    let quiet = args.quiet || args.json;
+    if args.red {
+        let (record, outcome) =
+            run::red_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+        let environment = record.as_ref().and_then(judge::environment_of);
+        let message =
+            judge::outcome_message(n, &outcome, environment.as_deref()).unwrap_or_else(|| {
+                format!("criterion {n} fails on the code before the goal, as it should (red)")
+            });
+        return Ok(Elsewhere {
+            record,
+            red: Some(outcome),
+            message,
+        });
+    }
+    let record = run::base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+    let message = if record.passes() {
+        format!("guard {n} on the goal's base: recorded")
+    } else {
+        format!(
+            "guard {n} fails on the goal's base ({}): `goal done` compares it with the end all the same",
+            record.failure_reason()
+        )
+    };
+    Ok(Elsewhere {
+        record: Some(record),
+        red: None,
+        message,
+    })
+}
+
+/// Which pin `--red`/`--base` runs: the one criterion given with -c, its text and its pin,
+/// refused when there is not exactly one, it has no pin (or a broken one), the pin's kind does
+/// not run there (a guard's red run, an acceptance criterion's base run), or it grades itself.
+fn elsewhere_pin(goal: &GoalFile, args: &Options) -> Result<(usize, String, pin::Pin)> {
     let flag = if args.red { "--red" } else { "--base" };
     let [n] = args.criteria[..] else {
         return Err(Error::usage(
@@ -254,49 +293,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
             why,
         });
     }
-    refuse_broken_chain(ws)?;
-    let place = Place::of(ws)?;
-    let (record, red, message) = if args.red {
-        let (record, outcome) = run::red_run(
-            args.quiet || args.json,
-            ws,
-            &place,
-            n,
-            &text,
-            &pinned.argv,
-            &args.junit,
-        )?;
-        let environment = record.as_ref().and_then(judge::environment_of);
-        let message =
-            judge::outcome_message(n, &outcome, environment.as_deref()).unwrap_or_else(|| {
-                format!("criterion {n} fails on the code before the goal, as it should (red)")
-            });
-        (record, Some(outcome), message)
-    } else {
-        let record = run::base_run(
-            args.quiet || args.json,
-            ws,
-            &place,
-            n,
-            &text,
-            &pinned.argv,
-            &args.junit,
-        )?;
-        let message = if record.passes() {
-            format!("guard {n} on the goal's base: recorded")
-        } else {
-            format!(
-                "guard {n} fails on the goal's base ({}): `goal done` compares it with the end all the same",
-                record.failure_reason()
-            )
-        };
-        (Some(record), None, message)
-    };
-    Ok(Elsewhere {
-        record,
-        red,
-        message,
-    })
+    Ok((n, text, pinned))
 }
 
 /// evidence.jsonl must verify before anything is appended to it.
@@ -331,8 +328,50 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     }
     let (exit_code, output) = run_teed(&run.argv, &run.dir, args.json)?;
     let duration_ms = clock.elapsed().as_millis() as u64;
-    let text = String::from_utf8_lossy(&output);
-    let (mut tests, echoed) = summary::recognise_run_noting(&run.argv, &text);
+    let tests = tests_counted(run, args, &String::from_utf8_lossy(&output), started_at);
+    let after_full = ws.worktree_tree_full()?;
+    let effects = what_the_run_changed(ws, before_full, after_full)?;
+
+    let _lock = ws.lock()?;
+    let ledger = ws.ledger()?;
+    let names = crate::test_names::from_output(&String::from_utf8_lossy(&output));
+    let (record, line) = evidence::seal_with(
+        NewRecord {
+            criteria: run.criteria.clone(),
+            argv: run.argv.clone(),
+            cwd: run.cwd.clone(),
+            exit_code,
+            started,
+            duration_ms,
+            tree,
+            tree_after: effects.tree_after,
+            created: effects.created,
+            changed: effects.changed,
+            tests,
+            junit: args.junit.clone(),
+            check: run.check || (run.guard && tests.is_none()),
+            output,
+        },
+        evidence::Extra {
+            names: Some(names),
+            ..Default::default()
+        },
+        &ledger.head_hash(),
+    );
+    super::red::append_line(ws, &record, &line)?;
+    tick_as_recorded(ws, run, &record)?;
+    Ok(record)
+}
+
+/// What the run's tests came to: the output's summary (warned about when the command itself
+/// writes it), replaced by the `--junit` reports when given (zero tests when they do not read).
+fn tests_counted(
+    run: &Run,
+    args: &Options,
+    text: &str,
+    started_at: std::time::SystemTime,
+) -> Option<summary::TestCounts> {
+    let (mut tests, echoed) = summary::recognise_run_noting(&run.argv, text);
     if echoed {
         super::note(
             args.quiet,
@@ -355,7 +394,19 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
             },
         );
     }
-    let after_full = ws.worktree_tree_full()?;
+    tests
+}
+
+/// What a run did to the working tree: the files it created (or rewrote untracked), the tracked
+/// files it changed, and the tree its evidence also holds for when it changed no tracked file.
+struct RunEffects {
+    created: Vec<String>,
+    changed: Vec<String>,
+    tree_after: Option<String>,
+}
+
+/// Which files the run created or changed between the full trees before and after it.
+fn what_the_run_changed(ws: &Workspace, before_full: Oid, after_full: Oid) -> Result<RunEffects> {
     let (mut created, changed) = if after_full == before_full {
         (Vec::new(), Vec::new())
     } else {
@@ -381,35 +432,16 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     } else {
         None
     };
+    Ok(RunEffects {
+        created,
+        changed,
+        tree_after,
+    })
+}
 
-    let _lock = ws.lock()?;
-    let ledger = ws.ledger()?;
-    let names = crate::test_names::from_output(&String::from_utf8_lossy(&output));
-    let (record, line) = evidence::seal_with(
-        NewRecord {
-            criteria: run.criteria.clone(),
-            argv: run.argv.clone(),
-            cwd: run.cwd.clone(),
-            exit_code,
-            started,
-            duration_ms,
-            tree,
-            tree_after,
-            created,
-            changed,
-            tests,
-            junit: args.junit.clone(),
-            check: run.check || (run.guard && tests.is_none()),
-            output,
-        },
-        evidence::Extra {
-            names: Some(names),
-            ..Default::default()
-        },
-        &ledger.head_hash(),
-    );
-    super::red::append_line(ws, &record, &line)?;
-
+/// Tick each of the run's criteria the record proves (untick those it does not), when the goal
+/// still has the same criterion, and write the goal.
+fn tick_as_recorded(ws: &Workspace, run: &Run, record: &Record) -> Result<()> {
     let mut goal = ws.goal()?;
     for (n, text) in &run.criteria {
         // The goal may have changed while the command ran: tick only the same criterion.
@@ -421,5 +453,5 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
         goal.set_updated(&now_rfc3339());
         ws.write_goal(&goal)?;
     }
-    Ok(record)
+    Ok(())
 }

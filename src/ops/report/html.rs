@@ -228,9 +228,12 @@ fn usage_chart(r: &Report, m: Measure) -> String {
         return heading;
     }
     let total: f64 = values.iter().flatten().sum();
-    let top = total.max(budget.unwrap_or(0.0)).max(f64::MIN_POSITIVE);
-    let (w, h) = (column_width(values.len()), 120.0);
-    let y = |v: f64| TOP + h - h * v / top;
+    let scale = Scale {
+        w: column_width(values.len()),
+        h: 120.0,
+        top: total.max(budget.unwrap_or(0.0)).max(f64::MIN_POSITIVE),
+    };
+    let (w, h) = (scale.w, scale.h);
     let mut svg = format!(
         "{heading}<svg class=\"usage\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">\n\
          <text x=\"4\" y=\"{}\">{}</text>\n",
@@ -238,8 +241,43 @@ fn usage_chart(r: &Report, m: Measure) -> String {
         num(TOP + h + 22.0),
         escape(m.title()),
         num(TOP + 4.0),
-        escape(&m.show(top))
+        escape(&m.show(scale.top))
     );
+    usage_bars(&mut svg, r, m, &values, &scale);
+    if let Some(b) = budget {
+        budget_rule(&mut svg, m, b, &scale, values.len());
+    }
+    svg.push_str(&iteration_labels(r, w, TOP + h + 16.0));
+    let _ = writeln!(
+        svg,
+        "</svg>\n<p class=\"note\">Total {}{}; the line is the running total, dashed boxes are iterations with nothing recorded.</p>",
+        escape(&m.show(total)),
+        budget.map_or(String::new(), |b| format!(
+            " of a budget of {}",
+            escape(&m.show(b))
+        ))
+    );
+    svg
+}
+
+/// The usage chart's scale: a column's width, the plot's height, and the value at its top.
+struct Scale {
+    w: f64,
+    h: f64,
+    top: f64,
+}
+
+impl Scale {
+    /// Where value `v` sits on the plot.
+    fn y(&self, v: f64) -> f64 {
+        TOP + self.h - self.h * v / self.top
+    }
+}
+
+/// Each iteration's bar (or dashed box when nothing was recorded), then the running total's line.
+fn usage_bars(svg: &mut String, r: &Report, m: Measure, values: &[Option<f64>], scale: &Scale) {
+    let (w, h) = (scale.w, scale.h);
+    let y = |v: f64| scale.y(v);
     let mut running = 0.0;
     let mut line = Vec::new();
     for (j, (v, p)) in values.iter().zip(&r.timeline).enumerate() {
@@ -277,30 +315,22 @@ fn usage_chart(r: &Report, m: Measure) -> String {
         "<polyline class=\"line\" points=\"{}\"/>",
         line.join(" ")
     );
-    if let Some(b) = budget {
-        let _ = writeln!(
-            svg,
-            "<line class=\"budget\" x1=\"{LEFT}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\">budget {}</text>",
-            num(y(b)),
-            num(LEFT + w * values.len() as f64),
-            num(y(b)),
-            num(LEFT + w * values.len() as f64 + 4.0),
-            num(y(b) + 4.0),
-            escape(&m.show(b))
-        );
-    }
-    svg.push_str(&iteration_labels(r, w, TOP + h + 16.0));
+}
+
+/// The budget as a dashed rule across the `columns` iterations, labelled at its end.
+fn budget_rule(svg: &mut String, m: Measure, b: f64, scale: &Scale, columns: usize) {
+    let (w, y) = (scale.w, |v: f64| scale.y(v));
     let _ = writeln!(
         svg,
-        "</svg>\n<p class=\"note\">Total {}{}; the line is the running total, dashed boxes are iterations with nothing recorded.</p>",
-        escape(&m.show(total)),
-        budget.map_or(String::new(), |b| format!(
-            " of a budget of {}",
-            escape(&m.show(b))
-        ))
+        "<line class=\"budget\" x1=\"{LEFT}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
+         <text x=\"{}\" y=\"{}\">budget {}</text>",
+        num(y(b)),
+        num(LEFT + w * columns as f64),
+        num(y(b)),
+        num(LEFT + w * columns as f64 + 4.0),
+        num(y(b) + 4.0),
+        escape(&m.show(b))
     );
-    svg
 }
 
 /// Which agent made each iteration, and where the run switched agents (a failover).
