@@ -469,12 +469,46 @@ pub fn is_slash_command(prompt: &str) -> bool {
         && after.chars().next().is_none_or(char::is_whitespace)
 }
 
+/// A message as phrases are looked for in it: ASCII-lowercased (case folding that keeps byte
+/// offsets, so phrase positions index the original text too), with its quoted and code spans.
+struct Message {
+    lower: String,
+    quotes: Vec<Range<usize>>,
+    code: Vec<Range<usize>>,
+}
+
+impl Message {
+    fn new(message: &str) -> Message {
+        let lower = message.to_ascii_lowercase();
+        let (quotes, code) = quoted_ranges(message);
+        Message {
+            lower,
+            quotes,
+            code,
+        }
+    }
+
+    /// Why a phrase at byte `at` is not the user's own: it is in code, in a quote, or in a
+    /// sentence of reported speech ("he said …"); None when it is.
+    fn rejection_at(&self, at: usize) -> Option<Rejection> {
+        let inside = |ranges: &[Range<usize>]| ranges.iter().any(|r| r.contains(&at));
+        if inside(&self.code) {
+            Some(Rejection::Code)
+        } else if inside(&self.quotes) {
+            Some(Rejection::Quote)
+        } else {
+            let s = &self.lower[sentence_around(&self.lower, at)];
+            REPORTED
+                .iter()
+                .any(|m| !find_all(s, m).is_empty())
+                .then_some(Rejection::ReportedSpeech)
+        }
+    }
+}
+
 /// Judge one message.
 pub fn detect(message: &str) -> Detection {
-    // ASCII case folding keeps byte offsets: phrase positions index the original text too.
-    let lower = message.to_ascii_lowercase();
-    let (quotes, code) = quoted_ranges(message);
-    let inside = |ranges: &[Range<usize>], at: usize| ranges.iter().any(|r| r.contains(&at));
+    let text = Message::new(message);
     let fallback_lang = if message.chars().any(is_cjk) {
         "zh"
     } else {
@@ -498,83 +532,24 @@ pub fn detect(message: &str) -> Detection {
         verdict.rejected = Some(Rejection::SlashCommand);
         return verdict;
     }
-    let mut phrases: Vec<(usize, &str, &str)> = TRIGGERS
-        .iter()
-        .flat_map(|(p, lang)| {
-            find_all(&lower, p)
-                .into_iter()
-                .map(move |at| (at, *p, *lang))
-        })
-        .collect();
-    phrases.sort();
-    // Longer phrases first at the same place ("set the current goal to" over "current goal is").
-    phrases.dedup_by(|b, a| b.0 < a.0 + a.1.len() && b.0 >= a.0);
-
     let mut first_rejection = None;
-    for &(at, phrase, lang) in &phrases {
-        let rejection = if inside(&code, at) {
-            Some(Rejection::Code)
-        } else if inside(&quotes, at) {
-            Some(Rejection::Quote)
-        } else {
-            let sentence = sentence_around(&lower, at);
-            let s = &lower[sentence];
-            REPORTED
-                .iter()
-                .any(|m| !find_all(s, m).is_empty())
-                .then_some(Rejection::ReportedSpeech)
-        };
+    for (at, phrase, lang) in trigger_phrases(&text.lower) {
+        let rejection = text.rejection_at(at);
         let goal = goal_after(message, at + phrase.len());
         if let Some(r) = rejection {
             first_rejection.get_or_insert((r, goal, phrase, lang));
             continue;
         }
-        verdict.lang = lang;
-        verdict.phrase = Some(phrase.to_string());
-        let (granularity, signals) = granularity(&goal);
-        verdict.granularity = granularity;
-        verdict.signals = signals;
-        let trivial = TRIVIAL.iter().any(|w| !find_all(&lower, w).is_empty());
-        let short = goal.chars().count() <= 10
-            && !ARCHITECTURAL_SHORT
-                .iter()
-                .any(|w| goal.to_lowercase().contains(w));
-        verdict.rejected = if goal.is_empty() {
-            Some(Rejection::Empty)
-        } else if trivial {
-            Some(Rejection::Trivial)
-        } else if short {
-            Some(Rejection::TooShort)
-        } else {
-            None
-        };
-        verdict.goal = (!goal.is_empty()).then_some(goal);
-        if verdict.rejected.is_none() {
-            verdict.trigger = true;
-            verdict.kind = Kind::Goal;
-        }
+        goal_set(&mut verdict, &text.lower, goal, phrase, lang);
         return verdict;
     }
-
     // No goal phrase triggered: an abandon phrase may.
-    for (phrase, lang) in ABANDON {
-        for at in find_all(&lower, phrase) {
-            if inside(&code, at) || inside(&quotes, at) {
-                continue;
-            }
-            let s = &lower[sentence_around(&lower, at)];
-            if REPORTED.iter().any(|m| !find_all(s, m).is_empty()) {
-                continue;
-            }
-            if !aimed_at_goal(&lower, at, phrase) {
-                continue;
-            }
-            verdict.trigger = true;
-            verdict.kind = Kind::Abandon;
-            verdict.lang = lang;
-            verdict.phrase = Some(phrase.to_string());
-            return verdict;
-        }
+    if let Some((phrase, lang)) = abandon_phrase(&text) {
+        verdict.trigger = true;
+        verdict.kind = Kind::Abandon;
+        verdict.lang = lang;
+        verdict.phrase = Some(phrase.to_string());
+        return verdict;
     }
     if let Some((rejection, goal, phrase, lang)) = first_rejection {
         verdict.rejected = Some(rejection);
@@ -583,6 +558,71 @@ pub fn detect(message: &str) -> Detection {
         verdict.lang = lang;
     }
     verdict
+}
+
+/// The trigger phrases in a lowercased message as (byte offset, phrase, lang), in order; of
+/// phrases that overlap, the first and, at the same place, the longest ("set the current goal
+/// to" over "current goal is").
+fn trigger_phrases(lower: &str) -> Vec<(usize, &'static str, &'static str)> {
+    let mut phrases: Vec<(usize, &str, &str)> = TRIGGERS
+        .iter()
+        .flat_map(|(p, lang)| {
+            find_all(lower, p)
+                .into_iter()
+                .map(move |at| (at, *p, *lang))
+        })
+        .collect();
+    phrases.sort();
+    phrases.dedup_by(|b, a| b.0 < a.0 + a.1.len() && b.0 >= a.0);
+    phrases
+}
+
+/// The verdict of a goal phrase the user said: its goal, language and granularity, and the goal
+/// set (a trigger) unless it is empty, the message names a trivial task, or it is too short.
+fn goal_set(verdict: &mut Detection, lower: &str, goal: String, phrase: &str, lang: &'static str) {
+    verdict.lang = lang;
+    verdict.phrase = Some(phrase.to_string());
+    let (granularity, signals) = granularity(&goal);
+    verdict.granularity = granularity;
+    verdict.signals = signals;
+    verdict.rejected = goal_rejection(lower, &goal);
+    verdict.goal = (!goal.is_empty()).then_some(goal);
+    if verdict.rejected.is_none() {
+        verdict.trigger = true;
+        verdict.kind = Kind::Goal;
+    }
+}
+
+/// Why a goal after a phrase is refused: it is empty, the message names a trivial task, or the
+/// goal is at most 10 characters without an architectural word; None when it is a goal.
+fn goal_rejection(lower: &str, goal: &str) -> Option<Rejection> {
+    let trivial = TRIVIAL.iter().any(|w| !find_all(lower, w).is_empty());
+    let short = goal.chars().count() <= 10
+        && !ARCHITECTURAL_SHORT
+            .iter()
+            .any(|w| goal.to_lowercase().contains(w));
+    if goal.is_empty() {
+        Some(Rejection::Empty)
+    } else if trivial {
+        Some(Rejection::Trivial)
+    } else if short {
+        Some(Rejection::TooShort)
+    } else {
+        None
+    }
+}
+
+/// The first abandon phrase, as (phrase, lang), that the user says (not in code, a quote or
+/// reported speech) aimed at the goal.
+fn abandon_phrase(text: &Message) -> Option<(&'static str, &'static str)> {
+    for (phrase, lang) in ABANDON {
+        for at in find_all(&text.lower, phrase) {
+            if text.rejection_at(at).is_none() && aimed_at_goal(&text.lower, at, phrase) {
+                return Some((phrase, lang));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -123,94 +123,78 @@ fn is_figure(token: &str) -> bool {
     token.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// Phrases that bound the figure after them ("at most 4", "under 200", "≤ 4"), as tokens.
+const BOUNDS_BEFORE: &[&str] = &[
+    "at most",
+    "at least",
+    "up to",
+    "no more than",
+    "no less than",
+    "no fewer than",
+    "not more than",
+    "not less than",
+    "fewer than",
+    "less than",
+    "more than",
+    "greater than",
+    "lower than",
+    "higher than",
+    "under",
+    "over",
+    "below",
+    "above",
+    "within",
+    "about",
+    "around",
+    "approximately",
+    "roughly",
+    "nearly",
+    "almost",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "≤",
+    "≥",
+    "~",
+    "≈",
+];
+
+/// Phrases that bound the figure before them ("4 or more").
+const BOUNDS_AFTER: &[&str] = &[
+    "or more", "or less", "or fewer", "or so", "or above", "or below",
+];
+
+/// CJK phrases that bound the figure right after them ("至多4").
+const CJK_BOUNDS_BEFORE: &[&str] = &[
+    "至多",
+    "至少",
+    "最多",
+    "最少",
+    "不超过",
+    "不少于",
+    "不低于",
+    "低于",
+    "高于",
+    "约",
+];
+
 /// The bounds put on a figure: a phrase before a number ("at most 4", "under 200", "≤ 4") or
 /// after one ("4 or more"), and their CJK forms ("至多4"). Each as its phrase, once per use.
 fn bounds(text: &str) -> Vec<&'static str> {
-    const BEFORE: &[&str] = &[
-        "at most",
-        "at least",
-        "up to",
-        "no more than",
-        "no less than",
-        "no fewer than",
-        "not more than",
-        "not less than",
-        "fewer than",
-        "less than",
-        "more than",
-        "greater than",
-        "lower than",
-        "higher than",
-        "under",
-        "over",
-        "below",
-        "above",
-        "within",
-        "about",
-        "around",
-        "approximately",
-        "roughly",
-        "nearly",
-        "almost",
-        "<",
-        ">",
-        "<=",
-        ">=",
-        "≤",
-        "≥",
-        "~",
-        "≈",
-    ];
-    const AFTER: &[&str] = &[
-        "or more", "or less", "or fewer", "or so", "or above", "or below",
-    ];
-    const CJK_BEFORE: &[&str] = &[
-        "至多",
-        "至少",
-        "最多",
-        "最少",
-        "不超过",
-        "不少于",
-        "不低于",
-        "低于",
-        "高于",
-        "约",
-    ];
     let tokens = tokens(text);
-    let at = |i: usize, phrase: &str| {
-        let words: Vec<&str> = phrase.split(' ').collect();
-        tokens.len() >= i + words.len()
-            && tokens[i..i + words.len()]
-                .iter()
-                .zip(&words)
-                .all(|(t, w)| t == w)
-    };
     let mut found = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        // Longest phrase first, and a match's words are not read again ("no more than" is not
-        // also "more than").
-        let before = BEFORE
-            .iter()
-            .filter(|p| at(i, p))
-            .max_by_key(|p| p.len())
-            .filter(|p| {
-                tokens
-                    .get(i + p.split(' ').count())
-                    .is_some_and(|t| is_figure(t))
-            });
-        let after = AFTER
-            .iter()
-            .find(|p| i > 0 && is_figure(&tokens[i - 1]) && at(i, p));
-        match before.or(after) {
+        match bound_at(&tokens, i) {
             Some(phrase) => {
-                found.push(*phrase);
+                found.push(phrase);
                 i += phrase.split(' ').count();
             }
             None => i += 1,
         }
     }
-    for phrase in CJK_BEFORE {
+    for phrase in CJK_BOUNDS_BEFORE {
         found.extend(
             text.match_indices(phrase)
                 .filter(|(at, p)| text[at + p.len()..].starts_with(|c: char| c.is_ascii_digit()))
@@ -218,6 +202,37 @@ fn bounds(text: &str) -> Vec<&'static str> {
         );
     }
     found
+}
+
+/// The bound phrase that starts at token `i`: the longest of [`BOUNDS_BEFORE`] followed by a
+/// figure (a match's words are not read again: "no more than" is not also "more than"), else
+/// one of [`BOUNDS_AFTER`] following a figure.
+fn bound_at(tokens: &[String], i: usize) -> Option<&'static str> {
+    let before = BOUNDS_BEFORE
+        .iter()
+        .copied()
+        .filter(|p| phrase_at(tokens, i, p))
+        .max_by_key(|p| p.len())
+        .filter(|p| {
+            tokens
+                .get(i + p.split(' ').count())
+                .is_some_and(|t| is_figure(t))
+        });
+    let after = BOUNDS_AFTER
+        .iter()
+        .copied()
+        .find(|p| i > 0 && is_figure(&tokens[i - 1]) && phrase_at(tokens, i, p));
+    before.or(after)
+}
+
+/// Whether the tokens from `i` on start with a phrase's words.
+fn phrase_at(tokens: &[String], i: usize, phrase: &str) -> bool {
+    let words: Vec<&str> = phrase.split(' ').collect();
+    tokens.len() >= i + words.len()
+        && tokens[i..i + words.len()]
+            .iter()
+            .zip(&words)
+            .all(|(t, w)| t == w)
 }
 
 /// Words that offer another way to meet a requirement, once per use.
@@ -324,8 +339,28 @@ fn pin_change(old: &str, new: &str) -> Option<String> {
 /// a criterion whose requirement stays but whose pin changes or goes is material too.
 pub fn compare(old: &[String], new: &[String]) -> Vec<MaterialChange> {
     let mut changes = Vec::new();
-    // Pair criteria whose requirement text (without the pin) is the same, as a multiset (lists
-    // can hold 100,000 criteria).
+    let mut unpaired = pair_same_requirements(old, new, &mut changes);
+    for (number, text) in unpaired.old {
+        changes.extend(unpaired_change(number, text, &mut unpaired.new));
+    }
+    changes.sort_by_key(|c| c.number);
+    changes
+}
+
+/// The criteria [`pair_same_requirements`] leaves unpaired: old ones as (1-based number, text),
+/// new texts in their order.
+struct Unpaired<'a> {
+    old: Vec<(usize, &'a String)>,
+    new: Vec<&'a str>,
+}
+
+/// Pairs each old criterion with a new one of the same requirement text (without the pin), as a
+/// multiset (lists can hold 100,000 criteria), pushing the pairs' material pin changes.
+fn pair_same_requirements<'a>(
+    old: &'a [String],
+    new: &'a [String],
+    changes: &mut Vec<MaterialChange>,
+) -> Unpaired<'a> {
     let mut by_base: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (j, n) in new.iter().enumerate().rev() {
         by_base.entry(pin::base(n)).or_default().push(j);
@@ -348,61 +383,77 @@ pub fn compare(old: &[String], new: &[String]) -> Vec<MaterialChange> {
             None => pending.push((i + 1, text)),
         }
     }
-    let mut unmatched_new: Vec<&str> = new
+    let unmatched_new: Vec<&str> = new
         .iter()
         .zip(&used)
         .filter(|(_, u)| !**u)
         .map(|(n, _)| n.as_str())
         .collect();
-    for (number, text) in pending {
-        // Best single match first (a typo fix), then the remaining new texts as a split.
-        let best = unmatched_new
-            .iter()
-            .enumerate()
-            .map(|(k, n)| (k, similarity(pin::base(text), pin::base(n))))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((k, _)) = best {
-            let candidate = unmatched_new[k];
-            if rewording(pin::base(text), &[pin::base(candidate)]).is_none() {
-                unmatched_new.remove(k);
-                if let Some(reason) = pin_change(text, candidate) {
-                    changes.push(MaterialChange {
-                        number,
-                        text: text.clone(),
-                        new: Some(candidate.to_string()),
-                        reason,
-                    });
-                }
-                continue;
-            }
-        }
-        let candidates: Vec<&str> = unmatched_new
-            .iter()
-            .copied()
-            .filter(|n| !words(n).is_disjoint(&words(text)))
-            .collect();
-        let bases: Vec<&str> = candidates.iter().map(|c| pin::base(c)).collect();
-        if candidates.len() > 1 && rewording(pin::base(text), &bases).is_none() {
-            unmatched_new.retain(|n| !candidates.contains(n));
-            continue;
-        }
-        let (new, reason) = match best {
-            None => (None, "removed".to_string()),
-            Some((k, _)) => (
-                Some(unmatched_new[k].to_string()),
-                rewording(pin::base(text), &[pin::base(unmatched_new[k])])
-                    .unwrap_or_else(|| "removed".into()),
-            ),
-        };
-        changes.push(MaterialChange {
-            number,
-            text: text.clone(),
-            new,
-            reason,
-        });
+    Unpaired {
+        old: pending,
+        new: unmatched_new,
     }
-    changes.sort_by_key(|c| c.number);
-    changes
+}
+
+/// What became of an old criterion no new one repeats, taking the new texts that cover it out of
+/// `unmatched_new`: a safe edit of the most similar text (a typo fix, material only by its pin
+/// change), a safe split over the texts sharing its words (None), or else a material change
+/// against the most similar text, or its removal.
+fn unpaired_change(
+    number: usize,
+    text: &str,
+    unmatched_new: &mut Vec<&str>,
+) -> Option<MaterialChange> {
+    let best = unmatched_new
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (k, similarity(pin::base(text), pin::base(n))))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((k, _)) = best {
+        let candidate = unmatched_new[k];
+        if rewording(pin::base(text), &[pin::base(candidate)]).is_none() {
+            unmatched_new.remove(k);
+            return pin_change(text, candidate).map(|reason| MaterialChange {
+                number,
+                text: text.to_string(),
+                new: Some(candidate.to_string()),
+                reason,
+            });
+        }
+    }
+    if split_covers(text, unmatched_new) {
+        return None;
+    }
+    let (new, reason) = match best {
+        None => (None, "removed".to_string()),
+        Some((k, _)) => (
+            Some(unmatched_new[k].to_string()),
+            rewording(pin::base(text), &[pin::base(unmatched_new[k])])
+                .unwrap_or_else(|| "removed".into()),
+        ),
+    };
+    Some(MaterialChange {
+        number,
+        text: text.to_string(),
+        new,
+        reason,
+    })
+}
+
+/// Whether the new texts sharing a word with an old criterion, two or more, split it safely
+/// (together they still say all it said); if so they are taken out of `unmatched_new`.
+fn split_covers(text: &str, unmatched_new: &mut Vec<&str>) -> bool {
+    let candidates: Vec<&str> = unmatched_new
+        .iter()
+        .copied()
+        .filter(|n| !words(n).is_disjoint(&words(text)))
+        .collect();
+    let bases: Vec<&str> = candidates.iter().map(|c| pin::base(c)).collect();
+    if candidates.len() > 1 && rewording(pin::base(text), &bases).is_none() {
+        unmatched_new.retain(|n| !candidates.contains(n));
+        return true;
+    }
+    false
 }
 
 #[cfg(test)]

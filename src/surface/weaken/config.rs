@@ -175,54 +175,11 @@ pub(super) fn addopts_selection(value: &str) -> Vec<String> {
         if let Some(attached) = flag.strip_prefix("-p")
             && !flag.starts_with("--")
         {
-            let plugin = if attached.is_empty() {
-                words.next().unwrap_or_default()
-            } else {
-                attached.to_string()
-            };
-            if plugin
-                .strip_prefix("no:")
-                .is_some_and(|p| HARMLESS_TO_DISABLE.contains(&p))
-            {
-                continue;
-            }
-            out.push(format!("-p {plugin}").trim().to_string());
+            out.extend(plugin_choice(attached, &mut words));
             continue;
         }
-        let takes_value = matches!(
-            flag.as_str(),
-            "-k" | "-m"
-                | "--deselect"
-                | "--ignore"
-                | "--ignore-glob"
-                | "--rootdir"
-                | "--confcutdir"
-                | "-c"
-                | "-o"
-                | "--override-ini"
-                | "--maxfail"
-        );
-        let selects = takes_value
-            || matches!(
-                flag.as_str(),
-                "--lf"
-                    | "--last-failed"
-                    | "--ff"
-                    | "--sw"
-                    | "--stepwise"
-                    | "--nf"
-                    | "--co"
-                    | "--collect-only"
-                    | "-x"
-                    | "--exitfirst"
-                    | "--runxfail"
-            )
-            || flag.starts_with("-k")
-            || flag.starts_with("-m")
-            || flag.starts_with("-o")
-            || flag.starts_with("--maxfail");
-        if selects {
-            let value = if takes_value && inline.is_none() {
+        if selects(&flag) {
+            let value = if takes_value(&flag) && inline.is_none() {
                 words.next()
             } else {
                 inline
@@ -238,6 +195,63 @@ pub(super) fn addopts_selection(value: &str) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// What a `-p` chooses (`-p NAME`, the plugin attached as in `-pNAME` or else the next word):
+/// None when it disables a harmless plugin (`-p no:cacheprovider`).
+fn plugin_choice(attached: &str, words: &mut impl Iterator<Item = String>) -> Option<String> {
+    let plugin = if attached.is_empty() {
+        words.next().unwrap_or_default()
+    } else {
+        attached.to_string()
+    };
+    if plugin
+        .strip_prefix("no:")
+        .is_some_and(|p| HARMLESS_TO_DISABLE.contains(&p))
+    {
+        return None;
+    }
+    Some(format!("-p {plugin}").trim().to_string())
+}
+
+/// Whether a pytest flag that chooses tests takes the next word as its value (`-k mul`).
+fn takes_value(flag: &str) -> bool {
+    matches!(
+        flag,
+        "-k" | "-m"
+            | "--deselect"
+            | "--ignore"
+            | "--ignore-glob"
+            | "--rootdir"
+            | "--confcutdir"
+            | "-c"
+            | "-o"
+            | "--override-ini"
+            | "--maxfail"
+    )
+}
+
+/// Whether a pytest flag chooses which tests run or how many (`-k`, `--lf`, `-x`, `-omarkers`, …).
+fn selects(flag: &str) -> bool {
+    takes_value(flag)
+        || matches!(
+            flag,
+            "--lf"
+                | "--last-failed"
+                | "--ff"
+                | "--sw"
+                | "--stepwise"
+                | "--nf"
+                | "--co"
+                | "--collect-only"
+                | "-x"
+                | "--exitfirst"
+                | "--runxfail"
+        )
+        || flag.starts_with("-k")
+        || flag.starts_with("-m")
+        || flag.starts_with("-o")
+        || flag.starts_with("--maxfail")
 }
 
 /// What a pytest key's value chooses, as compared between base and end: None for an `addopts`
@@ -276,75 +290,104 @@ pub(super) fn partial(
 ) -> Result<(), String> {
     match kind {
         PartialConfig::Pyproject | PartialConfig::CargoToml => {
-            let parse = |t: Option<&str>| -> Result<toml_edit::DocumentMut, String> {
-                t.unwrap_or("").parse().map_err(|e: toml_edit::TomlError| {
-                    format!("not valid TOML: {}", e.to_string().trim())
-                })
-            };
-            let (b, l) = (parse(base)?, parse(last)?);
-            let keys: Vec<(Vec<&str>, String)> = if kind == PartialConfig::Pyproject {
-                PYTEST_KEYS
-                    .iter()
-                    .flat_map(|k| {
-                        [
-                            (vec!["tool", "pytest", "ini_options", *k], (*k).to_string()),
-                            (vec!["tool", "pytest", *k], (*k).to_string()),
-                        ]
-                    })
-                    .collect()
-            } else {
-                [
-                    vec!["test"],
-                    vec!["lib", "test"],
-                    vec!["lib", "harness"],
-                    vec!["lib", "doctest"],
-                    vec!["package", "autotests"],
-                ]
-                .into_iter()
-                .map(|p| (p.clone(), p.join(".")))
-                .collect()
-            };
-            for (key_path, short) in keys {
-                let value = |d: &toml_edit::DocumentMut| {
-                    toml_get(d, &key_path).and_then(|i| pytest_value(&short, &toml_text(i)))
-                };
-                if value(&b) != value(&l) {
-                    out.push(selection(path, &key_path.join("."), base, last));
-                }
-            }
-            Ok(())
+            toml_changes(kind, path, base, last, out)
         }
-        PartialConfig::PackageJson => {
-            let parse = |t: Option<&str>| -> Result<serde_json::Value, String> {
-                match t {
-                    Some(t) if !t.trim().is_empty() => {
-                        serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))
-                    }
-                    _ => Ok(serde_json::Value::Null),
-                }
-            };
-            let (b, l) = (parse(base)?, parse(last)?);
-            for key in package_json_keys(&b, &l)
-                .iter()
-                .filter(|k| k[0] == "scripts")
-            {
-                let key: Vec<&str> = key.iter().map(String::as_str).collect();
-                if json_get(&b, &key) != json_get(&l, &key) {
-                    out.push(selection(path, &key.join("."), base, last));
-                }
-            }
-            for key in JS_KEYS {
-                if json_get(&b, &["jest", key]) != json_get(&l, &["jest", key]) {
-                    out.push(selection(path, &format!("jest.{key}"), base, last));
-                }
-            }
-            Ok(())
-        }
+        PartialConfig::PackageJson => package_json(path, base, last, out),
         PartialConfig::Makefile | PartialConfig::Justfile => {
             rules(path, base, last, out);
             Ok(())
         }
     }
+}
+
+/// A TOML file's document, an absent file an empty one; Err says why it does not parse.
+fn toml_doc(t: Option<&str>) -> Result<toml_edit::DocumentMut, String> {
+    t.unwrap_or("")
+        .parse()
+        .map_err(|e: toml_edit::TomlError| format!("not valid TOML: {}", e.to_string().trim()))
+}
+
+/// The keys that choose tests in pyproject.toml (pytest's options, under
+/// `tool.pytest.ini_options` or `tool.pytest`) or Cargo.toml (test targets, the library's test,
+/// harness and doctest, autotests): each as its path and the name its value compares by.
+fn toml_selecting_keys(kind: PartialConfig) -> Vec<(Vec<&'static str>, String)> {
+    if kind == PartialConfig::Pyproject {
+        PYTEST_KEYS
+            .iter()
+            .flat_map(|k| {
+                [
+                    (vec!["tool", "pytest", "ini_options", *k], (*k).to_string()),
+                    (vec!["tool", "pytest", *k], (*k).to_string()),
+                ]
+            })
+            .collect()
+    } else {
+        [
+            vec!["test"],
+            vec!["lib", "test"],
+            vec!["lib", "harness"],
+            vec!["lib", "doctest"],
+            vec!["package", "autotests"],
+        ]
+        .into_iter()
+        .map(|p| (p.clone(), p.join(".")))
+        .collect()
+    }
+}
+
+/// pyproject.toml's or Cargo.toml's selecting keys whose values (what they choose) changed.
+fn toml_changes(
+    kind: PartialConfig,
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    let (b, l) = (toml_doc(base)?, toml_doc(last)?);
+    for (key_path, short) in toml_selecting_keys(kind) {
+        let value = |d: &toml_edit::DocumentMut| {
+            toml_get(d, &key_path).and_then(|i| pytest_value(&short, &toml_text(i)))
+        };
+        if value(&b) != value(&l) {
+            out.push(selection(path, &key_path.join("."), base, last));
+        }
+    }
+    Ok(())
+}
+
+/// A package.json's value, an absent or blank file null; Err says why it does not parse.
+fn json_doc(t: Option<&str>) -> Result<serde_json::Value, String> {
+    match t {
+        Some(t) if !t.trim().is_empty() => {
+            serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))
+        }
+        _ => Ok(serde_json::Value::Null),
+    }
+}
+
+/// package.json's changed scripts, then its changed jest keys.
+fn package_json(
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    let (b, l) = (json_doc(base)?, json_doc(last)?);
+    for key in package_json_keys(&b, &l)
+        .iter()
+        .filter(|k| k[0] == "scripts")
+    {
+        let key: Vec<&str> = key.iter().map(String::as_str).collect();
+        if json_get(&b, &key) != json_get(&l, &key) {
+            out.push(selection(path, &key.join("."), base, last));
+        }
+    }
+    for key in JS_KEYS {
+        if json_get(&b, &["jest", key]) != json_get(&l, &["jest", key]) {
+            out.push(selection(path, &format!("jest.{key}"), base, last));
+        }
+    }
+    Ok(())
 }
 
 fn rules(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Finding>) {
@@ -414,121 +457,162 @@ pub(super) fn whole(
     out: &mut Vec<Finding>,
 ) -> Result<(), String> {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit('.').next().unwrap_or("");
     if matches!(name, "pytest.ini" | "tox.ini" | "setup.cfg") {
-        let (b, l) = (ini(base.unwrap_or("")), ini(last.unwrap_or("")));
-        let chosen = |key: &str| {
-            let (section, k) = key.split_once('.').unwrap_or(("", key));
-            (matches!(section, "pytest" | "tool:pytest") && PYTEST_KEYS.contains(&k))
-                || (section.starts_with("testenv") && k == "commands")
-        };
-        for key in b.keys().chain(l.keys()).filter(|k| chosen(k)) {
-            let short = key.split_once('.').map_or(key.as_str(), |(_, k)| k);
-            let value =
-                |m: &BTreeMap<String, String>| m.get(key).and_then(|v| pytest_value(short, v));
-            if value(&b) != value(&l) && !out.iter().any(|f| f.file == path && &f.test == key) {
-                out.push(selection(path, key, base, last));
-            }
-        }
+        ini_changes(path, base, last, out);
         return Ok(());
     }
     if path.ends_with(".cargo/config.toml") || path.ends_with(".cargo/config") {
-        let parse = |t: Option<&str>| -> Result<toml_edit::DocumentMut, String> {
-            t.unwrap_or("").parse().map_err(|e: toml_edit::TomlError| {
-                format!("not valid TOML: {}", e.to_string().trim())
-            })
-        };
-        let (b, l) = (parse(base)?, parse(last)?);
-        let aliases = |d: &toml_edit::DocumentMut| -> BTreeMap<String, String> {
-            toml_get(d, &["alias"])
-                .and_then(|a| a.as_table_like())
-                .map(|t| {
-                    t.iter()
-                        .map(|(k, v)| (k.to_string(), toml_text(v)))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let (ab, al) = (aliases(&b), aliases(&l));
-        for key in ab.keys().chain(al.keys().filter(|k| !ab.contains_key(*k))) {
-            if ab.get(key) != al.get(key) {
-                out.push(selection(path, &format!("alias.{key}"), base, last));
-            }
-        }
-        return Ok(());
+        return cargo_aliases(path, base, last, out);
     }
-    let values: Reader = match ext {
-        "json" | "jsonc" => Box::new(|t: Option<&str>| {
-            let Some(t) = t else {
-                return Ok(BTreeMap::new());
-            };
-            let v: serde_json::Value =
-                serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))?;
-            Ok(JS_KEYS
-                .iter()
-                .filter_map(|k| v.get(k).map(|x| (k.to_string(), x.to_string())))
-                .collect())
-        }),
-        "yml" | "yaml" => Box::new(|t: Option<&str>| {
-            let Some(t) = t else {
-                return Ok(BTreeMap::new());
-            };
-            let v: serde_yaml_ng::Value =
-                serde_yaml_ng::from_str(t).map_err(|e| format!("not valid YAML: {e}"))?;
-            Ok(JS_KEYS
-                .iter()
-                .filter_map(|k| {
-                    v.get(k).map(|x| {
-                        (
-                            k.to_string(),
-                            serde_yaml_ng::to_string(x).unwrap_or_default(),
-                        )
-                    })
-                })
-                .collect())
-        }),
-        "js" | "cjs" | "mjs" | "ts" | "mts" | "cts" => {
-            let language: tree_sitter::Language = if ext.ends_with("ts") {
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
-            } else {
-                tree_sitter_javascript::LANGUAGE.into()
-            };
-            Box::new(move |t: Option<&str>| {
-                let Some(t) = t else {
-                    return Ok(BTreeMap::new());
-                };
-                let tree = parse(t, language.clone(), "JavaScript")?;
-                let mut found: BTreeMap<String, String> = BTreeMap::new();
-                for node in descendants(tree.root_node()) {
-                    if node.kind() == "pair"
-                        && let (Some(k), Some(v)) = (
-                            node.child_by_field_name("key"),
-                            node.child_by_field_name("value"),
-                        )
-                    {
-                        let key = text(k, t).trim_matches(['"', '\'']);
-                        if JS_KEYS.contains(&key) {
-                            let entry = found.entry(key.to_string()).or_default();
-                            entry.push_str(&text(v, t).split_whitespace().collect::<String>());
-                        }
-                    }
-                }
-                Ok(found)
-            })
-        }
-        _ => return Ok(()),
+    let ext = name.rsplit('.').next().unwrap_or("");
+    let Some(values) = reader(ext) else {
+        return Ok(());
     };
     let (b, l) = (values(base)?, values(last)?);
-    for key in b.keys().chain(l.keys().filter(|k| !b.contains_key(*k))) {
-        if b.get(key) != l.get(key) {
+    for key in changed(&b, &l) {
+        out.push(selection(path, key, base, last));
+    }
+    Ok(())
+}
+
+/// The keys whose values differ between `b` and `l`: `b`'s in order, then those only `l` has.
+fn changed<'a>(
+    b: &'a BTreeMap<String, String>,
+    l: &'a BTreeMap<String, String>,
+) -> Vec<&'a String> {
+    b.keys()
+        .chain(l.keys().filter(|k| !b.contains_key(*k)))
+        .filter(|k| b.get(*k) != l.get(*k))
+        .collect()
+}
+
+/// Whether an INI file's `section.key` chooses tests: a pytest option under `[pytest]` or
+/// `[tool:pytest]`, or a tox environment's `commands`.
+fn ini_chooses(key: &str) -> bool {
+    let (section, k) = key.split_once('.').unwrap_or(("", key));
+    (matches!(section, "pytest" | "tool:pytest") && PYTEST_KEYS.contains(&k))
+        || (section.starts_with("testenv") && k == "commands")
+}
+
+/// pytest.ini's, tox.ini's or setup.cfg's keys that choose tests whose values (what they
+/// choose) changed, each named once.
+fn ini_changes(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Finding>) {
+    let (b, l) = (ini(base.unwrap_or("")), ini(last.unwrap_or("")));
+    for key in b.keys().chain(l.keys()).filter(|k| ini_chooses(k)) {
+        let short = key.split_once('.').map_or(key.as_str(), |(_, k)| k);
+        let value = |m: &BTreeMap<String, String>| m.get(key).and_then(|v| pytest_value(short, v));
+        if value(&b) != value(&l) && !out.iter().any(|f| f.file == path && &f.test == key) {
             out.push(selection(path, key, base, last));
         }
+    }
+}
+
+/// `.cargo/config.toml`'s changed aliases (`alias.t`), which may run the tests with filters.
+fn cargo_aliases(
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
+    let (b, l) = (toml_doc(base)?, toml_doc(last)?);
+    let aliases = |d: &toml_edit::DocumentMut| -> BTreeMap<String, String> {
+        toml_get(d, &["alias"])
+            .and_then(|a| a.as_table_like())
+            .map(|t| {
+                t.iter()
+                    .map(|(k, v)| (k.to_string(), toml_text(v)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (ab, al) = (aliases(&b), aliases(&l));
+    for key in changed(&ab, &al) {
+        out.push(selection(path, &format!("alias.{key}"), base, last));
     }
     Ok(())
 }
 
 /// Reads one configuration file's selecting keys and their values.
 type Reader = Box<dyn Fn(Option<&str>) -> Result<BTreeMap<String, String>, String>>;
+
+/// The reader of a JSON, YAML or JavaScript/TypeScript configuration file by its extension;
+/// None for another file, which chooses nothing.
+fn reader(ext: &str) -> Option<Reader> {
+    match ext {
+        "json" | "jsonc" => Some(Box::new(json_keys)),
+        "yml" | "yaml" => Some(Box::new(yaml_keys)),
+        "js" | "cjs" | "mjs" | "ts" | "mts" | "cts" => {
+            let language: tree_sitter::Language = if ext.ends_with("ts") {
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+            } else {
+                tree_sitter_javascript::LANGUAGE.into()
+            };
+            Some(Box::new(move |t: Option<&str>| js_keys(&language, t)))
+        }
+        _ => None,
+    }
+}
+
+/// A JSON configuration's top-level selecting keys, each with its value as JSON.
+fn json_keys(t: Option<&str>) -> Result<BTreeMap<String, String>, String> {
+    let Some(t) = t else {
+        return Ok(BTreeMap::new());
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))?;
+    Ok(JS_KEYS
+        .iter()
+        .filter_map(|k| v.get(k).map(|x| (k.to_string(), x.to_string())))
+        .collect())
+}
+
+/// A YAML configuration's top-level selecting keys, each with its value as YAML.
+fn yaml_keys(t: Option<&str>) -> Result<BTreeMap<String, String>, String> {
+    let Some(t) = t else {
+        return Ok(BTreeMap::new());
+    };
+    let v: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(t).map_err(|e| format!("not valid YAML: {e}"))?;
+    Ok(JS_KEYS
+        .iter()
+        .filter_map(|k| {
+            v.get(k).map(|x| {
+                (
+                    k.to_string(),
+                    serde_yaml_ng::to_string(x).unwrap_or_default(),
+                )
+            })
+        })
+        .collect())
+}
+
+/// A JavaScript configuration's selecting keys, at any depth, each with its values' text
+/// without whitespace (a key set twice: both values, in order).
+fn js_keys(
+    language: &tree_sitter::Language,
+    t: Option<&str>,
+) -> Result<BTreeMap<String, String>, String> {
+    let Some(t) = t else {
+        return Ok(BTreeMap::new());
+    };
+    let tree = parse(t, language.clone(), "JavaScript")?;
+    let mut found: BTreeMap<String, String> = BTreeMap::new();
+    for node in descendants(tree.root_node()) {
+        if node.kind() == "pair"
+            && let (Some(k), Some(v)) = (
+                node.child_by_field_name("key"),
+                node.child_by_field_name("value"),
+            )
+        {
+            let key = text(k, t).trim_matches(['"', '\'']);
+            if JS_KEYS.contains(&key) {
+                let entry = found.entry(key.to_string()).or_default();
+                entry.push_str(&text(v, t).split_whitespace().collect::<String>());
+            }
+        }
+    }
+    Ok(found)
+}
 
 /// conftest.py: the module-level names and hooks that change what pytest collects.
 pub(super) fn conftest(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Finding>) {

@@ -194,64 +194,71 @@ fn python(path: &str, src: &str) -> Result<Imports, String> {
     let mut out = Imports::default();
     for node in descendants(tree.root_node()) {
         match node.kind() {
-            "import_statement" => {
-                let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    // `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`.
-                    let (source, bound) = match name.kind() {
-                        "aliased_import" => (
-                            name.child_by_field_name("name").map(|n| text(n, src)),
-                            name.child_by_field_name("alias").map(|n| text(n, src)),
-                        ),
-                        _ => {
-                            let t = text(name, src);
-                            let first = t.split('.').next().unwrap_or(t);
-                            (Some(first), Some(first))
-                        }
-                    };
-                    if let (Some(source), Some(bound)) = (source, bound) {
-                        out.bindings.push(Binding {
-                            scope: String::new(),
-                            name: bound.to_string(),
-                            source: squash(source),
-                            line: line(node),
-                        });
-                    }
-                }
-            }
-            "import_from_statement" => {
-                let Some(module) = node.child_by_field_name("module_name") else {
-                    continue;
-                };
-                let module = python_module(path, module, src);
-                let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    let (imported, bound) = match name.kind() {
-                        "aliased_import" => (
-                            name.child_by_field_name("name").map(|n| text(n, src)),
-                            name.child_by_field_name("alias").map(|n| text(n, src)),
-                        ),
-                        _ => (Some(text(name, src)), Some(text(name, src))),
-                    };
-                    if let (Some(imported), Some(bound)) = (imported, bound) {
-                        let imported = squash(imported);
-                        out.bindings.push(Binding {
-                            scope: String::new(),
-                            name: squash(bound),
-                            source: if module.is_empty() {
-                                imported
-                            } else {
-                                format!("{module}.{imported}")
-                            },
-                            line: line(node),
-                        });
-                    }
-                }
-            }
+            "import_statement" => python_import(node, src, &mut out.bindings),
+            "import_from_statement" => python_from(path, node, src, &mut out.bindings),
             _ => {}
         }
     }
     Ok(out)
+}
+
+/// A name bound at line `at` to `source`, outside any scope (Python, JavaScript).
+fn bind(out: &mut Vec<Binding>, name: &str, source: String, at: usize) {
+    out.push(Binding {
+        scope: String::new(),
+        name: name.to_string(),
+        source,
+        line: at,
+    });
+}
+
+/// The names an `import` binds: `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`.
+fn python_import(node: Node, src: &str, out: &mut Vec<Binding>) {
+    let mut cursor = node.walk();
+    for name in node.children_by_field_name("name", &mut cursor) {
+        let (source, bound) = match name.kind() {
+            "aliased_import" => (
+                name.child_by_field_name("name").map(|n| text(n, src)),
+                name.child_by_field_name("alias").map(|n| text(n, src)),
+            ),
+            _ => {
+                let t = text(name, src);
+                let first = t.split('.').next().unwrap_or(t);
+                (Some(first), Some(first))
+            }
+        };
+        if let (Some(source), Some(bound)) = (source, bound) {
+            bind(out, bound, squash(source), line(node));
+        }
+    }
+}
+
+/// The names a `from m import a, b as c` binds, each to the module's member (`m.a`, `m.b`), the
+/// module made absolute.
+fn python_from(path: &str, node: Node, src: &str, out: &mut Vec<Binding>) {
+    let Some(module) = node.child_by_field_name("module_name") else {
+        return;
+    };
+    let module = python_module(path, module, src);
+    let mut cursor = node.walk();
+    for name in node.children_by_field_name("name", &mut cursor) {
+        let (imported, bound) = match name.kind() {
+            "aliased_import" => (
+                name.child_by_field_name("name").map(|n| text(n, src)),
+                name.child_by_field_name("alias").map(|n| text(n, src)),
+            ),
+            _ => (Some(text(name, src)), Some(text(name, src))),
+        };
+        if let (Some(imported), Some(bound)) = (imported, bound) {
+            let imported = squash(imported);
+            let source = if module.is_empty() {
+                imported
+            } else {
+                format!("{module}.{imported}")
+            };
+            bind(out, &squash(bound), source, line(node));
+        }
+    }
 }
 
 fn squash(s: &str) -> String {
@@ -310,123 +317,256 @@ fn js_module(path: &str, spec: &str) -> String {
 fn js(path: &str, src: &str, language: tree_sitter::Language) -> Result<Imports, String> {
     let tree = parse(src, language, "JavaScript")?;
     let mut out = Imports::default();
-    let mut bind = |name: &str, source: String, at: usize| {
-        out.bindings.push(Binding {
-            scope: String::new(),
-            name: name.to_string(),
-            source,
-            line: at,
-        });
-    };
     for node in descendants(tree.root_node()) {
         match node.kind() {
-            "import_statement" => {
-                let Some(spec) = node
-                    .child_by_field_name("source")
-                    .and_then(|s| string_value(s, src))
-                else {
-                    continue;
-                };
-                let module = js_module(path, &spec);
-                let Some(clause) = named(node)
-                    .into_iter()
-                    .find(|n| n.kind() == "import_clause")
-                else {
-                    continue;
-                };
-                for part in named(clause) {
-                    match part.kind() {
-                        // A default or namespace import names the module, as `require` does.
-                        "identifier" => bind(text(part, src), module.clone(), line(node)),
-                        "namespace_import" => {
-                            if let Some(id) = named(part).first() {
-                                bind(text(*id, src), module.clone(), line(node));
-                            }
-                        }
-                        "named_imports" => {
-                            for spec in named(part) {
-                                let imported = spec.child_by_field_name("name");
-                                let bound = spec.child_by_field_name("alias").or(imported);
-                                if let (Some(i), Some(b)) = (imported, bound) {
-                                    let i = string_value(i, src)
-                                        .unwrap_or_else(|| text(i, src).to_string());
-                                    bind(text(b, src), format!("{module}#{i}"), line(node));
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
+            "import_statement" => js_import(path, node, src, &mut out.bindings),
+            "variable_declarator" => js_require(path, node, src, &mut out.bindings),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The names an `import … from 'm'` binds: a default or namespace import names the module (as
+/// `require` does), a named import the module's member (`m#name`).
+fn js_import(path: &str, node: Node, src: &str, out: &mut Vec<Binding>) {
+    let Some(spec) = node
+        .child_by_field_name("source")
+        .and_then(|s| string_value(s, src))
+    else {
+        return;
+    };
+    let module = js_module(path, &spec);
+    let Some(clause) = named(node)
+        .into_iter()
+        .find(|n| n.kind() == "import_clause")
+    else {
+        return;
+    };
+    let at = line(node);
+    for part in named(clause) {
+        match part.kind() {
+            "identifier" => bind(out, text(part, src), module.clone(), at),
+            "namespace_import" => {
+                if let Some(id) = named(part).first() {
+                    bind(out, text(*id, src), module.clone(), at);
                 }
             }
-            "variable_declarator" => {
-                let (Some(pattern), Some(value)) = (
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("value"),
-                ) else {
-                    continue;
-                };
-                // `require('m')`, or `require('m').member`.
-                let (call, member) = match value.kind() {
-                    "member_expression" => (
-                        value.child_by_field_name("object"),
-                        value
-                            .child_by_field_name("property")
-                            .map(|p| text(p, src).to_string()),
-                    ),
-                    _ => (Some(value), None),
-                };
-                let Some(call) = call.filter(|c| c.kind() == "call_expression") else {
-                    continue;
-                };
-                if call
-                    .child_by_field_name("function")
-                    .is_none_or(|f| text(f, src) != "require")
-                {
-                    continue;
-                }
-                let Some(spec) = call
-                    .child_by_field_name("arguments")
-                    .and_then(|a| named(a).first().copied())
-                    .and_then(|s| string_value(s, src))
-                else {
-                    continue;
-                };
-                let module = js_module(path, &spec);
-                let base = match &member {
-                    Some(m) => format!("{module}#{m}"),
-                    None => module,
-                };
-                match pattern.kind() {
-                    "identifier" => bind(text(pattern, src), base, line(node)),
-                    "object_pattern" => {
-                        for p in named(pattern) {
-                            match p.kind() {
-                                "shorthand_property_identifier_pattern" => {
-                                    let n = text(p, src);
-                                    bind(n, format!("{base}#{n}"), line(node));
-                                }
-                                "pair_pattern" => {
-                                    if let (Some(k), Some(v)) = (
-                                        p.child_by_field_name("key"),
-                                        p.child_by_field_name("value"),
-                                    ) && v.kind() == "identifier"
-                                    {
-                                        bind(
-                                            text(v, src),
-                                            format!("{base}#{}", text(k, src)),
-                                            line(node),
-                                        );
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
+            "named_imports" => {
+                for spec in named(part) {
+                    let imported = spec.child_by_field_name("name");
+                    let bound = spec.child_by_field_name("alias").or(imported);
+                    if let (Some(i), Some(b)) = (imported, bound) {
+                        let i = string_value(i, src).unwrap_or_else(|| text(i, src).to_string());
+                        bind(out, text(b, src), format!("{module}#{i}"), at);
                     }
-                    _ => {}
                 }
             }
             _ => {}
         }
     }
-    Ok(out)
+}
+
+/// The names a `const … = require('m')` (or `require('m').member`) binds: a name the whole
+/// value, a destructured name the value's member of its key.
+fn js_require(path: &str, node: Node, src: &str, out: &mut Vec<Binding>) {
+    let (Some(pattern), Some(value)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    let Some(base) = required(path, value, src) else {
+        return;
+    };
+    let at = line(node);
+    match pattern.kind() {
+        "identifier" => bind(out, text(pattern, src), base, at),
+        "object_pattern" => {
+            for p in named(pattern) {
+                match p.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        let n = text(p, src);
+                        bind(out, n, format!("{base}#{n}"), at);
+                    }
+                    "pair_pattern" => {
+                        if let (Some(k), Some(v)) =
+                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                            && v.kind() == "identifier"
+                        {
+                            bind(out, text(v, src), format!("{base}#{}", text(k, src)), at);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a declarator's value `require('m')` or `require('m').member` names (`m`, `m#member`,
+/// the module as [`js_module`] makes it); None when the value is no `require` of a string.
+fn required(path: &str, value: Node, src: &str) -> Option<String> {
+    let (call, member) = match value.kind() {
+        "member_expression" => (
+            value.child_by_field_name("object"),
+            value
+                .child_by_field_name("property")
+                .map(|p| text(p, src).to_string()),
+        ),
+        _ => (Some(value), None),
+    };
+    let call = call.filter(|c| c.kind() == "call_expression")?;
+    if call
+        .child_by_field_name("function")
+        .is_none_or(|f| text(f, src) != "require")
+    {
+        return None;
+    }
+    let spec = call
+        .child_by_field_name("arguments")
+        .and_then(|a| named(a).first().copied())
+        .and_then(|s| string_value(s, src))?;
+    let module = js_module(path, &spec);
+    Some(match member {
+        Some(m) => format!("{module}#{m}"),
+        None => module,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (name, source, line) of each binding a file's imports make.
+    fn bound(language: Language, path: &str, text: &str) -> Vec<(String, String, usize)> {
+        match language.imports(path, text) {
+            Ok(imports) => imports
+                .bindings
+                .into_iter()
+                .map(|b| {
+                    assert_eq!(b.scope, "", "{text}");
+                    (b.name, b.source, b.line)
+                })
+                .collect(),
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+
+    #[test]
+    fn what_each_import_form_binds() {
+        // (language, path, text, bindings as name=source@line)
+        let cases: &[(Language, &str, &str, &[&str])] = &[
+            (
+                Language::Python,
+                "tests/test_a.py",
+                "import a.b\n",
+                &["a=a@1"],
+            ),
+            (
+                Language::Python,
+                "tests/test_a.py",
+                "import a.b as c, d\n",
+                &["c=a.b@1", "d=d@1"],
+            ),
+            (
+                Language::Python,
+                "tests/test_a.py",
+                "from calc import add, mul as m\n",
+                &["add=calc.add@1", "m=calc.mul@1"],
+            ),
+            (
+                Language::Python,
+                "tests/unit/test_a.py",
+                "from . import x\n",
+                &["x=tests.unit.x@1"],
+            ),
+            (
+                Language::Python,
+                "tests/unit/test_a.py",
+                "\nfrom ..pkg import y as z\n",
+                &["z=tests.pkg.y@2"],
+            ),
+            (
+                Language::Python,
+                "test_a.py",
+                "from . import x\n",
+                &["x=x@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "import calc from '../src/calc.js';\n",
+                &["calc=src/calc@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "import * as calc from '../src/calc/index.js';\n",
+                &["calc=src/calc@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "import d, { add, mul as m } from './calc';\n",
+                &["d=test/calc@1", "add=test/calc#add@1", "m=test/calc#mul@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "import { \"a-b\" as ab } from 'pkg';\n",
+                &["ab=pkg#a-b@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "import './setup';\n",
+                &[],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "\nconst calc = require('../calc');\n",
+                &["calc=calc@2"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "const add = require('../calc').add;\n",
+                &["add=calc#add@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "const { add, mul: m, div: { x } } = require('pkg').ops;\n",
+                &["add=pkg#ops#add@1", "m=pkg#ops#mul@1"],
+            ),
+            (
+                Language::JavaScript,
+                "test/a.test.js",
+                "const a = load('pkg');\nconst b = require(name);\nconst c = 4;\nconst [d] = require('pkg');\n",
+                &[],
+            ),
+            (
+                Language::TypeScript,
+                "test/a.test.ts",
+                "import { add } from '../src/calc.ts';\n",
+                &["add=src/calc#add@1"],
+            ),
+            (
+                Language::Go,
+                "a_test.go",
+                "package a\n\nimport \"fmt\"\n",
+                &[],
+            ),
+        ];
+        for (language, path, text, want) in cases {
+            let got: Vec<String> = bound(*language, path, text)
+                .into_iter()
+                .map(|(name, source, line)| format!("{name}={source}@{line}"))
+                .collect();
+            assert_eq!(got, *want, "{text}");
+        }
+    }
 }

@@ -48,6 +48,158 @@ fn addopts_that_select_and_addopts_that_report() {
 }
 
 #[test]
+fn what_addopts_choose_exactly() {
+    // (addopts, the arguments that choose tests, sorted)
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "-q --tb short tests/b.py -k mul tests/a.py",
+            &["-k mul", "tests/a.py", "tests/b.py"],
+        ),
+        ("-kmul --maxfail=2 --lf", &["--lf", "--maxfail 2", "-kmul"]),
+        (
+            "--deselect=tests/a.py::t -m 'not slow'",
+            &["--deselect tests/a.py::t", "-m not slow"],
+        ),
+        (
+            "-o python_files=x.py --override-ini=a=b",
+            &["--override-ini a=b", "-o python_files=x.py"],
+        ),
+        (
+            "-p no:cacheprovider -pmyplugin -p no:doctest",
+            &["-p myplugin", "-p no:doctest"],
+        ),
+        ("-p", &["-p"]),
+        ("-k", &["-k"]),
+        (
+            "--tb=short -x --color yes --exitfirst",
+            &["--exitfirst", "-x"],
+        ),
+        ("-W error -n 4 -s -v --strict-markers", &[]),
+        ("'-k mul", &["'-k", "mul"]),
+    ];
+    for (value, want) in cases {
+        assert_eq!(super::config::addopts_selection(value), *want, "{value}");
+    }
+}
+
+#[test]
+fn configuration_by_kind_of_file() {
+    check(&[
+        (
+            ".mocharc.json spec",
+            ".mocharc.json",
+            Some("{\n  \"spec\": \"test/**/*.js\"\n}\n"),
+            Some("{\n  \"timeout\": 5,\n  \"spec\": \"test/mul.js\"\n}\n"),
+            &[(SelectionChanged, 3, "spec")],
+        ),
+        (
+            ".mocharc.json added with a grep",
+            ".mocharc.json",
+            None,
+            Some("{\n  \"grep\": \"mul\"\n}\n"),
+            &[(SelectionChanged, 2, "grep")],
+        ),
+        (
+            "vitest.config.mts: include changed, exclude added, in TypeScript",
+            "vitest.config.mts",
+            Some("export default { test: { include: ['test/**'] } } as const;\n"),
+            Some(
+                "export default {\n  test: {\n    include: ['test/mul*'],\n    exclude: [],\n  },\n} as const;\n",
+            ),
+            &[
+                (SelectionChanged, 3, "include"),
+                (SelectionChanged, 4, "exclude"),
+            ],
+        ),
+        (
+            "jest.config.js: only a reporting key changed: nothing",
+            "jest.config.js",
+            Some("module.exports = { verbose: false };\n"),
+            Some("module.exports = { verbose: true };\n"),
+            &[],
+        ),
+        (
+            "jest.config.json5, not read: nothing",
+            "jest.config.json5",
+            Some("{ testMatch: ['a'] }\n"),
+            Some("{ testMatch: ['b'] }\n"),
+            &[],
+        ),
+        (
+            "setup.cfg [tool:pytest] and a tox environment's commands; flake8 is no selection",
+            "setup.cfg",
+            Some("[flake8]\nmax-line-length = 80\n\n[tool:pytest]\ntestpaths = tests\n"),
+            Some(
+                "[flake8]\nmax-line-length = 99\n\n[tool:pytest]\ntestpaths =\n    tests/mul\n\n[testenv:py]\ncommands = pytest -x\n",
+            ),
+            &[
+                (SelectionChanged, 5, "tool:pytest.testpaths"),
+                (SelectionChanged, 9, "testenv:py.commands"),
+            ],
+        ),
+        (
+            "pytest.ini: addopts with reporting options only, removed: nothing",
+            "pytest.ini",
+            Some("[pytest]\naddopts = -q --tb short\n"),
+            Some("[pytest]\n"),
+            &[],
+        ),
+        (
+            ".cargo/config alias removed, another kept",
+            ".cargo/config",
+            Some("[alias]\nt = \"test -- --skip add\"\nb = \"build\"\n"),
+            Some("[alias]\nb = \"build\"\n"),
+            &[(SelectionChanged, 2, "alias.t")],
+        ),
+        (
+            "pyproject.toml [tool.pytest] testpaths as an array, one path changed",
+            "pyproject.toml",
+            Some("[tool.pytest]\ntestpaths = [\"tests\", \"more\"]\n"),
+            Some("[tool.pytest]\ntestpaths = [\"tests\", \"other\"]\n"),
+            &[(SelectionChanged, 2, "tool.pytest.testpaths")],
+        ),
+        (
+            "Cargo.toml autotests and doctest",
+            "Cargo.toml",
+            Some("[package]\nname = \"c\"\n"),
+            Some("[package]\nname = \"c\"\nautotests = false\n\n[lib]\ndoctest = false\n"),
+            &[
+                (SelectionChanged, 3, "package.autotests"),
+                (SelectionChanged, 6, "lib.doctest"),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn unparsable_configuration_is_listed_with_its_reason() {
+    // (path, last, the reason's start)
+    let cases: &[(&str, &str, &str)] = &[
+        ("pyproject.toml", "[tool.pytest\n", "not valid TOML: "),
+        ("Cargo.toml", "[lib\n", "not valid TOML: "),
+        (".cargo/config.toml", "[alias\n", "not valid TOML: "),
+        ("package.json", "{\n", "not valid JSON: "),
+        (".mocharc.json", "{\n", "not valid JSON: "),
+        (".mocharc.yml", "spec: [\n", "not valid YAML: "),
+    ];
+    for (path, last, reason) in cases {
+        let change = FileChange {
+            path: path.to_string(),
+            base: None,
+            last: Some(last.to_string()),
+        };
+        let report = findings(&Surface::default_rules(), &[change]);
+        assert_eq!(report.findings, vec![], "{path}");
+        assert_eq!(report.unreadable.len(), 1, "{path}");
+        assert!(
+            report.unreadable[0].reason.starts_with(reason),
+            "{path}: {:?}",
+            report.unreadable
+        );
+    }
+}
+
+#[test]
 fn configuration() {
     check(&[
         (
