@@ -174,6 +174,16 @@ fn names_line_by_line() {
             "thread 'main' has overflowed its stack\nfatal runtime error: stack overflow",
             &[],
         ),
+        // A panic its test's result line settled is no longer the one an abort names; a
+        // result line of another test leaves it pending.
+        (
+            "thread 'a::c' panicked at src/a.rs:9:5:\nboom\ntest a::c ... ok\nfatal runtime error: stack overflow",
+            &[("a::c", Passed)],
+        ),
+        (
+            "thread 'a::d' panicked at src/a.rs:9:5:\nboom\ntest a::other ... ok\nthread caused non-unwinding panic. aborting.",
+            &[("a::other", Passed), ("a::d", Failed)],
+        ),
         // A panic in one binary, an abort after the next binary began: not that panic's.
         (
             "thread 'a::e' panicked at src/a.rs:9:5:\nboom\nrunning 1 test\nfatal runtime error: stack overflow",
@@ -214,6 +224,9 @@ fn names_line_by_line() {
         ("ok 3 - later # SKIP not today", &[("later", Ignored)]),
         ("not ok 4 - todo one # TODO", &[("todo one", Ignored)]),
         ("\x1b[32m✓\x1b[39m adds (3 ms)", &[("adds", Passed)]),
+        // node's spec reporter marks a skipped or todo test with its directive, whatever the mark.
+        ("✔ soon (0.1ms) # SKIP", &[("soon", Ignored)]),
+        ("✔ later (0.1ms) # TODO", &[("later", Ignored)]),
         ("  ○ skipped later", &[("later", Ignored)]),
         ("running 3 tests", &[]),
         ("test result: ok. 3 passed; 0 failed; 0 ignored", &[]),
@@ -465,6 +478,22 @@ fn green_covers_a_tap_leaf_by_its_subtest() {
     for (what, green, want) in cases {
         assert_eq!(green_covers_red(&run(&red), &run(&green)), want, "{what}");
     }
+    // A leaf skipped red and green counts among the subtest's leaves on both sides.
+    let red = names(&[("f.js > s > got 3", Failed), ("f.js > s > later", Ignored)]);
+    let green = names(&[("f.js > s > got 4", Passed), ("f.js > s > later", Ignored)]);
+    assert_eq!(green_covers_red(&run(&red), &run(&green)), Ok(()));
+    let red = names(&[
+        ("f.js > s > got 3", Failed),
+        ("f.js > s > later", Ignored),
+        ("f.js > s > second", Passed),
+    ]);
+    assert_eq!(
+        green_covers_red(&run(&red), &run(&green)),
+        Err(vec![Missing::NotPassed {
+            name: "f.js > s > got 3".into(),
+            green: None,
+        }])
+    );
     // Fewer leaves green than red ran under the subtest: an assertion no longer reached.
     let red = names(&[("f.js > s > got 3", Failed), ("f.js > s > second", Passed)]);
     let green = names(&[("f.js > s > second", Passed)]);

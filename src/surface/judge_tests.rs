@@ -234,6 +234,8 @@ fn red_outcomes() {
         (2, None, "ImportError", RedOutcome::Red),
         (101, None, "error[E0425]", RedOutcome::Red),
         (0, Some((4, 0, 0)), "", RedOutcome::PassesOnBase),
+        // Every test passed but the run failed (a crash at exit, a failed build step after): red.
+        (1, Some((3, 0, 0)), "", RedOutcome::Red),
         (0, None, "all good", RedOutcome::PassesOnBase),
         (
             5,
