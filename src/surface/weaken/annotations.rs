@@ -79,3 +79,62 @@ pub(super) fn skips_added(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_markers() {
+        let cases = [
+            ("@Disabled", true),
+            ("@Disabled(\"flaky on CI\")", true),
+            ("@DisabledOnOs(OS.WINDOWS)", true),
+            ("@Ignore", true),
+            ("@org.junit.Ignore", true),
+            ("@org.junit.jupiter.api.Disabled", true),
+            ("@Test", false),
+            ("@Ignored", false),
+            ("@org.Ignore.Test", false),
+            ("[Ignore]", true),
+            ("[Ignore(\"later\")]", true),
+            ("[Fact(Skip = \"later\")]", true),
+            ("[Test, Ignore]", true),
+            ("[Fact]", false),
+            ("[Test]", false),
+            ("[Theory, InlineData(1)]", false),
+            ("Ignore", false),
+            ("// @Disabled", false),
+        ];
+        for (line, want) in cases {
+            assert_eq!(marks_skip(line), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_declaration_after_a_marker() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["@Disabled", "void adds() {"], "adds"),
+            (&["@Disabled", "", "void blank() {"], "blank"),
+            (&["@Disabled", "@Test", "void annotated() {"], "annotated"),
+            (
+                &["[Ignore]", "[Fact]", "public void Attributed() {"],
+                "Attributed",
+            ),
+            (
+                &["@Disabled", "// flaky", "void commented() {"],
+                "commented",
+            ),
+            (&["@Ignore", "public class CalcTest {"], "CalcTest"),
+            (&["@Ignore", "class"], "*"),
+            (&["@Disabled", "int field = 1;"], "*"),
+            (&["@Disabled"], "*"),
+        ];
+        for (lines, want) in cases {
+            assert_eq!(declared_after(lines, 0), *want, "{lines:?}");
+        }
+        // From a marker further down.
+        let lines = ["void first() {", "}", "@Disabled", "void second() {"];
+        assert_eq!(declared_after(&lines, 2), "second");
+    }
+}

@@ -30,6 +30,8 @@ mod tests;
 mod tests_config;
 #[cfg(test)]
 mod tests_real;
+#[cfg(test)]
+mod tests_rules;
 
 /// The kind of a finding, as `Goal-Tests-Weakened` trailers and JSON name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -316,18 +318,8 @@ pub fn findings_in(
     out
 }
 
-/// The findings of one changed file of role `role`, appended to `out`; Err names why the file
-/// could not be read.
-pub fn file_findings(
-    role: Role,
-    change: &FileChange,
-    elsewhere: &mut Elsewhere,
-    out: &mut Vec<Finding>,
-) -> Result<(), String> {
-    file_findings_in(role, change, &Renames::default(), elsewhere, out)
-}
-
-/// [`file_findings`] with the identifiers the goal renamed in the code.
+/// The findings of one changed file of role `role`, appended to `out`, with the identifiers the
+/// goal renamed in the code; Err names why the file could not be read.
 pub fn file_findings_in(
     role: Role,
     change: &FileChange,
