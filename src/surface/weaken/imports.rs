@@ -75,7 +75,7 @@ impl Language {
 
 /// Whether a Rust file is a test whole by its path: an integration test (`tests/…`), or a test
 /// module in a file of its own (`src/tests.rs`, `src/a/tests/mod.rs`, `src/a_test.rs`).
-fn rust_test_file(path: &str) -> bool {
+pub(super) fn rust_test_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     path.starts_with("tests/")
         || path.contains("/tests/")

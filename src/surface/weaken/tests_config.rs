@@ -76,6 +76,10 @@ fn what_addopts_choose_exactly() {
         ),
         ("-W error -n 4 -s -v --strict-markers", &[]),
         ("'-k mul", &["'-k", "mul"]),
+        // A short flag's value attached, with `=` or without: the word as it is.
+        ("-k=mul", &["-k=mul"]),
+        ("-mslow -q", &["-mslow"]),
+        ("-opython_files=x.py", &["-opython_files=x.py"]),
     ];
     for (value, want) in cases {
         assert_eq!(super::config::addopts_selection(value), *want, "{value}");

@@ -107,3 +107,160 @@ fn compare_finds_a_test_the_final_version_lost() {
     let kinds: Vec<FindingKind> = out.iter().map(|f| f.kind).collect();
     assert_eq!(kinds, [FindingKind::SkipAdded]);
 }
+
+/// A Go test's assertions (subject, expected, constant), checks and table rows, as read.
+type Reading = (
+    Vec<(String, String, bool)>,
+    usize,
+    Vec<Vec<(String, String)>>,
+);
+
+fn go_reading(body: &str) -> Reading {
+    let src =
+        format!("package calc\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {{\n{body}\n}}\n");
+    let cases = go::test_cases(&src).unwrap();
+    let case = &cases[0];
+    (
+        case.assertions
+            .iter()
+            .map(|a| (a.subject.clone(), a.expected.clone(), a.constant))
+            .collect(),
+        case.checks,
+        case.params.iter().map(|p| p.values.clone()).collect(),
+    )
+}
+
+#[test]
+fn go_assertions_checks_and_tables() {
+    let s = |a: &str, e: &str, c: bool| (a.to_string(), e.to_string(), c);
+    let row =
+        |a: &str, want: &str| vec![("tc.a".into(), a.into()), ("tc.want".into(), want.into())];
+    let cases: Vec<(&str, Reading)> = vec![
+        // t.Error… under an `if`: its condition, the value set before put in, constants last.
+        (
+            "\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}",
+            (vec![s("Add(2, 2)", "!= 4", false)], 1, vec![]),
+        ),
+        (
+            "\tgot := Add(2, 2)\n\tif 4 != got {\n\t\tt.Error(\"bad\")\n\t}",
+            (vec![s("Add(2, 2)", "!= 4", false)], 1, vec![]),
+        ),
+        (
+            "\tvar got int\n\tgot = Add(2, 2)\n\tif got != 4 {\n\t\tt.Fatal(\"bad\")\n\t}",
+            (vec![s("Add(2, 2)", "!= 4", false)], 1, vec![]),
+        ),
+        (
+            "\tgot, err := Parse(\"1\")\n\tif got != 1 {\n\t\tt.Fatal(err)\n\t}",
+            (vec![s("Parse(\"1\")", "!= 1", false)], 1, vec![]),
+        ),
+        // Set twice: which value is meant cannot be told, the name stays.
+        (
+            "\tgot := Add(1, 1)\n\tgot = Add(2, 2)\n\tif got != 4 {\n\t\tt.Fatal(\"bad\")\n\t}",
+            (vec![s("got", "!= 4", false)], 1, vec![]),
+        ),
+        (
+            "\tt.Error(\"always\")",
+            (vec![s("t.Error(\"always\")", "", false)], 1, vec![]),
+        ),
+        (
+            "\tif true {\n\t\tt.Error(\"constant\")\n\t}",
+            (vec![s("true", "", true)], 0, vec![]),
+        ),
+        // testify: assert.X(t, expected, actual).
+        (
+            "\tassert.Equal(t, 4, Add(2, 2))",
+            (vec![s("Add(2, 2)", "Equal 4", false)], 1, vec![]),
+        ),
+        (
+            "\tassert.Equal(t, 1, 1)",
+            (vec![s("1", "Equal 1", true)], 0, vec![]),
+        ),
+        (
+            "\trequire.NoError(t, err)",
+            (vec![s("err", "NoError", false)], 1, vec![]),
+        ),
+        // A helper handed t checks for it; one handed something else does not.
+        ("\tcheckSum(t, 4)\n\thelper(x)", (vec![], 1, vec![])),
+        ("\thelper(x)", (vec![], 0, vec![])),
+        // Tables: a literal ranged over, a slice or a map of rows, by position or by field.
+        (
+            "\tfor _, tc := range []struct{ a, want int }{{1, 2}, {a: 3, want: 6}} {\n\t\tif got := Double(tc.a); got != tc.want {\n\t\t\tt.Error(got)\n\t\t}\n\t}",
+            (
+                vec![s("Double(tc.a)", "!= tc.want", false)],
+                1,
+                vec![row("1", "2"), row("3", "6")],
+            ),
+        ),
+        (
+            "\tcases := map[string]struct{ a, want int }{\"one\": {1, 2}, \"two\": {a: 2, want: 4}}\n\tfor _, tc := range cases {\n\t\tif Double(tc.a) != tc.want {\n\t\t\tt.Error(tc)\n\t\t}\n\t}",
+            (
+                vec![s("Double(tc.a)", "!= tc.want", false)],
+                1,
+                vec![row("1", "2"), row("2", "4")],
+            ),
+        ),
+    ];
+    for (body, want) in cases {
+        assert_eq!(go_reading(body), want, "{body}");
+    }
+}
+
+#[test]
+fn a_conftest_is_read_as_python_tests_not_as_a_whole_configuration() {
+    let base = "import pytest\n\n@pytest.fixture\ndef calc():\n    return 1\n\ndef test_here():\n    assert calc() == 1\n";
+    let last = "import pytest\n\n@pytest.fixture\ndef calc():\n    return 2\n";
+    assert_eq!(
+        super::tests::found("tests/conftest.py", Some(base), Some(last)),
+        [(FindingKind::TestRemoved, 7, "test_here".to_string())]
+    );
+}
+
+#[test]
+fn a_changed_assertion_is_paired_with_the_one_on_the_same_subject() {
+    let cases = |src| python::test_cases(src).unwrap();
+    let base = "def test_a():\n    assert f() == 1\n";
+    let last = "def test_a():\n    assert g() == 7\n    assert f() == 3\n";
+    let mut out = Vec::new();
+    compare("tests/test_a.py", &cases(base), &cases(last), &mut out);
+    let got: Vec<(FindingKind, usize)> = out.iter().map(|f| (f.kind, f.line)).collect();
+    assert_eq!(got, [(FindingKind::AssertionWeakened, 3)]);
+}
+
+#[test]
+fn a_rust_file_that_is_a_test_whole_by_its_path() {
+    let cases = [
+        ("tests/it.rs", true),
+        ("crates/a/tests/it.rs", true),
+        ("src/tests.rs", true),
+        ("src/a/test.rs", true),
+        ("src/a/parse_test.rs", true),
+        ("src/a/parse_tests.rs", true),
+        ("src/lib.rs", false),
+        ("src/testsuite.rs", false),
+        ("src/contest.rs", false),
+        ("mytests/it.rs", false),
+    ];
+    for (path, want) in cases {
+        assert_eq!(imports::rust_test_file(path), want, "{path}");
+    }
+}
+
+#[test]
+fn sources_relative_to_their_module_are_not_compared_across_files() {
+    let cases = [
+        ("calc", true),
+        ("calc::add", true),
+        ("selfish", true),
+        ("superb::x", true),
+        ("crates", true),
+        ("self", false),
+        ("self::add", false),
+        ("super", false),
+        ("super::add", false),
+        ("crate", false),
+        ("crate::calc::add", false),
+    ];
+    for (source, want) in cases {
+        assert_eq!(imports::comparable_across_files(source), want, "{source}");
+    }
+}
