@@ -356,7 +356,7 @@ fn toml_changes(
 }
 
 /// A package.json's value, an absent or blank file null; Err says why it does not parse.
-fn json_doc(t: Option<&str>) -> Result<serde_json::Value, String> {
+pub(super) fn json_doc(t: Option<&str>) -> Result<serde_json::Value, String> {
     match t {
         Some(t) if !t.trim().is_empty() => {
             serde_json::from_str(t).map_err(|e| format!("not valid JSON: {e}"))
@@ -415,7 +415,7 @@ fn rules(path: &str, base: Option<&str>, last: Option<&str>, out: &mut Vec<Findi
 
 /// An INI file's `section.key` values (continuation lines joined), for pytest.ini, tox.ini and
 /// setup.cfg.
-fn ini(text: &str) -> BTreeMap<String, String> {
+pub(super) fn ini(text: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut section = String::new();
     let mut current: Option<String> = None;

@@ -156,7 +156,7 @@ pub fn redirects(
 
 /// The inline module path a glob import `prefix::*` in module `scope` reaches (`super` from
 /// `tests` is the top, ``), when it is one of the file's own modules.
-fn glob_target(scope: &str, prefix: &str) -> Option<String> {
+pub(super) fn glob_target(scope: &str, prefix: &str) -> Option<String> {
     let mut path: Vec<&str> = if scope.is_empty() {
         Vec::new()
     } else {

@@ -12,7 +12,7 @@ const TEST_EXTENSIONS: &[&str] = &[
 /// A word of the pin that names a path (a file, a folder, a pytest node id, a Go package pattern),
 /// reduced to the path (`./tests/` → `tests`, `t.py::test_a` → `t.py`, `./pkg/...` → `pkg`, `.` or
 /// `./...` → the empty path: everything).
-fn path_word(word: &str) -> Option<String> {
+pub(super) fn path_word(word: &str) -> Option<String> {
     if word.starts_with('-') || word.contains('=') {
         return None;
     }

@@ -645,3 +645,49 @@ fn findings_in_the_tests_a_pin_runs() {
         );
     }
 }
+
+#[test]
+fn makefile_test_rules_changed_added_kept_and_removed() {
+    let base = "test:\n\tpytest -q\n\ntest-slow:\n\tpytest -m slow\n\nbuild:\n\tcc a.c\n";
+    let last = "test:\n\tpytest -q\n\ntest-fast:\n\tpytest -m 'not slow'\n\nbuild:\n\tcc b.c\n";
+    check(&[
+        (
+            "a rule removed, one added, one kept",
+            "Makefile",
+            Some(base),
+            Some(last),
+            &[
+                (SelectionChanged, 4, "test-fast"),
+                (SelectionChanged, 4, "test-slow"),
+            ],
+        ),
+        (
+            "a rule added to none",
+            "Makefile",
+            None,
+            Some(last),
+            &[
+                (SelectionChanged, 1, "test"),
+                (SelectionChanged, 4, "test-fast"),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn ini_values_and_json_documents() {
+    let ini =
+        super::config::ini("[pytest]\n# addopts = -k x\n; old = y\n\naddopts = -q\n  -k mul\n");
+    let got: Vec<(&str, &str)> = ini.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    // Comments and blank lines skipped, a continuation line joined.
+    assert_eq!(got, [("pytest.addopts", "-q -k mul")]);
+    use super::config::json_doc;
+    assert_eq!(json_doc(None), Ok(serde_json::Value::Null));
+    assert_eq!(json_doc(Some("  \n")), Ok(serde_json::Value::Null));
+    assert_eq!(json_doc(Some("{}")), Ok(serde_json::json!({})));
+    assert!(
+        json_doc(Some("{"))
+            .unwrap_err()
+            .starts_with("not valid JSON")
+    );
+}

@@ -264,3 +264,46 @@ fn sources_relative_to_their_module_are_not_compared_across_files() {
         assert_eq!(imports::comparable_across_files(source), want, "{source}");
     }
 }
+
+#[test]
+fn the_path_a_pin_word_names() {
+    let cases = [
+        ("tests/", Some("tests")),
+        ("./tests/test_a.py", Some("tests/test_a.py")),
+        ("tests/test_a.py::test_x", Some("tests/test_a.py")),
+        ("mod::test_x", Some("mod")),
+        ("calc_test.go", Some("calc_test.go")),
+        ("./pkg/...", Some("pkg")),
+        ("./...", Some("")),
+        (".", Some("")),
+        ("mul", None),
+        ("pytest", None),
+        ("-k", None),
+        ("-ctests/pytest.ini", None),
+        ("PYTHONPATH=src/", None),
+    ];
+    for (word, want) in cases {
+        assert_eq!(pins::path_word(word).as_deref(), want, "{word}");
+    }
+}
+
+#[test]
+fn the_module_a_glob_import_reaches() {
+    let cases = [
+        ("tests", "super", Some("")),
+        ("a::tests", "super", Some("a")),
+        ("a::tests", "super::super", Some("")),
+        ("tests", "self", Some("tests")),
+        ("tests", "self::inner", Some("tests::inner")),
+        ("", "super", None),
+        ("tests", "crate", None),
+        ("tests", "other", None),
+    ];
+    for (scope, prefix, want) in cases {
+        assert_eq!(
+            imports::glob_target(scope, prefix).as_deref(),
+            want,
+            "{scope} / {prefix}"
+        );
+    }
+}
