@@ -48,10 +48,6 @@ impl Renames {
         out
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// `text` with each renamed identifier (a whole word) mapped back to its base name.
     pub fn back(&self, text: &str) -> String {
         if self.0.is_empty() {

@@ -691,3 +691,83 @@ fn ini_values_and_json_documents() {
             .starts_with("not valid JSON")
     );
 }
+
+#[test]
+fn a_conftest_that_changes_what_is_collected() {
+    let hook = "import pytest\n\n@pytest.hookimpl\ndef pytest_collection_modifyitems(items):\n    items.clear()\n";
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "an ignore list grown",
+            "collect_ignore = [\"a.py\"]\n",
+            "collect_ignore = [\"a.py\", \"b.py\"]\n",
+        ),
+        ("a hook added", "", hook),
+        ("a hook removed", hook, ""),
+        (
+            "an ignore list added to",
+            "collect_ignore = []\n",
+            "collect_ignore = []\ncollect_ignore += [\"x.py\"]\n",
+        ),
+        (
+            "a hook kept, other code changed",
+            "def pytest_runtest_setup(item):\n    pass\n\nX = 1\n",
+            "def pytest_runtest_setup(item):\n    pass\n\nX = 2\n",
+        ),
+        (
+            "a helper changed",
+            "def helper():\n    return 1\n",
+            "def helper():\n    return 2\n",
+        ),
+    ];
+    let changed = |line: usize, name: &str| vec![(SelectionChanged, line, name.to_string())];
+    let want = [
+        changed(1, "collect_ignore"),
+        changed(3, "pytest_collection_modifyitems"),
+        changed(3, "pytest_collection_modifyitems"),
+        changed(1, "collect_ignore"),
+        vec![],
+        vec![],
+    ];
+    for ((what, base, last), want) in cases.iter().zip(want) {
+        assert_eq!(
+            super::tests::found("tests/conftest.py", Some(base), Some(last)),
+            want,
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn ini_keys_that_choose_tests() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "pytest.ini",
+            "[pytest]\naddopts = -q\njunit_family = xunit1\n",
+            "[pytest]\naddopts = -q -k mul\njunit_family = xunit2\n",
+        ),
+        (
+            "tox.ini",
+            "[testenv]\ndeps = pytest\ncommands = pytest\n",
+            "[testenv]\ndeps = pytest==8\ncommands = pytest -k fast\n",
+        ),
+        (
+            "setup.cfg",
+            "[tool:pytest]\naddopts = -q\ntestpaths = tests\n",
+            "[tool:pytest]\naddopts = -q -x\ntestpaths = tests/unit\n",
+        ),
+    ];
+    let s = |line: usize, key: &str| (SelectionChanged, line, key.to_string());
+    // junit_family and deps choose nothing; two keys changed are each named.
+    let want = [
+        vec![s(2, "pytest.addopts")],
+        vec![s(3, "testenv.commands")],
+        vec![s(2, "tool:pytest.addopts"), s(3, "tool:pytest.testpaths")],
+    ];
+    for ((path, base, last), want) in cases.iter().zip(want) {
+        assert_eq!(
+            super::tests::found(path, Some(base), Some(last)),
+            want,
+            "{path}"
+        );
+    }
+}

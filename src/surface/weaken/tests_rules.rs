@@ -307,3 +307,118 @@ fn the_module_a_glob_import_reaches() {
         );
     }
 }
+
+fn def(kind: &'static str, name: &str, body: &str) -> renames::Def {
+    renames::Def {
+        kind,
+        name: name.into(),
+        body: body.into(),
+    }
+}
+
+#[test]
+fn renames_are_paired_by_body_then_by_place() {
+    let pairs = |base: &[renames::Def], last: &[renames::Def]| renames::pair(base, last);
+    let p = |new: &str, old: &str| (new.to_string(), old.to_string());
+    type Case = (Vec<renames::Def>, Vec<renames::Def>, Vec<(String, String)>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![def("fn", "add", "X")],
+            vec![def("fn", "plus", "X")],
+            vec![p("plus", "add")],
+        ),
+        // Same body, another kind: no pair.
+        (
+            vec![def("fn", "add", "X")],
+            vec![def("type", "plus", "X"), def("fn", "other", "Y")],
+            vec![],
+        ),
+        // The old name kept: nothing renamed.
+        (
+            vec![def("fn", "add", "X")],
+            vec![def("fn", "add", "X"), def("fn", "plus", "X")],
+            vec![],
+        ),
+        // Another body, the same place (after the same kept definition).
+        (
+            vec![def("fn", "a", "X"), def("fn", "add", "Y")],
+            vec![def("fn", "a", "X"), def("fn", "plus", "Z")],
+            vec![p("plus", "add")],
+        ),
+        // The same place after a definition itself renamed just before.
+        (
+            vec![def("fn", "a", "X"), def("fn", "b", "Y")],
+            vec![def("fn", "a2", "X"), def("fn", "b2", "Z")],
+            vec![p("a2", "a"), p("b2", "b")],
+        ),
+        // Another place and another body: no pair; the same place but another kind: none.
+        (
+            vec![def("fn", "a", "X"), def("fn", "add", "Y")],
+            vec![def("fn", "plus", "Z"), def("fn", "a", "X")],
+            vec![],
+        ),
+        (
+            vec![def("fn", "a", "X"), def("fn", "add", "Y")],
+            vec![def("fn", "a", "X"), def("type", "Plus", "Z")],
+            vec![],
+        ),
+    ];
+    for (i, (base, last, want)) in cases.iter().enumerate() {
+        assert_eq!(pairs(base, last), *want, "case {i}");
+    }
+}
+
+#[test]
+fn the_definitions_of_a_code_file() {
+    type Want<'a> = &'a [(&'a str, &'a str, &'a str)];
+    let cases: [(Language, &str, Want); 4] = [
+        (
+            Language::Python,
+            "def add(a, b):\n    return a + b  # sum\n\nclass Calc:\n    def mul(self, a):\n        return a\n",
+            &[
+                ("fn", "add", "def ( a , b ) : return a + b"),
+                ("type", "Calc", "class : def mul ( self , a ) : return a"),
+                ("fn", "mul", "def ( self , a ) : return a"),
+            ],
+        ),
+        (
+            Language::JavaScript,
+            "function add(a, b) { return a + b; }\nclass Calc { mul(a) { return a; } }\n",
+            &[
+                ("fn", "add", "function ( a , b ) { return a + b ; }"),
+                ("type", "Calc", "class { mul ( a ) { return a ; } }"),
+                ("method", "mul", "( a ) { return a ; }"),
+            ],
+        ),
+        (
+            Language::TypeScript,
+            "interface Shape { area: number }\ntype Id = string;\nenum Color { Red }\nclass P { x = 1; }\n",
+            &[
+                ("type", "Shape", "interface { area : number }"),
+                ("field", "area", ": number"),
+                ("type", "Id", "type = string ;"),
+                ("type", "Color", "enum { Red }"),
+                ("type", "P", "class { x = 1 ; }"),
+                ("field", "x", "= 1"),
+            ],
+        ),
+        (
+            Language::Go,
+            "package p\n\ntype T struct{ n int }\n\nfunc (t T) M() int { return t.n }\n\nfunc F() {}\n",
+            &[
+                ("type", "T", "struct { n int }"),
+                ("field", "n", "int"),
+                ("method", "M", "func ( t T ) ( ) int { return t . n }"),
+                ("fn", "F", "func ( ) { }"),
+            ],
+        ),
+    ];
+    for (language, src, want) in cases {
+        let defs = renames::defs(language, src).unwrap();
+        let got: Vec<(&str, &str, &str)> = defs
+            .iter()
+            .map(|d| (d.kind, d.name.as_str(), d.body.as_str()))
+            .collect();
+        assert_eq!(got, want, "{language:?}");
+    }
+}
