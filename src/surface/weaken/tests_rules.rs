@@ -209,10 +209,14 @@ fn go_assertions_checks_and_tables() {
 fn a_conftest_is_read_as_python_tests_not_as_a_whole_configuration() {
     let base = "import pytest\n\n@pytest.fixture\ndef calc():\n    return 1\n\ndef test_here():\n    assert calc() == 1\n";
     let last = "import pytest\n\n@pytest.fixture\ndef calc():\n    return 2\n";
-    assert_eq!(
-        super::tests::found("tests/conftest.py", Some(base), Some(last)),
-        [(FindingKind::TestRemoved, 7, "test_here".to_string())]
-    );
+    // Under tests/ a conftest is a test file; at the root, a whole configuration read the same way.
+    for path in ["tests/conftest.py", "conftest.py"] {
+        assert_eq!(
+            super::tests::found(path, Some(base), Some(last)),
+            [(FindingKind::TestRemoved, 7, "test_here".to_string())],
+            "{path}"
+        );
+    }
 }
 
 #[test]
