@@ -426,3 +426,23 @@ fn the_definitions_of_a_code_file() {
         assert_eq!(got, want, "{language:?}");
     }
 }
+
+#[test]
+fn a_runner_name_counts_only_beside_sys_modules_in_its_own_statement() {
+    let found = |src: &str| {
+        let mut out = Vec::new();
+        detect::detected("src/app.py", Some(""), Some(src), true, &mut out).unwrap();
+        out.into_iter()
+            .map(|f| (f.kind, f.line))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found("import sys\n\nif \"pytest\" in sys.modules:\n    X = 1\n"),
+        [(FindingKind::TestDetected, 3)]
+    );
+    // The same module names sys.modules elsewhere: this statement does not look at it.
+    assert_eq!(
+        found("import sys\n\nNAME = \"pytest\"\nprint(sys.modules)\n"),
+        []
+    );
+}
