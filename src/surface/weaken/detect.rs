@@ -4,13 +4,15 @@
 //! In code (not tests): Python `"pytest" in sys.modules` (any string naming pytest or unittest in
 //! an expression over `sys.modules`), `PYTEST_CURRENT_TEST`; JavaScript `NODE_TEST_CONTEXT`,
 //! `JEST_WORKER_ID`, `VITEST` (any spelling: `process.env.X`, `process.env["X"]`,
-//! `import.meta.env.X`), `typeof jest`; Go `testing.Testing()`, `flag.Lookup("test.…")`; Rust
-//! `cfg!(test)` and `#[cfg(not(test))]` items (see [`crate::surface::rust::detections`]).
+//! `import.meta.env.X`), `typeof jest`, `typeof vi`; Go `testing.Testing()`,
+//! `flag.Lookup("test.…")`; Rust `cfg!(test)` and `#[cfg(not(test))]` items (see
+//! [`crate::surface::rust::detections`]).
 //! In code and tests alike: the condition of an `if`, `while`, `elif`, ternary or match guard that
 //! reads the program's own path, its working directory or the temporary folder (`__file__`,
 //! `os.getcwd()`, `tempfile.gettempdir()`, `Path.cwd()`, `__dirname`, `process.cwd()`,
-//! `os.tmpdir()`, `os.Getwd()`, `os.TempDir()`, `os.Executable()`, `env!("CARGO_MANIFEST_DIR")`,
-//! `std::env::current_dir()`, …): a test whose assertion runs only in some folders.
+//! `os.tmpdir()`, `import.meta.url`, `os.Getwd()`, `os.TempDir()`, `os.Executable()`, `os.Args`,
+//! `env!("CARGO_MANIFEST_DIR")`, `std::env::current_dir()`, …): a test whose assertion runs only
+//! in some folders.
 //! `test-aware`: a comparison of an environment value with `"test"`/`"testing"`
 //! (`process.env.NODE_ENV === "test"`, `os.environ.get("ENV") == "test"`).
 
@@ -31,6 +33,8 @@ const TRIGGERS: &[&str] = &[
     "JEST_WORKER_ID",
     "VITEST",
     "jest",
+    // `typeof vi` (vitest's global).
+    "typeof",
     "Testing",
     "test.",
     "cfg",
@@ -46,6 +50,8 @@ const TRIGGERS: &[&str] = &[
     "CARGO_MANIFEST_DIR",
     "current_dir",
     "current_exe",
+    "import.meta.url",
+    "os.Args",
     "temp_dir",
     "file!",
     "ENV",

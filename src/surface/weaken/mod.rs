@@ -29,6 +29,10 @@ mod tests;
 #[cfg(test)]
 mod tests_config;
 #[cfg(test)]
+mod tests_detect;
+#[cfg(test)]
+mod tests_python;
+#[cfg(test)]
 mod tests_real;
 #[cfg(test)]
 mod tests_rules;
