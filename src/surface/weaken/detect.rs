@@ -161,6 +161,9 @@ fn line(node: Node) -> usize {
 }
 
 /// The statement-sized expression around `node` (up to a statement, for what a finding shows).
+/// A Python definition ends at the block or module it stands in (its kind ends in
+/// `definition`); every child of a JavaScript `program` or a Go `source_file` is a statement or
+/// a declaration.
 fn around<'a>(node: Node<'a>) -> Node<'a> {
     let mut at = node;
     while let Some(p) = at.parent() {
@@ -168,9 +171,6 @@ fn around<'a>(node: Node<'a>) -> Node<'a> {
             || p.kind().ends_with("declaration")
             || p.kind() == "block"
             || p.kind() == "module"
-            || p.kind() == "program"
-            || p.kind() == "source_file"
-            || p.kind() == "if_statement"
         {
             break;
         }

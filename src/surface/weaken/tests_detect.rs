@@ -59,6 +59,27 @@ fn runner_probes_in_code() {
             "import sys\ndef f():\n    return \"unittest\" in sys.modules\n",
             &[(TestDetected, 3, "\"unittest\" in sys.modules")],
         ),
+        // A definition is a statement: a default naming the runner counts beside sys.modules
+        // in its body, not beside sys.modules after it, in its module or in the function around.
+        (
+            "app.py",
+            "import sys\ndef f(name=\"pytest\"):\n    return name in sys.modules\n",
+            &[(
+                TestDetected,
+                2,
+                "def f(name=\"pytest\"): return name in sys.modules",
+            )],
+        ),
+        (
+            "app.py",
+            "import sys\ndef f(x=\"pytest\"):\n    pass\nprint(sys.modules)\n",
+            &[],
+        ),
+        (
+            "app.py",
+            "import sys\ndef g():\n    def f(x=\"pytest\"):\n        pass\n    return sys.modules\n",
+            &[],
+        ),
         // JavaScript: the runners' variables under any spelling, typeof jest or vi.
         (
             "src/a.js",
@@ -100,12 +121,17 @@ fn runner_probes_in_code() {
         ),
         (
             "a.go",
-            "package a\n\nimport \"flag\"\n\nvar v = flag.Lookup(\"verbose\") != nil\n",
+            "package a\n\nimport \"flag\"\n\nvar v = flag.Lookup(\"verbose\") != nil // not test.v\n",
             &[],
         ),
         (
             "a.go",
-            "package a\n\nimport \"testing\"\n\nfunc F() { testing.Benchmark(nil); flag.Parse() }\n",
+            "package a\n\nimport \"strings\"\n\nvar v = strings.TrimPrefix(\"test.v\", \"test.\")\n",
+            &[],
+        ),
+        (
+            "a.go",
+            "package a\n\nfunc F(t T) bool { return t.Testing() }\n",
             &[],
         ),
         // Two probes of one kind on one line are one finding; on two lines, two.
@@ -251,14 +277,23 @@ fn environment_switches_on_a_test_setting() {
             "package a\n\nimport \"os\"\n\nvar T = os.Getenv(\"APP_ENV\") != \"test\"\n",
             &[(TestAware, 5, "os.Getenv(\"APP_ENV\") != \"test\"")],
         ),
-        // Not a test setting, not an environment value, or nothing but the word.
+        // Not a test setting, not an environment value, or nothing but the word (beside an
+        // environment read elsewhere, so that the file is parsed).
         (
             "app.py",
             "import os\nX = os.environ.get(\"ENV\") == \"prod\"\n",
             &[],
         ),
-        ("app.py", "X = mode == \"test\"\n", &[]),
-        ("app.py", "X = \"test\" == \"testing\"\n", &[]),
+        (
+            "app.py",
+            "import os\nHOME = os.environ[\"HOME\"]\nX = mode == \"test\"\n",
+            &[],
+        ),
+        (
+            "app.py",
+            "import os\nHOME = os.environ[\"HOME\"]\nX = \"test\" == \"testing\"\n",
+            &[],
+        ),
         ("app.py", "X = os.environ.get(\"ENV\") + \"test\"\n", &[]),
         // A runner probe and a switch on one line: both.
         (
