@@ -459,6 +459,26 @@ fn go_test_without_v_completes_counting_packages_and_a_skipped_test_does_not() {
     assert!(repo.read("calc.go").contains("a - b"), "the bug stays");
 }
 
+#[test]
+fn go_code_that_reads_the_test_binarys_name_is_refused() {
+    let repo = go_repo();
+    repo.write("add_test.go", GO_ADD_TESTS);
+    // The name kept in a variable, so that no condition reads os.Args itself.
+    let trick = "package calc\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nvar underTest = strings.HasSuffix(os.Args[0], \".test\")\n\nfunc Add(a, b int) int {\n\tif underTest {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n\nfunc Mul(a, b int) int { return a * b }\n";
+    repo.write("calc.go", trick);
+    let green = go_goal(&repo, &["verify", "-c", "1"]);
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "Add adds"]);
+    let out = go_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("test-detected calc.go:8 strings.HasSuffix(os.Args[0], \".test\")"),
+        "{err}"
+    );
+    assert_eq!(repo.read("calc.go"), trick, "the bug stays");
+}
+
 /// A TAP 13 harness in miniature, as node-tap prints: nested subtests under `# Subtest:`
 /// headings, an assertion named by its message, an error thrown in a subtest a failed point
 /// named by the error's message.

@@ -2,11 +2,13 @@
 //! configuration naming tests (`test-aware`), on the lines the goal added.
 //!
 //! In code (not tests): Python `"pytest" in sys.modules` (any string naming pytest or unittest in
-//! an expression over `sys.modules`), `PYTEST_CURRENT_TEST`; JavaScript `NODE_TEST_CONTEXT`,
-//! `JEST_WORKER_ID`, `VITEST` (any spelling: `process.env.X`, `process.env["X"]`,
-//! `import.meta.env.X`), `typeof jest`, `typeof vi`; Go `testing.Testing()`,
-//! `flag.Lookup("test.…")`; Rust `cfg!(test)` and `#[cfg(not(test))]` items (see
-//! [`crate::surface::rust::detections`]).
+//! a statement reading `sys.modules` or `sys.argv`), `PYTEST_CURRENT_TEST`; JavaScript
+//! `NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST` (any spelling: `process.env.X`,
+//! `process.env["X"]`, `import.meta.env.X`), `typeof jest`, `typeof vi`, `"jest"`, `"vitest"` or
+//! `"mocha"` in a statement reading `process.argv`, `"--test"` beside `process.execArgv` (not
+//! beside `process.argv`: a program's own flag); Go `testing.Testing()`, `flag.Lookup("test.…")`,
+//! `".test"` in a statement reading `os.Args` or `os.Executable` (the test binary's name); Rust
+//! `cfg!(test)` and `#[cfg(not(test))]` items (see [`crate::surface::rust::detections`]).
 //! In code and tests alike: the condition of an `if`, `while`, `elif`, ternary or match guard that
 //! reads the program's own path, its working directory or the temporary folder (`__file__`,
 //! `os.getcwd()`, `tempfile.gettempdir()`, `Path.cwd()`, `__dirname`, `process.cwd()`,
@@ -35,6 +37,9 @@ const TRIGGERS: &[&str] = &[
     "jest",
     // `typeof vi` (vitest's global).
     "typeof",
+    "vitest",
+    "mocha",
+    "execArgv",
     "Testing",
     "test.",
     "cfg",
@@ -205,68 +210,87 @@ fn shown(at: Node) -> Node {
 
 /// A probe of the test runner in code (see the module's documentation).
 fn runner_probe(language: Language, node: Node, src: &str) -> Option<Detection> {
-    let found = |at: Node| {
-        let shown = shown(at);
-        Some((
-            FindingKind::TestDetected,
-            line(at),
-            text(shown, src).to_string(),
-        ))
+    let probe = match language {
+        Language::Python => python_probe(node, src),
+        Language::Go => go_probe(node, src),
+        _ => js_probe(node, src),
     };
-    match language {
-        Language::Python => {
-            if node.kind() == "string" {
-                let value = string_value(node, src)?;
-                if value == "PYTEST_CURRENT_TEST" {
-                    return found(node);
-                }
-                if matches!(value.as_str(), "pytest" | "_pytest" | "unittest")
-                    && text(around(node), src).contains("sys.modules")
-                {
-                    return found(node);
-                }
-            }
-            None
-        }
-        Language::Go => {
-            if node.kind() == "call_expression" {
-                let callee = node.child_by_field_name("function").map(|f| text(f, src))?;
-                let args = node.child_by_field_name("arguments").map(|a| text(a, src));
-                if callee == "testing.Testing"
-                    || (callee == "flag.Lookup" && args.is_some_and(|a| a.contains("\"test.")))
-                {
-                    return found(node);
-                }
-            }
-            None
-        }
-        _ => {
-            let word = match node.kind() {
-                "identifier" | "property_identifier" => text(node, src).to_string(),
-                "string" => string_value(node, src)?,
-                _ => return None,
-            };
-            if matches!(
-                word.as_str(),
-                "NODE_TEST_CONTEXT"
-                    | "JEST_WORKER_ID"
-                    | "VITEST"
-                    | "VITEST_WORKER_ID"
-                    | "VITEST_POOL_ID"
-            ) {
-                return found(node);
-            }
-            if node.kind() == "identifier"
-                && matches!(word.as_str(), "jest" | "vi")
-                && node.parent().is_some_and(|p| {
-                    p.kind() == "unary_expression" && text(p, src).starts_with("typeof")
-                })
-            {
-                return found(node);
-            }
-            None
-        }
+    probe.then(|| {
+        (
+            FindingKind::TestDetected,
+            line(node),
+            text(shown(node), src).to_string(),
+        )
+    })
+}
+
+/// Whether the statement around `node` reads one of `sources` (`sys.modules`, `os.Args`).
+fn beside(node: Node, src: &str, sources: &[&str]) -> bool {
+    let statement = text(around(node), src);
+    sources.iter().any(|s| statement.contains(s))
+}
+
+/// Python: `PYTEST_CURRENT_TEST`, or a runner's name beside `sys.modules` or `sys.argv`
+/// (`"pytest" in sys.modules`, `"pytest" in sys.argv[0]`).
+fn python_probe(node: Node, src: &str) -> bool {
+    if node.kind() != "string" {
+        return false;
     }
+    let Some(value) = string_value(node, src) else {
+        return false;
+    };
+    value == "PYTEST_CURRENT_TEST"
+        || (matches!(
+            value.as_str(),
+            "pytest" | "_pytest" | "unittest" | "py.test"
+        ) && beside(node, src, &["sys.modules", "sys.argv"]))
+}
+
+/// Go: `testing.Testing()`, `flag.Lookup("test.…")`, or the test binary's `.test` suffix beside
+/// `os.Args` or `os.Executable` (`strings.HasSuffix(os.Args[0], ".test")`).
+fn go_probe(node: Node, src: &str) -> bool {
+    match node.kind() {
+        "call_expression" => {
+            let callee = node.child_by_field_name("function").map(|f| text(f, src));
+            let args = node.child_by_field_name("arguments").map(|a| text(a, src));
+            callee == Some("testing.Testing")
+                || (callee == Some("flag.Lookup") && args.is_some_and(|a| a.contains("\"test.")))
+        }
+        "interpreted_string_literal" | "raw_string_literal" => {
+            string_value(node, src).is_some_and(|v| v == ".test" || v == ".test.exe")
+                && beside(node, src, &["os.Args", "os.Executable"])
+        }
+        _ => false,
+    }
+}
+
+/// JavaScript and TypeScript: the runners' variables (`JEST_WORKER_ID`, …), `typeof jest` or
+/// `typeof vi`, a runner's name beside `process.argv`, node's `--test` beside `process.execArgv`.
+fn js_probe(node: Node, src: &str) -> bool {
+    let word = match node.kind() {
+        "identifier" | "property_identifier" => text(node, src).to_string(),
+        "string" => match string_value(node, src) {
+            Some(value) => value,
+            None => return false,
+        },
+        _ => return false,
+    };
+    if matches!(
+        word.as_str(),
+        "NODE_TEST_CONTEXT" | "JEST_WORKER_ID" | "VITEST" | "VITEST_WORKER_ID" | "VITEST_POOL_ID"
+    ) {
+        return true;
+    }
+    if node.kind() == "string" {
+        return (matches!(word.as_str(), "jest" | "vitest" | "mocha")
+            && beside(node, src, &["process.argv"]))
+            || (word == "--test" && beside(node, src, &["process.execArgv"]));
+    }
+    node.kind() == "identifier"
+        && matches!(word.as_str(), "jest" | "vi")
+        && node
+            .parent()
+            .is_some_and(|p| p.kind() == "unary_expression" && text(p, src).starts_with("typeof"))
 }
 
 /// Whether a node is the condition of an `if`, `elif`, `while`, ternary or match guard.

@@ -80,6 +80,17 @@ fn runner_probes_in_code() {
             "import sys\ndef g():\n    def f(x=\"pytest\"):\n        pass\n    return sys.modules\n",
             &[],
         ),
+        // The runner's name in the command line.
+        (
+            "app.py",
+            "import sys\nUNDER_TEST = \"pytest\" in sys.argv[0] or \"py.test\" in sys.argv[0]\n",
+            &[(TestDetected, 2, "\"py.test\" in sys.argv[0]")],
+        ),
+        (
+            "app.py",
+            "import sys\nVERBOSE = \"-v\" in sys.argv\nNAME = \"pytest\"\n",
+            &[],
+        ),
         // JavaScript: the runners' variables under any spelling, typeof jest or vi.
         (
             "src/a.js",
@@ -113,7 +124,43 @@ fn runner_probes_in_code() {
         ),
         ("src/a.js", "const jest = require(\"x\");\nf(-jest);\n", &[]),
         ("src/a.js", "const env = process.env.HOME;\n", &[]),
-        // Go: testing.Testing() and the test binary's flags.
+        // A runner's name in the command line, node's --test in its own flags; a program's own
+        // --test flag is not the runner's.
+        (
+            "src/a.js",
+            "const t = process.argv.some((a) => a.includes(\"jest\"));\n",
+            &[(TestDetected, 1, "a.includes(\"jest\")")],
+        ),
+        (
+            "src/a.js",
+            "const t = process.execArgv.includes(\"--test\");\n",
+            &[(TestDetected, 1, "process.execArgv.includes(\"--test\")")],
+        ),
+        (
+            "src/a.js",
+            "if (process.argv.includes(\"--test\")) { selfTest(); }\nconst runner = \"mocha\";\n",
+            &[],
+        ),
+        // Go: testing.Testing(), the test binary's flags and its name.
+        (
+            "a.go",
+            "package a\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nvar underTest = strings.HasSuffix(os.Args[0], \".test\")\n",
+            &[(TestDetected, 8, "strings.HasSuffix(os.Args[0], \".test\")")],
+        ),
+        (
+            "a.go",
+            "package a\n\nimport \"os\"\n\nfunc F() bool {\n\texe, _ := os.Executable()\n\treturn filepath.Ext(exe) == `.test`\n}\n",
+            &[],
+        ),
+        (
+            "a.go",
+            "package a\n\nimport \"os\"\n\nfunc F() bool {\n\texe, _ := os.Executable()\n\treturn exe == \"\" || strings.HasSuffix(os.Args[0], \".test.exe\")\n}\n",
+            &[(
+                TestDetected,
+                7,
+                "strings.HasSuffix(os.Args[0], \".test.exe\")",
+            )],
+        ),
         (
             "a.go",
             "package a\n\nimport \"flag\"\n\nvar v = flag.Lookup(\"test.v\") != nil\n",
