@@ -2,11 +2,11 @@
 //! configuration naming tests (`test-aware`), on the lines the goal added.
 //!
 //! In code (not tests): Python `"pytest" in sys.modules` (any string naming pytest or unittest in
-//! a statement reading `sys.modules` or `sys.argv`), `PYTEST_CURRENT_TEST`; JavaScript
-//! `NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST` (any spelling: `process.env.X`,
-//! `process.env["X"]`, `import.meta.env.X`), `typeof jest`, `typeof vi`, `"jest"`, `"vitest"` or
-//! `"mocha"` in a statement reading `process.argv`, `"--test"` beside `process.execArgv` (not
-//! beside `process.argv`: a program's own flag); Go `testing.Testing()`, `flag.Lookup("test.…")`,
+//! a statement reading `sys.modules` or `sys.argv`), `PYTEST_CURRENT_TEST`, `PYTEST_VERSION`,
+//! `PYTEST_XDIST_WORKER`; JavaScript `NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST` (any
+//! spelling: `process.env.X`, `process.env["X"]`, `import.meta.env.X`), `typeof jest`, `typeof
+//! vi`, `"jest"`, `"vitest"` or `"mocha"` in a statement reading `process.argv`, `"--test"`
+//! beside `process.execArgv` (not beside `process.argv`: a program's own flag); Go `testing.Testing()`, `flag.Lookup("test.…")`,
 //! `".test"` in a statement reading `os.Args` or `os.Executable` (the test binary's name); Rust
 //! `cfg!(test)` and `#[cfg(not(test))]` items (see [`crate::surface::rust::detections`]).
 //! In code and tests alike: the condition of an `if`, `while`, `elif`, ternary or match guard that
@@ -30,7 +30,7 @@ use super::{Finding, FindingKind, Language};
 const TRIGGERS: &[&str] = &[
     "pytest",
     "unittest",
-    "PYTEST_CURRENT_TEST",
+    "PYTEST_",
     "NODE_TEST_CONTEXT",
     "JEST_WORKER_ID",
     "VITEST",
@@ -230,7 +230,8 @@ fn beside(node: Node, src: &str, sources: &[&str]) -> bool {
     sources.iter().any(|s| statement.contains(s))
 }
 
-/// Python: `PYTEST_CURRENT_TEST`, or a runner's name beside `sys.modules` or `sys.argv`
+/// Python: the variables pytest sets (`PYTEST_CURRENT_TEST`, `PYTEST_VERSION`, xdist's
+/// `PYTEST_XDIST_WORKER`), or a runner's name beside `sys.modules` or `sys.argv`
 /// (`"pytest" in sys.modules`, `"pytest" in sys.argv[0]`).
 fn python_probe(node: Node, src: &str) -> bool {
     if node.kind() != "string" {
@@ -239,11 +240,13 @@ fn python_probe(node: Node, src: &str) -> bool {
     let Some(value) = string_value(node, src) else {
         return false;
     };
-    value == "PYTEST_CURRENT_TEST"
-        || (matches!(
-            value.as_str(),
-            "pytest" | "_pytest" | "unittest" | "py.test"
-        ) && beside(node, src, &["sys.modules", "sys.argv"]))
+    matches!(
+        value.as_str(),
+        "PYTEST_CURRENT_TEST" | "PYTEST_VERSION" | "PYTEST_XDIST_WORKER"
+    ) || (matches!(
+        value.as_str(),
+        "pytest" | "_pytest" | "unittest" | "py.test"
+    ) && beside(node, src, &["sys.modules", "sys.argv"]))
 }
 
 /// Go: `testing.Testing()`, `flag.Lookup("test.…")`, or the test binary's `.test` suffix beside

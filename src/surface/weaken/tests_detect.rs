@@ -43,6 +43,14 @@ fn runner_probes_in_code() {
             "import os\nX = \"PYTEST_CURRENT_TEST\" in os.environ\n",
             &[(TestDetected, 2, "\"PYTEST_CURRENT_TEST\" in os.environ")],
         ),
+        (
+            "app.py",
+            "import os\nX = os.environ.get(\"PYTEST_VERSION\")\nY = \"PYTEST_XDIST_WORKER\" in os.environ\nZ = \"PYTEST_ADDOPTS\"\n",
+            &[
+                (TestDetected, 2, "os.environ.get(\"PYTEST_VERSION\")"),
+                (TestDetected, 3, "\"PYTEST_XDIST_WORKER\" in os.environ"),
+            ],
+        ),
         // Its statement, not the `if` around it: sys.modules in the body does not count.
         (
             "app.py",
