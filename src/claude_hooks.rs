@@ -102,15 +102,16 @@ pub fn transcript_wait() -> std::time::Duration {
 /// [`shared_in`] on the transcript file Claude Code names in the Stop event. `reason` is unique to
 /// goal's last block (it carries the block's number), so an older block is never taken for it.
 /// Until that block's feedback is there, the file is read again (for `wait`, [`transcript_wait`]
-/// in the hook); a transcript that cannot be read, or never shows the block, says nothing shared,
-/// so the block counts (the limit holds either way).
+/// in the hook), the file itself too; a transcript that is never there, or never shows the block,
+/// says nothing shared, so the block counts (the limit holds either way).
 pub fn shared_block(transcript: &std::path::Path, reason: &str, wait: std::time::Duration) -> bool {
     let deadline = std::time::Instant::now() + wait;
     loop {
-        let Ok(jsonl) = std::fs::read_to_string(transcript) else {
-            return false;
-        };
-        if feedback_written(&jsonl, reason) {
+        // Claude Code creates the transcript file behind the session too: a file not there yet
+        // is waited for like a block not written yet.
+        if let Ok(jsonl) = std::fs::read_to_string(transcript)
+            && feedback_written(&jsonl, reason)
+        {
             return shared_in(&jsonl, reason);
         }
         if std::time::Instant::now() >= deadline {
