@@ -6,9 +6,11 @@
 //! `PYTEST_XDIST_WORKER`; JavaScript `NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST` (any
 //! spelling: `process.env.X`, `process.env["X"]`, `import.meta.env.X`), `typeof jest`, `typeof
 //! vi`, `"jest"`, `"vitest"` or `"mocha"` in a statement reading `process.argv`, `"--test"`
-//! beside `process.execArgv` (not beside `process.argv`: a program's own flag); Go `testing.Testing()`, `flag.Lookup("test.…")`,
-//! `".test"` in a statement reading `os.Args` or `os.Executable` (the test binary's name); Rust
-//! `cfg!(test)` and `#[cfg(not(test))]` items (see [`crate::surface::rust::detections`]).
+//! beside `process.execArgv` (not beside `process.argv`: a program's own flag); Go
+//! `testing.Testing()`, `flag.Lookup("test.…")`, `".test"` in a statement reading `os.Args` or
+//! `os.Executable` (the test binary's name; a name read into a variable by one statement and
+//! compared in another is not seen); Rust `cfg!(test)` and `#[cfg(not(test))]` items (see
+//! [`crate::surface::rust::detections`]).
 //! In code and tests alike: the condition of an `if`, `while`, `elif`, ternary or match guard that
 //! reads the program's own path, its working directory or the temporary folder (`__file__`,
 //! `os.getcwd()`, `tempfile.gettempdir()`, `Path.cwd()`, `__dirname`, `process.cwd()`,
