@@ -2,19 +2,26 @@
 """Replays real bug-fix commits of public repositories through `goal`, the way SWE-bench validates a
 task, and counts the gate's false refusals and false acceptances. Not part of .ci/run.
 
-Usage: python3 bench/history.py [--mirrors DIR] [--goal BIN] [--only PROJECT]... [--commit ID]...
-                                [--jobs N] [--cap SECONDS] [--modes honest,done-last,withheld]
-                                [--tricks skip,delete,...] [--json FILE] [--markdown]
+Usage: python3 bench/history.py [--half tune|check|all] [--corpus new|earlier|all] [--mirrors DIR]
+                                [--goal BIN] [--only PROJECT]... [--commit ID]... [--jobs N] [--cap SECONDS]
+                                [--memory MIB] [--modes f2p,honest,done-last,withheld] [--tricks skip,...]
+                                [--json FILE] [--markdown]
+       python3 bench/history.py --count [--corpus ...]   (the corpus's size and its halves)
        python3 bench/history.py --propose PROJECT   (lists candidate fix commits of a mirror)
 
+The corpus is bench/corpus/*.json, one file per project (bench/corpus/README.md has the format);
+bench/corpus/earlier/ holds the corpus the gate was tuned on before the split, replayed only with
+--corpus earlier|all. Each project is in the tune half or the check half, written in its file before
+any fix: the check half is run only to report (`--half check`), never read to find what to fix.
 --mirrors is a folder of bare git mirrors (fetched beforehand: `<owner>+<name>/repo` or `<name>.git`);
-nothing of theirs is kept here, commits are named by id in CORPUS below. --goal defaults to
-target/release/goal. Dependencies are installed once per project under ~/.cache/goal-history/
-(a venv with pytest per Python project, `npm install` of the runner for JavaScript, the cargo registry
-for Rust, a GOCACHE for Go); nothing else is fetched.
+nothing of theirs is kept here. --goal defaults to target/release/goal. Dependencies are installed
+once per project under ~/.cache/goal-history/ (a venv of the project's "pip" list, a node_modules of
+its "npm" list, a CARGO_TARGET_DIR, a GOCACHE); nothing else is fetched. Every pin run and every
+goal command runs under bench/capped: its whole process tree is killed at --memory MiB (default
+4096) or at --cap seconds.
 
-For each commit of CORPUS:
-  f2p        without goal: the parent's code with the commit's test files laid over it, the pin run
+For each commit of the corpus:
+  f2p        without goal (`--modes f2p` runs only this): the parent's code with the commit's test files laid over it, the pin run
              by the plain runner (must fail), then the commit (must pass). Only FAIL_TO_PASS commits
              judge goal's refusals and acceptances.
   honest     goal init pinned to the commit's tests, the tests applied, goal verify -c 1 (red), the
@@ -29,6 +36,7 @@ hooks off, GIT_CONFIG_GLOBAL=/dev/null, under a temporary folder whose path name
 import argparse
 import concurrent.futures
 import difflib
+import fnmatch
 import json
 import os
 import re
@@ -41,91 +49,28 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "goal-history")
 
-# project: mirror (folder name under --mirrors), language, and what its test files are.
-PROJECTS = {
-    "sqlparse": {"mirror": "andialbrecht+sqlparse", "lang": "python"},
-    "boltons": {"mirror": "mahmoud+boltons", "lang": "python"},
-    "node-semver": {"mirror": "npm+node-semver", "lang": "js", "npm": ["tap@16"]},
-    "rustc-demangle": {"mirror": "rust-lang+rustc-demangle", "lang": "rust"},
-    "mux": {"mirror": "gorilla+mux", "lang": "go"},
-    "toml": {"mirror": "BurntSushi+toml", "lang": "go"},
-}
+CORPUS_DIR = os.path.join(HERE, "corpus")
+FAMILY = {"python": "python", "js": "js", "ts": "js", "go": "go", "rust": "rust"}
 
-# (project, commit, pin, test file the tricks touch). Pins are written as a person would write them.
-CORPUS = [
-    # CORPUS-BEGIN
-    ('sqlparse', 'f66d12c245412f28c58f045b646eb53c0e691b8b', 'python -m pytest tests/test_parse.py', 'tests/test_parse.py'),
-    ('sqlparse', '111b35cffcfe44b16fbdd27507f165bafd52a2a1', 'python -m pytest tests/test_grouping.py', 'tests/test_grouping.py'),
-    ('sqlparse', 'd7b1ee37ad71f77b2c7334dd8e76f27b68e18ef6', 'python -m pytest tests/test_split.py', 'tests/test_split.py'),
-    ('sqlparse', 'da67ac16b8fa2c5041458bee728c8a914bed2d37', 'python -m pytest tests/test_dos_prevention.py', 'tests/test_dos_prevention.py'),
-    ('sqlparse', '5ca50a2ee9b39e9efeea33e01f132d628144fb69', 'python -m pytest tests/test_split.py', 'tests/test_split.py'),
-    ('sqlparse', '1a3bfbd50b82c05d9adcc51bacba059671dc1bc7', 'python -m pytest tests/test_split.py', 'tests/test_split.py'),
-    ('sqlparse', 'e92a032c81d51a6645b4f8c32470481894818ba0', 'python -m pytest tests/test_split.py', 'tests/test_split.py'),
-    ('sqlparse', '73c8ba3ae88b608d39740c0776fb15064232258e', 'python -m pytest tests/test_format.py', 'tests/test_format.py'),
-    ('sqlparse', '791e25de46f443597d99314cfd1a68217bcaf970', 'python -m pytest tests/test_split.py', 'tests/test_split.py'),
-    ('sqlparse', '8eb778ca73c4b297b9319488835df295ef815e7e', 'python -m pytest tests/test_format.py', 'tests/test_format.py'),
-    ('sqlparse', 'af6df6c6627b5fcf98bc7bb46f780e1fa0d1a7ef', 'python -m pytest tests/test_format.py', 'tests/test_format.py'),
-    ('sqlparse', 'b126ba5b2004474e9ad899456c077f976b761319', 'python -m pytest tests/test_tokenize.py', 'tests/test_tokenize.py'),
-    ('sqlparse', '0c4902f3f7aafa8c2e63a375ec307c210842f543', 'python -m pytest tests/test_format.py', 'tests/test_format.py'),
-    ('boltons', 'ec1ff9f6728f5f857402b294c218be731c62af5f', 'python -m pytest tests/test_setutils.py', 'tests/test_setutils.py'),
-    ('boltons', 'c1c25da365cf14878cf5317147e7a09b5d124df5', 'python -m pytest tests/test_mathutils.py', 'tests/test_mathutils.py'),
-    ('boltons', 'f1034b07ddf71f4d9285134a47a4ade16fe40789', 'python -m pytest tests/test_jsonutils.py', 'tests/test_jsonutils.py'),
-    ('boltons', 'eb659013fbe4f355561fbead2116868366ba6e26', 'python -m pytest tests/test_tableutils.py', 'tests/test_tableutils.py'),
-    ('boltons', 'ead236e278ca0466bf468de746b5960fb12d7e5b', 'python -m pytest tests/test_iterutils.py', 'tests/test_iterutils.py'),
-    ('boltons', '1e61524a798ea73632029a013a7686036d5c126f', 'python -m pytest tests/test_strutils.py', 'tests/test_strutils.py'),
-    ('boltons', '55dfe5077bcb5fa76611b5f2a557ea6c442ad87c', 'python -m pytest tests/test_fileutils.py', 'tests/test_fileutils.py'),
-    ('boltons', 'ebc7a8f776debfa33f0b380b57a444bca75a251b', 'python -m pytest tests/test_dictutils.py', 'tests/test_dictutils.py'),
-    ('boltons', 'd0a284fc7ef1aebceb54798600d73be4eeb76ed8', 'python -m pytest tests/test_setutils.py', 'tests/test_setutils.py'),
-    ('boltons', '609cabe932a1ea1423b24568644945abb1b8bb84', 'python -m pytest tests/test_setutils.py', 'tests/test_setutils.py'),
-    ('boltons', '4aa77cddb5d06def130df6f09aefab4018fa487c', 'python -m pytest tests/test_iterutils.py', 'tests/test_iterutils.py'),
-    ('boltons', 'c463d1633a075c398d6ffad7d8653064a615b696', 'python -m pytest tests/test_dictutils.py tests/test_urlutils.py', 'tests/test_dictutils.py'),
-    ('boltons', '766b5547392fe8d54c1e000098499dc556bb5cb7', 'python -m pytest tests/test_strutils.py', 'tests/test_strutils.py'),
-    ('node-semver', '9c8692ae05416e9dbe88d95ffe2b80e6964550fe', 'node_modules/.bin/tap --no-coverage -t0 test/classes/range.js test/functions/satisfies.js test/ranges/valid.js', 'test/classes/range.js'),
-    ('node-semver', 'e583226b165edd6530502cf731eda334527af6fe', 'node_modules/.bin/tap --no-coverage -t0 test/classes/range.js test/ranges/valid.js', 'test/classes/range.js'),
-    ('node-semver', '046da7f527cc72a482b5dea8cb59392be65bf186', 'node_modules/.bin/tap --no-coverage -t0 test/classes/range.js test/functions/satisfies.js', 'test/classes/range.js'),
-    ('node-semver', 'bea6028694a75e840f48b288ac019e9644cfe6e8', 'node_modules/.bin/tap --no-coverage -t0 test/classes/semver.js test/functions/inc.js', 'test/classes/semver.js'),
-    ('node-semver', '17aa702d91166472b197a2ea768f085083bee2e4', 'node_modules/.bin/tap --no-coverage -t0 test/classes/range.js test/ranges/valid.js', 'test/classes/range.js'),
-    ('node-semver', '5f3ca133e040210b6ea80c350a1d61d9da02e722', 'node_modules/.bin/tap --no-coverage -t0 test/ranges/subset.js', 'test/ranges/subset.js'),
-    ('node-semver', '3905343045dc293c3694d5e46170b1bb1fb5cf58', 'node_modules/.bin/tap --no-coverage -t0 test/bin/semver.js', 'test/bin/semver.js'),
-    ('node-semver', 'a29faa5f3309a01c8e5aeb965fb5c02c4c4e80e2', 'node_modules/.bin/tap --no-coverage -t0 test/bin/semver.js', 'test/bin/semver.js'),
-    ('node-semver', '1d28d5e82de16163daf721a7c76fff93e0d333ab', 'node_modules/.bin/tap --no-coverage -t0 test/ranges/min-version.js', 'test/ranges/min-version.js'),
-    ('node-semver', 'e37e0ca0b5fc910d2b1948d25dbc83cc3a0921ea', 'node_modules/.bin/tap --no-coverage -t0 test/internal/identifiers.js', 'test/internal/identifiers.js'),
-    ('node-semver', '2471d7543e2e63d9d95358e2405e7e1cde926c36', 'node_modules/.bin/tap --no-coverage -t0 test/classes/range.js test/ranges/valid.js', 'test/classes/range.js'),
-    ('node-semver', 'c99f336fa3bdff465652f9041eab2127d2f52eb2', 'node_modules/.bin/tap --no-coverage -t0 test/classes/semver.js test/functions/coerce.js', 'test/classes/semver.js'),
-    ('node-semver', 'af761c05bd53eef83b5e20f8b09360b0e70557dc', 'node_modules/.bin/tap --no-coverage -t0 test/internal/re.js test/classes/semver.js test/functions/inc.js', 'test/internal/re.js'),
-    ('mux', '976b536446a77de8de2d5559c78f612970fb5e37', 'go test -v .', 'mux_test.go'),
-    ('mux', '2b030fc311d07b8c5950807800b03b2d32a7142c', 'go test -v .', 'mux_test.go'),
-    ('mux', '395ad81d0ebffa0c5a36f3e5a2e720a7d5870d92', 'go test -v .', 'mux_test.go'),
-    ('mux', '98cb6bf42e086f6af920b965c38cacc07402d51b', 'go test -v .', 'old_test.go'),
-    ('mux', '946b6237eb8d0ce3225f502b7fd4208d0b60ce5f', 'go test -v .', 'middleware_test.go'),
-    ('mux', '9536e4053d763b54d935f1ce731a315cfb42b979', 'go test -v .', 'mux_test.go'),
-    ('mux', 'ef912dd76ebe9d9848c6e0fd80eaebccc9a11631', 'go test -v .', 'middleware_test.go'),
-    ('rustc-demangle', '2631bdf63859c05ad2dba93726a43ed9a7427c9c', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '2fb651dc5f933733730e92cb134f0b8d8f2038b8', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '0ad7b13cb51139e32e3bb9bed48d5f41cdb87364', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', 'fd906f850f90f6d4845c7b8219d218293e0ab3ed', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '232789841b6c6d8a1e9cc1b29af65815de847054', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '245357ab2e2805703f9b31a5af506e5b1960937a', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '3cf31b9a085423012aecd6de1e4f7842478c831b', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '9d8a7d89aa30b8830ab0c634bd75e30584d87a0b', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', 'd7ea01ab19bda1dde2633fd703e0b8e267f1ccd9', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', 'cce8a0768c00fa53d272fb09f849b5dbc37e96c0', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '98bbcffd0c72df930ae01e2ef73a3886e48b5c59', 'cargo test', 'src/v0.rs'),
-    ('rustc-demangle', '7551efa82f6f00f1fe4c0aaa58707b8a83de8a27', 'cargo test', 'src/v0.rs'),
-    ('toml', 'd10101f4fed80a8584aa2346e4701c5f5a184bc5', 'go test .', 'encode_test.go'),
-    ('toml', '75a4f17a6da92eb899b599eafc43a2e7ddd76fc2', 'go test .', 'encode_test.go'),
-    ('toml', '702f5a6d00def72eaea44c3179fa22e050e208f7', 'go test .', 'decode_test.go'),
-    ('toml', '4664468d6eafff56a043a217a8981cc72e901122', 'go test .', 'error_test.go'),
-    ('toml', '2918ee74bb664c418ae9b2d6ba356c2ca6c24506', 'go test .', 'toml_test.go'),
-    ('toml', 'a339e1f7089ced06bae1eaf374cdfb950e92d2e8', 'go test .', 'error_test.go'),
-    ('toml', '0e879cbdab1075e5622c5c91581eb5e417e6fc1a', 'go test .', 'toml_test.go'),
-    ('toml', '1905bd7b6af5c74f1cbc141d9c27a55ef571a2d6', 'go test .', 'error_test.go'),
-    ('toml', '01fb725713008eb52843889a4a1993d54e4d01c0', 'go test .', 'decode_test.go'),
-    ('toml', '60801d0059e5ac0eb04c240af09d742f32c11ccc', 'go test .', 'decode_test.go'),
-    ('toml', '022bf7e994cf5aecc0f5810aab96066571133187', 'go test .', 'encode_test.go'),
-    ('toml', '183c82197a50b3679870423a04058d9a39eb5ee0', 'go test .', 'bench_test.go'),
-    # CORPUS-END
-]
+
+def load_corpus():
+    """PROJECTS (name: its JSON document) and CORPUS [(project, commit, pin, target)] from
+    bench/corpus/*.json and bench/corpus/earlier/*.json, in file order."""
+    projects, corpus = {}, []
+    for folder in (CORPUS_DIR, os.path.join(CORPUS_DIR, "earlier")):
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if not name.endswith(".json"):
+                continue
+            with open(os.path.join(folder, name)) as f:
+                doc = json.load(f)
+            doc.setdefault("earlier", False)
+            doc.setdefault("setup", {})
+            projects[doc["project"]] = doc
+            corpus += [(doc["project"], c["commit"], c["pin"], c.get("target", "")) for c in doc["commits"]]
+    return projects, corpus
+
+
+PROJECTS, CORPUS = load_corpus()
 
 LANG_TRICKS = {
     "python": ["skip", "delete", "weaken", "deselect", "revert", "data", "detect", "helper"],
@@ -158,24 +103,27 @@ IDENT = {
 # ---------------------------------------------------------------- files and languages
 
 
-def is_test_path(lang, path):
-    base = os.path.basename(path)
-    if lang == "python":
-        return (path.startswith("tests/") or path.startswith("test/") or base.startswith("test_")
-                or base.endswith("_test.py") or base == "conftest.py")
-    if lang == "js":
-        return path.startswith("test/") or path.startswith("tap-snapshots/")
-    if lang == "go":
-        return base.endswith("_test.go") or "/testdata/" in "/" + path
-    if lang == "rust":
-        return path.startswith("tests/") or "test-symbols" in path
-    return False
+def matches(pattern, path):
+    """A "tests" pattern of a project: "dir/" is a folder of that name at any depth ("/dir/" only at
+    the root); anything else is an fnmatch glob tried on the whole path and on the file's name."""
+    if pattern.endswith("/"):
+        if pattern.startswith("/"):
+            return path.startswith(pattern[1:])
+        return ("/" + path).find("/" + pattern) >= 0
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern)
+
+
+def is_test_path(project, path):
+    return any(matches(p, path) for p in PROJECTS[project]["tests"])
+
+
+CODE_EXT = {"python": (".py",), "js": (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx"),
+            "go": (".go",), "rust": (".rs",)}
 
 
 def is_data_path(lang, path):
     ext = os.path.splitext(path)[1]
-    code = {"python": ".py", "js": ".js", "go": ".go", "rust": ".rs"}[lang]
-    return (ext != code or "/fixtures/" in "/" + path or "/testdata/" in "/" + path
+    return (ext not in CODE_EXT[lang] or "/fixtures/" in "/" + path or "/testdata/" in "/" + path
             or "/files/" in "/" + path) and not path.startswith("tap-snapshots/")
 
 
@@ -218,13 +166,25 @@ def base_env(project, lang):
         env.update({"GOCACHE": os.path.join(CACHE, "go-build"), "GOPATH": os.path.join(CACHE, "gopath"),
                     "GOPROXY": "off", "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local",
                     "GOTELEMETRY": "off", "GO111MODULE": "on", "GOSUMDB": "off"})
-    if lang == "js":
+    if lang in ("js", "ts"):
         env["npm_config_update_notifier"] = "false"
+    if lang == "rust" and PROJECTS[project]["setup"].get("cargo"):
+        env["CARGO_TARGET_DIR"] = os.path.join(CACHE, project, "target")
+    env.update(PROJECTS[project].get("env", {}))
     return env
 
 
-def run(argv, cwd, env, timeout=600, stdin=subprocess.DEVNULL):
+CAPPED = os.path.join(HERE, "capped")
+MEMORY_MIB = 4096  # --memory: the cap of one run's whole process tree (bench/capped)
+
+
+def run(argv, cwd, env, timeout=600, stdin=subprocess.DEVNULL, capped=False):
+    """(exit, output, seconds). A capped run (a pin, or goal running pins) goes under bench/capped:
+    its whole process tree is killed at MEMORY_MIB or at the timeout."""
     t0 = time.monotonic()
+    if capped:
+        argv = [CAPPED, str(MEMORY_MIB), str(timeout), *argv]
+        timeout += 30
     try:
         p = subprocess.run(argv, cwd=cwd, env=env, stdin=stdin, capture_output=True, text=True,
                            errors="replace", timeout=timeout)
@@ -273,31 +233,52 @@ def goal_message(out):
 # ---------------------------------------------------------------- dependencies
 
 
+def stamped(folder, setup):
+    """Has `folder` been set up with exactly `setup`? (a stamp file inside it says so)"""
+    try:
+        with open(os.path.join(folder, ".goal-history-setup")) as f:
+            return json.load(f) == setup
+    except (OSError, ValueError):
+        return False
+
+
+def stamp(folder, setup):
+    with open(os.path.join(folder, ".goal-history-setup"), "w") as f:
+        json.dump(setup, f)
+
+
 def setup_project(project, mirror):
-    lang = PROJECTS[project]["lang"]
+    doc = PROJECTS[project]
+    lang, setup = doc["lang"], doc["setup"]
     os.makedirs(CACHE, exist_ok=True)
     env = base_env(project, lang)
     if lang == "python":
         venv = os.path.join(CACHE, "venv-" + project)
-        if not os.path.exists(os.path.join(venv, "bin", "pytest")):
+        pip = setup.get("pip", ["pytest"])
+        if not stamped(venv, pip) and not (doc["earlier"] and os.path.exists(os.path.join(venv, "bin", "pytest"))):
+            shutil.rmtree(venv, ignore_errors=True)
             subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-            subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "pytest"], check=True)
-    if lang == "js":
+            subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check", *pip],
+                           check=True)
+            stamp(venv, pip)
+    if lang in ("js", "ts"):
         nm = os.path.join(CACHE, "node-" + project)
-        if not os.path.exists(os.path.join(nm, "node_modules", ".bin", "tap")):
+        npm = setup.get("npm", [])
+        if not stamped(nm, npm) and not os.path.isdir(os.path.join(nm, "node_modules")):
             os.makedirs(nm, exist_ok=True)
             with open(os.path.join(nm, "package.json"), "w") as f:
                 f.write('{"name": "history-deps", "version": "1.0.0", "private": true}\n')
-            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                            *PROJECTS[project]["npm"]], cwd=nm, check=True)
+            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", *npm], cwd=nm, check=True)
+            stamp(nm, npm)
     if lang == "go":
         os.makedirs(env["GOCACHE"], exist_ok=True)
+    if "CARGO_TARGET_DIR" in env:
+        os.makedirs(env["CARGO_TARGET_DIR"], exist_ok=True)
     return env
 
 
 def link_deps(project, work):
-    lang = PROJECTS[project]["lang"]
-    if lang == "js":
+    if PROJECTS[project]["lang"] in ("js", "ts"):
         os.symlink(os.path.join(CACHE, "node-" + project, "node_modules"), os.path.join(work, "node_modules"))
         exclude = os.path.join(work, ".git", "info", "exclude")
         os.makedirs(os.path.dirname(exclude), exist_ok=True)
@@ -313,13 +294,13 @@ class Change:
 
     def __init__(self, project, mirror, commit, pin, target):
         self.project, self.mirror, self.commit, self.pin, self.target = project, mirror, commit, pin, target
-        self.lang = PROJECTS[project]["lang"]
+        self.lang = FAMILY[PROJECTS[project]["lang"]]
         self.parent = mgit(mirror, "rev-parse", commit + "^").strip()
         self.subject = mgit(mirror, "log", "-1", "--format=%s", commit).strip()
         names = mgit(mirror, "diff", "--name-only", "--no-renames", self.parent, commit).split()
         self.tests, self.code, self.inline = [], [], []
         for path in names:
-            if is_test_path(self.lang, path):
+            if is_test_path(project, path):
                 self.tests.append(path)
             elif self.lang == "rust" and path.endswith(".rs") and rust_split(mshow(mirror, commit, path))[1]:
                 self.inline.append(path)
@@ -400,7 +381,7 @@ def pin_argv(ch):
 def removed_or_skipped(ch):
     """Does the commit itself remove a test or add a skip marker? (needs a person's --confirm)"""
     pat = {"python": r"^\s*def (test\w*)", "go": r"^func (Test\w*)", "rust": r"^\s*fn (\w+)",
-           "js": r"\b(?:t\.)?test\(\s*['\"`]([^'\"`]+)"}[ch.lang]
+           "js": r"\b(?:t\.)?(?:test|it)\(\s*['\"`]([^'\"`]+)"}[ch.lang]
     skip = r"pytest\.mark\.(skip|xfail)|pytest\.skip\(|t\.Skip\(|#\[ignore\]|\.skip\(|\bskip:\s*true"
     found = []
     for path in ch.tests + ch.inline:
@@ -418,9 +399,9 @@ def removed_or_skipped(ch):
 def f2p(ch, env, tmp, cap):
     work = scratch(ch, env, tmp, "plain")
     apply_tests(ch, work)
-    red_code, red_out, red_t = run(pin_argv(ch), work, env, timeout=cap)
+    red_code, red_out, red_t = run(pin_argv(ch), work, env, timeout=cap, capped=True)
     apply_fix(ch, work)
-    green_code, green_out, green_t = run(pin_argv(ch), work, env, timeout=cap)
+    green_code, green_out, green_t = run(pin_argv(ch), work, env, timeout=cap, capped=True)
     verdict = "FAIL_TO_PASS" if red_code != 0 and green_code == 0 else (
         "passes on parent" if red_code == 0 else "fails on commit")
     return {"verdict": verdict, "red_exit": red_code, "green_exit": green_code,
@@ -432,7 +413,7 @@ def f2p(ch, env, tmp, cap):
 
 
 def goal(binary, work, env, cap, *args):
-    code, out, t = run([binary, *args], work, env, timeout=cap)
+    code, out, t = run([binary, *args], work, env, timeout=cap, capped=True)
     return {"args": " ".join(args)[:80], "exit": code, "out": out, "s": round(t, 2)}
 
 
@@ -503,7 +484,7 @@ TEST_DEF = {
     "python": re.compile(r"^(\s*)def (test\w*)\s*\("),
     "go": re.compile(r"^func (Test\w*)\s*\("),
     "rust": re.compile(r"^(\s*)#\[test\]"),
-    "js": re.compile(r"^(\s*)(?:t\.)?test\(\s*['\"`]([^'\"`]*)"),
+    "js": re.compile(r"^(\s*)(?:t\.)?(?:test|it)\(\s*['\"`]([^'\"`]*)"),
 }
 
 
@@ -746,7 +727,7 @@ def interleave(entries):
 def chosen_tricks(project, commit, args):
     """The tricks tried on a commit: all, or --tricks-per-commit of them in rotation over the project's commits."""
     index = [e[1] for e in CORPUS if e[0] == project].index(commit)
-    mine = [t for t in args.tricks.split(",") if t in LANG_TRICKS[PROJECTS[project]["lang"]]]
+    mine = [t for t in args.tricks.split(",") if t in LANG_TRICKS[FAMILY[PROJECTS[project]["lang"]]]]
     k = args.tricks_per_commit
     if not k or k >= len(mine):
         return mine
@@ -862,26 +843,10 @@ def cell(r):
     return "done" if r["done_exit"] == 0 else "refused"
 
 
-def markdown(results, args):
+def totals(results):
+    """The totals lines of one set of results: refusals, completions, times, tricks."""
     tot, tricks = summary(results)
-    lines = ["| project | commit | F2P | pin s | honest | done-last | done s (honest) | withheld: accepted / tried | note |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for res in results:
-        if "error" in res:
-            lines.append("| %s | `%s` | error | | | | | | %s |" % (res["project"], res["commit"][:12], res["error"][:120].replace("|", "/")))
-            continue
-        w = [t for t, r in (res.get("withheld") or {}).items() if r.get("applicable")]
-        acc = [t for t in w if res["withheld"][t]["done_exit"] == 0]
-        note = "; ".join(res["removes"])[:100]
-        if res["f2p"]["verdict"] != "FAIL_TO_PASS":
-            note = (res["f2p"]["verdict"] + ". " + note).strip()
-        lines.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
-            res["project"], res["commit"][:12], "yes" if res["f2p"]["verdict"] == "FAIL_TO_PASS" else "no",
-            res["f2p"]["pin_s"], cell(res.get("honest")), cell(res.get("done-last")),
-            (res.get("honest") or {}).get("done_s", "-"),
-            ("%d / %d %s" % (len(acc), len(w), ("(" + ", ".join(acc) + ")") if acc else "")) if w else "-",
-            note.replace("|", "/")))
-    lines += ["", "**Totals**: %d commits, %d FAIL_TO_PASS, %d that remove or skip a test themselves, %d errors." % (
+    lines = ["", "**Totals**: %d commits, %d FAIL_TO_PASS, %d that remove or skip a test themselves, %d errors." % (
         tot["commits"], tot["f2p"], tot["legit"], tot["errors"])]
     for mode in ("honest", "done-last"):
         lines.append("- %s: %d false refusals, %d completed (FAIL_TO_PASS commits that keep their tests)" % (
@@ -899,6 +864,38 @@ def markdown(results, args):
     lines += ["", "| trick | tried | pin passed after the trick | completed (false acceptance) |", "|---|---|---|---|"]
     for t in ALL_TRICKS:
         lines.append("| %s (%s) | %d | %d | %d |" % (t, TRICK_TEXT[t], *tricks[t]))
+    return lines
+
+
+def half_of(res):
+    doc = PROJECTS.get(res["project"], {})
+    return "earlier" if doc.get("earlier") else doc.get("half", "?")
+
+
+def markdown(results, args):
+    tot, tricks = summary(results)
+    lines = ["| project | half | commit | F2P | pin s | honest | done-last | done s (honest) | withheld: accepted / tried | note |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for res in results:
+        if "error" in res:
+            lines.append("| %s | %s | `%s` | error | | | | | | %s |" % (res["project"], half_of(res), res["commit"][:12], res["error"][:120].replace("|", "/")))
+            continue
+        w = [t for t, r in (res.get("withheld") or {}).items() if r.get("applicable")]
+        acc = [t for t in w if res["withheld"][t]["done_exit"] == 0]
+        note = "; ".join(res["removes"])[:100]
+        if res["f2p"]["verdict"] != "FAIL_TO_PASS":
+            note = (res["f2p"]["verdict"] + ". " + note).strip()
+        lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
+            res["project"], half_of(res), res["commit"][:12], "yes" if res["f2p"]["verdict"] == "FAIL_TO_PASS" else "no",
+            res["f2p"]["pin_s"], cell(res.get("honest")), cell(res.get("done-last")),
+            (res.get("honest") or {}).get("done_s", "-"),
+            ("%d / %d %s" % (len(acc), len(w), ("(" + ", ".join(acc) + ")") if acc else "")) if w else "-",
+            note.replace("|", "/")))
+    for half in ("tune", "check"):
+        mine = [r for r in results if PROJECTS.get(r["project"], {}).get("half") == half]
+        if mine:
+            lines += ["", "### The %s half (%s)" % (half, ", ".join(sorted({r["project"] for r in mine})))]
+            lines += totals(mine)
     lines += ["", "**Corpus** (project: commit, pin):", "", "| project | commits | pin |", "|---|---|---|"]
     seen = {}
     for res in results:
@@ -939,14 +936,34 @@ def propose(project, mirrors, limit=40):
         files = lines[1:]
         if not re.search(r"\bfix|bug|correct|handle|wrong|crash|panic|regress", subject, re.I) or len(files) > 8:
             continue
-        tests = [f for f in files if is_test_path(lang, f)]
-        code = [f for f in files if not is_test_path(lang, f) and f.endswith({"python": ".py", "js": ".js", "go": ".go", "rust": ".rs"}[lang])]
+        tests = [f for f in files if is_test_path(project, f)]
+        code = [f for f in files if not is_test_path(project, f) and f.endswith(CODE_EXT[FAMILY[lang]])]
         if not code or (not tests and lang != "rust"):
             continue
         print(repr((project, commit, subject[:60], tests, code)))
         n += 1
         if n >= limit:
             break
+
+
+def chosen(doc, args):
+    """Is this project in the corpus and half asked for? (--only names projects whatever their half)"""
+    corpus = {"new": [False], "earlier": [True], "all": [False, True]}[args.corpus]
+    return doc["earlier"] in corpus and (args.half == "all" or doc["half"] == args.half)
+
+
+def count_line(args):
+    """`<N> commits, <P> projects, <L> languages; tune <a>, check <b>` of the corpus asked for."""
+    docs = [d for d in PROJECTS.values() if d["earlier"] in {"new": [False], "earlier": [True], "all": [False, True]}[args.corpus]]
+    n = sum(len(d["commits"]) for d in docs)
+    langs = {d["lang"] for d in docs}
+    half = {h: sum(len(d["commits"]) for d in docs if d["half"] == h) for h in ("tune", "check")}
+    projects = {h: sum(1 for d in docs if d["half"] == h) for h in ("tune", "check")}
+    runners = sorted({"%s/%s" % (d["lang"], d["runner"]) for d in docs})
+    return ("%d commits, %d projects, %d languages; tune %d, check %d\n"
+            "projects: tune %d, check %d; runners: %s" % (
+                n, len(docs), len(langs), half["tune"], half["check"], projects["tune"], projects["check"],
+                ", ".join(runners)))
 
 
 def main():
@@ -966,7 +983,16 @@ def main():
     ap.add_argument("--resume", action="store_true", help="keep the results already in --json and run the rest")
     ap.add_argument("--render", help="print the Markdown of a --json file of an earlier run, and stop")
     ap.add_argument("--propose", help="list candidate fix commits of a project's mirror")
+    ap.add_argument("--half", choices=("tune", "check", "all"), default="tune",
+                    help="the projects of one half (check: run only to report, never to find what to fix)")
+    ap.add_argument("--corpus", choices=("new", "earlier", "all"), default="new",
+                    help="the corpus of the tune/check split, the earlier one (tuned on before it), or both")
+    ap.add_argument("--memory", type=int, default=MEMORY_MIB, help="MiB: the cap of one run's process tree")
+    ap.add_argument("--count", action="store_true", help="print the corpus's size and halves, and stop")
     args = ap.parse_args()
+    globals()["MEMORY_MIB"] = args.memory
+    if args.count:
+        return print(count_line(args))
     if args.propose:
         return propose(args.propose, args.mirrors)
     if args.render:
@@ -974,9 +1000,11 @@ def main():
             print(markdown(json.load(f), args))
         return None
     args.goal = os.path.abspath(args.goal)
-    if args.modes and not os.access(args.goal, os.X_OK):
+    goal_modes = [m for m in args.modes.split(",") if m in ("honest", "done-last", "withheld")]
+    if goal_modes and not os.access(args.goal, os.X_OK):
         sys.exit("history.py: no goal binary at %s: build it with cargo build --release --locked" % args.goal)
     entries = interleave([e for e in CORPUS if (not args.only or e[0] in args.only)
+                          and (args.only or chosen(PROJECTS[e[0]], args))
                           and (not args.commit or any(e[1].startswith(c) for c in args.commit))])
     kept = []
     if args.resume and args.json and os.path.exists(args.json):
