@@ -562,3 +562,33 @@ fn the_continuation_counts_proven_criteria() {
     let text = stdout(&repo.goal().arg("continuation").output().unwrap());
     assert!(text.contains("当前进度：0/1 criteria 通过"), "{text}");
 }
+
+/// An abandon phrase the user typed still abandons through the prompt hook when the session is
+/// marked as an agent's: the hook acts on the person's own words, where `goal abandon` run by the
+/// agent is refused.
+#[test]
+fn the_users_abandon_phrase_abandons_under_the_agents_mark() {
+    let repo = project(&["the thing works"]);
+    let out = repo
+        .goal()
+        .env("GOAL_AGENT", "claude")
+        .args(["abandon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(repo.exists(GOAL));
+    let out = repo
+        .goal()
+        .env("GOAL_AGENT", "claude")
+        .args(["hook", "claude"])
+        .write_stdin(event("user-prompt-submit", &repo, "abandon the goal"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("abandoned"), "{}", stdout(&out));
+    assert!(!repo.exists(GOAL));
+    assert_eq!(
+        repo.trailer("HEAD", "Goal-Status").as_deref(),
+        Some("abandoned")
+    );
+}

@@ -413,3 +413,58 @@ fn goal_run_stops_after_a_turn_that_commits_a_confirmation() {
         "{reason}"
     );
 }
+
+/// Abandoning and replacing a goal are the person's: `goal abandon`, `goal init --replace` and
+/// `goal init --abandon-current` are refused in an agent's environment (exit 1, nothing
+/// committed, the hint naming what the person runs) and allowed without the mark.
+#[test]
+fn abandon_and_replace_are_refused_with_the_agents_mark() {
+    let repo = guards_only_open();
+    let head = repo.head();
+    let cases: [(&[&str], &str); 4] = [
+        (&["abandon"], "abandoning the goal is the person's"),
+        (
+            &["init", "--replace", "Another goal", "-c", "x"],
+            "replacing the goal is the person's",
+        ),
+        (
+            &["init", "--replace", "Another goal"],
+            "replacing the goal is the person's",
+        ),
+        (
+            &["init", "--abandon-current"],
+            "abandoning the goal is the person's",
+        ),
+    ];
+    for (args, words) in cases {
+        for mark in ["GOAL_AGENT", "GOAL_RUN_AGENT"] {
+            let out = goal_with(&repo, &[(mark, "codex")], args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?} {mark}: {err}");
+            assert!(err.contains(words), "{args:?}: {err}");
+            assert!(err.contains("in their own terminal"), "{args:?}: {err}");
+        }
+        assert_eq!(repo.head(), head, "{args:?} committed nothing");
+        assert!(repo.exists(".agents/goal/GOAL.md"));
+    }
+    // Without --replace, an agent's init keeps the active goal and says whose the choice is.
+    let out = goal_with(&repo, &[("GOAL_AGENT", "codex")], &["init", "Another goal"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is the person's (they run `goal init --replace"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.head(), head);
+    // The person replaces it, then abandons the new one.
+    let out = goal_with(
+        &repo,
+        &[],
+        &["init", "--replace", "Another goal", "-c", "x"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(repo.goal_md().contains("Another goal"));
+    let out = goal_with(&repo, &[("GOAL_AGENT", "")], &["abandon"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!repo.exists(".agents/goal/GOAL.md"));
+}

@@ -20,6 +20,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    crate::ops::confirm::check_persons_choice("abandoning the goal", "goal abandon")?;
     let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     let reason = args
         .reason

@@ -136,12 +136,12 @@ fn user_prompt(ctx: &Ctx, prompt: &str) -> Result<Option<Value>> {
             }
             if d.granularity == Granularity::Coarse {
                 notes.push(
-                    "goal: this goal looks coarse (it spans modules, many files or architecture): split it into phases with `goal init --replace \"<goal>\" --phases \"<phase 1>,<phase 2>,…\"` and add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
+                    "goal: this goal looks coarse (it spans modules, many files or architecture): suggest to the person that they split it into phases (replacing a goal is theirs: `goal init --replace \"<goal>\" --phases \"<phase 1>,<phase 2>,…\"`), then add criteria per phase with `goal criteria add --phase N \"…\"`.".into(),
                 );
             }
         }
         (Kind::Goal, Some(goal)) => notes.push(format!(
-            "goal: a goal is already active (\"{}\"); continuing it. To replace it, run `goal init --replace \"<new goal>\"`; to drop it, `goal abandon`.",
+            "goal: a goal is already active (\"{}\"); continuing it. Replacing or dropping it is the person's: they say so in their own words, or run `goal init --replace \"<new goal>\"` or `goal abandon` in their own terminal.",
             goal.goal
         )),
         (Kind::Abandon, Some(_)) => {

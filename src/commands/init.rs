@@ -68,6 +68,17 @@ fn criteria_from(text: &str) -> Vec<String> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    if args.abandon_current {
+        crate::ops::confirm::check_persons_choice(
+            "abandoning the goal",
+            "goal init --abandon-current",
+        )?;
+    } else if args.replace {
+        crate::ops::confirm::check_persons_choice(
+            "replacing the goal",
+            "goal init --replace \"<goal>\"",
+        )?;
+    }
     let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
     ws.repo.ensure_idle()?;
     let mut criteria = args.criteria.clone();
@@ -149,7 +160,8 @@ fn on_active(
     if args.replace {
         return OnActive::Replace;
     }
-    if !ctx.interactive() {
+    // An agent does not answer the person's question: the active goal is kept.
+    if !ctx.interactive() || crate::person::agent().is_some() {
         return OnActive::Keep;
     }
     let answer = ask::choose_answered(
@@ -188,9 +200,14 @@ fn kept(ctx: &Ctx, active: &GoalFile, answered: bool) -> Result<u8> {
     if answered {
         return Ok(0);
     }
+    let hint = if crate::person::agent().is_some() {
+        "continue with `goal status`; replacing or abandoning it is the person's (they run `goal init --replace \"<goal>\"` or `goal init --abandon-current`)"
+    } else {
+        "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`"
+    };
     Err(Error::refused(
         "a goal is already active; continuing it",
-        "continue with `goal status`, or use `goal init --replace \"<goal>\"` / `goal init --abandon-current`",
+        hint,
     ))
 }
 

@@ -11,6 +11,21 @@ pub fn check_confirm(confirm: bool, command: &str) -> Result<()> {
     }
 }
 
+/// Abandoning or replacing a goal is the person's too: refused in a marked environment (exit 1),
+/// naming what the person runs. A hook that acts on the person's own words (an abandon phrase the
+/// user typed) calls the operation itself and is not refused.
+pub fn check_persons_choice(what: &str, command: &str) -> Result<()> {
+    match crate::person::agent() {
+        Some(agent) => Err(Error::refused(
+            format!("{what} is the person's: ask them to run `{command}`"),
+            format!(
+                "this environment is marked as the agent's ({agent}): keep working on the goal, or stop and tell the person why it should be given up; they run `{command}` in their own terminal"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn refusal(agent: &str, command: &str) -> Error {
     Error::refused(
         format!("a confirmation is the person's: ask them to run `{command}`"),
