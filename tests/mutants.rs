@@ -399,6 +399,48 @@ fn a_missing_tool_is_named_with_its_install_command() {
         1,
         &["mutmut is not installed: `pip install mutmut==3.8.1`"],
     );
+    // Once the tool is there, the record that found it missing is made again: done runs it.
+    let Some(tools) = mutmut() else { return };
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(!err.contains("is not installed"), "{err}");
+    assert!(
+        json(&out)["mutation"]["killed"].as_u64().unwrap() >= 2,
+        "{err}"
+    );
+}
+
+/// mutmut made mutants of the change and ran none of them (the test runs the code in a child
+/// process, where mutmut sees no test reach it: "could not find any test case for any mutant"):
+/// nothing is known of the mutants, so the gate refuses, here a fix that only special-cases the
+/// test's inputs; in report mode the failure is shown.
+#[test]
+fn python_mutants_made_and_none_run_refuse_in_gate_mode() {
+    let Some(tools) = mutmut() else { return };
+    let special = "def add(a, b):\n    if a == 2 and b == 3:\n        return 5\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+    let by_child = "import subprocess\nimport sys\n\n\ndef test_add():\n    out = subprocess.run([sys.executable, \"-c\", \"from calc import add; print(add(2, 3))\"], capture_output=True, text=True)\n    assert out.stdout.strip() == \"5\"\n";
+    for mode in ["gate", "report"] {
+        let repo = project(&py_files(), mode, "0.8", PY_ADD);
+        repo.write("calc/__init__.py", special);
+        repo.write("tests/test_calc.py", by_child);
+        ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+        let out = goal(&repo, &[&tools], &["done"]);
+        if mode == "gate" {
+            refused(
+                &out,
+                1,
+                &[
+                    "mutmut",
+                    "ran the pins on none of them",
+                    "its mutants are unknown",
+                ],
+            );
+        } else {
+            let err = ok(&out);
+            assert!(err.contains("its mutants are unknown"), "{err}");
+        }
+        no_tool_folders(&repo);
+    }
 }
 
 // --- JavaScript: StrykerJS -------------------------------------------------------------------

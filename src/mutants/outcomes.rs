@@ -5,11 +5,29 @@
 
 use super::{Survivor, Totals};
 
-/// What a tool's results came to: the totals and the survivors.
+/// What a tool's results came to: the totals, the survivors, and how many mutants the tool made
+/// (listed, whether or not it ran them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Read {
     pub totals: Totals,
     pub survivors: Vec<Survivor>,
+    pub made: u64,
+}
+
+impl Read {
+    /// Why these results say nothing though the tool made mutants: it ran none of them (mutmut's
+    /// "could not find any test case for any mutant", every mutant left unchecked or skipped).
+    /// A tool that made no mutant has nothing to say, and that is not this.
+    pub fn ran_none(&self, tool: &str) -> Option<String> {
+        let t = self.totals;
+        let ran = t.killed + t.survived + t.timeout + t.unviable;
+        (self.made > 0 && ran == 0).then(|| {
+            format!(
+                "{tool} made {} mutant(s) of the change and ran the pins on none of them",
+                self.made
+            )
+        })
+    }
 }
 
 /// cargo-mutants' exit code: Ok for a run that tested the mutants (0: all caught, 2: some
@@ -40,6 +58,7 @@ pub fn cargo_mutants(json: &str) -> Result<Read, String> {
         let Some(mutant) = o.get("scenario").and_then(|s| s.get("Mutant")) else {
             continue; // the baseline
         };
+        read.made += 1;
         match o.get("summary").and_then(|s| s.as_str()).unwrap_or("") {
             "CaughtMutant" => read.totals.killed += 1,
             "MissedMutant" => {
@@ -111,10 +130,14 @@ pub fn mutmut(output: &str, def_line: &dyn Fn(&str, Option<&str>, &str) -> usize
         if !l.starts_with("    ") {
             continue;
         }
-        if let Some((name, status)) = l.trim().rsplit_once(": ")
-            && name.contains("__mutmut_")
-            && mutmut_status(&mut read.totals, status.trim())
-        {
+        let Some((name, status)) = l.trim().rsplit_once(": ") else {
+            continue;
+        };
+        if !name.contains("__mutmut_") {
+            continue;
+        }
+        read.made += 1;
+        if mutmut_status(&mut read.totals, status.trim()) {
             survivors.push(name.to_string());
         }
     }
@@ -237,6 +260,7 @@ pub fn stryker(json: &str) -> Result<Read, String> {
         let mutants = f.get("mutants").and_then(|m| m.as_array());
         for m in mutants.into_iter().flatten() {
             let text = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or("");
+            read.made += 1;
             match text("status") {
                 "Killed" => read.totals.killed += 1,
                 "Survived" | "NoCoverage" => {

@@ -124,3 +124,40 @@ fn stryker_reports_count_each_status() {
     );
     assert!(stryker("{\"schemaVersion\":\"1.0\"}").is_err());
 }
+
+/// Mutants made and none run say nothing: the tool `failed` (the gate fails closed); a tool that
+/// made no mutant, or ran some, is not that.
+#[test]
+fn mutants_made_and_none_run_are_a_failure() {
+    let unchecked = "    calc.x_add__mutmut_1: not checked\n    calc.x_add__mutmut_2: not checked\n    calc.x_sub__mutmut_1: skipped\n";
+    let read = mutmut(unchecked, &|_, _, _| 1);
+    assert_eq!(read.made, 3);
+    assert_eq!(
+        read.ran_none("mutmut").as_deref(),
+        Some("mutmut made 3 mutant(s) of the change and ran the pins on none of them")
+    );
+    let read = mutmut(MUTMUT, &|_, _, _| 1);
+    assert_eq!(read.made, 5);
+    assert_eq!(read.ran_none("mutmut"), None);
+    assert_eq!(mutmut("", &|_, _, _| 1).ran_none("mutmut"), None);
+    // Every judged kind counts as run, an unviable one included.
+    let cases: &[(Totals, Option<()>)] = &[
+        (totals(0, 0, 0, 0), Some(())),
+        (totals(1, 0, 0, 0), None),
+        (totals(0, 1, 0, 0), None),
+        (totals(0, 0, 1, 0), None),
+        (totals(0, 0, 0, 1), None),
+    ];
+    for (t, none) in cases {
+        let read = Read {
+            totals: *t,
+            survivors: Vec::new(),
+            made: 2,
+        };
+        assert_eq!(read.ran_none("x").map(|_| ()), *none, "{t:?}");
+    }
+    let read = stryker(STRYKER).unwrap();
+    assert_eq!((read.made, read.ran_none("stryker")), (6, None));
+    let read = cargo_mutants(include_str!("outcomes_cargo_mutants.json")).unwrap();
+    assert_eq!((read.made, read.ran_none("cargo-mutants")), (10, None));
+}

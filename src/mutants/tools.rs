@@ -21,6 +21,13 @@ pub enum Tool {
 }
 
 impl Tool {
+    pub const ALL: [Tool; 3] = [Tool::CargoMutants, Tool::Mutmut, Tool::Stryker];
+
+    /// The tool of a name as [`Tool::name`] gives it.
+    pub fn named(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Tool::CargoMutants => "cargo-mutants",
