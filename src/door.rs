@@ -46,6 +46,8 @@ pub struct Commit<'a> {
     pub verdict: Option<&'static str>,
     /// A `goal run`'s budget, on the run's first commit (`Goal-Budget`).
     pub budget: Option<String>,
+    /// The commit the goal started from, on its init commit (`Goal-Base`).
+    pub base: Option<String>,
 }
 
 /// Commits that record no progress (block, resume, criteria, escalate, restore) carry only the ticks that
@@ -121,6 +123,7 @@ impl<'a> Commit<'a> {
             mutants_confirmed: Vec::new(),
             verdict: None,
             budget: None,
+            base: None,
         }
     }
 
@@ -164,6 +167,7 @@ impl<'a> Commit<'a> {
         trailers.mutants_confirmed = self.mutants_confirmed;
         trailers.verdict = self.verdict.map(str::to_string);
         trailers.budget = self.budget;
+        trailers.base = self.base;
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
         let message = trailers.message(&self.subject, &self.body);

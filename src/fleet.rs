@@ -556,6 +556,7 @@ mod tests {
             mutants_confirmed: Vec::new(),
             verdict: Some("stagnant".into()),
             budget: None,
+            base: None,
         };
         assert_eq!(flags(Some(&t), "in-progress", true), vec!["stagnant"]);
         t.verdict = Some("progress".into());

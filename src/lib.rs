@@ -56,6 +56,9 @@ pub mod material;
 pub mod merge_driver;
 /// Proof with teeth: the goal's change under mutation (§20) — hunks, tools, their outcomes.
 pub mod mutants;
+/// What goal adds to a pin's run so that its runner names each test (`-rfEsxXp`, `-v`,
+/// `--verbose`, `PYTEST_ADDOPTS`, `GOFLAGS`): what it reports, never what it selects. Pure.
+pub mod naming;
 /// One function per operation (init, criteria, verify, check, iterate, done, block, resume,
 /// abandon, restore, retries), the red and base runs, and the views status and report build.
 pub mod ops;

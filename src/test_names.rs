@@ -88,6 +88,21 @@ static PYTEST_V: LazyLock<Regex> =
 // pytest -rA: "FAILED tests/test_calc.py::test_add - assert 0 == 4", "PASSED tests/t.py::test_x"
 static PYTEST_RA: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)(?: - .*)?$"));
+// python -m unittest -v: "test_add (tests.test_calc.TestCalc.test_add) ... ok" (Python 3.11; 3.10
+// and before: "(tests.test_calc.TestCalc)"), its docstring's first line, if any, before " ... ";
+// a test whose docstring shows puts its name on a line of its own first. After the run, each
+// failure again: "FAIL: test_add (tests.test_calc.TestCalc.test_add)".
+static UNITTEST_V: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(\w+) \(([\w.]+)\)(?:\s.*?)? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$",
+    )
+});
+static UNITTEST_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"^(\w+) \(([\w.]+)\)\s*$"));
+static UNITTEST_DOC: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^.*? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$")
+});
+static UNITTEST_FAILED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)(?: \(.*\))?\s*$"));
 // go test -v: "--- PASS: TestAdd (0.00s)", "    --- FAIL: TestAdd/sub (0.00s)"
 static GO: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \("));
 // node-tap's classic reporter: "nestedfail.test.js ........ 3/4", then per failure the subtest
@@ -102,6 +117,53 @@ static MARK: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*(✔|✓|✖|✕|﹣|○)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s?m?s\))?(?:\s+#\s*(?:SKIP|TODO).*)?\s*$",
     )
 });
+
+/// A unittest test's id: the part in parentheses, which from Python 3.11 ends with the method.
+fn unittest_id(method: &str, place: &str) -> String {
+    if place.ends_with(&format!(".{method}")) {
+        place.to_string()
+    } else {
+        format!("{place}.{method}")
+    }
+}
+
+/// unittest's lines: a test named on a line of its own waits for its docstring and result on the
+/// next.
+#[derive(Default)]
+struct Unittest {
+    pending: Option<String>,
+}
+
+impl Unittest {
+    /// What `line` says as one of unittest's: None, not one of its lines; Some(None), a test named
+    /// whose result comes next; Some(Some(..)), a test and its outcome.
+    fn line(&mut self, line: &str) -> Option<Option<(String, TestOutcome)>> {
+        if let Some(c) = UNITTEST_V.captures(line) {
+            self.pending = None;
+            return Some(Some((unittest_id(&c[1], &c[2]), unittest_outcome(&c[3]))));
+        }
+        if let Some(c) = UNITTEST_NAME.captures(line) {
+            self.pending = Some(unittest_id(&c[1], &c[2]));
+            return Some(None);
+        }
+        if let Some(name) = self.pending.take()
+            && let Some(c) = UNITTEST_DOC.captures(line)
+        {
+            return Some(Some((name, unittest_outcome(&c[1]))));
+        }
+        let c = UNITTEST_FAILED.captures(line)?;
+        Some(Some((unittest_id(&c[2], &c[3]), TestOutcome::Failed)))
+    }
+}
+
+/// What a unittest result word comes to.
+fn unittest_outcome(word: &str) -> TestOutcome {
+    match word {
+        "ok" | "unexpected success" => TestOutcome::Passed,
+        "FAIL" | "ERROR" => TestOutcome::Failed,
+        _ => TestOutcome::Ignored,
+    }
+}
 
 fn outcome_of(word: &str) -> Option<TestOutcome> {
     Some(match word {
@@ -160,6 +222,47 @@ impl Gather {
     }
 }
 
+// A test file that could not be loaded: jest's "FAIL <file>" then "● Test suite failed to run";
+// vitest's " FAIL  <file> [ <file> ]"; TypeScript's "<file>:3:21 - error TS2554: …" (ts-jest) and
+// "<file>(3,21): error TS2554: …" (tsc).
+static JEST_FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+)(?:\s+\(.*\))?\s*$"));
+static JEST_SUITE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*●\s+Test suite failed to run\s*$"));
+static VITEST_FILE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*FAIL\s+(\S+)\s+\[\s*(\S+)\s*\]\s*$"));
+static TS_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(\S+?\.[cm]?[jt]sx?)(?::\d+:\d+ - |\(\d+,\d+\): )error TS\d+:"));
+
+/// The files whose test suite failed to load in a run's output (a type error under ts-jest, an
+/// import a vitest file cannot resolve, a TypeScript error), each once, in the order seen: a run
+/// that fails so, in a test file, is red the way an import error is in Python; in a code file it
+/// says nothing of the tests. Paths as the runner printed them.
+pub fn suites_failed_to_run(output: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |p: &str| {
+        let p = p.trim_start_matches("./").to_string();
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    let mut last_fail: Option<String> = None;
+    for raw in output.lines() {
+        let clean = ANSI.replace_all(raw, "");
+        let line = clean.trim_end_matches('\r');
+        if let Some(c) = VITEST_FILE.captures(line) {
+            push(&c[1]);
+        } else if let Some(c) = JEST_FAIL.captures(line) {
+            last_fail = Some(c[1].to_string());
+        } else if JEST_SUITE.is_match(line) {
+            if let Some(f) = last_fail.take() {
+                push(&f);
+            }
+        } else if let Some(c) = TS_ERROR.captures(line) {
+            push(&c[1]);
+        }
+    }
+    out
+}
+
 /// The tests a run's output names, with their outcomes (at most [`NAMES_CAP`]).
 pub fn from_output(output: &str) -> TestNames {
     let mut gather = Gather::default();
@@ -167,9 +270,18 @@ pub fn from_output(output: &str) -> TestNames {
     let mut classic = Classic::default();
     // The test thread that panicked last, until a result line or an abort says what came of it.
     let mut panicked: Option<String> = None;
+    let mut unittest = Unittest::default();
     for raw in output.lines() {
         let clean = ANSI.replace_all(raw, "");
         let line = clean.trim_end_matches('\r');
+        match unittest.line(line) {
+            Some(Some((name, outcome))) => {
+                gather.add(&name, outcome);
+                continue;
+            }
+            Some(None) => continue,
+            None => {}
+        }
         let points = tap.points;
         let leaf = tap.line(line);
         let found = if let Some(name) = classic.line(line) {

@@ -601,3 +601,87 @@ fn missing_reads_as_a_sentence() {
         assert_eq!(missing.to_string(), *text);
     }
 }
+
+/// Test files that failed to load, as each runner says it; a test that ran and failed is not one.
+#[test]
+fn suites_that_failed_to_run_are_named_by_file() {
+    let cases: &[(&str, &[&str])] = &[
+        // ts-jest: a type error against the base code.
+        (
+            "FAIL test/calc.test.ts\n  ● Test suite failed to run\n\n    test/calc.test.ts:3:21 - error TS2554: Expected 2 arguments, but got 3.\n\nTest Suites: 1 failed, 1 total\nTests:       0 total\n",
+            &["test/calc.test.ts"],
+        ),
+        // jest: a test that ran and failed is no suite that failed to run.
+        (
+            "FAIL test/calc.test.ts\n  ● adds\n\n    expect(received).toBe(expected)\n\nTests:       1 failed, 1 total\n",
+            &[],
+        ),
+        // jest with a duration, colours, and the error in a code file.
+        (
+            "\u{1b}[1mFAIL\u{1b}[22m src/a.test.ts (5.2 s)\n  ● Test suite failed to run\n\n    src/calc.ts:9:3 - error TS2322: Type 'string' is not assignable to type 'number'.\n",
+            &["src/a.test.ts", "src/calc.ts"],
+        ),
+        // vitest: a file whose import cannot be resolved.
+        (
+            " FAIL  test/calc.test.ts [ test/calc.test.ts ]\nSyntaxError: The requested module '../src/calc' does not provide an export named 'mul'\n Test Files  1 failed (1)\n      Tests  no tests\n",
+            &["test/calc.test.ts"],
+        ),
+        // vitest: a failing test names the test after the file, not a bracketed file.
+        (
+            " FAIL  test/calc.test.ts > adds\nAssertionError: expected 1 to be 2\n",
+            &[],
+        ),
+        // tsc's own format, with ./ dropped.
+        (
+            "./test/a.spec.tsx(3,21): error TS2304: Cannot find name 'mul'.\n",
+            &["test/a.spec.tsx"],
+        ),
+        ("PASS test/calc.test.ts\nTests: 2 passed, 2 total\n", &[]),
+    ];
+    for (output, want) in cases {
+        assert_eq!(suites_failed_to_run(output), *want, "{output}");
+    }
+}
+
+/// `python -m unittest -v` as Python 3.11 and 3.10 print it: each test by its id, a docstring on
+/// the name's line or the next, every result word; the failures listed again after the run.
+#[test]
+fn unittest_verbose_names_each_test_by_its_id() {
+    let out = "\
+test_add (tests.test_calc.TestCalc.test_add) ... ok
+test_sub (tests.test_calc.TestCalc.test_sub) ... FAIL
+test_div (tests.test_calc.TestCalc) ... ERROR
+test_doc (tests.test_calc.TestCalc.test_doc)
+Adds two numbers. ... ok
+test_skip (tests.test_calc.TestCalc.test_skip) ... skipped 'not today'
+test_xf (tests.test_calc.TestCalc.test_xf) ... expected failure
+test_xp (tests.test_calc.TestCalc.test_xp) ... unexpected success
+test_first (tests.test_calc.TestCalc.test_first) first line of its docstring ... ok
+
+======================================================================
+FAIL: test_sub (tests.test_calc.TestCalc.test_sub)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+AssertionError: 1 != 5
+
+======================================================================
+FAIL: test_add (tests.test_calc.TestCalc.test_add) (x=3)
+----------------------------------------------------------------------
+Ran 9 tests in 0.001s
+
+FAILED (failures=1, errors=1, skipped=1, expected failures=1, unexpected successes=1)
+";
+    assert_eq!(
+        named(out),
+        list(&[
+            ("tests.test_calc.TestCalc.test_add", Failed),
+            ("tests.test_calc.TestCalc.test_sub", Failed),
+            ("tests.test_calc.TestCalc.test_div", Failed),
+            ("tests.test_calc.TestCalc.test_doc", Passed),
+            ("tests.test_calc.TestCalc.test_skip", Ignored),
+            ("tests.test_calc.TestCalc.test_xf", Ignored),
+            ("tests.test_calc.TestCalc.test_xp", Passed),
+            ("tests.test_calc.TestCalc.test_first", Passed),
+        ])
+    );
+}

@@ -86,6 +86,8 @@ pub struct GoalTrailers {
     /// The budget a `goal run` was given, on the run's first commit (`Goal-Budget: cost=USD
     /// tokens=N iterations=N`, each part only when given).
     pub budget: Option<String>,
+    /// The commit the goal started from, on its init commit (`Goal-Base: <commit>`).
+    pub base: Option<String>,
 }
 
 impl GoalTrailers {
@@ -108,6 +110,7 @@ impl GoalTrailers {
             mutants_confirmed: Vec::new(),
             verdict: None,
             budget: None,
+            base: None,
         }
     }
 
@@ -165,6 +168,7 @@ impl GoalTrailers {
                 .collect(),
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
             budget: commit.trailer("Goal-Budget").map(|v| v.trim().to_string()),
+            base: commit.trailer("Goal-Base").map(|v| v.trim().to_string()),
         })
     }
 
@@ -188,6 +192,9 @@ impl GoalTrailers {
         text.push_str(&format!("Goal-Passing: {}/{}\n", self.passing, self.total));
         if let Some(action) = self.action {
             text.push_str(&format!("Goal-Action: {}\n", action.as_str()));
+        }
+        if let Some(base) = &self.base {
+            text.push_str(&format!("Goal-Base: {}\n", one_line(base)));
         }
         if !self.evidence.is_empty() {
             text.push_str(&format!("Goal-Evidence: {}\n", self.evidence.join(", ")));
@@ -305,6 +312,7 @@ mod tests {
             mutants_confirmed: vec!["unneeded-change src/lib.rs:6".into()],
             verdict: Some("stagnant".into()),
             budget: Some("cost=1.5 iterations=10".into()),
+            base: Some("0123456789abcdef0123456789abcdef01234567".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {

@@ -670,3 +670,121 @@ fn a_junit_record_replays_with_its_reports() {
     let audit = json(&out);
     assert_eq!(audit["criteria"][0]["replay"], "reproduced", "{audit}");
 }
+
+/// The history under the init commit rewritten by the agent: a new base holding a weakened test
+/// and no code, the init commit made again on it (its `Goal-Base` trailer kept, or rewritten to
+/// agree). The red run would see the test fail there (no code at all) and the tests unweakened
+/// against that base: without the pinned base the goal completes with the bug in.
+const REWRITE: &str = r#"set -e
+init=$(git rev-parse HEAD)
+weak=$(printf '%s\n' 'out=$(sh calc.sh 2 3) || { echo "0 passed, 1 failed"; exit 1; }' 'echo "1 passed, 0 failed"' | git hash-object -w --stdin)
+export GIT_INDEX_FILE="$PWD/.git/rewrite-index"
+git read-tree --empty
+git update-index --add --cacheinfo "100644,$weak,test.sh"
+base=$(git commit-tree "$(git write-tree)" -m project)
+git read-tree "$init"
+git update-index --cacheinfo "100644,$weak,test.sh"
+tree=$(git write-tree)
+rm -f "$GIT_INDEX_FILE"
+unset GIT_INDEX_FILE
+git log -1 --format=%B "$init" > .git/rewrite-msg
+if [ -n "$AGREE" ]; then sed -i "s/^Goal-Base: .*/Goal-Base: $base/" .git/rewrite-msg; fi
+new=$(git commit-tree "$tree" -p "$base" -F .git/rewrite-msg)
+git reset -q --hard "$new"
+"#;
+
+#[test]
+fn a_base_rewritten_under_the_init_commit_refuses_done_and_fails_audit() {
+    for agree in ["", "1"] {
+        let repo = Repo::new();
+        repo.write("calc.sh", "echo $(($1 - $2))\n");
+        repo.write(
+            "test.sh",
+            "[ \"$(sh calc.sh 2 3)\" = 5 ] || { echo \"0 passed, 1 failed\"; exit 1; }\necho \"1 passed, 0 failed\"\n",
+        );
+        commit_all(&repo, "project");
+        let base = repo.head();
+        repo.init_goal(&["calc adds (verify: `sh test.sh`)"]);
+        assert_eq!(
+            repo.trailer("HEAD", "Goal-Base").as_deref(),
+            Some(base.as_str())
+        );
+        let out = repo
+            .command("sh")
+            .args(["-c", REWRITE])
+            .env("AGREE", agree)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        if !agree.is_empty() {
+            assert_ne!(
+                repo.trailer("HEAD", "Goal-Base").as_deref(),
+                Some(base.as_str())
+            );
+        }
+        repo.ok(&["verify", "-c", "1"]);
+        repo.ok(&["iterate", "-m", "the test passes"]);
+        let err = repo.refused(&["done"], 1, &["base-rewritten: the goal's init commit"]);
+        let place = if agree.is_empty() {
+            "Goal-Base trailer"
+        } else {
+            "its ref"
+        };
+        assert!(err.contains(place), "{agree:?}: {err}");
+        assert!(repo.exists(GOAL), "nothing completed");
+        let audit = repo.goal().args(["audit", "--json"]).output().unwrap();
+        assert_ne!(audit.status.code(), Some(0), "{}", stdout(&audit));
+        assert!(
+            stdout(&audit).contains("base-rewritten: the goal's init commit"),
+            "{}",
+            stdout(&audit)
+        );
+        let log = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+        assert!(
+            log.as_array().unwrap().iter().any(|r| r["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "base-rewritten")),
+            "{log}"
+        );
+    }
+}
+
+/// A goal whose history is as `goal init` left it: its base pinned, nothing flagged; a person's
+/// rebase is accepted with `--confirm` and recorded.
+#[test]
+fn a_pinned_base_is_quiet_and_a_persons_rebase_is_confirmed() {
+    let repo = Repo::new();
+    repo.write("feature.sh", &feature_script(1));
+    commit_all(&repo, "project");
+    repo.init_goal(&["the feature exists (verify: `sh feature.sh`)"]);
+    // Red first: the feature is not there yet.
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write("src/feature.txt", "x\n");
+    repo.ok(&["verify", "-c", "1"]);
+    commit_all(&repo, "feature");
+    repo.ok(&["iterate", "-m", "feature"]);
+    let audit = repo.goal().args(["audit"]).output().unwrap();
+    assert!(
+        !stdout(&audit).contains("base-rewritten"),
+        "{}",
+        stdout(&audit)
+    );
+    // The person amends the base (a rebase of sorts): done refuses, then --confirm records it.
+    let out = repo
+        .command("sh")
+        .args(["-c", "set -e; b=$(git rev-list --max-parents=0 HEAD); git rebase -q --onto $(git commit-tree $b^{tree} -m rebased) $b"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.refused(&["done"], 1, &["base-rewritten", "goal done --confirm"]);
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["done", "--confirm"]);
+    let trailers = repo.git(&["log", "-2", "--format=%B"]);
+    assert!(
+        trailers.contains("Goal-Tests-Weakened: base-rewritten"),
+        "{trailers}"
+    );
+}

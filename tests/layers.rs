@@ -511,6 +511,7 @@ const RANKS: &[(&str, &[&str])] = &[
             "lint",
             "material",
             "mutants",
+            "naming",
             "person",
             "pin",
             "retry",

@@ -53,7 +53,26 @@ pub fn audit_goal(scope: &Scope, span: &Span, inside: &HashSet<Oid>) -> Result<G
         out.criteria.push(audit);
     }
     red_witnesses(scope, span, &goal, &ledger, &mut out)?;
+    base_pinned(scope, span, &mut out)?;
     Ok(out)
+}
+
+/// The goal's init commit still sits on the base recorded at `goal init` (`base-rewritten`
+/// otherwise); a goal whose base was not recorded is not checked.
+fn base_pinned(scope: &Scope, span: &Span, out: &mut GoalAudit) -> Result<()> {
+    let Some(init) = span.commits.first().filter(|_| span.has_init) else {
+        return Ok(());
+    };
+    let found = crate::history::base::check(scope.repo, scope.repo.root(), &scope.goal_rel, init)?;
+    if let crate::history::base::Base::Rewritten(why) = found {
+        out.problems.push(Problem {
+            commit: Some(init.id.to_string()),
+            criterion: None,
+            line: None,
+            message: why,
+        });
+    }
+    Ok(())
 }
 
 /// The audit before any commit is read.

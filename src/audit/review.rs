@@ -166,6 +166,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             show: false,
             to_stderr: true,
             keep: false,
+            name_tests: true,
         };
         let run = match crate::surface::tree_run::run_in_tree(
             &ws.repo, base, tree, &pin.argv, &options,

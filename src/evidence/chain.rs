@@ -73,6 +73,8 @@ pub struct Extra {
     pub names: Option<TestNames>,
     pub red: Option<Red>,
     pub base_run: bool,
+    /// The command as it ran, when goal added to the pin (see [`Record::ran`]).
+    pub ran: Vec<String>,
 }
 
 /// Chain a new record after `prev`: returns the record and its JSON line (with newline).
@@ -93,6 +95,7 @@ pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
         criteria: new.criteria.iter().map(|(n, _)| *n).collect(),
         criteria_text: new.criteria.iter().map(|(_, t)| t.clone()).collect(),
         argv: new.argv,
+        ran: extra.ran,
         cwd: new.cwd,
         exit_code: new.exit_code,
         started: new.started,

@@ -25,6 +25,9 @@ pub struct Record {
     /// The criteria's texts when the run was recorded: evidence for a reworded criterion is void.
     pub criteria_text: Vec<String>,
     pub argv: Vec<String>,
+    /// The command as it ran, when goal added to the pin what makes its runner name each test
+    /// (`-rfEsxXp`, `-v`, `PYTEST_ADDOPTS=…`); empty when it ran as pinned.
+    pub ran: Vec<String>,
     /// Where the command ran, relative to the worktree root ("" for the root).
     pub cwd: String,
     pub exit_code: i32,
@@ -69,6 +72,11 @@ pub struct Red {
     /// found): the run is inconclusive, never a witness. Absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// The test files whose suite failed to load on the red tree (a type error against the base
+    /// code under ts-jest, an import vitest cannot resolve), when every file that failed so is a
+    /// test file: the run is red, as an import error is in Python. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_failed: Vec<String>,
 }
 
 /// A record's `tests` object in the file: the counts, and the names when the runner printed them.
@@ -90,6 +98,8 @@ struct Wire {
     #[serde(default)]
     criteria_text: Vec<String>,
     argv: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ran: Vec<String>,
     #[serde(default)]
     cwd: String,
     exit_code: i32,
@@ -130,6 +140,7 @@ impl From<Wire> for Record {
             criteria: w.criteria,
             criteria_text: w.criteria_text,
             argv: w.argv,
+            ran: w.ran,
             cwd: w.cwd,
             exit_code: w.exit_code,
             started: w.started,
@@ -160,6 +171,7 @@ impl From<Record> for Wire {
             criteria: r.criteria,
             criteria_text: r.criteria_text,
             argv: r.argv,
+            ran: r.ran,
             cwd: r.cwd,
             exit_code: r.exit_code,
             started: r.started,

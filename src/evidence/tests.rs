@@ -141,8 +141,10 @@ fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
             base: "b".repeat(40),
             tests: "a".repeat(40),
             environment: None,
+            load_failed: Vec::new(),
         }),
         base_run: true,
+        ran: Vec::new(),
     };
     let (new, line) = seal_with(run(&[1], 1, Some((0, 1)), "R", false), extra, &old.hash);
     assert!(

@@ -1,6 +1,7 @@
 //! Reading goals back from git history: goal commits, stagnation points, and the audit rows of
 //! `goal log`.
 
+pub mod base;
 mod commits;
 mod findings;
 mod rows;

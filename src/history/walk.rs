@@ -268,6 +268,15 @@ impl<'a> Walker<'a> {
             mark_row(row, &info, action, &trailers);
             change.apply(row);
             weakened(row, &info.id.to_string(), findings);
+            // The init commit no longer on the base recorded at `goal init`.
+            if action == GoalAction::Init
+                && matches!(
+                    super::base::check(self.repo, self.repo.root(), self.goal_rel, &info)?,
+                    super::base::Base::Rewritten(_)
+                )
+            {
+                row.flag("base-rewritten");
+            }
         }
         if matches!(action, GoalAction::Done | GoalAction::Abandon) {
             self.end_goal(sink)?;

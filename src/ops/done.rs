@@ -207,6 +207,29 @@ fn still_to_prove(proof: &Proof, numbers: &[usize]) -> String {
     }
 }
 
+/// The goal's base as recorded at `goal init`: a history rewritten under the init commit is
+/// refused unless a person confirms (a rebase they made), and then recorded with the completion.
+fn base_rewritten(ws: &Workspace, confirm: bool) -> Result<Option<String>> {
+    let Some(init) = history::init_commit(&ws.repo)? else {
+        return Ok(None);
+    };
+    let history::base::Base::Rewritten(why) =
+        history::base::check(&ws.repo, ws.root(), &ws.goal_rel, &init)?
+    else {
+        return Ok(None);
+    };
+    if confirm {
+        return Ok(Some(why));
+    }
+    Err(Error::not_proven(
+        why,
+        format!(
+            "put back the history the goal started from (`git log refs/goal/base/…` shows it), or {}",
+            crate::person::offer("accept a rebase made on purpose", "goal done --confirm")
+        ),
+    ))
+}
+
 pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     crate::ops::confirm::check_confirm(options.confirm, "goal done --confirm")?;
     ws.repo.ensure_idle()?;
@@ -218,6 +241,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             hint: "see the Blocked section with `goal status`, then `goal resume`".into(),
         });
     }
+    let base_rewritten = base_rewritten(ws, options.confirm)?;
     let ledger = ws.ledger()?;
     let tree = ws.worktree_tree()?;
     let tree_text = tree.to_string();
@@ -243,6 +267,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         material_changes: &material_changes,
         gate: &gate,
         mutation: mutation.as_ref(),
+        base_rewritten: base_rewritten.as_deref(),
     };
     let commits = commits_made(ws, &mut goal, &options, &completion)?;
     // The red runs' worktree served this goal: the next one makes its own.
@@ -371,6 +396,8 @@ struct Completion<'a> {
     material_changes: &'a [history::MaterialEntry],
     gate: &'a red_gate::RedGate,
     mutation: Option<&'a crate::ops::mutants::DoneMutation>,
+    /// The base found rewritten, confirmed by a person (recorded as a confirmed finding).
+    base_rewritten: Option<&'a str>,
 }
 
 /// The two commits, made together once both pass the user's hooks: status complete with every
@@ -432,6 +459,7 @@ fn complete_commit(
         .iter()
         .filter(|w| w.confirmed)
         .map(Weakened::describe)
+        .chain(completion.base_rewritten.map(str::to_string))
         .collect();
     commit.guards_only = completion.gate.guards_only;
     commit.mutants_confirmed = completion

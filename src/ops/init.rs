@@ -180,14 +180,25 @@ fn commit_init(
     let mut commit = Commit::new(GoalAction::Init, format!("init \"{goal_text}\""));
     commit.stage = Stage::GoalOnly;
     commit.other = vec![(ws.evidence_rel(), None), (ws.retry_rel(), None)];
+    // The commit the goal starts from, pinned: the trailer here, the ref and the witness once
+    // the commit is made (a replaced goal's abandon commit sits between, made by this init).
+    let base = ws.repo.head_id()?;
+    commit.base = base.map(|b| b.to_string());
+    let pin_base = || match base {
+        Some(base) => crate::history::base::record(&ws.repo, ws.root(), goal, base),
+        None => Ok(()),
+    };
     let Some((abandon, active, reason)) = replaced else {
-        return Ok((commit.make(ws, Some(goal), goal)?, None));
+        let made = commit.make(ws, Some(goal), goal)?;
+        pin_base()?;
+        return Ok((made, None));
     };
     let pending = vec![abandon, commit.prepare(ws, Some(goal), goal)?];
     let made = ws.commit_all(pending)?;
     let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
         return Err(Error::usage("no commit was made", "run `goal init` again"));
     };
+    pin_base()?;
     let abandoned = Abandoned {
         goal: active,
         reason: reason.to_string(),

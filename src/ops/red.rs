@@ -174,14 +174,17 @@ pub fn red_run(
     )?;
     let missing = result.path_missing.clone();
     let environment = environment_failed(ws, argv, &result);
+    let load_failed = load_failed_in_tests(ws, place, &result.failed_to_load)?;
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: Some(evidence::Red {
             base: place.target.base.clone(),
             tests: place.target.tests.clone(),
             environment: environment.clone(),
+            load_failed,
         }),
         base_run: false,
+        ran: Vec::new(),
     };
     let record = append(
         ws,
@@ -208,6 +211,23 @@ pub fn red_run(
         );
     }
     Ok((Some(record), outcome))
+}
+
+/// The files whose suites failed to load on the red tree, when each is a file of the test surface
+/// (a test that does not type-check or import against the base code); empty when any is not (an
+/// error in the code says nothing of the tests).
+fn load_failed_in_tests(ws: &Workspace, place: &Place, files: &[String]) -> Result<Vec<String>> {
+    let mut tests = Vec::new();
+    for f in files {
+        match ws
+            .repo
+            .file_in_tree(place.red.tests, std::path::Path::new(f))?
+        {
+            Some(_) => tests.push(f.clone()),
+            None => return Ok(Vec::new()),
+        }
+    }
+    Ok(tests)
 }
 
 /// Whether the red tree shows `test` failing once the tests that failed in `witness` are left
@@ -261,8 +281,10 @@ pub fn red_shows_without_failures(
                 base: place.target.base.clone(),
                 tests: place.target.tests.clone(),
                 environment: None,
+                load_failed: Vec::new(),
             }),
             base_run: false,
+            ran: Vec::new(),
         };
         append(
             ws,
@@ -352,6 +374,7 @@ pub fn base_run(
         names: Some(result.names.clone()),
         red: None,
         base_run: true,
+        ran: Vec::new(),
     };
     let tree = place.base_tree.to_string();
     append(ws, place, n, text, argv, &tree, result, extra, junit)
@@ -384,6 +407,7 @@ pub fn clean_run(
         names: Some(result.names.clone()),
         red: None,
         base_run: false,
+        ran: Vec::new(),
     };
     append(ws, place, n, text, argv, tree_text, result, extra, junit)
 }
@@ -397,6 +421,7 @@ fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOp
         show: !quiet,
         to_stderr: true,
         keep: true,
+        name_tests: true,
     }
 }
 
@@ -410,9 +435,10 @@ fn append(
     argv: &[String],
     tree: &str,
     result: TreeRun,
-    extra: evidence::Extra,
+    mut extra: evidence::Extra,
     junit: &[String],
 ) -> Result<Record> {
+    extra.ran = result.ran.clone();
     let _lock = if place.locked { None } else { Some(ws.lock()?) };
     let ledger = ws.ledger()?;
     let (record, line) = evidence::seal_with(

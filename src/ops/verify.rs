@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::child::run_teed;
 use crate::context::now_rfc3339;
 use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
@@ -326,7 +325,10 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
             }
         ));
     }
-    let (exit_code, output) = run_teed(&run.argv, &run.dir, args.json)?;
+    // The pin's runner asked to name each test (what it reports, never what it selects).
+    let naming = crate::naming::naming(&run.argv, &|k| std::env::var(k).ok());
+    let (exit_code, output) =
+        crate::child::run_teed_env(&naming.argv, &run.dir, args.json, &naming.env)?;
     let duration_ms = clock.elapsed().as_millis() as u64;
     let tests = tests_counted(run, args, &String::from_utf8_lossy(&output), started_at);
     let after_full = ws.worktree_tree_full()?;
@@ -354,6 +356,7 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
         },
         evidence::Extra {
             names: Some(names),
+            ran: naming.shown(&run.argv),
             ..Default::default()
         },
         &ledger.head_hash(),

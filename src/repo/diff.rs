@@ -326,3 +326,31 @@ fn paired<'t>(
         })
     })
 }
+
+impl Repo {
+    /// The commit the ref `name` points at (None: no such ref, or not a commit).
+    pub fn ref_commit(&self, name: &str) -> Option<Oid> {
+        self.inner
+            .find_reference(name)
+            .ok()
+            .and_then(|r| r.peel_to_commit().ok())
+            .map(|c| c.id())
+    }
+
+    /// Point the ref `name` at `oid`, creating it or moving it.
+    pub fn set_ref(&self, name: &str, oid: Oid, log: &str) -> Result<()> {
+        self.inner
+            .reference(name, oid, true, log)
+            .map(|_| ())
+            .map_err(Error::git("write a ref"))
+    }
+
+    /// Whether `ancestor` is `descendant` or in its history.
+    pub fn is_ancestor(&self, ancestor: Oid, descendant: Oid) -> bool {
+        ancestor == descendant
+            || self
+                .inner
+                .graph_descendant_of(descendant, ancestor)
+                .unwrap_or(false)
+    }
+}

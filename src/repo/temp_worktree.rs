@@ -165,6 +165,14 @@ pub fn kept_home(work_root: &Path) -> PathBuf {
     cache_home().join(KEPT_FOLDER).join(hex)
 }
 
+/// The witness of a goal's base outside the work tree at `work_root`:
+/// `<cache>/bases/<16 hex digits of the SHA-256 of its path>/<goal id>`.
+pub fn base_witness(work_root: &Path, goal_id: &str) -> PathBuf {
+    let kept = kept_home(work_root);
+    let hex = kept.file_name().map(PathBuf::from).unwrap_or_default();
+    cache_home().join("bases").join(hex).join(goal_id)
+}
+
 /// Whether `path` (as `git worktree list` gives it) is a kept worktree: `…/checkouts/<16 hex
 /// digits>/<name>`. `goal fleet` leaves those out. Pure.
 pub fn is_kept_path(path: &Path) -> bool {

@@ -38,12 +38,24 @@ pub fn red_outcome(record: &Record, path_missing: bool) -> RedOutcome {
     if environment_of(record).is_some() {
         return RedOutcome::Inconclusive;
     }
-    red_outcome_of(
+    let outcome = red_outcome_of(
         record.exit_code,
         record.tests,
         &record.output_tail.join("\n"),
         path_missing,
-    )
+    );
+    // A test file that does not type-check or import against the base code: red, as a Go or
+    // Rust test that does not build against it is.
+    let load_failed = record
+        .red
+        .as_ref()
+        .is_some_and(|r| !r.load_failed.is_empty());
+    match outcome {
+        RedOutcome::Inconclusive if load_failed && record.exit_code != 0 && !path_missing => {
+            RedOutcome::Red
+        }
+        other => other,
+    }
 }
 
 /// [`red_outcome`] from a run's exit code, test counts and the end of its output (`tail`).
@@ -306,24 +318,29 @@ pub fn failed_by_name(names: Option<&crate::test_names::TestNames>, test: &str) 
     let inner = format!(" > {subtest}");
     names.names.iter().any(|t| {
         t.outcome == crate::test_names::TestOutcome::Failed
-            && (t.name == test
-                || [":", ".", " ", "/"]
-                    .iter()
-                    .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
+            && (ends_as(&t.name, test)
                 || t.name.contains(&format!("::{test}["))
                 || t.name.starts_with(&subtest)
                 || t.name.contains(&inner))
     })
 }
 
+/// Whether the runner's `name` ends with the finding's `test`, as a whole part: `test_add` of
+/// `tests/test_calc.py::test_add`, `tests::limits` of `v0::tests::limits`, and a class's test
+/// (`TestCalc::test_add`) of unittest's dotted id `tests.test_calc.TestCalc.test_add`.
+fn ends_as(name: &str, test: &str) -> bool {
+    let dotted = test.replace("::", ".");
+    name == test
+        || name == dotted
+        || [":", ".", " ", "/"]
+            .iter()
+            .any(|sep| name.ends_with(&format!("{sep}{test}")))
+        || name.ends_with(&format!(".{dotted}"))
+}
+
 /// Whether a run named test `test` at all, whatever it came to (as [`failed_by_name`] matches).
 pub fn named(names: &crate::test_names::TestNames, test: &str) -> bool {
-    names.names.iter().any(|t| {
-        t.name == test
-            || [":", ".", " ", "/"]
-                .iter()
-                .any(|sep| t.name.ends_with(&format!("{sep}{test}")))
-    })
+    names.names.iter().any(|t| ends_as(&t.name, test))
 }
 
 /// A `cargo test` pin told to skip `tests` as well (libtest's `--skip`, after the `--` that ends

@@ -78,8 +78,10 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
                     base: r.red_base.into(),
                     tests: tests.into(),
                     environment: r.environment.map(String::from),
+                    load_failed: Vec::new(),
                 }),
                 base_run: r.base_run,
+                ran: Vec::new(),
             },
             &prev,
         );
@@ -281,6 +283,7 @@ fn failed_by_name_as_the_finding_names_the_test() {
             ),
             ("test/range.js > comparators > ok", Passed),
             ("test/range.js > top level assertion", Failed),
+            ("tests.test_calc.TestCalc.test_sub", Failed),
         ]
         .iter()
         .map(|(name, outcome)| TestName {
@@ -299,6 +302,10 @@ fn failed_by_name_as_the_finding_names_the_test() {
         ("range parsing > 1.x null", true),
         ("test/range.js > range parsing", true),
         ("top level assertion", true),
+        // unittest's dotted id, the finding naming the class's test.
+        ("TestCalc::test_sub", true),
+        ("test_sub", true),
+        ("Calc::test_sub", false),
         // Passed, or only a prefix of a name: not failing.
         ("comparators", false),
         ("range", false),

@@ -59,6 +59,11 @@ pub struct TreeRun {
     pub names: TestNames,
     /// A path the command names that exists in the working tree but not in the run's tree.
     pub path_missing: Option<String>,
+    /// The files whose test suite failed to load (a type or import error), relative to the tree's
+    /// root.
+    pub failed_to_load: Vec<String>,
+    /// The command as it ran, when goal added to it so that its runner names each test.
+    pub ran: Vec<String>,
 }
 
 /// Where to run, and with what around it.
@@ -76,6 +81,9 @@ pub struct TreeRunOptions<'a> {
     pub to_stderr: bool,
     /// Run in the working tree's kept worktree (false: a temporary one, removed afterwards).
     pub keep: bool,
+    /// The command is a pin: run it with what makes its runner name each test
+    /// ([`crate::naming`]); false for the mutation tools.
+    pub name_tests: bool,
 }
 
 /// The worktree a run happens in: kept from run to run, or removed when dropped.
@@ -129,12 +137,21 @@ pub fn run_in_tree(
             ));
         }
     }
+    let naming = if options.name_tests {
+        crate::naming::naming(argv, &|k| std::env::var(k).ok())
+    } else {
+        crate::naming::Naming {
+            argv: argv.to_vec(),
+            env: Vec::new(),
+        }
+    };
+    env.extend(naming.env.iter().cloned());
     let started = std::time::SystemTime::now();
     let clock = std::time::Instant::now();
     let (exit_code, output) = if options.show {
-        child::run_teed_env(argv, &dir, options.to_stderr, &env)?
+        child::run_teed_env(&naming.argv, &dir, options.to_stderr, &env)?
     } else {
-        child::run_captured_env(argv, &dir, &env)?
+        child::run_captured_env(&naming.argv, &dir, &env)?
     };
     let duration_ms = clock.elapsed().as_millis() as u64;
     let text = String::from_utf8_lossy(&output);
@@ -147,6 +164,10 @@ pub fn run_in_tree(
             found = n;
         }
     }
+    let failed_to_load = names::suites_failed_to_run(&text)
+        .into_iter()
+        .map(|p| tree_relative(&p, &root, options.cwd))
+        .collect();
     drop(worktree);
     Ok(TreeRun {
         exit_code,
@@ -155,7 +176,20 @@ pub fn run_in_tree(
         tests,
         names: found,
         path_missing: missing,
+        failed_to_load,
+        ran: naming.shown(argv),
     })
+}
+
+/// A path a runner printed (absolute in the run's tree, or relative to where it ran), relative to
+/// the tree's root. Pure.
+fn tree_relative(printed: &str, root: &Path, cwd: &str) -> String {
+    let root = root.to_string_lossy();
+    match printed.strip_prefix(root.as_ref()) {
+        Some(rest) => rest.trim_start_matches('/').to_string(),
+        None if cwd.is_empty() => printed.to_string(),
+        None => format!("{}/{printed}", cwd.trim_end_matches('/')),
+    }
 }
 
 /// The counts (and names) of the JUnit reports a run wrote; zero tests when none was written.

@@ -235,6 +235,7 @@ pub(super) fn options(ws: &Workspace, show: bool) -> TreeRunOptions<'_> {
         show,
         to_stderr: true,
         keep: true,
+        name_tests: false,
     }
 }
 
@@ -300,7 +301,14 @@ pub fn done_check(
     let tree = ws.worktree_tree()?.to_string();
     let all: Vec<usize> = acceptance_pins(goal).iter().map(|p| p.number).collect();
     let ledger = ws.ledger()?;
-    let made = latest(&ledger, &tree).filter(|r| r.criteria == all);
+    // A record that found a tool missing is made again once the tool is there.
+    let made = latest(&ledger, &tree).filter(|r| {
+        r.criteria == all
+            && !r
+                .mutants
+                .as_ref()
+                .is_some_and(|m| tools::installed_since(ws.root(), &m.missing))
+    });
     let record = match made {
         Some(r) => r.clone(),
         None => {

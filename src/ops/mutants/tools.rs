@@ -80,6 +80,10 @@ pub(super) fn run_all(
                 .push(format!("{} (exit {exit_code}): {why}", tool.name()));
             Read::default()
         });
+        // Mutants made and none run: nothing is known of them (the gate fails closed).
+        if let Some(why) = read.ran_none(tool.name()) {
+            m.failed.push(why);
+        }
         m.tools.push(ToolRun {
             tool: tool.name().into(),
             exit_code,
@@ -105,6 +109,14 @@ fn not_applicable(tool: Tool, p: &Pin) -> String {
         crate::pin::render(&p.argv),
         p.number
     )
+}
+
+/// Whether a record that found `missing` not installed is stale: one of its tools is there now.
+pub(super) fn installed_since(work_root: &Path, missing: &[Missing]) -> bool {
+    missing
+        .iter()
+        .filter_map(|m| Tool::named(&m.tool))
+        .any(|tool| find(work_root, tool).is_some())
 }
 
 /// Where a tool's program is: on `PATH`, in the working tree's virtualenv or `node_modules`,
@@ -230,6 +242,13 @@ impl Job<'_> {
                 outcomes::python_def_line(text, class, func)
             })),
             None => Err(format!("mutmut did not finish (exit {code})")),
+        };
+        // mutmut made the mutants and found no test to run them with: nothing is known of them.
+        let read = match read {
+            Ok(_) if text.contains("could not find any test case for any mutant") => Err(
+                "mutmut found no test case for its mutants: it ran the pins on none of them".into(),
+            ),
+            other => other,
         };
         Ok((code, read, output))
     }

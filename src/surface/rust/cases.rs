@@ -26,7 +26,7 @@ pub fn test_cases(source: &str) -> Result<Vec<TestCase>, RustParseError> {
         let mut out = Vec::new();
         collect_tests(
             &parsed.file.items,
-            &mut Vec::new(),
+            &mut Where::default(),
             None,
             &project.0,
             &mut out,
@@ -35,9 +35,31 @@ pub fn test_cases(source: &str) -> Result<Vec<TestCase>, RustParseError> {
     })
 }
 
+/// Where the walk is: the module path, and the cfgs on the modules around (`cfg(test)` aside).
+#[derive(Default)]
+struct Where {
+    path: Vec<String>,
+    cfgs: Vec<String>,
+}
+
+/// The `cfg` attributes among `attrs` that a test's identity depends on, as their text: those
+/// that may or may not hold under `cargo test` (the platform, a feature, the project's own cfgs).
+/// One that always holds (`test`) is every test's; one that never does (`any()`) is a skip.
+fn scope_cfgs(attrs: &[syn::Attribute], project: &BTreeSet<String>) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .filter(|a| {
+            a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| super::cfg::cfg_value(&m, project).is_none())
+        })
+        .map(|a| a.meta.to_token_stream().to_string())
+        .collect()
+}
+
 fn collect_tests(
     items: &[Item],
-    path: &mut Vec<String>,
+    at: &mut Where,
     disabled: Option<usize>,
     project: &BTreeSet<String>,
     out: &mut Vec<TestCase>,
@@ -45,7 +67,7 @@ fn collect_tests(
     for item in items {
         match item {
             Item::Fn(f) if f.attrs.iter().any(is_test_fn_attr) => {
-                let mut name = path.join("::");
+                let mut name = at.path.join("::");
                 if !name.is_empty() {
                     name.push_str("::");
                 }
@@ -69,6 +91,9 @@ fn collect_tests(
                     checks: finder.checks + usize::from(should_panic),
                     empty: f.block.stmts.is_empty(),
                     params: super::params::table_cases(&f.block),
+                    scope: [at.cfgs.clone(), scope_cfgs(&f.attrs, project)]
+                        .concat()
+                        .join(" "),
                 };
                 case.checks += case.assertions.iter().filter(|a| !a.constant).count();
                 out.push(case);
@@ -76,9 +101,12 @@ fn collect_tests(
             Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
                     let disabled = disabled.or_else(|| disabled_by(&m.attrs, project, false));
-                    path.push(m.ident.to_string());
-                    collect_tests(inner, path, disabled, project, out);
-                    path.pop();
+                    let cfgs = scope_cfgs(&m.attrs, project);
+                    at.path.push(m.ident.to_string());
+                    at.cfgs.extend(cfgs.iter().cloned());
+                    collect_tests(inner, at, disabled, project, out);
+                    at.path.pop();
+                    at.cfgs.truncate(at.cfgs.len() - cfgs.len());
                 }
             }
             _ => {}

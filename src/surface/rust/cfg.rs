@@ -90,7 +90,7 @@ fn collect_idents(tree: proc_macro2::TokenTree, out: &mut BTreeSet<String>) {
 /// What a cfg predicate is under a plain `cargo test`: Some(true) it holds (`test`), Some(false)
 /// it never does (`any()`, `not(test)`, `miri`, a cfg name nothing sets: not a known one, not
 /// one the file's code uses), None it may (the platform, a feature, the project's own cfgs).
-fn cfg_value(meta: &Meta, project: &BTreeSet<String>) -> Option<bool> {
+pub(super) fn cfg_value(meta: &Meta, project: &BTreeSet<String>) -> Option<bool> {
     let name = |p: &syn::Path| p.get_ident().map(|i| i.to_string()).unwrap_or_default();
     let known = |n: &str| KNOWN_CFGS.contains(&n) || project.contains(n);
     match meta {

@@ -45,6 +45,7 @@ pub(super) fn test_cases(src: &str) -> Result<Vec<TestCase>, String> {
             checks: 0,
             empty: named(body).is_empty(),
             params: Vec::new(),
+            scope: String::new(),
         };
         for node in descendants(body) {
             if node.kind() == "call_expression" {

@@ -235,6 +235,7 @@ fn marked_by_reference(call: &Call, suites: &[String], src: &str) -> Option<Test
         checks: 1,
         empty: false,
         params: Vec::new(),
+        scope: String::new(),
     })
 }
 
@@ -252,6 +253,7 @@ fn case(name: String, call: Node, body: Node, skip: Option<usize>, src: &str) ->
         checks: 0,
         empty: block.kind() == "statement_block" && named(block).is_empty(),
         params: Vec::new(),
+        scope: String::new(),
     };
     // Inner calls of an `expect(x).not.toBe(y)` chain belong to the outer one.
     let mut inside: Vec<std::ops::Range<usize>> = Vec::new();

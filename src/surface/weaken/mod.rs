@@ -193,6 +193,17 @@ pub struct TestCase {
     /// The cases of a parametrised table it runs (`@pytest.mark.parametrize`, `test.each`, a
     /// Rust `for (a, want) in [...]` loop, a Go `for _, tc := range cases`): empty for a plain test.
     pub params: Vec<Param>,
+    /// The conditions it is compiled under within its file (Rust: the `cfg`s on it and on the
+    /// modules around it, `cfg(test)` aside): two tests of one name under different conditions
+    /// (`#[cfg(windows)]`, `#[cfg(not(windows))]`) are different tests. Empty where none.
+    pub scope: String,
+}
+
+impl TestCase {
+    /// Whether `other` is this test: the same name under the same conditions.
+    pub fn same_test(&self, other: &TestCase) -> bool {
+        self.name == other.name && self.scope == other.scope
+    }
 }
 
 /// One case of a parametrised test: the source text each parameter takes (`a` → `2`, `tc.want`
@@ -500,6 +511,22 @@ fn is_renamed(b: &TestCase, l: &TestCase, renames: &Renames) -> bool {
             .all(|a| covering_case(a, l, renames).is_some())
 }
 
+/// The test of `other` that `t` (one of `mine`) is: the same name under the same conditions, or,
+/// when the name is unique on both sides, the one of that name (a test that gained or lost a
+/// platform gate is still itself). Two of one name under different conditions are never paired.
+fn paired<'a>(t: &TestCase, mine: &[TestCase], other: &'a [TestCase]) -> Option<&'a TestCase> {
+    if let Some(same) = other.iter().find(|o| o.same_test(t)) {
+        return Some(same);
+    }
+    let named = |cases: &'a [TestCase]| cases.iter().filter(move |c| c.name == t.name);
+    let unique_here = mine.iter().filter(|c| c.name == t.name).count() == 1;
+    let mut there = named(other);
+    match (there.next(), there.next()) {
+        (Some(one), None) if unique_here => Some(one),
+        _ => None,
+    }
+}
+
 /// [`compare`] with the identifiers the goal renamed in the code (`renames`): a removed test
 /// whose body is an added test's is `test-renamed`; a changed assertion that maps back to the
 /// base's is `assertion-changed`; a base assertion that a case of the final test's table makes
@@ -519,11 +546,11 @@ pub fn compare_with(
     };
     let mut taken: Vec<&str> = Vec::new();
     for b in base {
-        if last.iter().any(|l| l.name == b.name) {
+        if paired(b, base, last).is_some() {
             continue;
         }
         let renamed = last.iter().find(|l| {
-            !base.iter().any(|x| x.name == l.name)
+            paired(l, last, base).is_none()
                 && !taken.contains(&l.name.as_str())
                 && is_renamed(b, l, renames)
         });
@@ -537,7 +564,7 @@ pub fn compare_with(
         }
     }
     for l in last {
-        let before = base.iter().find(|b| b.name == l.name);
+        let before = paired(l, last, base);
         if let Some(skip) = l.skip_line
             && before.is_none_or(|b| b.skip_line.is_none())
         {

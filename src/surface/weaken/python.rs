@@ -157,6 +157,7 @@ fn function(def: Node, class: &str, skip: Option<usize>, src: &str) -> Option<Te
         checks: 0,
         empty: named(body).iter().all(|s| filler(*s, src)),
         params: Vec::new(),
+        scope: String::new(),
     };
     case.params = parametrize(def, src);
     for node in descendants(body) {

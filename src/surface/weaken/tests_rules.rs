@@ -446,3 +446,45 @@ fn a_runner_name_counts_only_beside_sys_modules_in_its_own_statement() {
         []
     );
 }
+
+/// Two Rust tests of one name under different cfgs are two tests: each is compared with the one
+/// under the same conditions, never with its namesake (an honest change to one left the other
+/// `assertion-weakened`); a cfg on the module around counts as on the test.
+#[test]
+fn same_named_tests_under_different_cfgs_are_never_paired() {
+    let file = |win: &str, other: &str| {
+        format!(
+            "#[cfg(test)]\nmod tests {{\n    #[cfg(windows)]\n    #[test]\n    fn path() {{\n        assert_eq!(sep(), {win});\n    }}\n\n    #[cfg(not(windows))]\n    #[test]\n    fn path() {{\n        assert_eq!(sep(), {other});\n    }}\n}}\n"
+        )
+    };
+    let cases = |src: &str| crate::surface::rust::test_cases(src).unwrap();
+    let base = cases(&file("'\\\\'", "'/'"));
+    assert_eq!(base.len(), 2);
+    assert_ne!(base[0].scope, base[1].scope);
+    // Unchanged: nothing; the order of the two swapped: nothing.
+    let mut out = Vec::new();
+    compare("src/lib.rs", &base, &base, &mut out);
+    assert_eq!(out, []);
+    let mut swapped = base.clone();
+    swapped.reverse();
+    compare("src/lib.rs", &base, &swapped, &mut out);
+    assert_eq!(out, []);
+    // One of them changed: a finding on that one only, at its own line.
+    let last = cases(&file("'\\\\'", "std::path::MAIN_SEPARATOR"));
+    compare("src/lib.rs", &base, &last, &mut out);
+    let got: Vec<(FindingKind, usize)> = out.iter().map(|f| (f.kind, f.line)).collect();
+    assert_eq!(got, [(FindingKind::AssertionWeakened, 12)], "{out:?}");
+    // The cfg on a module around the tests is part of their identity too.
+    let module = |cfg: &str| {
+        format!(
+            "#[cfg({cfg})]\nmod unix {{\n    #[test]\n    fn path() {{\n        assert!(ok());\n    }}\n}}\n"
+        )
+    };
+    let (a, b) = (cases(&module("unix")), cases(&module("windows")));
+    assert_eq!(
+        (a[0].name.as_str(), b[0].name.as_str()),
+        ("unix::path", "unix::path")
+    );
+    assert!(!a[0].same_test(&b[0]));
+    assert!(a[0].same_test(&a[0]));
+}
