@@ -255,7 +255,10 @@ def setup_project(project, mirror):
     if lang == "python":
         venv = os.path.join(CACHE, "venv-" + project)
         pip = setup.get("pip", ["pytest"])
-        if not stamped(venv, pip) and not (doc["earlier"] and os.path.exists(os.path.join(venv, "bin", "pytest"))):
+        made = os.path.exists(os.path.join(venv, "bin", "python"))
+        if made and not os.path.exists(os.path.join(venv, ".goal-history-setup")):
+            stamp(venv, pip)  # made by hand with the project's list: kept
+        if not stamped(venv, pip):
             shutil.rmtree(venv, ignore_errors=True)
             subprocess.run([sys.executable, "-m", "venv", venv], check=True)
             subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "--disable-pip-version-check", *pip],
@@ -264,7 +267,9 @@ def setup_project(project, mirror):
     if lang in ("js", "ts"):
         nm = os.path.join(CACHE, "node-" + project)
         npm = setup.get("npm", [])
-        if not stamped(nm, npm) and not os.path.isdir(os.path.join(nm, "node_modules")):
+        if os.path.isdir(os.path.join(nm, "node_modules")) and not os.path.exists(os.path.join(nm, ".goal-history-setup")):
+            stamp(nm, npm)  # made by hand with the project's list: kept
+        if not stamped(nm, npm):
             os.makedirs(nm, exist_ok=True)
             with open(os.path.join(nm, "package.json"), "w") as f:
                 f.write('{"name": "history-deps", "version": "1.0.0", "private": true}\n')
@@ -356,7 +361,9 @@ def scratch(ch, env, tmp, name):
     work = os.path.join(tmp, name, os.path.basename(ch.mirror.rstrip("/").replace("/repo", "")).split("+")[-1])
     os.makedirs(work)
     archive = subprocess.run(["git", "--git-dir", ch.mirror, "archive", ch.parent], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", work], input=archive.stdout, check=True)
+    # -m: the files dated now, not at the commit: a shared CARGO_TARGET_DIR would take an older
+    # source for built already and reuse the last commit's library.
+    subprocess.run(["tar", "-x", "-m", "-C", work], input=archive.stdout, check=True)
     git(work, env, "init", "-q", "-b", "main")
     git(work, env, "config", "core.hooksPath", "/dev/null")
     git(work, env, "config", "commit.gpgsign", "false")
@@ -946,6 +953,11 @@ def propose(project, mirrors, limit=40):
             break
 
 
+def sample_index(entry):
+    """The place of a commit in its project's file (0 for the first)."""
+    return [e[1] for e in CORPUS if e[0] == entry[0]].index(entry[1])
+
+
 def chosen(doc, args):
     """Is this project in the corpus and half asked for? (--only names projects whatever their half)"""
     corpus = {"new": [False], "earlier": [True], "all": [False, True]}[args.corpus]
@@ -989,6 +1001,8 @@ def main():
                     help="the corpus of the tune/check split, the earlier one (tuned on before it), or both")
     ap.add_argument("--memory", type=int, default=MEMORY_MIB, help="MiB: the cap of one run's process tree")
     ap.add_argument("--count", action="store_true", help="print the corpus's size and halves, and stop")
+    ap.add_argument("--sample", type=int, default=0,
+                    help="only the first K commits of each project's file (0: all), for a quicker figure")
     args = ap.parse_args()
     globals()["MEMORY_MIB"] = args.memory
     if args.count:
@@ -1005,7 +1019,8 @@ def main():
         sys.exit("history.py: no goal binary at %s: build it with cargo build --release --locked" % args.goal)
     entries = interleave([e for e in CORPUS if (not args.only or e[0] in args.only)
                           and (args.only or chosen(PROJECTS[e[0]], args))
-                          and (not args.commit or any(e[1].startswith(c) for c in args.commit))])
+                          and (not args.commit or any(e[1].startswith(c) for c in args.commit))
+                          and (not args.sample or sample_index(e) < args.sample)])
     kept = []
     if args.resume and args.json and os.path.exists(args.json):
         with open(args.json) as f:
