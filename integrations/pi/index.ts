@@ -206,7 +206,8 @@ export default function goalExtension(pi: ExtensionAPI) {
       }
       if (!d.trigger) return { action: "continue" };
       if (d.kind === "abandon") {
-        const r = await runGoal(["abandon", "--reason", "abandoned by the user"], cwd);
+        // The user's own words: the person's act, run without the agent's mark.
+        const r = await runGoal(["abandon", "--reason", "abandoned by the user"], cwd, undefined, personEnv());
         if (r.code === 0 && ctx.hasUI) ctx.ui.notify(ABANDONED, "info");
         else if (r.code !== 1) report(ctx, "abandon failed", r);
         return { action: "continue" };
@@ -235,7 +236,7 @@ export default function goalExtension(pi: ExtensionAPI) {
         choice = picked === undefined ? 0 : Math.max(0, options.indexOf(picked));
       }
       if (choice === 1) {
-        const r = await runGoal(["init", "--replace", String(d.goal)], cwd);
+        const r = await runGoal(["init", "--replace", String(d.goal)], cwd, undefined, personEnv());
         if (r.code !== 0) report(ctx, "replace failed", r);
         else {
           askCriteria = true;
@@ -243,7 +244,7 @@ export default function goalExtension(pi: ExtensionAPI) {
         }
         if (r.code === 0 && ctx.hasUI) ctx.ui.notify(`${ABANDONED}; new goal set: ${d.goal}`, "info");
       } else if (choice === 2) {
-        const r = await runGoal(["init", "--abandon-current"], cwd);
+        const r = await runGoal(["init", "--abandon-current"], cwd, undefined, personEnv());
         if (r.code !== 0) report(ctx, "abandon failed", r);
         else if (ctx.hasUI) ctx.ui.notify(ABANDONED, "info");
       }
