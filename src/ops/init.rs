@@ -190,7 +190,8 @@ fn commit_init(
     };
     let Some((abandon, active, reason)) = replaced else {
         let made = commit.make(ws, Some(goal), goal)?;
-        pin_base()?;
+        // The commit is made: a ref or witness that cannot be written leaves the trailer to check.
+        let _ = pin_base();
         return Ok((made, None));
     };
     let pending = vec![abandon, commit.prepare(ws, Some(goal), goal)?];
@@ -198,7 +199,7 @@ fn commit_init(
     let (Some(&first), Some(&last)) = (made.first(), made.last()) else {
         return Err(Error::usage("no commit was made", "run `goal init` again"));
     };
-    pin_base()?;
+    let _ = pin_base();
     let abandoned = Abandoned {
         goal: active,
         reason: reason.to_string(),
