@@ -48,6 +48,7 @@ mod race;
 mod red;
 mod red_ecosystems;
 mod red_history;
+mod red_names;
 mod red_runs;
 mod red_surfaces;
 mod red_tricks;
