@@ -63,8 +63,9 @@ fn base_pinned(scope: &Scope, span: &Span, out: &mut GoalAudit) -> Result<()> {
     let Some(init) = span.commits.first().filter(|_| span.has_init) else {
         return Ok(());
     };
-    let found = crate::history::base::check(scope.repo, scope.repo.root(), &scope.goal_rel, init)?;
-    if let crate::history::base::Base::Rewritten(why) = found {
+    let found =
+        crate::history::base::rewritten(scope.repo, scope.repo.root(), &scope.goal_rel, init)?;
+    if let Some(why) = found {
         out.problems.push(Problem {
             commit: Some(init.id.to_string()),
             criterion: None,

@@ -10,24 +10,11 @@ use crate::goal_file::GoalFile;
 use crate::repo::{CommitInfo, Oid, Repo};
 use crate::trailers::{GoalAction, GoalTrailers};
 
-/// What the check found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Base {
-    /// The init commit sits on the base recorded at `goal init`.
-    Pinned(Oid),
-    /// It does not: the history under the init commit was rewritten (`base-rewritten`).
-    Rewritten(String),
-    /// Nothing was recorded (a goal started before the base was pinned, or a root init).
-    Unchecked(String),
-}
-
 /// The goal's id for its base ref and witness: 16 hex digits of the SHA-256 of its creation time
 /// and text, which the init commit's GOAL.md holds.
 pub fn goal_id(goal: &GoalFile) -> String {
-    use sha2::Digest;
     let key = format!("{}\n{}", goal.created.as_deref().unwrap_or(""), goal.goal);
-    let digest = sha2::Sha256::digest(key.as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::repo::short_sha256(key.as_bytes())
 }
 
 /// The ref that keeps a goal's base reachable (`goal run --claim` pushes it).
@@ -48,13 +35,18 @@ pub fn record(repo: &Repo, work_root: &Path, goal: &GoalFile, base: Oid) -> Resu
     Ok(())
 }
 
-/// Whether the active goal's init commit (`init`) still sits on the base recorded for it.
-pub fn check(repo: &Repo, work_root: &Path, goal_rel: &Path, init: &CommitInfo) -> Result<Base> {
+/// The `base-rewritten` verdict when the goal's init commit (`init`) no longer sits on the base
+/// recorded for it; None when it does, or when nothing was recorded (a goal started before bases
+/// were pinned, a root init).
+pub fn rewritten(
+    repo: &Repo,
+    work_root: &Path,
+    goal_rel: &Path,
+    init: &CommitInfo,
+) -> Result<Option<String>> {
     let (_, parent) = repo.commit_and_parent(init.id)?;
     let Some(parent) = parent else {
-        return Ok(Base::Unchecked(
-            "the goal's init commit has no parent".into(),
-        ));
+        return Ok(None);
     };
     let goal = repo
         .file_in_tree(init.tree, goal_rel)?
@@ -74,9 +66,7 @@ pub fn check(repo: &Repo, work_root: &Path, goal_rel: &Path, init: &CommitInfo) 
         recorded.push((t, "the init commit's Goal-Base trailer"));
     }
     if recorded.is_empty() {
-        return Ok(Base::Unchecked(
-            "no base was recorded for this goal (started before goal pinned bases)".into(),
-        ));
+        return Ok(None);
     }
     // A goal that replaced another sits on the replaced goal's abandon commit, made by the same
     // `goal init`: the base is that commit's parent.
@@ -91,19 +81,14 @@ pub fn check(repo: &Repo, work_root: &Path, goal_rel: &Path, init: &CommitInfo) 
         .iter()
         .filter(|(base, _)| !sits_on.iter().any(|o| o.to_string() == *base))
         .collect();
-    if let Some((base, _)) = wrong.first() {
+    Ok(wrong.first().map(|(base, _)| {
         let places: Vec<&str> = wrong
             .iter()
             .filter(|(b, _)| b == base)
             .map(|(_, p)| *p)
             .collect();
-        return Ok(Base::Rewritten(verdict(init.id, parent, base, &places)));
-    }
-    let base = sits_on
-        .into_iter()
-        .find(|o| o.to_string() == recorded[0].0)
-        .unwrap_or(parent);
-    Ok(Base::Pinned(base))
+        verdict(init.id, parent, base, &places)
+    }))
 }
 
 /// The `base-rewritten` line: where the init commit sits, and what was recorded where. Pure.

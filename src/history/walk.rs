@@ -270,10 +270,8 @@ impl<'a> Walker<'a> {
             weakened(row, &info.id.to_string(), findings);
             // The init commit no longer on the base recorded at `goal init`.
             if action == GoalAction::Init
-                && matches!(
-                    super::base::check(self.repo, self.repo.root(), self.goal_rel, &info)?,
-                    super::base::Base::Rewritten(_)
-                )
+                && super::base::rewritten(self.repo, self.repo.root(), self.goal_rel, &info)?
+                    .is_some()
             {
                 row.flag("base-rewritten");
             }

@@ -209,13 +209,15 @@ fn still_to_prove(proof: &Proof, numbers: &[usize]) -> String {
 
 /// The goal's base as recorded at `goal init`: a history rewritten under the init commit is
 /// refused unless a person confirms (a rebase they made), and then recorded with the completion.
-fn base_rewritten(ws: &Workspace, confirm: bool) -> Result<Option<String>> {
-    let Some(init) = history::init_commit(&ws.repo)? else {
+fn base_rewritten(
+    ws: &Workspace,
+    init: Option<&crate::repo::CommitInfo>,
+    confirm: bool,
+) -> Result<Option<String>> {
+    let Some(init) = init else {
         return Ok(None);
     };
-    let history::base::Base::Rewritten(why) =
-        history::base::check(&ws.repo, ws.root(), &ws.goal_rel, &init)?
-    else {
+    let Some(why) = history::base::rewritten(&ws.repo, ws.root(), &ws.goal_rel, init)? else {
         return Ok(None);
     };
     if confirm {
@@ -241,7 +243,8 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
             hint: "see the Blocked section with `goal status`, then `goal resume`".into(),
         });
     }
-    let base_rewritten = base_rewritten(ws, options.confirm)?;
+    let init = history::init_commit(&ws.repo)?;
+    let base_rewritten = base_rewritten(ws, init.as_ref(), options.confirm)?;
     let ledger = ws.ledger()?;
     let tree = ws.worktree_tree()?;
     let tree_text = tree.to_string();
@@ -257,7 +260,6 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     let mutation = crate::ops::mutants::done_check(ws, &goal, options.quiet, options.confirm)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
-    let init = history::init_commit(&ws.repo)?;
     let cleanup = deslop_pass(ws, &options, tree, init.as_ref().map(|c| c.tree))?;
     let material_changes =
         history::material_changes(&ws.repo, &ws.goal_dir, &ws.goal_rel, &ws.config)?;

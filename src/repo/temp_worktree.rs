@@ -158,11 +158,17 @@ fn cache_home() -> PathBuf {
 /// The folder of the kept worktree of the working tree at `work_root`:
 /// `<cache>/checkouts/<16 hex digits of the SHA-256 of its path>`.
 pub fn kept_home(work_root: &Path) -> PathBuf {
-    use sha2::Digest;
     let path = std::fs::canonicalize(work_root).unwrap_or_else(|_| work_root.to_path_buf());
-    let digest = sha2::Sha256::digest(path.as_os_str().as_encoded_bytes());
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    cache_home().join(KEPT_FOLDER).join(hex)
+    cache_home()
+        .join(KEPT_FOLDER)
+        .join(short_sha256(path.as_os_str().as_encoded_bytes()))
+}
+
+/// 16 hex digits of the SHA-256 of `bytes`: a short name that says nothing of what it names.
+pub fn short_sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The witness of a goal's base outside the work tree at `work_root`:

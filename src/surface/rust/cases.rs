@@ -35,7 +35,8 @@ pub fn test_cases(source: &str) -> Result<Vec<TestCase>, RustParseError> {
     })
 }
 
-/// Where the walk is: the module path, and the cfgs on the modules around (`cfg(test)` aside).
+/// Where the walk is: the module path, and the cfgs on the modules around that may or may not
+/// hold (see [`scope_cfgs`]).
 #[derive(Default)]
 struct Where {
     path: Vec<String>,

@@ -194,7 +194,8 @@ pub struct TestCase {
     /// Rust `for (a, want) in [...]` loop, a Go `for _, tc := range cases`): empty for a plain test.
     pub params: Vec<Param>,
     /// The conditions it is compiled under within its file (Rust: the `cfg`s on it and on the
-    /// modules around it, `cfg(test)` aside): two tests of one name under different conditions
+    /// modules around it that may or may not hold, a platform or a feature; not `cfg(test)`,
+    /// which always does, nor a skip that never does): two tests of one name under different conditions
     /// (`#[cfg(windows)]`, `#[cfg(not(windows))]`) are different tests. Empty where none.
     pub scope: String,
 }
@@ -518,9 +519,8 @@ fn paired<'a>(t: &TestCase, mine: &[TestCase], other: &'a [TestCase]) -> Option<
     if let Some(same) = other.iter().find(|o| o.same_test(t)) {
         return Some(same);
     }
-    let named = |cases: &'a [TestCase]| cases.iter().filter(move |c| c.name == t.name);
     let unique_here = mine.iter().filter(|c| c.name == t.name).count() == 1;
-    let mut there = named(other);
+    let mut there = other.iter().filter(|c| c.name == t.name);
     match (there.next(), there.next()) {
         (Some(one), None) if unique_here => Some(one),
         _ => None,
