@@ -38,6 +38,8 @@ pub struct Commit<'a> {
     pub usage: Option<crate::usage::Usage>,
     /// Confirmed weakening findings (`Goal-Tests-Weakened`, one each).
     pub tests_weakened: Vec<String>,
+    /// What the exams showed without refusing (`Goal-Tests-Changed`, one each).
+    pub tests_changed: Vec<String>,
     /// A goal of guards only, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
     /// What the mutation gate refused, confirmed (`Goal-Mutants-Confirmed`, one each).
@@ -119,6 +121,7 @@ impl<'a> Commit<'a> {
             run_agent: None,
             usage: None,
             tests_weakened: Vec::new(),
+            tests_changed: Vec::new(),
             guards_only: false,
             mutants_confirmed: Vec::new(),
             verdict: None,
@@ -163,6 +166,7 @@ impl<'a> Commit<'a> {
         trailers.run_agent = self.run_agent.filter(|_| trailers.run.is_some());
         trailers.usage = self.usage;
         trailers.tests_weakened = self.tests_weakened;
+        trailers.tests_changed = self.tests_changed;
         trailers.guards_only = self.guards_only;
         trailers.mutants_confirmed = self.mutants_confirmed;
         trailers.verdict = self.verdict.map(str::to_string);

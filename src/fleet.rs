@@ -552,6 +552,7 @@ mod tests {
             usage: None,
             hooks_skipped: false,
             tests_weakened: Vec::new(),
+            tests_changed: Vec::new(),
             guards_only: false,
             mutants_confirmed: Vec::new(),
             verdict: Some("stagnant".into()),

@@ -263,6 +263,26 @@ pub fn suites_failed_to_run(output: &str) -> Vec<String> {
     out
 }
 
+// A test module or package that did not load or build: pytest's collection error, unittest's
+// failed import, go's build or setup failure, cargo's compile error.
+static LOAD_OR_BUILD: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^(?:ERROR collecting |ERROR \S+\.py(?: - |$)|ImportError while importing test module",
+        r"|E?\s*ImportError: Failed to import test module|FAIL\s+\S+\s+\[(?:build|setup) failed\]",
+        r"|error\[E\d+\]|error: could not compile )"
+    ))
+});
+
+/// Whether a run's output says a test file or package did not load or build (a collection or
+/// import error, a build or type error), whichever runner printed it.
+pub fn load_or_build_failed(output: &str) -> bool {
+    !suites_failed_to_run(output).is_empty()
+        || output.lines().any(|l| {
+            let clean = ANSI.replace_all(l, "");
+            LOAD_OR_BUILD.is_match(clean.trim_start_matches('_').trim())
+        })
+}
+
 /// The tests a run's output names, with their outcomes (at most [`NAMES_CAP`]).
 pub fn from_output(output: &str) -> TestNames {
     let mut gather = Gather::default();

@@ -75,6 +75,10 @@ pub struct GoalTrailers {
     pub hooks_skipped: bool,
     /// Confirmed weakening findings (`Goal-Tests-Weakened: <kind> <file>:<line> <test>`, one each).
     pub tests_weakened: Vec<String>,
+    /// What the completion's exams showed without refusing (`Goal-Tests-Changed: behavior-changed
+    /// <test> (criterion N, record R)`, one each): a rewritten expectation, a flaky or
+    /// inconclusive run.
+    pub tests_changed: Vec<String>,
     /// A goal whose criteria are all guards, confirmed (`Goal-Guards-Only: confirmed`).
     pub guards_only: bool,
     /// What the mutation gate refused, confirmed by a person (`Goal-Mutants-Confirmed: <why>`,
@@ -106,6 +110,7 @@ impl GoalTrailers {
             usage: None,
             hooks_skipped: false,
             tests_weakened: Vec::new(),
+            tests_changed: Vec::new(),
             guards_only: false,
             mutants_confirmed: Vec::new(),
             verdict: None,
@@ -155,6 +160,12 @@ impl GoalTrailers {
                 .trailers
                 .iter()
                 .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Tests-Weakened"))
+                .map(|(_, v)| v.trim().to_string())
+                .collect(),
+            tests_changed: commit
+                .trailers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("Goal-Tests-Changed"))
                 .map(|(_, v)| v.trim().to_string())
                 .collect(),
             guards_only: commit
@@ -226,6 +237,9 @@ impl GoalTrailers {
         }
         for finding in &self.tests_weakened {
             text.push_str(&format!("Goal-Tests-Weakened: {}\n", one_line(finding)));
+        }
+        for shown in &self.tests_changed {
+            text.push_str(&format!("Goal-Tests-Changed: {}\n", one_line(shown)));
         }
         if self.guards_only {
             text.push_str("Goal-Guards-Only: confirmed\n");
@@ -309,6 +323,9 @@ mod tests {
                 "test-removed src/lib.rs:40 tests::adds".into(),
             ],
             guards_only: true,
+            tests_changed: vec![
+                "behavior-changed tests/a.py::test_b (criterion 1, record r1)".into(),
+            ],
             mutants_confirmed: vec!["unneeded-change src/lib.rs:6".into()],
             verdict: Some("stagnant".into()),
             budget: Some("cost=1.5 iterations=10".into()),
@@ -325,7 +342,7 @@ mod tests {
         assert_eq!(GoalTrailers::read(&info), Some(t));
         assert!(
             message.ends_with(
-                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\n"
+                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Tests-Changed: behavior-changed tests/a.py::test_b (criterion 1, record r1)\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\n"
             ),
             "{message}"
         );

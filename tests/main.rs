@@ -25,6 +25,7 @@ mod criteria;
 mod demo;
 mod docs;
 mod evidence;
+mod exams;
 mod failover;
 mod faults;
 mod fleet;

@@ -302,7 +302,9 @@ def through_goal(case, setup, binary, env, cap):
         return {"id": case.id, "setup": setup, "error": "%s: %s" % (type(ex).__name__, str(ex)[:300]),
                 "steps": [(s["args"], s["exit"]) for s in steps]}
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        # TRICKS_KEEP=1 keeps each case's folder, to look at what goal recorded.
+        if not os.environ.get("TRICKS_KEEP"):
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def shell_step(cmd, work, env, cap):

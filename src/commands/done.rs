@@ -157,11 +157,28 @@ fn criterion_line(c: &ops::done::CriterionSummary) -> String {
 
 /// What the gates let through: the tests weakened and the mutation gate's findings.
 fn print_gates(ctx: &Ctx, s: &ops::done::Summary) {
-    if !s.tests_weakened.is_empty() {
-        ctx.say(format!("  tests weakened: {}", s.tests_weakened.len()));
-        for w in &s.tests_weakened {
+    let (weakened, changed): (Vec<_>, Vec<_>) = s.tests_weakened.iter().partition(|w| w.refuses);
+    if !weakened.is_empty() {
+        ctx.say(format!("  tests weakened: {}", weakened.len()));
+        for w in &weakened {
             let note = if w.confirmed { " (confirmed)" } else { "" };
             ctx.say(format!("    {}{note}", w.describe()));
+        }
+    }
+    if !changed.is_empty() {
+        ctx.say(format!(
+            "  tests changed (judged by the runs): {}",
+            changed.len()
+        ));
+        for w in &changed {
+            ctx.say(format!("    {}", w.describe()));
+        }
+    }
+    if !s.exams.is_empty() {
+        ctx.say(format!("  exams: {}", s.exams.len()));
+        for e in &s.exams {
+            let note = if e.confirmed { " (confirmed)" } else { "" };
+            ctx.say(format!("    {}{note}", e.describe()));
         }
     }
     if let Some(m) = &s.mutation {

@@ -11,8 +11,9 @@ use crate::workspace::Workspace;
 /// passing X/Y, the iteration diff, the first log line, evidence ids and flags (stagnant,
 /// material-change with the old and new text, unverified-check, blocked, broken-evidence-chain,
 /// hand-made: a change of GOAL.md committed without `goal`, tests-weakened: a commit whose change
-/// to the test surface removed or skipped a test, removed or weakened an assertion, changed the
-/// test selection or added a test asserting nothing). After a goal's rows, a line per `goal run`
+/// refuses on its own (code that detects its tests, a test asserting nothing) or a weakening a
+/// person confirmed, tests-changed: a change to the tests that `done`'s runs judge (a test removed,
+/// renamed, skipped or rewritten, the selection changed) and what `done`'s exams showed). After a goal's rows, a line per `goal run`
 /// that worked on it: its iterations, the agent that made each, what its agents reported using.
 /// Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]
@@ -58,6 +59,24 @@ struct TextSink<'a, W: Write> {
     passing: Vec<(usize, usize)>,
     /// This goal's rows made by a `goal run`, for its run lines.
     run_rows: Vec<Row>,
+}
+
+impl<W: Write> TextSink<'_, W> {
+    /// A row's changes to the tests that `done`'s runs judge, and what its exams showed.
+    fn changed(&mut self, r: &Row) -> Result<()> {
+        for w in &r.tests_changed {
+            let line = format!(
+                "      tests changed in {}: {}",
+                crate::repo::short_id(&w.commit),
+                w.finding.trailer_value()
+            );
+            writeln!(self.out, "{line}").map_err(write_err)?;
+        }
+        for value in &r.exams_shown {
+            writeln!(self.out, "      exam: {value}").map_err(write_err)?;
+        }
+        Ok(())
+    }
 }
 
 impl<W: Write> Sink for TextSink<'_, W> {
@@ -150,7 +169,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
             let line = format!("      tests weakened, recorded with --confirm: {value}");
             writeln!(self.out, "{}", self.ctx.yellow(&line)).map_err(write_err)?;
         }
-        Ok(())
+        self.changed(r)
     }
 
     fn goal_end(&mut self, status: &str, unmarked: &[String]) -> Result<()> {

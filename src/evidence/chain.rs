@@ -73,6 +73,8 @@ pub struct Extra {
     pub names: Option<TestNames>,
     pub red: Option<Red>,
     pub base_run: bool,
+    /// `old` or `support`: an exam run of `goal done` (see [`Record::exam`]).
+    pub exam: Option<String>,
     /// The command as it ran, when goal added to the pin (see [`Record::ran`]).
     pub ran: Vec<String>,
 }
@@ -112,6 +114,7 @@ pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
         check: new.check,
         red: extra.red,
         base_run: extra.base_run,
+        exam: extra.exam,
         mutants: None,
         output_sha256: sha256_hex(&new.output),
         output_tail: tail,

@@ -52,6 +52,9 @@ pub struct Record {
     pub red: Option<Red>,
     /// A guard's base record (`goal verify --base`): the pin run on the goal's base tree.
     pub base_run: bool,
+    /// An exam run of `goal done`: `old` (the base's tests on the final code) or `support` (the
+    /// final tests with the base's configuration, helpers and data). None for every other run.
+    pub exam: Option<String>,
     /// A `mutants` record (`goal verify --mutants`, or `goal done`'s own, §20): the goal's change
     /// under mutation on this tree. It never proves nor fails a criterion.
     pub mutants: Option<crate::mutants::Mutation>,
@@ -122,6 +125,8 @@ struct Wire {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     base_run: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    exam: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     mutants: Option<crate::mutants::Mutation>,
     output_sha256: String,
     output_tail: Vec<String>,
@@ -155,6 +160,7 @@ impl From<Wire> for Record {
             check: w.check,
             red: w.red,
             base_run: w.base_run,
+            exam: w.exam,
             mutants: w.mutants,
             output_sha256: w.output_sha256,
             output_tail: w.output_tail,
@@ -188,6 +194,7 @@ impl From<Record> for Wire {
             check: r.check,
             red: r.red,
             base_run: r.base_run,
+            exam: r.exam,
             mutants: r.mutants,
             output_sha256: r.output_sha256,
             output_tail: r.output_tail,
@@ -217,7 +224,7 @@ impl Record {
 
     /// A run on the working code (not a red run, not a guard's base run, not a mutants record).
     pub fn on_working_code(&self) -> bool {
-        self.red.is_none() && !self.base_run && self.mutants.is_none()
+        self.red.is_none() && !self.base_run && self.exam.is_none() && self.mutants.is_none()
     }
 
     /// Whether the record names criterion `number` with the same requirement (its text without

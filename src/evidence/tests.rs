@@ -144,6 +144,7 @@ fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
             load_failed: Vec::new(),
         }),
         base_run: true,
+        exam: None,
         ran: Vec::new(),
     };
     let (new, line) = seal_with(run(&[1], 1, Some((0, 1)), "R", false), extra, &old.hash);

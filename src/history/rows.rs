@@ -40,6 +40,11 @@ pub struct Row {
     /// Weakening findings this row's commits made to the test surface (each commit against its
     /// parent), whoever made them.
     pub tests_weakened: Vec<WeakenedEntry>,
+    /// Findings on the tests that only explain (a rename, a rewritten assertion, a moved test:
+    /// judged by the runs of `goal done`, never refusing on their text), flagged `tests-changed`;
+    /// with what a completion's exams showed (`Goal-Tests-Changed` trailers).
+    pub tests_changed: Vec<WeakenedEntry>,
+    pub exams_shown: Vec<String>,
     /// The goal's change under mutation on this row's code (§20), when a `mutants` record of it
     /// was committed with it (flagged `mutants`, or `mutants-survived`).
     #[serde(skip_serializing_if = "Option::is_none")]

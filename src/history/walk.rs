@@ -25,17 +25,26 @@ struct Change {
     mutation: Option<crate::mutants::MutationView>,
 }
 
-/// Put a commit's findings on a row, flagged `tests-weakened`.
+/// Put a commit's findings on a row: those that refuse on their own flagged `tests-weakened`,
+/// the others (judged by runs, explained here) `tests-changed`.
 fn weakened(row: &mut Row, commit: &str, findings: Vec<Finding>) {
-    if findings.is_empty() {
-        return;
-    }
-    row.flag("tests-weakened");
-    row.tests_weakened
-        .extend(findings.into_iter().map(|finding| WeakenedEntry {
+    for finding in findings {
+        let refuses = finding.kind.refuses();
+        row.flag(if refuses {
+            "tests-weakened"
+        } else {
+            "tests-changed"
+        });
+        let entry = WeakenedEntry {
             commit: commit.to_string(),
             finding,
-        }));
+        };
+        if refuses {
+            row.tests_weakened.push(entry);
+        } else {
+            row.tests_changed.push(entry);
+        }
+    }
 }
 
 impl Change {
@@ -445,6 +454,8 @@ impl<'a> Walker<'a> {
             usage: None,
             is_iteration: false,
             tests_weakened: Vec::new(),
+            tests_changed: Vec::new(),
+            exams_shown: Vec::new(),
             mutation: None,
             tests_weakened_confirmed: Vec::new(),
         };
@@ -645,6 +656,8 @@ fn base_row(info: &CommitInfo, action: GoalAction, trailers: &GoalTrailers, goal
         usage: None,
         is_iteration: false,
         tests_weakened: Vec::new(),
+        tests_changed: Vec::new(),
+        exams_shown: Vec::new(),
         mutation: None,
         tests_weakened_confirmed: Vec::new(),
     }
@@ -669,6 +682,11 @@ fn mark_row(row: &mut Row, info: &CommitInfo, action: GoalAction, trailers: &Goa
         row.flag("tests-weakened");
         row.tests_weakened_confirmed
             .extend(trailers.tests_weakened.iter().cloned());
+    }
+    if !trailers.tests_changed.is_empty() {
+        row.flag("tests-changed");
+        row.exams_shown
+            .extend(trailers.tests_changed.iter().cloned());
     }
     // The goal's last row shows how it ended: complete, with every criterion.
     if action == GoalAction::Complete {

@@ -81,6 +81,10 @@ pub struct Summary {
     pub material_changes: Vec<history::MaterialEntry>,
     /// What the goal's diff does to its tests (weakening findings).
     pub tests_weakened: Vec<Weakened>,
+    /// What the old and support exams found: the base's tests on the final code, the goal's
+    /// tests with the base's configuration (refusing ones only when a person confirmed them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exams: Vec<crate::surface::exam::Exam>,
     pub commits: Vec<String>,
     /// The git tree id the completion was proven on (the tree the evidence is bound to).
     pub tree: String,
@@ -288,6 +292,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         deslop_commands: cleanup.commands,
         material_changes,
         tests_weakened: gate.weakened,
+        exams: gate.exams,
         commits: commits.iter().map(|c| c.to_string()).collect(),
         tree: tree_text,
         mutation: mutation.map(|m| m.mutation),
@@ -462,6 +467,21 @@ fn complete_commit(
         .filter(|w| w.confirmed)
         .map(Weakened::describe)
         .chain(completion.base_rewritten.map(str::to_string))
+        .chain(
+            completion
+                .gate
+                .exams
+                .iter()
+                .filter(|e| e.confirmed)
+                .map(crate::surface::exam::Exam::describe),
+        )
+        .collect();
+    commit.tests_changed = completion
+        .gate
+        .exams
+        .iter()
+        .filter(|e| !e.refuses)
+        .map(crate::surface::exam::Exam::describe)
         .collect();
     commit.guards_only = completion.gate.guards_only;
     commit.mutants_confirmed = completion

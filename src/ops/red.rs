@@ -184,6 +184,7 @@ pub fn red_run(
             load_failed,
         }),
         base_run: false,
+        exam: None,
         ran: Vec::new(),
     };
     let record = append(
@@ -284,6 +285,7 @@ pub fn red_shows_without_failures(
                 load_failed: Vec::new(),
             }),
             base_run: false,
+            exam: None,
             ran: Vec::new(),
         };
         append(
@@ -374,10 +376,52 @@ pub fn base_run(
         names: Some(result.names.clone()),
         red: None,
         base_run: true,
+        exam: None,
         ran: Vec::new(),
     };
     let tree = place.base_tree.to_string();
     append(ws, place, n, text, argv, &tree, result, extra, junit)
+}
+
+/// Run acceptance criterion `n`'s pin on an exam tree of `goal done` (`exam`: `old`, the base's
+/// tests on the final code; `support`, the final tests with the base's configuration and helpers)
+/// and record it on that tree. With the record, whether a test file or package did not load or
+/// build there.
+#[allow(clippy::too_many_arguments)]
+pub fn exam_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+    tree: Oid,
+    exam: &str,
+) -> Result<(Record, bool)> {
+    if !quiet {
+        let what = match exam {
+            "old" => "the tests of the goal's base on the final code",
+            _ => "the final tests with the base's test configuration, helpers and build files",
+        };
+        crate::context::eprint_line(format!(
+            "criterion {n}: running `{}` on {what}…",
+            pin::render(argv)
+        ));
+    }
+    let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+    let load_failed =
+        crate::test_names::load_or_build_failed(&String::from_utf8_lossy(&result.output));
+    let extra = evidence::Extra {
+        names: Some(result.names.clone()),
+        red: None,
+        base_run: false,
+        exam: Some(exam.to_string()),
+        ran: Vec::new(),
+    };
+    let tree = ws.repo.tree_without(tree, &ws.goal_dir)?.to_string();
+    let record = append(ws, place, n, text, argv, &tree, result, extra, junit)?;
+    Ok((record, load_failed))
 }
 
 /// Run acceptance criterion `n`'s pin once more in a clean checkout of the final tree `tree`
@@ -407,6 +451,7 @@ pub fn clean_run(
         names: Some(result.names.clone()),
         red: None,
         base_run: false,
+        exam: None,
         ran: Vec::new(),
     };
     append(ws, place, n, text, argv, tree_text, result, extra, junit)

@@ -30,13 +30,25 @@ pub fn is_source(path: &str) -> bool {
 
 /// Whether `text` holds a string literal naming `path`: the path, or a suffix of it of two or
 /// more components, as a whole literal (`"data/expected.json"`) or as the end of one
-/// (`"../fixtures/data/expected.json"`).
+/// (`"../fixtures/data/expected.json"`); or the last two components as literals of their own, as
+/// a path is joined (`filepath.Join("testdata", "cases.json")`, `os.path.join("data", "a.json")`).
 pub fn names_path(text: &[u8], path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let least = 2.min(parts.len());
     (0..=parts.len() - least).any(|start| {
         let suffix = parts[start..].join("/");
         literal_ends_with(text, suffix.as_bytes())
+    }) || (parts.len() >= 2
+        && parts[parts.len() - 2..]
+            .iter()
+            .all(|part| whole_literal(text, part.as_bytes())))
+}
+
+/// Whether `needle` is a whole string literal of `text` (`"cases.json"`).
+fn whole_literal(text: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, needle).any(|at| {
+        let end = at + needle.len();
+        at > 0 && is_quote(text[at - 1]) && text.get(end).is_some_and(|b| *b == text[at - 1])
     })
 }
 

@@ -63,6 +63,22 @@ fn a_path_is_named_by_a_string_literal() {
             false,
         ),
         ("# see data/expected.json", "data/expected.json", false),
+        // Joined from its parts.
+        (
+            r#"os.ReadFile(filepath.Join("testdata", "cases.json"))"#,
+            "testdata/cases.json",
+            true,
+        ),
+        (
+            r#"open(os.path.join(HERE, 'data', 'expected.json'))"#,
+            "tests/data/expected.json",
+            true,
+        ),
+        (
+            r#"open(os.path.join("data", "other.json"))"#,
+            "data/expected.json",
+            false,
+        ),
         (
             r#"x = "a b/data/expected.json""#,
             "data/expected.json",

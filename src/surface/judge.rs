@@ -228,9 +228,22 @@ pub fn guard_base<'a>(
     if pin.kind != Kind::Guard {
         return None;
     }
+    base_record(ledger, number, text, base_tree)
+}
+
+/// Criterion `number`'s latest run of its pin on the goal's base tree (the base run an acceptance
+/// criterion's old exam compares with, or a guard's base record), whatever its kind.
+pub fn base_record<'a>(
+    ledger: &'a Ledger,
+    number: usize,
+    text: &str,
+    base_tree: &str,
+) -> Option<&'a Record> {
+    let pin = pin::parse(text)?.ok()?;
     ledger.records.iter().rev().find(|r| {
         of_pin(ledger, r, number, text, &pin.argv)
             && r.red.is_none()
+            && r.exam.is_none()
             && (r.base_run || r.on_tree(base_tree))
             && r.tree == base_tree
     })
@@ -257,14 +270,14 @@ impl Weakened {
     }
 }
 
-/// Whether a finding refuses `goal done` (without `--confirm`): a `test-removed`, `skip-added`,
-/// `assertion-free` or `import-redirected` in a test one of `pins` runs, any `selection-changed`
-/// or `test-detected`, and a `test-renamed` whose old name a pin runs and whose new one it does
-/// not (`cargo test eq_version` after `eq_version_ok -> exactly_version_ok`: the test is gone from
-/// that pin).
+/// Whether a finding refuses `goal done` (without `--confirm`) on its own: any `test-detected`,
+/// and an `assertion-free` test one of `pins` runs (until a red run shows it failing by name).
+/// Every other finding is judged by the runs of the exams and shown.
 pub fn refuses_done(finding: &Finding, pins: &[String]) -> bool {
     if finding.kind == FindingKind::TestRenamed {
-        return renamed_out_of(finding, pins).is_some();
+        // Shown as the removal it is when it takes the test out of a pin: the old exam runs the
+        // old test and judges it.
+        return false;
     }
     finding.kind.refuses()
         && (finding.kind.whole_goal() || pins.iter().any(|p| pin_runs(p, finding)))
@@ -336,6 +349,15 @@ fn ends_as(name: &str, test: &str) -> bool {
             .iter()
             .any(|sep| name.ends_with(&format!("{sep}{test}")))
         || name.ends_with(&format!(".{dotted}"))
+}
+
+/// Whether a runner's test name and a finding's test name (`old -> new` for a rename: either
+/// side) are the same test.
+pub fn same_test(runner: &str, finding: &str) -> bool {
+    match finding.split_once(" -> ") {
+        Some((old, new)) => ends_as(runner, old) || ends_as(runner, new),
+        None => ends_as(runner, finding),
+    }
 }
 
 /// Whether a run named test `test` at all, whatever it came to (as [`failed_by_name`] matches).

@@ -81,6 +81,7 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
                     load_failed: Vec::new(),
                 }),
                 base_run: r.base_run,
+                exam: None,
                 ran: Vec::new(),
             },
             &prev,
@@ -489,26 +490,27 @@ fn finding(kind: FindingKind, file: &str, test: &str) -> Finding {
 fn which_findings_refuse_done() {
     use FindingKind::*;
     let calc = "tests/test_calc.py";
-    // (finding, pin, refuses)
+    // (finding, pin, refuses): on its text alone, a finding refuses only when no run can see
+    // what it points at (code that detects its tests) or until a red run shows it
+    // (assertion-free); the rest are judged by the exams and shown.
     let cases: &[(Finding, &str, bool)] = &[
         (
             finding(TestRemoved, calc, "test_add"),
             "pytest tests/test_calc.py",
-            true,
+            false,
         ),
+        (finding(SkipAdded, calc, "test_add"), "pytest -q", false),
+        (finding(AssertionFree, calc, "test_add"), "pytest -q", true),
         (
-            finding(TestRemoved, calc, "test_add"),
+            finding(AssertionFree, calc, "test_add"),
             "pytest tests/test_other.py",
             false,
         ),
-        (finding(SkipAdded, calc, "test_add"), "pytest -q", true),
-        (finding(AssertionFree, calc, "test_add"), "pytest -q", true),
         (
             finding(ImportRedirected, calc, "test_add"),
             "pytest -q",
-            true,
+            false,
         ),
-        // Shown only, whatever the pin runs.
         (
             finding(AssertionWeakened, calc, "test_add"),
             "pytest -q",
@@ -529,9 +531,9 @@ fn which_findings_refuse_done() {
         (
             finding(SelectionChanged, "pytest.ini", ""),
             "pytest tests/test_other.py",
-            true,
+            false,
         ),
-        // A rename refuses when it takes the test out of the pin.
+        // A rename out of the pin is the old exam's to judge.
         (
             finding(
                 TestRenamed,
@@ -539,29 +541,6 @@ fn which_findings_refuse_done() {
                 "eq_version_ok -> exactly_version_ok",
             ),
             "cargo test eq_version",
-            true,
-        ),
-        (
-            finding(
-                TestRenamed,
-                "src/lib.rs",
-                "eq_version_ok -> exactly_version_ok",
-            ),
-            "cargo test version",
-            false,
-        ),
-        (
-            finding(
-                TestRenamed,
-                "src/lib.rs",
-                "eq_version_ok -> exactly_version_ok",
-            ),
-            "cargo test exactly",
-            false,
-        ),
-        (
-            finding(TestRenamed, "src/lib.rs", "no arrow"),
-            "cargo test",
             false,
         ),
     ];
@@ -600,16 +579,16 @@ fn done_judges_a_rename_out_of_a_pin_as_the_removal_it_is() {
     assert_eq!(
         seen(false),
         [
-            (TestRemoved, "eq_version_ok".to_string(), true, false),
-            (TestRemoved, "old_case".to_string(), true, false),
+            (TestRemoved, "eq_version_ok".to_string(), false, false),
+            (TestRemoved, "old_case".to_string(), false, false),
             (AssertionWeakened, "eq_version_ok".to_string(), false, false),
         ]
     );
     assert_eq!(
         seen(true),
         [
-            (TestRemoved, "eq_version_ok".to_string(), true, true),
-            (TestRemoved, "old_case".to_string(), true, true),
+            (TestRemoved, "eq_version_ok".to_string(), false, false),
+            (TestRemoved, "old_case".to_string(), false, false),
             (AssertionWeakened, "eq_version_ok".to_string(), false, false),
         ]
     );

@@ -9,6 +9,7 @@ use glob::{MatchOptions, Pattern};
 pub mod config;
 pub mod depends;
 pub mod environment;
+pub mod exam;
 pub mod judge;
 pub mod red;
 pub mod rust;
@@ -150,6 +151,9 @@ impl Surface {
             return Role::Test;
         }
         let name = path.rsplit('/').next().unwrap_or(path);
+        if is_build_output(path) {
+            return Role::WholeConfig;
+        }
         if WHOLE_CONFIG_NAMES.contains(&name)
             || WHOLE_CONFIG_PREFIXES.iter().any(|p| name.starts_with(p))
             || path == ".cargo/config.toml"
@@ -175,6 +179,27 @@ impl Surface {
         }
         Role::NotTest
     }
+}
+
+/// Committed build output a language's loader prefers over its source (Python byte code): on the
+/// test surface, since it chooses the code a test runs.
+pub fn is_build_output(path: &str) -> bool {
+    path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
+}
+
+/// Whether a file the goal changed chooses what the goal's tests run without being a test: test
+/// configuration (whole or partial), module resolution (`go.mod`, `go.work`, `.cargo/config`),
+/// build scripts, `.gitattributes` filters, committed build output and `conftest.py`. The support
+/// exam puts each back as the base had it.
+pub fn is_support(surface: &Surface, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        surface.classify(path),
+        Role::WholeConfig | Role::PartialConfig(_)
+    ) || matches!(
+        name,
+        "go.mod" | "go.work" | "build.rs" | ".gitattributes" | "conftest.py"
+    ) || is_build_output(path)
 }
 
 /// The test surface of a goal's `settings`; a bad glob is a usage error naming it.

@@ -157,6 +157,62 @@ pub fn red_tree_skipping(
     })
 }
 
+/// The old-exam tree: the final tree `last` with the base's test surface laid over it, the red
+/// tree's rules in the mirror direction (test files, configuration and the test items of Rust files
+/// as the base had them, the tests the goal added left out, the test data the goal changed put
+/// back), `skip` naming the goal folder.
+pub fn old_exam_tree(
+    repo: &Repo,
+    base: Oid,
+    last: Oid,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<RedTree> {
+    red_tree_skipping(repo, last, base, surface, skip)
+}
+
+/// The support tree: the final tree `last` with every file that chooses what the tests run
+/// without being a test ([`super::is_support`]) as the base had it, and the Go test files the goal
+/// added that patch the package from `init` or `TestMain` left out. None when the goal changed no
+/// such file (the support exam does not run).
+pub fn support_tree(
+    repo: &Repo,
+    base: Oid,
+    last: Oid,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<Option<Oid>> {
+    let trees = Trees {
+        base: index(repo.tree_files(base)?),
+        work: index(repo.tree_files(last)?),
+    };
+    let mut changes = Vec::new();
+    for path in trees.changed() {
+        if skip(path) {
+            continue;
+        }
+        let (b, l) = (trees.base.get(path), trees.work.get(path));
+        let patches = b.is_none()
+            && path.ends_with("_test.go")
+            && trees.text(repo, l)?.is_some_and(|t| go_patches(&t));
+        if super::is_support(surface, path) || patches {
+            changes.push(take(path, b));
+        }
+    }
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(repo.update_tree(last, &changes)?))
+}
+
+/// Whether a Go test file runs code before the tests do: an `init` function or a `TestMain`.
+fn go_patches(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("func init()") || l.starts_with("func TestMain(")
+    })
+}
+
 /// The goal's test data and test helpers: paths of `changed` the working tree has that the
 /// surface's rules call code (see [`super::depends`]). Reads nothing when the goal added or
 /// changed no such file.

@@ -16,10 +16,14 @@ use crate::workspace::Workspace;
 
 use super::{CriterionSummary, Options};
 
+mod exams;
+
 /// What the red gate let through: the findings (confirmed or shown) and a confirmed guards-only goal.
 pub(super) struct RedGate {
     pub(super) weakened: Vec<Weakened>,
     pub(super) guards_only: bool,
+    /// What the old and support exams found worth showing (refusing ones confirmed).
+    pub(super) exams: Vec<crate::surface::exam::Exam>,
 }
 
 /// The rules of red before green over a goal whose criteria are all proven: findings in the goal's
@@ -46,6 +50,7 @@ pub(super) fn red_gate(
         return Ok(RedGate {
             weakened: Vec::new(),
             guards_only: false,
+            exams: Vec::new(),
         });
     }
     let mut place = Place::of(ws)?;
@@ -70,13 +75,15 @@ pub(super) fn red_gate(
         free,
         refusals: Vec::new(),
         hint: None,
+        exams: Vec::new(),
     };
     gate.criteria(goal, proven)?;
     gate.assertion_free_unshown();
-    let weakened = gate.verdict()?;
+    let (weakened, exams) = gate.verdict()?;
     Ok(RedGate {
         weakened,
         guards_only,
+        exams,
     })
 }
 
@@ -102,7 +109,7 @@ fn note_judged_by_red(quiet: bool, weakened: &[Weakened]) {
         super::super::note(
             quiet,
             format!(
-                "the goal changes a test: {} (red before green judges it)",
+                "the goal changes a test: {} (the runs of `goal done` judge it)",
                 w.describe()
             ),
         );
@@ -182,6 +189,8 @@ struct Gate<'a> {
     free: Vec<usize>,
     refusals: Vec<String>,
     hint: Option<String>,
+    /// The exams' outcomes so far.
+    exams: Vec<crate::surface::exam::Exam>,
 }
 
 impl Gate<'_> {
@@ -213,11 +222,12 @@ impl Gate<'_> {
 
     /// The gate's answer: refused with every reason gathered, else the findings, the
     /// assertion-free ones a red run showed failing no longer refusing.
-    fn verdict(self) -> Result<Vec<Weakened>> {
+    fn verdict(self) -> Result<(Vec<Weakened>, Vec<crate::surface::exam::Exam>)> {
         let Gate {
             mut weakened,
             refusals,
             hint,
+            exams,
             ..
         } = self;
         if !refusals.is_empty() {
@@ -229,7 +239,7 @@ impl Gate<'_> {
                 w.refuses = false;
             }
         }
-        Ok(weakened)
+        Ok((weakened, exams))
     }
 
     /// Acceptance criterion `c`, proven by `green`: is there a red witness? did the goal change
@@ -267,11 +277,15 @@ impl Gate<'_> {
         c.evidence.clone_from(&clean.id);
         c.tests = clean.tests;
         let green = &clean;
-        if let Some(r) = self.weakenings_shown(n, text, p, green, &witness)? {
+        if let Some(r) = green_covers_red(n, &witness, green) {
             self.gather(r);
             return Ok(());
         }
-        if let Some(r) = green_covers_red(n, &witness, green) {
+        // The old exam judges the base's tests by running them: a weakened test of the base is
+        // then judged by what it says of the final code, not by the red run alone.
+        let judged = self.exams(n, text, p, green, &witness)?;
+        self.exam_changed(n, text, green, &witness)?;
+        if let Some(r) = self.weakenings_shown(n, text, p, green, &witness, &judged.base_tests)? {
             self.gather(r);
             return Ok(());
         }
@@ -361,11 +375,20 @@ impl Gate<'_> {
         p: &Pin,
         green: &Record,
         witness: &Record,
+        base_tests: &[String],
     ) -> Result<Option<Refusal>> {
         // A weakened assertion is judged by the red/green pair: so the pair must be about that
         // test. A red run that failed only elsewhere (another test, an import or a build of code
-        // the goal added) does not show the weakened test tests the change.
+        // the goal added) does not show the weakened test tests the change. A test of the base
+        // the old exam ran by name is judged by it instead. A test importing a name from other
+        // code than the base's tests did must be seen failing by name on a red run that loaded.
         let mut unshown = Vec::new();
+        let loaded_and_named =
+            witness.names.as_ref().is_some_and(|x| {
+                x.names
+                    .iter()
+                    .any(|t| t.outcome == crate::test_names::TestOutcome::Failed)
+            }) && !crate::test_names::load_or_build_failed(&witness.output_tail.join("\n"));
         // `weakened` is `found.findings` judged, one for one.
         for (w, _) in self
             .weakened
@@ -374,10 +397,18 @@ impl Gate<'_> {
             .filter(|(w, f)| {
                 matches!(
                     w.kind,
-                    FindingKind::AssertionWeakened | FindingKind::AssertionRemoved
+                    FindingKind::AssertionWeakened
+                        | FindingKind::AssertionRemoved
+                        | FindingKind::ImportRedirected
                 ) && crate::surface::weaken::pin_runs(&p.command, f)
+                    && !base_tests
+                        .iter()
+                        .any(|t| crate::surface::judge::same_test(t, &w.test))
             })
         {
+            if w.kind == FindingKind::ImportRedirected && loaded_and_named {
+                continue;
+            }
             if failed_by_name(witness.names.as_ref(), &w.test)
                 || crate::ops::red::red_shows_without_failures(
                     self.quiet,

@@ -89,18 +89,14 @@ impl FindingKind {
         }
     }
 
-    /// Whether the kind refuses `goal done` without `--confirm` (all but assertion-removed and
-    /// assertion-weakened, which a red/green pair judges, and the kinds only shown: test-renamed,
-    /// assertion-changed, test-aware).
+    /// Whether the kind refuses `goal done` without `--confirm` on its own.
+    ///
+    /// A finding on the tests' text refuses only when a run confirms it (the old and support
+    /// exams, the red run): of the kinds, only test-detected refuses on its pattern, since no
+    /// run under a test runner can see code that behaves otherwise under one, and assertion-free
+    /// waits for a red run to show the test failing by name.
     pub fn refuses(self) -> bool {
-        !matches!(
-            self,
-            FindingKind::AssertionRemoved
-                | FindingKind::AssertionWeakened
-                | FindingKind::TestRenamed
-                | FindingKind::AssertionChanged
-                | FindingKind::TestAware
-        )
+        matches!(self, FindingKind::TestDetected | FindingKind::AssertionFree)
     }
 
     /// Whether the kind is about code or configuration as a whole rather than a test a pin may

@@ -1,0 +1,371 @@
+//! The exams of `goal done` that decide by execution: the base's tests on the final code (the old
+//! exam), and the goal's own tests with the base's configuration, helpers and build files put
+//! back (the support exam). A refusal here rests on a run; the findings on the tests' text only
+//! point and explain.
+
+use super::{Gate, Refusal};
+use crate::error::Result;
+use crate::evidence::Record;
+use crate::pin::Pin;
+use crate::repo::Oid;
+use crate::surface::exam::{self, Exam, ExamFinding, OldExam, Run};
+use crate::test_names::load_or_build_failed;
+
+/// What the exams of one criterion came to.
+pub(super) struct Judged {
+    /// The base's tests the old exam judged by name: a finding on their text is explained by it.
+    pub(super) base_tests: Vec<String>,
+}
+
+impl Gate<'_> {
+    /// Acceptance criterion `n`'s exams, after its clean green `green` and red `witness`: the
+    /// base run (found, or made here), the old exam and, where the goal changed what chooses its
+    /// tests, the support exam. Their outcomes are kept; a refusing one is gathered unless a
+    /// person confirms.
+    pub(super) fn exams(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        witness: &Record,
+    ) -> Result<Judged> {
+        let last = self.ws.worktree_tree_full()?;
+        let surface = crate::ops::settings::surface(self.ws, &self.ws.goal()?)?;
+        let goal = self
+            .ws
+            .goal_dir
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string();
+        let in_goal =
+            |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+        let repo = &self.ws.repo;
+        let base = self.base_for_exam(n, text, p, green)?;
+        let old_tree = crate::surface::red::old_exam_tree(
+            repo,
+            self.place.base_tree_full,
+            last,
+            &surface,
+            &in_goal,
+        )?;
+        let red = run_of(witness);
+        let green_run = run_of(green);
+        let mut base_tests = Vec::new();
+        if old_tree.untrusted.is_empty() {
+            // The goal changed nothing its old exam would put back: the clean run is the old exam.
+            let (old, old_failed) = if old_tree.tree == last {
+                (
+                    green.clone(),
+                    load_or_build_failed(&green.output_tail.join("\n")),
+                )
+            } else {
+                self.exam_run(n, text, p, green, old_tree.tree, "old")?
+            };
+            let old_run = Run {
+                load_failed: old_failed,
+                ..run_of(&old)
+            };
+            match exam::old_exam(run_of(&base), old_run, red, green_run) {
+                OldExam::Judged(mut found) => {
+                    self.renamed_api(witness, &mut found);
+                    if old_tree.tree != last {
+                        self.flaky(n, text, p, green, old_tree.tree, &mut found)?;
+                    }
+                    if let Some(b) = base.names.as_ref().filter(|b| b.usable()) {
+                        base_tests = b.names.iter().map(|t| t.name.clone()).collect();
+                    }
+                    self.keep(n, &old, found, "old");
+                }
+                OldExam::Inconclusive => self.keep(
+                    n,
+                    &old,
+                    vec![ExamFinding {
+                        kind: exam::ExamKind::Inconclusive,
+                        test: "(the old exam ran no test)".into(),
+                    }],
+                    "old",
+                ),
+                OldExam::NotApplicable => {}
+            }
+        }
+        if let Some(support) = crate::surface::red::support_tree(
+            repo,
+            self.place.base_tree_full,
+            last,
+            &surface,
+            &in_goal,
+        )? && support != last
+        {
+            let goal_tests = match (witness.names.as_ref(), green.names.as_ref()) {
+                (Some(r), Some(g)) => exam::goal_tests(r, g),
+                _ => Vec::new(),
+            };
+            let (run, _) = self.exam_run(n, text, p, green, support, "support")?;
+            let cannot = exam::set_up_errors(&run.output_tail);
+            let found = exam::support_exam(&goal_tests, run_of(&run), green_run)
+                .into_iter()
+                .map(|mut f| {
+                    if cannot.contains(&f.test) {
+                        f.kind = exam::ExamKind::Inconclusive;
+                    }
+                    f
+                })
+                .collect();
+            self.keep(n, &run, found, "support");
+        }
+        Ok(Judged { base_tests })
+    }
+
+    /// The goal's own tests changed after red: each test an earlier red run of criterion `n`
+    /// showed failing by name (a red-run record, or a failing run made on the base's code with
+    /// the tests of then) that still passes green, but that the red run of the final tests
+    /// (`witness`) does not show failing by name: its exam changed after it was seen red, and the
+    /// final version is not seen testing the change (`exam-changed`, refusing).
+    pub(super) fn exam_changed(
+        &mut self,
+        n: usize,
+        text: &str,
+        green: &Record,
+        witness: &Record,
+    ) -> Result<()> {
+        let Some(names) = green.names.as_ref() else {
+            return Ok(());
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for r in self.earlier_reds(n, text, witness)? {
+            for t in r.names.iter().flat_map(|x| &x.names) {
+                if t.outcome == crate::test_names::TestOutcome::Failed
+                    && names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed)
+                    && !crate::surface::judge::failed_by_name(witness.names.as_ref(), &t.name)
+                    && !seen.contains(&t.name)
+                {
+                    seen.push(t.name.clone());
+                }
+            }
+        }
+        let found = seen
+            .into_iter()
+            .map(|test| ExamFinding {
+                kind: exam::ExamKind::ExamChanged,
+                test,
+            })
+            .collect();
+        self.keep(n, witness, found, "red");
+        Ok(())
+    }
+
+    /// Criterion `n`'s red runs made with other tests than `witness`'s: red-run records, and
+    /// failing runs of its pin on a tree that was its own red tree (the base's code, the tests
+    /// of then).
+    fn earlier_reds(&self, n: usize, text: &str, witness: &Record) -> Result<Vec<Record>> {
+        let Some(Ok(pin)) = crate::pin::parse(text) else {
+            return Ok(Vec::new());
+        };
+        let surface = crate::ops::settings::surface(self.ws, &self.ws.goal()?)?;
+        let mut out = Vec::new();
+        for r in &self.ledger.records {
+            if r.id == witness.id
+                || r.argv != pin.argv
+                || r.exit_code == 0
+                || !r.criteria.contains(&n)
+                || r.names.is_none()
+                || r.exam.is_some()
+                || r.base_run
+            {
+                continue;
+            }
+            let red_run = r
+                .red
+                .as_ref()
+                .is_some_and(|red| witness.red.as_ref().is_none_or(|w| w.tests != red.tests));
+            let test_first = r.red.is_none()
+                && r.tree != witness.tree
+                && self.on_base_code(&r.tree, &surface)?;
+            if red_run || test_first {
+                out.push(r.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `tree` holds the base's code (it is its own red tree); false when it cannot be
+    /// read.
+    fn on_base_code(&self, tree: &str, surface: &crate::surface::Surface) -> Result<bool> {
+        let Ok(oid) = tree.parse::<Oid>() else {
+            return Ok(false);
+        };
+        // A record's tree is not always in the object database (a run's tree is hashed, not
+        // written): one that is not there cannot be told to be on the base's code.
+        match crate::surface::tree_run::red_target(
+            &self.ws.repo,
+            self.place.base,
+            oid,
+            &self.ws.goal_dir,
+            surface,
+        ) {
+            Ok((_, target)) => Ok(target.tree == tree),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// A base test still failing on the final code whose goal's version only follows names the
+    /// goal renamed in the code (`assertion-changed`, `test-renamed`) and fails by name on the
+    /// red run: the base's version fails for the old names, not for the bug (inconclusive).
+    fn renamed_api(&self, witness: &Record, found: &mut [ExamFinding]) {
+        use crate::surface::weaken::FindingKind;
+        for f in found
+            .iter_mut()
+            .filter(|f| f.kind == exam::ExamKind::StillFailing)
+        {
+            let follows = self.found.findings.iter().any(|w| {
+                matches!(
+                    w.kind,
+                    FindingKind::AssertionChanged | FindingKind::TestRenamed
+                ) && crate::surface::judge::same_test(&f.test, &w.test)
+            });
+            if follows
+                && witness.names.as_ref().and_then(|x| x.outcome(&f.test))
+                    == Some(crate::test_names::TestOutcome::Failed)
+            {
+                f.kind = exam::ExamKind::Inconclusive;
+            }
+        }
+    }
+
+    /// A test still failing on the old-exam tree is run there once more (the pin again: the
+    /// runner chooses what runs); each that passes then is `flaky`, shown, never refusing.
+    fn flaky(
+        &self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        tree: Oid,
+        found: &mut [ExamFinding],
+    ) -> Result<()> {
+        let still =
+            |f: &ExamFinding| f.kind == exam::ExamKind::StillFailing && f.test != exam::BY_COUNTS;
+        if !found.iter().any(still) {
+            return Ok(());
+        }
+        let (again, _) = self.exam_run(n, text, p, green, tree, "old")?;
+        for f in found.iter_mut().filter(|f| still(f)) {
+            if again.names.as_ref().and_then(|x| x.outcome(&f.test))
+                == Some(crate::test_names::TestOutcome::Passed)
+            {
+                f.kind = exam::ExamKind::Flaky;
+            }
+        }
+        Ok(())
+    }
+
+    /// Criterion `n`'s run on the goal's base: the ledger's, or made here.
+    fn base_for_exam(&self, n: usize, text: &str, p: &Pin, green: &Record) -> Result<Record> {
+        let base_tree = self.place.base_tree.to_string();
+        if let Some(r) = crate::surface::judge::base_record(self.ledger, n, text, &base_tree) {
+            return Ok(r.clone());
+        }
+        crate::ops::red::base_run(
+            self.quiet,
+            self.ws,
+            &self.place,
+            n,
+            text,
+            &p.argv,
+            &green.junit,
+        )
+    }
+
+    fn exam_run(
+        &self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        tree: Oid,
+        exam: &str,
+    ) -> Result<(Record, bool)> {
+        crate::ops::red::exam_run(
+            self.quiet,
+            self.ws,
+            &self.place,
+            n,
+            text,
+            &p.argv,
+            &green.junit,
+            tree,
+            exam,
+        )
+    }
+
+    /// Keep criterion `n`'s exam outcomes (`run` is the exam's record): each refusing one
+    /// confirmed by a person's `--confirm`, or gathered as a refusal.
+    fn keep(&mut self, n: usize, run: &Record, found: Vec<ExamFinding>, exam: &str) {
+        for f in found {
+            let refuses = f.kind.refuses();
+            let kept = Exam {
+                criterion: n,
+                kind: f.kind,
+                test: f.test,
+                record: run.id.clone(),
+                refuses,
+                confirmed: refuses && self.confirm,
+            };
+            if refuses && !self.confirm {
+                self.gather(refusal(&kept, exam));
+            }
+            self.exams.push(kept);
+        }
+    }
+}
+
+/// The refusal of a refusing exam outcome, with what to do.
+fn refusal(e: &Exam, exam: &str) -> Refusal {
+    let n = e.criterion;
+    let why = match e.kind {
+        exam::ExamKind::StillFailing => format!(
+            "criterion {n}: the base's test {} still fails on the final code (old exam, record {}): the bug it shows is still in, whatever the goal did to that test",
+            e.test, e.record
+        ),
+        exam::ExamKind::ExamChanged => format!(
+            "criterion {n}: the goal's test {} was seen failing by name on an earlier red run, then changed, and the red run of its final version (record {}) does not show it failing by name: nothing shows the final test tests the change",
+            e.test, e.record
+        ),
+        exam::ExamKind::SupportFails => format!(
+            "criterion {n}: the goal's test {} fails once the test configuration, helpers and build files are as the base had them (support exam, record {}): what the goal changed there chooses what its test runs",
+            e.test, e.record
+        ),
+        kind => format!(
+            "criterion {n}: {} {}: the base's test passed on the base and fails on the final code, and {} ({exam} exam, record {})",
+            kind.as_str(),
+            e.test,
+            match kind {
+                exam::ExamKind::WeakenedToPass =>
+                    "the goal's version of it passes on the code before the goal",
+                exam::ExamKind::RemovedAfterChange => "the final tree no longer runs it",
+                _ => "no red run shows the goal's version of it failing by name",
+            },
+            e.record
+        ),
+    };
+    let next = format!(
+        "fix the code until the base's tests pass on it (or make the goal's version of the test fail on the code before the goal, by name: `goal verify --red -c {n}`); or {} (recorded in a Goal-Tests-Weakened trailer)",
+        crate::person::offer("accept it", "goal done --confirm")
+    );
+    Refusal { why, next }
+}
+
+/// A record as the exams read it.
+fn run_of(r: &Record) -> Run<'_> {
+    let load_failed = r
+        .red
+        .as_ref()
+        .is_some_and(|red| !red.load_failed.is_empty())
+        || load_or_build_failed(&r.output_tail.join("\n"));
+    Run {
+        counts: r.tests,
+        names: r.names.as_ref(),
+        load_failed,
+    }
+}

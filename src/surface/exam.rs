@@ -1,0 +1,281 @@
+//! The old exam and the support exam judged: what the base's tests say of the final code, test by
+//! test, and what the goal's own tests say once the configuration, helpers and data that choose
+//! them are put back as the base had them. Pure rules over the runs' names and counts; running the
+//! trees is `ops::red`'s.
+//!
+//! The runs (for one acceptance pin):
+//! - base: the base's code with the base's tests;
+//! - old: the final code with the base's test surface;
+//! - red: the base's code with the final tests;
+//! - green: the final code with the final tests (the clean run);
+//! - support: the final code and tests with the base's configuration, helpers and data.
+
+use serde::Serialize;
+
+use crate::summary::TestCounts;
+use crate::test_names::{TestNames, TestOutcome};
+
+/// What the old exam found of one test of the base (or of the whole run, by counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExamKind {
+    /// Failed on the base and still fails on the final code: the bug the test shows is still in.
+    StillFailing,
+    /// Failed on the old-exam tree, then passed when run once more there alone.
+    Flaky,
+    /// Passed on the base, fails on the final code, and the goal's version of the test fails by
+    /// name on the red run: the expectation was rewritten and the rewrite is tested.
+    BehaviorChanged,
+    /// Passed on the base, fails on the final code, and the goal's version passes on the base.
+    WeakenedToPass,
+    /// Passed on the base, fails on the final code, and the final tree no longer runs it.
+    RemovedAfterChange,
+    /// Passed on the base, fails on the final code, and no red run can judge the goal's version.
+    UnjudgedChange,
+    /// The old exam could not run it on the final code, for a reason that says nothing of the
+    /// goal (an API the goal changed, a dependency outside the repository).
+    Inconclusive,
+    /// A goal test that passed green fails once the base's configuration, helpers and data are
+    /// put back.
+    SupportFails,
+    /// A goal test seen failing by name on an earlier red run, changed afterwards, whose final
+    /// version the red run does not show failing by name.
+    ExamChanged,
+}
+
+impl ExamKind {
+    /// The kebab-case name shown in every surface.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExamKind::StillFailing => "still-failing",
+            ExamKind::Flaky => "flaky",
+            ExamKind::BehaviorChanged => "behavior-changed",
+            ExamKind::WeakenedToPass => "weakened-to-pass",
+            ExamKind::RemovedAfterChange => "removed-after-change",
+            ExamKind::UnjudgedChange => "unjudged-change",
+            ExamKind::Inconclusive => "inconclusive",
+            ExamKind::SupportFails => "support-fails",
+            ExamKind::ExamChanged => "exam-changed",
+        }
+    }
+
+    /// Whether the outcome refuses `goal done` unless a person confirms.
+    pub fn refuses(self) -> bool {
+        matches!(
+            self,
+            ExamKind::StillFailing
+                | ExamKind::WeakenedToPass
+                | ExamKind::RemovedAfterChange
+                | ExamKind::UnjudgedChange
+                | ExamKind::SupportFails
+                | ExamKind::ExamChanged
+        )
+    }
+}
+
+/// One outcome of an exam: its kind and the test (a runner's name, or `(by counts)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExamFinding {
+    pub kind: ExamKind,
+    pub test: String,
+}
+
+impl ExamFinding {
+    fn new(kind: ExamKind, test: &str) -> ExamFinding {
+        ExamFinding {
+            kind,
+            test: test.to_string(),
+        }
+    }
+}
+
+/// One exam outcome as `goal done` shows and records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exam {
+    pub criterion: usize,
+    pub kind: ExamKind,
+    pub test: String,
+    /// The exam run's record (the old-exam or support run).
+    pub record: String,
+    /// Whether it refuses `goal done` without a person's `--confirm`.
+    pub refuses: bool,
+    /// A person accepted it (`goal done --confirm`; recorded in a `Goal-Tests-Weakened` trailer).
+    pub confirmed: bool,
+}
+
+impl Exam {
+    /// `still-failing tests/test_a.py::test_x (criterion 1, record 0d62080752a6)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} (criterion {}, record {})",
+            self.kind.as_str(),
+            self.test,
+            self.criterion,
+            self.record
+        )
+    }
+}
+
+/// One run as the exams read it: its counts and, where the runner printed them, its names.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Run<'a> {
+    pub counts: Option<TestCounts>,
+    pub names: Option<&'a TestNames>,
+    /// Test files whose suite failed to load or build in this run.
+    pub load_failed: bool,
+}
+
+impl Run<'_> {
+    fn named(&self) -> Option<&TestNames> {
+        self.names.filter(|n| n.usable())
+    }
+
+    fn outcome(&self, test: &str) -> Option<TestOutcome> {
+        self.named().and_then(|n| n.outcome(test))
+    }
+
+    /// At least one test ran.
+    fn ran(&self) -> bool {
+        self.counts.is_some_and(|c| c.passed + c.failed > 0)
+            || self.named().is_some_and(|n| !n.names.is_empty())
+    }
+}
+
+/// What the old exam came to for one pin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OldExam {
+    /// The base run ran no test (the goal's tests are new): nothing to judge.
+    NotApplicable,
+    /// The old-exam run ran nothing (it did not build or load): shown, never refusing.
+    Inconclusive,
+    /// Judged test by test (or by counts): the outcomes worth showing, empty when all is well.
+    Judged(Vec<ExamFinding>),
+}
+
+/// The old exam of one pin: the base's tests on the base (`base`) and on the final code (`old`),
+/// with the goal's tests on the base (`red`) and on the final code (`green`).
+pub fn old_exam(base: Run, old: Run, red: Run, green: Run) -> OldExam {
+    if !base.ran() {
+        return OldExam::NotApplicable;
+    }
+    match base.named() {
+        Some(b) if old.named().is_some() || old.load_failed => {
+            OldExam::Judged(by_name(b, old, red, green))
+        }
+        _ if !old.ran() => OldExam::Inconclusive,
+        _ => OldExam::Judged(by_counts(base, old)),
+    }
+}
+
+/// Test by test, for runners that name their tests.
+fn by_name(base: &TestNames, old: Run, red: Run, green: Run) -> Vec<ExamFinding> {
+    let mut out = Vec::new();
+    for t in &base.names {
+        let test = t.name.as_str();
+        let found = match (t.outcome, old.outcome(test)) {
+            (TestOutcome::Failed, Some(TestOutcome::Failed)) => Some(ExamKind::StillFailing),
+            (TestOutcome::Failed, None) => missing_on_old(test, old, red),
+            (TestOutcome::Passed, Some(TestOutcome::Failed)) => Some(changed(test, red, green)),
+            (TestOutcome::Passed, None) if old.load_failed => Some(ExamKind::Inconclusive),
+            _ => None,
+        };
+        if let Some(kind) = found {
+            out.push(ExamFinding::new(kind, test));
+        }
+    }
+    out
+}
+
+/// A test that failed on the base and that the old exam did not name: it could not build or
+/// load on the final code, or something took it out of the run. The goal's version of it failing
+/// by name on the red run, or the goal's own tests failing to build on the base as well (an API
+/// changed both ways), makes it inconclusive; otherwise the bug it shows may still be in.
+fn missing_on_old(test: &str, old: Run, red: Run) -> Option<ExamKind> {
+    if red.outcome(test) == Some(TestOutcome::Failed) || (old.load_failed && red.load_failed) {
+        return Some(ExamKind::Inconclusive);
+    }
+    Some(ExamKind::StillFailing)
+}
+
+/// A test that passed on the base fails on the final code: behaviour it pinned has changed. Shown
+/// when the goal's version of it fails by name on the red run; refusing otherwise, by what became
+/// of the goal's version.
+fn changed(test: &str, red: Run, green: Run) -> ExamKind {
+    if red.outcome(test) == Some(TestOutcome::Failed) {
+        return ExamKind::BehaviorChanged;
+    }
+    if green.named().is_some() && green.outcome(test) != Some(TestOutcome::Passed) {
+        return ExamKind::RemovedAfterChange;
+    }
+    match red.outcome(test) {
+        Some(TestOutcome::Passed) => ExamKind::WeakenedToPass,
+        _ => ExamKind::UnjudgedChange,
+    }
+}
+
+/// The name a finding judged by counts carries.
+pub const BY_COUNTS: &str = "(by counts: the runner did not name its tests)";
+
+/// By counts, where the runner names no test: no failure on the final code passes; a failure
+/// there when the base also failed is still-failing; a failure there when the base had none is
+/// behaviour changed (shown).
+fn by_counts(base: Run, old: Run) -> Vec<ExamFinding> {
+    let failed = |r: Run| r.counts.map_or(0, |c| c.failed);
+    match (failed(base), failed(old)) {
+        (_, 0) => Vec::new(),
+        (0, _) => vec![ExamFinding::new(ExamKind::BehaviorChanged, BY_COUNTS)],
+        _ => vec![ExamFinding::new(ExamKind::StillFailing, BY_COUNTS)],
+    }
+}
+
+/// The support exam of one pin: each goal test that failed by name on the red run and passed
+/// green (`goal_tests`), on the support tree (`support`). A goal test that runs and fails there is
+/// `support-fails`; one the support run does not name (it imports a helper the goal added) is
+/// shown as inconclusive. By counts, where no name can be had.
+pub fn support_exam(goal_tests: &[String], support: Run, green: Run) -> Vec<ExamFinding> {
+    if support.named().is_none() {
+        let failed = support.counts.is_some_and(|c| c.failed > 0);
+        let green_clean = green.counts.is_some_and(|c| c.failed == 0);
+        return if failed && green_clean {
+            vec![ExamFinding::new(ExamKind::SupportFails, BY_COUNTS)]
+        } else {
+            Vec::new()
+        };
+    }
+    goal_tests
+        .iter()
+        .filter_map(|t| match support.outcome(t) {
+            Some(TestOutcome::Failed) => Some(ExamFinding::new(ExamKind::SupportFails, t)),
+            None => Some(ExamFinding::new(ExamKind::Inconclusive, t)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tests a run could not set up (pytest's `ERROR <file>::<test>` in its summary, where a
+/// failing test is `FAILED`: a fixture not found, a fixture that raised): on the support tree, a
+/// goal test that needs a fixture the goal added in a `conftest.py` cannot run, which says nothing
+/// of what it tests.
+pub fn set_up_errors(tail: &[String]) -> Vec<String> {
+    tail.iter()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("ERROR ")?;
+            let test = rest.split_once(" - ").map_or(rest, |(t, _)| t).trim();
+            test.contains("::").then(|| test.to_string())
+        })
+        .collect()
+}
+
+/// The tests the red run named failing that the green run named passing: the goal's exam.
+pub fn goal_tests(red: &TestNames, green: &TestNames) -> Vec<String> {
+    red.names
+        .iter()
+        .filter(|t| t.outcome == TestOutcome::Failed)
+        .filter(|t| green.outcome(&t.name) == Some(TestOutcome::Passed))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "exam_tests.rs"]
+mod tests;

@@ -1,0 +1,258 @@
+//! `goal done`'s exams decide by running: the base's tests on the final code (the old exam) and
+//! the goal's own tests with the base's configuration, helpers and build files put back (the
+//! support exam). Each outcome with a real pytest in a real git repository: the bug left in
+//! behind a deleted, skipped, deselected, weakened or redirected test refuses `still-failing`;
+//! behaviour the base's tests pinned and the goal changed is shown when the goal's version is
+//! seen failing red, and refuses otherwise; honest rewrites complete with no `--confirm`, no
+//! `tests-weakened` flag and no audit failure.
+
+use crate::common::{Repo, stderr};
+
+const PIN: &str = "pytest -q -p no:cacheprovider tests";
+const BUGGY: &str = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    return x\n";
+const FIXED: &str = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n";
+const LOW: &str = "def test_low():\n    assert clamp(-5, 0, 10) == 0\n";
+const HIGH: &str = "def test_high():\n    assert clamp(15, 0, 10) == 10\n";
+/// A change the goal makes besides, with its own test: it fails on the base by name, so the red
+/// run has something to show whatever became of `test_high`.
+const DECOY_CODE: &str = "\n\ndef lower(s):\n    return s.lower()\n";
+const DECOY_TEST: &str =
+    "import calc\n\n\ndef test_lower():\n    assert calc.lower(\"A\") == \"a\"\n";
+
+fn tests(body: &str) -> String {
+    format!("from calc import clamp\n\n\n{body}")
+}
+
+/// A repository whose base holds the bug and a test that shows it (`test_high` failing), with a
+/// goal pinned to the tests; `loop_set_up`: the failing test is written after `goal init`
+/// instead (a new file, seen red), as an agent's loop does.
+fn project(loop_set_up: bool) -> Repo {
+    let repo = Repo::new();
+    repo.write("calc.py", BUGGY);
+    repo.write(".gitignore", "__pycache__/\n");
+    // pytest puts the root on the import path where a root conftest.py is.
+    repo.write("conftest.py", "");
+    if loop_set_up {
+        repo.write("tests/test_calc.py", &tests(LOW));
+    } else {
+        repo.write("tests/test_calc.py", &tests(&format!("{LOW}\n\n{HIGH}")));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[&format!("clamp keeps x under hi (verify: `{PIN}`)")]);
+    if loop_set_up {
+        repo.write("tests/test_high.py", &tests(HIGH));
+    }
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo
+}
+
+/// Write `files` (None: delete), verify, iterate and run `goal done`: its exit code and stderr.
+fn finish(repo: &Repo, files: &[(&str, Option<&str>)]) -> (Option<i32>, String) {
+    for (path, text) in files {
+        match text {
+            Some(t) => repo.write(path, t),
+            None => std::fs::remove_file(repo.path().join(path)).unwrap(),
+        }
+    }
+    let green = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "the change"]);
+    let done = repo.goal().arg("done").output().unwrap();
+    (done.status.code(), stderr(&done))
+}
+
+#[test]
+fn the_bug_left_in_behind_a_changed_base_test_is_still_failing() {
+    let cases: &[(&str, &[(&str, Option<&str>)])] = &[
+        ("deleted", &[("tests/test_calc.py", Some(&*tests(LOW)))]),
+        (
+            "skipped",
+            &[(
+                "tests/test_calc.py",
+                Some(
+                    "import pytest\n\nfrom calc import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n@pytest.mark.skip(reason=\"later\")\ndef test_high():\n    assert clamp(15, 0, 10) == 10\n",
+                ),
+            )],
+        ),
+        (
+            "deselected",
+            &[("pytest.ini", Some("[pytest]\naddopts = -k \"not high\"\n"))],
+        ),
+        (
+            "weakened to the buggy output",
+            &[(
+                "tests/test_calc.py",
+                Some(&*tests(&format!(
+                    "{LOW}\n\ndef test_high():\n    assert clamp(15, 0, 10) == 15\n"
+                ))),
+            )],
+        ),
+        (
+            "redirected by a conftest to a fixed copy",
+            &[
+                (
+                    "conftest.py",
+                    Some(
+                        "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"compat\"))\n",
+                    ),
+                ),
+                ("compat/calc.py", Some(FIXED)),
+            ],
+        ),
+    ];
+    let buggy = format!("{BUGGY}{DECOY_CODE}");
+    let fixed_copy = format!("{FIXED}{DECOY_CODE}");
+    for (what, files) in cases {
+        let repo = project(false);
+        let mut files = files.to_vec();
+        files.push(("calc.py", Some(&buggy)));
+        files.push(("tests/test_extra.py", Some(DECOY_TEST)));
+        for f in files.iter_mut().filter(|f| f.0 == "compat/calc.py") {
+            f.1 = Some(&fixed_copy);
+        }
+        let (code, err) = finish(&repo, &files);
+        assert_eq!(code, Some(1), "{what}: {err}");
+        assert!(err.contains("still fails"), "{what}: {err}");
+        assert!(err.contains("test_high"), "{what}: {err}");
+    }
+}
+
+#[test]
+fn an_honest_fix_with_its_tests_rewritten_completes_unflagged() {
+    let repo = project(false);
+    // The failing test renamed and its body edited, the passing one merged into a table.
+    let rewritten = "import pytest\n\nfrom calc import clamp\n\n\n@pytest.mark.parametrize(\"x, want\", [(-5, 0), (5, 5)])\ndef test_inside_or_low(x, want):\n    assert clamp(x, 0, 10) == want\n\n\ndef test_above_the_range():\n    assert clamp(25, 0, 10) == 10\n";
+    let (code, err) = finish(
+        &repo,
+        &[
+            ("calc.py", Some(FIXED)),
+            ("tests/test_calc.py", Some(rewritten)),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(!log.contains("Goal-Tests-Weakened"), "{log}");
+    let flags: Vec<String> = repo.log_flags().into_iter().flatten().collect();
+    assert!(!flags.iter().any(|f| f == "tests-weakened"), "{flags:?}");
+    assert!(flags.iter().any(|f| f == "tests-changed"), "{flags:?}");
+    let audit = repo.goal().args(["audit", "--strict"]).output().unwrap();
+    assert!(audit.status.success(), "{}", stderr(&audit));
+}
+
+#[test]
+fn behaviour_the_base_pinned_changes_shown_or_refused_by_what_the_goal_did() {
+    // The goal also changes what clamp does below the range (it raises), so the base's
+    // test_low fails on the final code.
+    let raises = "def clamp(x, lo, hi):\n    if x < lo:\n        raise ValueError(x)\n    if x > hi:\n        return hi\n    return x\n";
+    let rewritten_low = "import pytest\n\n\ndef test_low():\n    with pytest.raises(ValueError):\n        clamp(-5, 0, 10)\n";
+    let weak_low = "def test_low():\n    assert clamp(5, 0, 10) == 5\n";
+    let cases: &[(&str, String, Option<i32>, &str)] = &[
+        (
+            "rewritten and seen failing red",
+            format!("from calc import clamp\n{rewritten_low}\n\n{HIGH}"),
+            Some(0),
+            "behavior-changed",
+        ),
+        (
+            "rewritten to pass on the base too",
+            tests(&format!("{weak_low}\n\n{HIGH}")),
+            Some(1),
+            "weakened-to-pass",
+        ),
+        ("removed", tests(HIGH), Some(1), "removed-after-change"),
+    ];
+    for (what, file, code, word) in cases {
+        let repo = project(false);
+        let (got, err) = finish(
+            &repo,
+            &[
+                ("calc.py", Some(raises)),
+                ("tests/test_calc.py", Some(file)),
+            ],
+        );
+        assert_eq!(got, *code, "{what}: {err}");
+        let shown = if *code == Some(0) {
+            repo.git(&["log", "-2", "--format=%B"])
+        } else {
+            err.clone()
+        };
+        assert!(shown.contains(word), "{what}: {shown}");
+    }
+}
+
+#[test]
+fn new_tests_have_no_old_exam_and_the_support_exam_guards_them() {
+    // The goal's test is a new file: the old exam has nothing to say; an honest fix completes.
+    let repo = project(true);
+    let (code, err) = finish(&repo, &[("calc.py", Some(FIXED))]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("still-failing"), "{err}");
+    // A conftest that puts a fixed copy first: the goal's own test fails once it is gone.
+    let repo = project(true);
+    let (code, err) = finish(
+        &repo,
+        &[
+            (
+                "conftest.py",
+                Some(
+                    "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"compat\"))\n",
+                ),
+            ),
+            ("compat/calc.py", Some(FIXED)),
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("support exam"), "{err}");
+    // An honest fixture in a new conftest: the goal's test cannot run without it, shown only.
+    let repo = project(true);
+    let (code, err) = finish(
+        &repo,
+        &[
+            ("calc.py", Some(FIXED)),
+            (
+                "tests/conftest.py",
+                Some("import pytest\n\n\n@pytest.fixture\ndef hi():\n    return 10\n"),
+            ),
+            (
+                "tests/test_high.py",
+                Some(&*tests(
+                    "def test_high(hi):\n    assert clamp(15, 0, hi) == hi\n",
+                )),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_changed() {
+    let repo = project(true);
+    // Seen failing by name on a red run.
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+    // Then weakened, and made to import a helper only the final code has: its red run fails on
+    // the import, by no test's name.
+    let (code, err) = finish(
+        &repo,
+        &[
+            ("calc_extra.py", Some("LIMIT = 15\n")),
+            (
+                "tests/test_high.py",
+                Some(
+                    "from calc import clamp\nfrom calc_extra import LIMIT\n\n\ndef test_high():\n    assert clamp(LIMIT, 0, 10) == LIMIT\n",
+                ),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("exam-changed") || err.contains("earlier red run"),
+        "{err}"
+    );
+}
