@@ -107,6 +107,12 @@ pub fn host(name: &str) -> Option<&'static Host> {
     HOSTS.iter().find(|h| h.name == name)
 }
 
+pub const CLAUDE: &Host = &HOSTS[0];
+pub const CODEX: &Host = &HOSTS[1];
+pub const GEMINI: &Host = &HOSTS[2];
+pub const OPENCODE: &Host = &HOSTS[3];
+pub const CURSOR: &Host = &HOSTS[4];
+
 impl Host {
     /// The command every hook of this host runs: the same on every machine and version, so a
     /// hook a host trusts by its hash stays trusted across upgrades.
@@ -290,6 +296,57 @@ fn remove_one(
         .iter()
         .enumerate()
         .find_map(|(m, member)| edit(hooks, m, member)))
+}
+
+/// Codex's project configuration with goal's mark for the agent's commands
+/// (`shell_environment_policy.set.GOAL_AGENT = "codex"`) added (`add`) or removed, by
+/// `toml_edit`, which keeps the rest of the file as written. None: nothing to change; `""` after
+/// a removal: nothing is left of the file.
+pub fn codex_mark(text: &str, add: bool) -> Result<Option<String>, EditError> {
+    use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| EditError {
+        line: e.span().map_or(1, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        }),
+        message: format!("not TOML: {}", e.message()),
+    })?;
+    let policy = doc.get("shell_environment_policy");
+    let set = policy.and_then(|p| p.get("set"));
+    let present = set.and_then(|s| s.get("GOAL_AGENT")).is_some();
+    if add == present {
+        return Ok(None);
+    }
+    if add {
+        if policy.is_none() {
+            doc.insert("shell_environment_policy", Item::Table(Table::new()));
+        }
+        let policy = &mut doc["shell_environment_policy"];
+        let created = policy.get("set").is_none();
+        if created {
+            policy["set"] = value(InlineTable::new());
+        }
+        policy["set"]["GOAL_AGENT"] = value("codex");
+        if let Some(set) = policy["set"].as_inline_table_mut().filter(|_| created) {
+            set.fmt();
+        }
+        return Ok(Some(doc.to_string()));
+    }
+    let policy = &mut doc["shell_environment_policy"];
+    let set = &mut policy["set"];
+    if let Some(t) = set.as_inline_table_mut() {
+        t.remove("GOAL_AGENT");
+    } else if let Some(t) = set.as_table_like_mut() {
+        t.remove("GOAL_AGENT");
+    }
+    if set.as_table_like().is_some_and(|t| t.is_empty())
+        && let Some(p) = policy.as_table_like_mut()
+    {
+        p.remove("set");
+    }
+    if policy.as_table_like().is_some_and(|t| t.is_empty()) {
+        doc.remove("shell_environment_policy");
+    }
+    Ok(Some(doc.to_string()))
 }
 
 #[cfg(test)]

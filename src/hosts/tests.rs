@@ -96,3 +96,31 @@ fn uninstall_without_goals_entries_changes_nothing() {
     assert_eq!(uninstall(claude, USERS).unwrap(), Removed::Nothing);
     assert_eq!(uninstall(claude, "{}").unwrap(), Removed::Nothing);
 }
+
+#[test]
+fn codex_mark_is_added_and_removed_byte_for_byte() {
+    let inputs = [
+        "",
+        "# mine\nmodel = \"o3\"  # a comment\n\n[profiles.x]\nmodel = \"y\"\n",
+        "[shell_environment_policy]\ninherit = \"core\"\n",
+        "[shell_environment_policy]\nset = { FOO = \"1\" }\n",
+        "[shell_environment_policy.set]\nFOO = \"1\"\n",
+    ];
+    for before in inputs {
+        let after = codex_mark(before, true).unwrap().unwrap();
+        let doc: toml_edit::DocumentMut = after.parse().unwrap();
+        assert_eq!(
+            doc["shell_environment_policy"]["set"]["GOAL_AGENT"].as_str(),
+            Some("codex"),
+            "{after}"
+        );
+        assert_eq!(codex_mark(&after, true).unwrap(), None);
+        assert_eq!(
+            codex_mark(&after, false).unwrap().unwrap(),
+            before,
+            "{after}"
+        );
+    }
+    assert_eq!(codex_mark("a = 1\n", false).unwrap(), None);
+    assert!(codex_mark("a = \n", true).is_err());
+}
