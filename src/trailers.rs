@@ -88,6 +88,10 @@ pub struct GoalTrailers {
     pub budget: Option<String>,
     /// The commit the goal started from, on its init commit (`Goal-Base: <commit>`).
     pub base: Option<String>,
+    /// The agent whose command made the commit (`Assisted-by: <agent>`, the Linux kernel's
+    /// convention for coding assistants): the commit was made under an agent's mark. goal never
+    /// writes `Signed-off-by` for an agent.
+    pub assisted_by: Option<String>,
 }
 
 impl GoalTrailers {
@@ -111,6 +115,7 @@ impl GoalTrailers {
             verdict: None,
             budget: None,
             base: None,
+            assisted_by: None,
         }
     }
 
@@ -169,6 +174,7 @@ impl GoalTrailers {
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
             budget: commit.trailer("Goal-Budget").map(|v| v.trim().to_string()),
             base: commit.trailer("Goal-Base").map(|v| v.trim().to_string()),
+            assisted_by: commit.trailer("Assisted-by").map(|v| v.trim().to_string()),
         })
     }
 
@@ -232,6 +238,10 @@ impl GoalTrailers {
         }
         for refusal in &self.mutants_confirmed {
             text.push_str(&format!("Goal-Mutants-Confirmed: {}\n", one_line(refusal)));
+        }
+        if let Some(agent) = &self.assisted_by {
+            let agent = agent.split_whitespace().collect::<Vec<_>>().join("-");
+            text.push_str(&format!("Assisted-by: {agent}\n"));
         }
         text
     }

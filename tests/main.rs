@@ -34,6 +34,7 @@ mod goal_file;
 mod history;
 mod hook_shims;
 mod hooks;
+mod host_clis;
 mod html;
 mod init;
 mod install;
