@@ -14,7 +14,7 @@ use crate::common::stand_in::{StandIn, cli_dir, installed, path_with, project};
 
 /// What the stand-in model runs once goal keeps it working: the agent's mark, a `--confirm`
 /// from the agent's shell, then the proof and `goal done`.
-const WORK: &str = "echo mark=$GOAL_AGENT; goal done --confirm 2>&1 | head -1; echo hello > hello.txt && goal verify -c 1 && goal done";
+const WORK: &str = "echo mark=${GOAL_AGENT:-GEMINI_CLI=$GEMINI_CLI}; goal done --confirm 2>&1 | head -2; echo hello > hello.txt && goal verify -c 1 && goal done";
 
 fn bin(cli: &str) -> Option<PathBuf> {
     let bin = cli_dir(cli).join("node_modules/.bin").join(cli);
@@ -63,7 +63,12 @@ fn explain(out: &Output) -> String {
 
 /// The session was kept working by goal's stop hook (with goal's reason in the conversation),
 /// proved the criterion under the agent's mark, and was let stop once done.
-fn assert_kept_working_then_let_stop(repo: &Repo, api: &StandIn, host: &str, out: &Output) {
+fn assert_kept_working_then_let_stop(
+    repo: &Repo,
+    api: &StandIn,
+    (host, mark): (&str, &str),
+    out: &Output,
+) {
     assert_eq!(
         steps(api),
         ["stop-early", "work", "final"],
@@ -77,9 +82,13 @@ fn assert_kept_working_then_let_stop(repo: &Repo, api: &StandIn, host: &str, out
         .collect();
     assert_eq!(requests[0]["context"], true, "goal's context at the start");
     let outputs = requests[2]["outputs"].as_str().unwrap();
-    assert!(outputs.contains(&format!("mark={host}")), "{outputs}");
+    assert!(outputs.contains(&format!("mark={mark}")), "{outputs}");
     assert!(
         outputs.contains("a confirmation is the person's"),
+        "{outputs}"
+    );
+    assert!(
+        outputs.contains(&format!("marked as the agent's ({host})")),
         "{outputs}"
     );
     assert_eq!(
@@ -156,7 +165,7 @@ fn codex_exec_is_kept_working_by_goals_stop_hook_until_done() {
     let api = stand_in(&repo, "codex");
     let out = codex(&repo, &bin, &api, true);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
-    assert_kept_working_then_let_stop(&repo, &api, "codex", &out);
+    assert_kept_working_then_let_stop(&repo, &api, ("codex", "codex"), &out);
 }
 
 /// Neither the project nor the hooks trusted: codex runs no hook, says nothing of it, and goal
@@ -211,7 +220,7 @@ fn gemini_is_kept_working_by_goals_after_agent_hook_until_done() {
     let api = stand_in(&repo, "gemini");
     let out = gemini(&repo, &bin, &api, true);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
-    assert_kept_working_then_let_stop(&repo, &api, "gemini", &out);
+    assert_kept_working_then_let_stop(&repo, &api, ("gemini", "GEMINI_CLI=1"), &out);
 }
 
 /// `--skip-trust` runs in the untrusted folder without its settings: no hook runs.
@@ -295,5 +304,5 @@ fn opencode_is_kept_working_by_goals_plugin_until_done() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     drop(server);
-    assert_kept_working_then_let_stop(&repo, &api, "opencode", &out);
+    assert_kept_working_then_let_stop(&repo, &api, ("opencode", "opencode"), &out);
 }
