@@ -323,6 +323,7 @@ mod tests {
             verdict: Some("stagnant".into()),
             budget: Some("cost=1.5 iterations=10".into()),
             base: Some("0123456789abcdef0123456789abcdef01234567".into()),
+            assisted_by: Some("codex".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {
@@ -335,7 +336,7 @@ mod tests {
         assert_eq!(GoalTrailers::read(&info), Some(t));
         assert!(
             message.ends_with(
-                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\n"
+                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\nAssisted-by: codex\n"
             ),
             "{message}"
         );

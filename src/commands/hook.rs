@@ -13,8 +13,10 @@ use crate::error::{Error, Result};
 use crate::ops::hook::{Stop, StopInput};
 use crate::workspace::Workspace;
 
-/// Agent hosts' hooks: answer one event read from stdin, in the host's format (`--json`: the
-/// host-neutral verdict). Always exits 0; problems are reported as a `systemMessage`.
+/// Agent hosts' hooks: answer one event read from stdin in the host's format.
+///
+/// `--json` prints the host-neutral verdict instead. Always exits 0; problems are reported as a
+/// `systemMessage`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Claude Code (UserPromptSubmit, SessionStart, Stop), verified with Claude Code 2.1.
