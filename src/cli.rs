@@ -68,7 +68,7 @@ pub enum Command {
     #[command(subcommand)]
     Attempt(commands::attempt::Command),
     #[command(subcommand)]
-    Hook(commands::claude_hook::Command),
+    Hook(commands::hook::Command),
     #[command(subcommand)]
     Integrate(commands::integrate::Command),
     Config(commands::config::Args),
@@ -108,7 +108,7 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Inject(args) => inject::run(ctx, args),
         Command::Continuation(args) => inject::run_continuation(ctx, args),
         Command::Attempt(cmd) => attempt::run(ctx, cmd),
-        Command::Hook(cmd) => claude_hook::run(ctx, cmd),
+        Command::Hook(cmd) => hook::run(ctx, cmd),
         Command::Integrate(cmd) => integrate::run(ctx, cmd),
         Command::Config(args) => config::run(ctx, args),
         Command::Demo(args) => demo::run(ctx, args),

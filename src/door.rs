@@ -174,6 +174,7 @@ impl<'a> Commit<'a> {
         trailers.base = self.base;
         // What `git commit --no-verify` leaves no trace of, a goal commit records.
         trailers.hooks_skipped = ws.no_verify;
+        trailers.assisted_by = crate::person::agent();
         let message = trailers.message(&self.subject, &self.body);
         Ok(Pending::new(
             goal,

@@ -558,6 +558,7 @@ mod tests {
             verdict: Some("stagnant".into()),
             budget: None,
             base: None,
+            assisted_by: None,
         };
         assert_eq!(flags(Some(&t), "in-progress", true), vec!["stagnant"]);
         t.verdict = Some("progress".into());

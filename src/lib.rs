@@ -44,8 +44,13 @@ pub mod gate;
 pub mod goal_file;
 /// Reading goals back from git history: goal commits, stagnation points, log rows.
 pub mod history;
+/// The agent hosts goal integrates with (Claude Code, Codex, Gemini CLI, opencode, Cursor): one
+/// table, and goal's entries added to and removed from their settings files. Pure.
+pub mod hosts;
 /// Self-contained HTML pages: escaping, the page shell and its policy, small SVG pieces. Pure.
 pub mod html;
+/// JSON with comments, edited by spans so the user's bytes stay as they are. Pure.
+pub mod jsonc;
 /// JUnit XML reports: counting their test cases, reading those a run wrote.
 pub mod junit;
 /// The verifiability red line: a criterion must name something observable. Pure.

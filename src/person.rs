@@ -6,19 +6,30 @@
 /// The variables that mark an agent's environment.
 pub const MARKS: [&str; 2] = ["GOAL_AGENT", "GOAL_RUN_AGENT"];
 
+/// The variables a host sets in its agent's shell commands, read as the mark where goal cannot
+/// set `GOAL_AGENT` through the host's configuration: (variable, its value, the host).
+pub const HOST_MARKS: [(&str, &str, &str); 2] =
+    [("GEMINI_CLI", "1", "gemini"), ("CLAUDECODE", "1", "claude")];
+
 /// The agent this process runs for, when its environment is marked (a non-empty `GOAL_AGENT`
-/// or `GOAL_RUN_AGENT`).
+/// or `GOAL_RUN_AGENT`, else a host's own marker variable).
 pub fn agent() -> Option<String> {
     marked_by(|key| std::env::var(key).ok())
 }
 
 /// The mark, read through `var` (a table test gives its own environment).
 pub fn marked_by(var: impl Fn(&str) -> Option<String>) -> Option<String> {
-    MARKS
+    let goals = MARKS
         .iter()
         .filter_map(|key| var(key))
         .map(|v| v.trim().to_string())
-        .find(|v| !v.is_empty())
+        .find(|v| !v.is_empty());
+    goals.or_else(|| {
+        HOST_MARKS
+            .iter()
+            .find(|(key, value, _)| var(key).is_some_and(|v| v.trim() == *value))
+            .map(|(_, _, host)| host.to_string())
+    })
 }
 
 /// The part of a hint that offers a confirmation: "`<what>` with `<command>`" for a person, or,
@@ -55,6 +66,13 @@ mod tests {
             (
                 &[("GOAL_AGENT", "codex"), ("GOAL_RUN_AGENT", "pi")],
                 Some("codex"),
+            ),
+            (&[("GEMINI_CLI", "1")], Some("gemini")),
+            (&[("GEMINI_CLI", "0")], None),
+            (&[("CLAUDECODE", "1")], Some("claude")),
+            (
+                &[("CLAUDECODE", "1"), ("GOAL_AGENT", "cursor")],
+                Some("cursor"),
             ),
         ];
         for (env, want) in cases {

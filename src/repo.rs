@@ -47,7 +47,9 @@ use message::parse_git_date;
 pub use message::parse_trailers;
 pub use objects::{TreeChange, TreeFile};
 use snapshot::TreeItems;
-pub use temp_worktree::{KeptWorktree, TempWorktree, base_witness, is_kept_path, short_sha256};
+pub use temp_worktree::{
+    KeptWorktree, TempWorktree, base_witness, hook_record, is_kept_path, short_sha256,
+};
 
 /// An open, non-bare repository with a working tree.
 pub struct Repo {

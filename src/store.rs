@@ -17,6 +17,9 @@ pub const GOAL_FILE: &str = "GOAL.md";
 pub const LOCK_FILE: &str = "goal.lock";
 /// The Claude Stop hook's count of its blocks, under the git folder.
 pub const STOP_STATE_FILE: &str = "goal-stop.json";
+/// The stops judged once for several hooks (Cursor's and Claude Code's), under the git folder:
+/// a lock and the verdict per stop.
+pub const STOPS_DIR: &str = "goal-stops";
 /// `goal run`'s marker of a run in flight, under the git folder's `goal/`.
 pub const RUN_MARKER_FILE: &str = "run.json";
 /// The witness of every record `goal verify` wrote, in the repository's common git dir.

@@ -92,6 +92,10 @@ pub struct GoalTrailers {
     pub budget: Option<String>,
     /// The commit the goal started from, on its init commit (`Goal-Base: <commit>`).
     pub base: Option<String>,
+    /// The agent whose command made the commit (`Assisted-by: <agent>`, the Linux kernel's
+    /// convention for coding assistants): the commit was made under an agent's mark. goal never
+    /// writes `Signed-off-by` for an agent.
+    pub assisted_by: Option<String>,
 }
 
 impl GoalTrailers {
@@ -116,6 +120,7 @@ impl GoalTrailers {
             verdict: None,
             budget: None,
             base: None,
+            assisted_by: None,
         }
     }
 
@@ -180,6 +185,7 @@ impl GoalTrailers {
             verdict: commit.trailer("Goal-Verdict").map(|v| v.trim().to_string()),
             budget: commit.trailer("Goal-Budget").map(|v| v.trim().to_string()),
             base: commit.trailer("Goal-Base").map(|v| v.trim().to_string()),
+            assisted_by: commit.trailer("Assisted-by").map(|v| v.trim().to_string()),
         })
     }
 
@@ -246,6 +252,10 @@ impl GoalTrailers {
         }
         for refusal in &self.mutants_confirmed {
             text.push_str(&format!("Goal-Mutants-Confirmed: {}\n", one_line(refusal)));
+        }
+        if let Some(agent) = &self.assisted_by {
+            let agent = agent.split_whitespace().collect::<Vec<_>>().join("-");
+            text.push_str(&format!("Assisted-by: {agent}\n"));
         }
         text
     }
@@ -330,6 +340,7 @@ mod tests {
             verdict: Some("stagnant".into()),
             budget: Some("cost=1.5 iterations=10".into()),
             base: Some("0123456789abcdef0123456789abcdef01234567".into()),
+            assisted_by: Some("codex".into()),
         };
         let message = t.message("remove criterion 2", &["Key: looks like a trailer".into()]);
         let info = CommitInfo {
@@ -342,7 +353,7 @@ mod tests {
         assert_eq!(GoalTrailers::read(&info), Some(t));
         assert!(
             message.ends_with(
-                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Tests-Changed: behavior-changed tests/a.py::test_b (criterion 1, record r1)\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\n"
+                "Goal-Hooks: skipped\nGoal-Tests-Weakened: skip-added tests/test_calc.py:3 test_add\nGoal-Tests-Weakened: test-removed src/lib.rs:40 tests::adds\nGoal-Tests-Changed: behavior-changed tests/a.py::test_b (criterion 1, record r1)\nGoal-Guards-Only: confirmed\nGoal-Mutants-Confirmed: unneeded-change src/lib.rs:6\nAssisted-by: codex\n"
             ),
             "{message}"
         );

@@ -35,6 +35,8 @@ mod goal_file;
 mod history;
 mod hook_shims;
 mod hooks;
+mod host_clis;
+mod host_hooks;
 mod html;
 mod init;
 mod install;

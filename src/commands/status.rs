@@ -27,9 +27,17 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
                 "file": ws.goal_rel.display().to_string(),
                 "next": e.hint(),
                 "detached": ws.repo.head_detached(),
+                "hosts": crate::ops::status::hosts(&ws),
             }))?;
             // The error itself is reported as any other (stderr, its exit code); the document
             // is written already, so no error document follows it.
+            return Err(e);
+        }
+        Err(e @ crate::error::Error::NoGoal { .. }) => {
+            // Whether a host's hooks run here is worth saying with no goal too.
+            for host in crate::ops::status::hosts(&ws) {
+                ctx.say(format!("Agent host {}", host.line()));
+            }
             return Err(e);
         }
         goal => goal?,
@@ -165,4 +173,7 @@ fn print_tail(ctx: &Ctx, v: &StatusView) {
         "Retries this iteration: {}/{}",
         v.retry.retries, v.retry.max
     ));
+    for host in &v.hosts {
+        ctx.say(format!("Agent host {}", host.line()));
+    }
 }

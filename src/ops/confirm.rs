@@ -30,7 +30,7 @@ fn refusal(agent: &str, command: &str) -> Error {
     Error::refused(
         format!("a confirmation is the person's: ask them to run `{command}`"),
         format!(
-            "this environment is marked as the agent's ({agent}): stop, tell the person what needs confirming and why, and let them run `{command}`"
+            "this environment is marked as the agent's ({agent}): stop, tell the person what needs confirming and why, and let them run `{command}` in another terminal (a command typed inside the agent's session, such as Gemini CLI's `!`, carries the mark too)"
         ),
     )
 }

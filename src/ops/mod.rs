@@ -10,6 +10,8 @@ pub mod check;
 pub mod confirm;
 pub mod criteria;
 pub mod done;
+/// The one verdict of every host's hook: session start, a prompt, a stop.
+pub mod hook;
 pub mod init;
 pub mod iterate;
 /// The goal's change under mutation (§20): the hunk check, the tools, the `mutants` record.

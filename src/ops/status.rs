@@ -81,6 +81,50 @@ pub struct StatusView {
     /// The goal's last `mutants` record (§20), when one was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<super::mutants::MutationView>,
+    /// The agent hosts whose project configuration runs `goal hook <host>`.
+    pub hosts: Vec<HostView>,
+}
+
+/// An agent host integrated in this work tree, and when its hook last ran here.
+#[derive(Debug, Serialize)]
+pub struct HostView {
+    pub host: &'static str,
+    /// When `goal hook <host>` last ran for this work tree (RFC 3339), or null: never.
+    pub last_ran: Option<String>,
+    /// The host's trust step, which a hook that never ran may be waiting for.
+    pub trust: Option<&'static str>,
+}
+
+impl HostView {
+    /// "codex: hooks installed, last ran <time>" or "gemini: hooks installed, never ran: <trust>".
+    pub fn line(&self) -> String {
+        match (&self.last_ran, self.trust) {
+            (Some(at), _) => format!("{}: hooks installed, last ran {at}", self.host),
+            (None, Some(trust)) => format!("{}: hooks installed, never ran: {trust}", self.host),
+            (None, None) => format!(
+                "{}: hooks installed, never ran (no session of it has started here since)",
+                self.host
+            ),
+        }
+    }
+}
+
+/// The hosts whose file in this work tree runs goal's hook, with the record of their last run.
+pub fn hosts(ws: &Workspace) -> Vec<HostView> {
+    crate::hosts::HOSTS
+        .iter()
+        .filter(|h| {
+            std::fs::read_to_string(ws.repo.root().join(h.file))
+                .is_ok_and(|text| text.contains(&h.command()))
+        })
+        .map(|h| HostView {
+            host: h.name,
+            last_ran: std::fs::read_to_string(crate::repo::hook_record(ws.repo.root(), h.name))
+                .ok()
+                .map(|t| t.trim().to_string()),
+            trust: h.trust,
+        })
+        .collect()
 }
 
 /// Gather everything `status` shows (also used by the agent adapters).
@@ -122,6 +166,7 @@ pub fn view(ws: &Workspace, goal: &GoalFile) -> Result<StatusView> {
     Ok(StatusView {
         settings,
         mutation,
+        hosts: hosts(ws),
         active: true,
         goal: goal.goal.clone(),
         status: goal.status,

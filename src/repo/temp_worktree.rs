@@ -179,6 +179,14 @@ pub fn base_witness(work_root: &Path, goal_id: &str) -> PathBuf {
     cache_home().join("bases").join(hex).join(goal_id)
 }
 
+/// Where `goal hook <host>` records when it last ran for the work tree at `work_root`, outside
+/// the repository: `<cache>/hooks/<16 hex digits of the SHA-256 of its path>/<host>`.
+pub fn hook_record(work_root: &Path, host: &str) -> PathBuf {
+    let kept = kept_home(work_root);
+    let hex = kept.file_name().map(PathBuf::from).unwrap_or_default();
+    cache_home().join("hooks").join(hex).join(host)
+}
+
 /// Whether `path` (as `git worktree list` gives it) is a kept worktree: `…/checkouts/<16 hex
 /// digits>/<name>`. `goal fleet` leaves those out. Pure.
 pub fn is_kept_path(path: &Path) -> bool {
