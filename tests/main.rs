@@ -41,6 +41,7 @@ mod iterate;
 mod layers;
 mod ledger;
 mod lifecycle;
+mod mcp;
 mod mutants;
 mod pins;
 mod precision;
