@@ -42,6 +42,7 @@ mod layers;
 mod ledger;
 mod lifecycle;
 mod mcp;
+mod mcp_agent;
 mod mutants;
 mod pins;
 mod precision;
