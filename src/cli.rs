@@ -60,6 +60,7 @@ pub enum Command {
     #[command(hide = true)]
     MergeDriver(commands::merge_driver::Args),
     Report(commands::report::Args),
+    Mcp(commands::mcp::Args),
     #[command(subcommand)]
     Hooks(commands::hooks::Command),
     Detect(commands::detect::Args),
@@ -103,6 +104,7 @@ pub fn run(ctx: &Ctx, command: Command, app: fn() -> clap::Command) -> Result<u8
         Command::Ci(cmd) => ci::run(ctx, cmd),
         Command::MergeDriver(args) => merge_driver::run(ctx, args),
         Command::Report(args) => report::run(ctx, args),
+        Command::Mcp(args) => mcp::run(ctx, args),
         Command::Hooks(cmd) => hooks::run(ctx, cmd),
         Command::Detect(args) => detect::run(ctx, args),
         Command::Inject(args) => inject::run(ctx, args),

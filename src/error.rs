@@ -179,6 +179,17 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The kind of a `goal` process that ended with `code` (-1: killed by a signal): 1 and a
+    /// test command's own failing code (verify passes it on) are negative answers, 2 bad input,
+    /// a signal the machine's.
+    pub fn of_exit_code(code: i32) -> ErrorKind {
+        match code {
+            2 => ErrorKind::User,
+            c if !(0..128).contains(&c) => ErrorKind::Environment,
+            _ => ErrorKind::Refusal,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::User => "user",

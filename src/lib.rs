@@ -57,6 +57,8 @@ pub mod junit;
 pub mod lint;
 /// Whether a change of criteria is material (a lowered bar) or safe. Pure.
 pub mod material;
+/// `goal mcp`: the Model Context Protocol server on stdio, each tool a `goal` command.
+pub mod mcp;
 /// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
 pub mod merge_driver;
 /// Proof with teeth: the goal's change under mutation (§20) — hunks, tools, their outcomes.

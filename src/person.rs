@@ -3,6 +3,9 @@
 //! mark set, `--confirm` is refused and no hint offers it. The mark is advisory: an agent that
 //! unsets it has cheated in a way the confirmation trailers and `goal audit --strict` show.
 
+/// The mark `goal mcp` gives every command it runs for its client.
+pub const MCP_AGENT: &str = "mcp";
+
 /// The variables that mark an agent's environment.
 pub const MARKS: [&str; 2] = ["GOAL_AGENT", "GOAL_RUN_AGENT"];
 

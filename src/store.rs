@@ -24,12 +24,19 @@ pub const STOPS_DIR: &str = "goal-stops";
 pub const RUN_MARKER_FILE: &str = "run.json";
 /// The witness of every record `goal verify` wrote, in the repository's common git dir.
 pub const WITNESS_FILE: &str = "goal-witness";
+/// The pins a person approved for `goal mcp`, in the repository's common git dir.
+pub const APPROVALS_FILE: &str = "goal-approved-pins";
 /// A committing command's redo log, in the worktree's git dir.
 pub const JOURNAL_FILE: &str = "goal-journal.json";
 
 /// The witness file of `repo` (shared by its worktrees).
 pub fn witness_path(repo: &Repo) -> PathBuf {
     repo.common_dir().join(WITNESS_FILE)
+}
+
+/// The approvals file of `repo` (shared by its worktrees).
+pub fn approvals_path(repo: &Repo) -> PathBuf {
+    repo.common_dir().join(APPROVALS_FILE)
 }
 
 /// The record hashes in a witness file (none when it does not exist). A line is a JSON entry,

@@ -556,8 +556,8 @@ const RANKS: &[(&str, &[&str])] = &[
     ),
     ("operations", &["ops"]),
     (
-        "goal run, and the workflow that races it",
-        &["runner", "workflow"],
+        "goal run, goal mcp, and the workflow that races it",
+        &["mcp", "runner", "workflow"],
     ),
     ("commands", &["commands"]),
     ("the command line", &["cli"]),

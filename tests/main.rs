@@ -44,6 +44,8 @@ mod iterate;
 mod layers;
 mod ledger;
 mod lifecycle;
+mod mcp;
+mod mcp_agent;
 mod mutants;
 mod pins;
 mod precision;

@@ -1,4 +1,5 @@
-//! `goal criteria add|edit|remove|lint`: change the acceptance criteria (each change a commit).
+//! `goal criteria add|pin|edit|remove|surface|lint|approve`: change the acceptance criteria (each change a
+//! commit), or approve a pin for `goal mcp`.
 
 use serde_json::json;
 
@@ -94,6 +95,11 @@ pub enum Command {
     },
     /// Flag criteria that cannot be checked (exit 1 when any).
     Lint,
+    /// Approve criterion N's pin for `goal mcp`, which runs no pin before a person approved its
+    /// command (read it first: it runs as you, in this work tree). A person's own terminal only:
+    /// refused where the agent's mark (GOAL_AGENT) is set. Pins you write yourself with `goal
+    /// init` or `goal criteria add|pin|edit` are approved as you write them.
+    Approve { number: usize },
 }
 
 pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
@@ -120,6 +126,9 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         return run_surface(ctx, &ws, &change);
     }
     let ws = Workspace::open(ctx)?.with_no_verify(flags.no_verify);
+    if let Command::Approve { number } = command {
+        return run_approve(ctx, &ws, number);
+    }
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
@@ -135,7 +144,7 @@ fn commit_flags(command: &Command) -> super::CommitFlags {
         | Command::Remove { commit, .. }
         | Command::Pin { commit, .. }
         | Command::Surface { commit, .. } => commit.clone(),
-        Command::Lint => super::CommitFlags::default(),
+        Command::Lint | Command::Approve { .. } => super::CommitFlags::default(),
     }
 }
 
@@ -179,7 +188,9 @@ fn change_of(command: Command) -> Change {
         Command::Remove {
             number, confirm, ..
         } => Change::Remove { number, confirm },
-        Command::Lint | Command::Surface { .. } => unreachable!("handled above"),
+        Command::Lint | Command::Surface { .. } | Command::Approve { .. } => {
+            unreachable!("handled above")
+        }
     }
 }
 
@@ -250,6 +261,25 @@ fn run_surface(ctx: &Ctx, ws: &Workspace, change: &criteria::SurfaceChange) -> R
             ));
         }
     }
+    Ok(0)
+}
+
+/// `goal criteria approve N`: the approval recorded (or found), and what it lets `goal mcp` do.
+fn run_approve(ctx: &Ctx, ws: &Workspace, number: usize) -> Result<u8> {
+    let approved = crate::ops::approve::approve(ws, number)?;
+    if ctx.json {
+        ctx.emit_json(&approved)?;
+        return Ok(0);
+    }
+    let how = if approved.already {
+        "was already approved"
+    } else {
+        "approved"
+    };
+    ctx.say(format!(
+        "criterion {}'s pin `{}` {how}: goal mcp may run it",
+        approved.criterion, approved.command
+    ));
     Ok(0)
 }
 

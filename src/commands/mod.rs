@@ -20,6 +20,7 @@ pub mod inject;
 pub mod integrate;
 pub mod iterate;
 pub mod log;
+pub mod mcp;
 pub mod merge_driver;
 pub mod race;
 pub mod recheck;

@@ -62,6 +62,8 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let goal = ws.goal()?;
+    // Under `goal mcp`, only the pins a person approved run.
+    crate::ops::approve::require_approved(&ws, &goal, &args.criteria, !args.argv.is_empty())?;
     if args.mutants {
         return mutants(ctx, &ws, &goal, &args.criteria);
     }

@@ -119,6 +119,8 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     let mut commit = Commit::new(GoalAction::Criteria, subject.clone());
     commit.material_change = material_change.clone();
     let oid = commit.make(ws, Some(&goal), &goal)?;
+    super::approve::approve_written(ws, &before, &goal.criteria_texts())
+        .unwrap_or_else(|e| super::note(quiet, format!("warning: {e}")));
     Ok(Report::Committed {
         subject,
         commit: oid,

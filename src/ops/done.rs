@@ -241,6 +241,8 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
+    // Under `goal mcp`, done runs pins only once a person approved every one.
+    crate::ops::approve::require_approved(ws, &goal, &[], false)?;
     if goal.status == Status::Blocked {
         return Err(Error::Blocked {
             doing: "it cannot be completed until it is resumed".into(),

@@ -91,6 +91,8 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
     let mut goal = GoalFile::new(&goal_text, &now_rfc3339(), &criteria, &phases);
     goal.set_settings(&settings);
     let (oid, replaced) = commit_init(ws, &goal, &goal_text, replaced)?;
+    super::approve::approve_written(ws, &[], &goal.criteria_texts())
+        .unwrap_or_else(|e| super::note(false, format!("warning: {e}")));
     Ok(Initialized::Created {
         goal: Box::new(goal),
         commit: oid,

@@ -3,6 +3,8 @@
 //! `goal run` and the Claude hook call these on the workspace they hold.
 
 pub mod abandon;
+/// Pins a person approves before `goal mcp` runs them.
+pub mod approve;
 pub mod attempt;
 pub mod block;
 pub mod check;
