@@ -88,6 +88,16 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 impl Settings {
+    /// The settings that judge a goal: these without the bounds of the pins' runs (which bound
+    /// resources, not judgement).
+    pub fn judging(&self) -> Settings {
+        Settings {
+            pin_timeout: None,
+            pin_memory: None,
+            ..self.clone()
+        }
+    }
+
     pub fn is_default(&self) -> bool {
         *self == Settings::default()
     }
