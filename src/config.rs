@@ -74,6 +74,16 @@ pub const KEYS: &[(&str, &str, &str)] = &[
         "the lowest mutation score `gate` accepts (0 to 1); written into GOAL.md (`mutants_min:`) at `goal init`, where it decides",
     ),
     (
+        "goal.pinTimeout",
+        "900",
+        "seconds each run of a pin may take (verify, red, base, clean green, recheck, audit --rerun; a mutation check gets it once per pin and once more) before it is cut off, every process of it killed; GOAL.md's `pin_timeout:` decides over it",
+    ),
+    (
+        "goal.pinMemory",
+        "(75 % of this machine's memory)",
+        "MiB each run of a pin may use over its whole process tree (a cgroup's count where goal can make one, else the sum of proportional set sizes) before it is cut off; GOAL.md's `pin_memory:` decides over it",
+    ),
+    (
         "goal.bin",
         "(set by `goal hooks install`)",
         "the goal binary the hook shims of a tracked hooks folder run (else `goal` on PATH)",
@@ -111,6 +121,9 @@ pub struct Config {
     pub language: Language,
     /// Whether `goal.language` is set (else the prompt of `goal run` follows the goal's text).
     pub language_set: bool,
+    /// `goal.pinTimeout` (seconds) and `goal.pinMemory` (MiB), when set.
+    pub pin_timeout: Option<u64>,
+    pub pin_memory: Option<u64>,
 }
 
 impl Config {
@@ -151,6 +164,8 @@ impl Default for Config {
             lock_timeout_ms: 10_000,
             language: Language::Zh,
             language_set: false,
+            pin_timeout: None,
+            pin_memory: None,
         }
     }
 }
@@ -170,6 +185,77 @@ where
                 "fix it with `git config {key} {default}` (or remove it with `git config --unset {key}`)"
             ),
         )),
+    }
+}
+
+/// A bound of the pins' runs set in git config: a whole number ≥ 1 of `unit`, or unset.
+fn bound(repo: &Repo, key: &str, unit: &str) -> Result<Option<u64>> {
+    let Some(text) = repo.config_string(key).filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match crate::goal_file::settings::parse_bound(&text) {
+        Some(v) => Ok(Some(v)),
+        None => Err(Error::usage(
+            format!("git config {key} is `{text}`: expected a whole number ≥ 1 ({unit})"),
+            format!(
+                "fix it with `git config {key} <{unit}>` (or remove it with `git config --unset {key}`)"
+            ),
+        )),
+    }
+}
+
+/// A bound of the pins' runs in force: its value and where it comes from (`GOAL.md`, `git
+/// config` or `default`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinBound {
+    pub value: u64,
+    pub source: &'static str,
+}
+
+impl Config {
+    /// The time bound of a pin's run, in seconds: GOAL.md's `pin_timeout:`, else
+    /// `goal.pinTimeout`, else 900.
+    pub fn pin_timeout(&self, goal: Option<&crate::goal_file::Settings>) -> PinBound {
+        pick(
+            goal.and_then(|s| s.pin_timeout),
+            self.pin_timeout,
+            crate::child::DEFAULT_TIMEOUT_SECS,
+        )
+    }
+
+    /// The memory bound of a pin's run, in MiB: GOAL.md's `pin_memory:`, else `goal.pinMemory`,
+    /// else 75 % of this machine's memory.
+    pub fn pin_memory(&self, goal: Option<&crate::goal_file::Settings>) -> PinBound {
+        pick(
+            goal.and_then(|s| s.pin_memory),
+            self.pin_memory,
+            crate::child::default_memory() / (1024 * 1024),
+        )
+    }
+
+    /// Both bounds of a pin's run.
+    pub fn pin_bounds(&self, goal: Option<&crate::goal_file::Settings>) -> crate::child::Bounds {
+        crate::child::Bounds {
+            timeout: std::time::Duration::from_secs(self.pin_timeout(goal).value),
+            memory: self.pin_memory(goal).value.saturating_mul(1024 * 1024),
+        }
+    }
+}
+
+fn pick(goal: Option<u64>, git: Option<u64>, default: u64) -> PinBound {
+    match (goal, git) {
+        (Some(value), _) => PinBound {
+            value,
+            source: "GOAL.md",
+        },
+        (None, Some(value)) => PinBound {
+            value,
+            source: "git config",
+        },
+        (None, None) => PinBound {
+            value: default,
+            source: "default",
+        },
     }
 }
 
@@ -211,6 +297,8 @@ impl Config {
             deslop: repo.config_multi("goal.deslop"),
             stop_blocks: number(repo, "goal.stopBlocks", d.stop_blocks, 0)?,
             lock_timeout_ms: number(repo, "goal.lockTimeout", d.lock_timeout_ms, 0)?,
+            pin_timeout: bound(repo, "goal.pinTimeout", "seconds")?,
+            pin_memory: bound(repo, "goal.pinMemory", "MiB")?,
             language_set: repo
                 .config_string("goal.language")
                 .is_some_and(|v| !v.trim().is_empty()),

@@ -26,12 +26,48 @@ pub enum Kind {
     Remote,
 }
 
-/// The active `goal run` of a worktree.
+/// The `goal run` of a row: the one active in a worktree (its marker), else the one that made
+/// the tip (its `Goal-Run` trailer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunInfo {
     pub agent: String,
     pub id: String,
+    /// When the active run started (empty for a run read from a trailer).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub since: String,
+    /// Whether it is running now (a marker is read only while its run holds it).
+    #[serde(default = "running")]
+    pub live: bool,
+}
+
+fn running() -> bool {
+    true
+}
+
+impl RunInfo {
+    /// The run that made a tip, from its `Goal-Run` trailer.
+    fn of_tip(trailers: &GoalTrailers) -> Option<RunInfo> {
+        Some(RunInfo {
+            agent: trailers.run_agent.clone().unwrap_or_default(),
+            id: trailers.run.clone()?,
+            since: String::new(),
+            live: false,
+        })
+    }
+
+    /// As a row shows it: `agent id since …`, or `agent id (made the tip)`.
+    pub fn describe(&self) -> String {
+        let agent = if self.agent.is_empty() {
+            "?"
+        } else {
+            &self.agent
+        };
+        if self.live {
+            format!("{agent} {} since {}", self.id, self.since)
+        } else {
+            format!("{agent} {} (made the tip)", self.id)
+        }
+    }
 }
 
 /// One row of `goal fleet`.
@@ -163,7 +199,7 @@ fn row(
         total: None,
         age_s,
         flags: Vec::new(),
-        run: None,
+        run: trailers.and_then(RunInfo::of_tip),
     };
     match goal {
         Some(Ok(g)) => {
@@ -282,7 +318,9 @@ fn worktree_row(
         finished.as_ref().map(|(s, g)| (*s, g.clone())),
         now,
     );
-    r.run = run_in(&wt.path);
+    if let Some(active) = run_in(&wt.path) {
+        r.run = Some(active);
+    }
     r
 }
 

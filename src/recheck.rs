@@ -221,6 +221,12 @@ impl<'a> Checker<'a> {
         } else {
             (self.before)(&pin::render(argv));
             match run_captured(argv, self.root) {
+                // A run cut off at a bound neither holds nor fails: it says nothing (the end of
+                // its output says why).
+                Ok((_, output)) if crate::child::take_cut_off().is_some() => Ran {
+                    verdict: RecheckVerdict::CannotRun,
+                    tail: judge(argv, 1, &String::from_utf8_lossy(&output)).tail,
+                },
                 Ok((code, output)) => judge(argv, code, &String::from_utf8_lossy(&output)),
                 Err(Error::Spawn { program, source }) => Ran {
                     verdict: RecheckVerdict::CannotRun,

@@ -61,8 +61,47 @@ pub fn keys() -> Vec<&'static str> {
     keys
 }
 
-/// How a runner gets `goal` (kept when one is on PATH already).
-const INSTALL_GOAL: &str = "command -v goal >/dev/null || npm install -g goal-cli";
+/// The agents a race offers when `goal ci init --race` names none.
+pub const DEFAULT_RACERS: [&str; 2] = ["claude", "codex"];
+
+/// The git repository `goal` installs from in CI: Cargo.toml's `repository` when the build
+/// names one (else the workflow's `GOAL_GIT` repository variable must).
+const GOAL_GIT: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// How a runner gets `goal` until a package is published: built from its git repository by
+/// cargo (`cargo install --locked --git`), the binary and cargo's downloads cached between runs
+/// (kept when one is on PATH already). Steps at the indentation of a job's `steps:` items.
+fn install_goal() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    format!(
+        r#"      - name: Cache goal
+        uses: actions/cache@v5
+        with:
+          path: |
+            ~/.cargo/bin/goal
+            ~/.cargo/registry/index
+            ~/.cargo/registry/cache
+            ~/.cargo/git/db
+          key: goal-{version}-${{{{ runner.os }}}}-${{{{ vars.GOAL_GIT || '{GOAL_GIT}' }}}}
+      - name: Install goal
+        env:
+          GOAL_GIT: ${{{{ vars.GOAL_GIT || '{GOAL_GIT}' }}}}
+        run: |
+          if ! command -v goal >/dev/null; then
+            if [ -z "$GOAL_GIT" ]; then
+              echo "::error::no repository to install goal from: set the repository variable GOAL_GIT to goal's git URL (gh variable set GOAL_GIT --body <url>)"
+              exit 1
+            fi
+            cargo install --locked --git "$GOAL_GIT" goal
+          fi
+"#
+    )
+}
+
+/// Whether the workflow needs the `GOAL_GIT` repository variable (no repository built in).
+pub fn needs_goal_git() -> bool {
+    GOAL_GIT.is_empty()
+}
 
 /// The workflow's text. `agents`: the default of the race's `agents` input. Pure.
 pub fn render(workflow: Workflow, agents: &[String]) -> String {
@@ -73,6 +112,7 @@ pub fn render(workflow: Workflow, agents: &[String]) -> String {
 }
 
 fn audit() -> String {
+    let install = install_goal();
     format!(
         r#"# Written by `goal ci init`: replay the evidence of a pull request's goals.
 name: goal audit
@@ -92,9 +132,7 @@ jobs:
           fetch-depth: 0          # replay needs the commits the evidence ran on
           ref: ${{{{ github.event.pull_request.head.sha }}}}
       # Add here what the pinned test commands need (a toolchain, services).
-      - name: Install goal
-        run: {INSTALL_GOAL}
-      - name: Audit the goal's evidence
+{install}      - name: Audit the goal's evidence
         run: goal audit "origin/$BASE_REF..HEAD" --rerun --format github
 "#
     )
@@ -156,6 +194,7 @@ permissions:
 
 /// The matrix of racers, each `goal run --claim origin` with its agent installed and its key.
 fn race_job(keys: &str, cases: &str) -> String {
+    let install = install_goal();
     format!(
         r#"jobs:
   race:
@@ -175,9 +214,7 @@ fn race_job(keys: &str, cases: &str) -> String {
           fetch-depth: 0
           ref: ${{{{ github.ref_name }}}}
       # Add here what the pinned test commands need (a toolchain, services).
-      - name: Install goal
-        run: {INSTALL_GOAL}
-      - name: Install the agent
+{install}      - name: Install the agent
         run: |
           case "$AGENT" in
 {cases}            *) echo "::error::no agent preset '$AGENT' (goal run --help lists them)"; exit 2 ;;
@@ -201,6 +238,7 @@ fn race_job(keys: &str, cases: &str) -> String {
 
 /// The job that checks the claimed commit: `goal recheck` and `goal audit --rerun --strict`.
 fn check_job() -> String {
+    let install = install_goal();
     format!(
         r#"  check:
     name: check the claimed commit
@@ -215,9 +253,7 @@ fn check_job() -> String {
           fetch-depth: 0
           ref: ${{{{ github.ref_name }}}}
       # Add here what the pinned test commands need (a toolchain, services).
-      - name: Install goal
-        run: {INSTALL_GOAL}
-      - name: Check out the claimed commit
+{install}      - name: Check out the claimed commit
         run: |
           if ! git fetch --quiet origin "+$CLAIM:$CLAIM"; then
             echo "::error::no racer claimed the race: $CLAIM is not on origin"

@@ -142,6 +142,15 @@ impl Workspace {
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
+        // A pin's run takes its bounds from GOAL.md as it is when the run starts.
+        let (pins, goal_file) = (config.clone(), root.join(&goal_rel));
+        crate::child::bound_pins_by(move || {
+            let settings = std::fs::read_to_string(&goal_file)
+                .ok()
+                .and_then(|text| GoalFile::parse(&text).ok())
+                .map(|g| g.settings);
+            Ok(pins.pin_bounds(settings.as_ref()))
+        });
         let ws = Workspace {
             repo,
             config,

@@ -128,7 +128,9 @@ fn ci_init_leaves_a_different_workflow_alone_and_refuses_bad_input_changing_noth
     repo.write(RACE, &format!("{first}# my own step\n"));
     let out = repo
         .goal()
-        .args(["ci", "init", "--race", "--agent", "codex"])
+        .args([
+            "ci", "init", "--race", "--agent", "codex", "--agent", "gemini",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&out), 1, "{}", explain(&out));
@@ -142,13 +144,74 @@ fn ci_init_leaves_a_different_workflow_alone_and_refuses_bad_input_changing_noth
     // --force replaces it.
     let out = repo
         .goal()
-        .args(["ci", "init", "--race", "--agent", "codex", "--force"])
+        .args([
+            "ci", "init", "--race", "--agent", "codex", "--agent", "gemini", "--force",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", explain(&out));
     assert!(stdout(&out).contains(&format!("replaced {RACE}")));
-    assert!(repo.read(RACE).contains("default: '[\"codex\"]'"));
+    assert!(
+        repo.read(RACE)
+            .contains("default: '[\"codex\",\"gemini\"]'")
+    );
     assert!(!repo.exists(".github/workflows/goal-race.yml.tmp"));
+}
+
+#[test]
+fn a_race_has_two_agents_at_least_and_installs_goal_from_its_repository_cached() {
+    let repo = seed();
+    // One agent is no race: exit 2, the flag named, nothing written.
+    let out = repo
+        .goal()
+        .args(["ci", "init", "--race", "--agent", "codex"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", explain(&out));
+    assert!(
+        stderr(&out).contains("at least two agents"),
+        "{}",
+        explain(&out)
+    );
+    assert!(
+        stderr(&out).contains("--agent codex --agent <name>"),
+        "{}",
+        explain(&out)
+    );
+    assert!(!repo.exists(".github"));
+    // None named: two.
+    let out = repo
+        .goal()
+        .args(["--json", "ci", "init", "--race"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", explain(&out));
+    assert_eq!(json(&out)["agents"], serde_json::json!(["claude", "codex"]));
+    repo.ok(&["ci", "init"]);
+    for path in [RACE, AUDIT] {
+        let text = repo.read(path);
+        assert!(!text.contains("goal-cli"), "{path}: {text}");
+        let workflow: Value = serde_yaml_ng::from_str(&text).unwrap();
+        for (name, job) in workflow["jobs"].as_mapping().unwrap() {
+            let steps = job["steps"].as_sequence().unwrap();
+            let cache = steps
+                .iter()
+                .position(|s| s["uses"] == "actions/cache@v5")
+                .unwrap_or_else(|| panic!("{path} {name:?}: no cache step"));
+            let install = steps
+                .iter()
+                .position(|s| s["name"] == "Install goal")
+                .unwrap();
+            assert!(cache < install, "{path} {name:?}: the cache comes first");
+            let paths = steps[cache]["with"]["path"].as_str().unwrap();
+            assert!(paths.contains("~/.cargo/bin/goal") && paths.contains("~/.cargo/registry"));
+            let run = steps[install]["run"].as_str().unwrap();
+            assert!(
+                run.contains("cargo install --locked --git \"$GOAL_GIT\" goal"),
+                "{run}"
+            );
+        }
+    }
 }
 
 /// The `run:` scripts of a job's steps, in order.

@@ -501,14 +501,17 @@ fn fleet_shows_the_active_run_and_none_after_it() {
     assert!(run["since"].as_str().unwrap().ends_with('Z'));
     let run_id = repo.trailer("HEAD", "Goal-Run").unwrap();
     assert!(run_id.starts_with(run["id"].as_str().unwrap()), "{run_id}");
-    // The run is over: no run, though a marker file may be left by a killed one.
-    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], serde_json::Value::Null);
+    assert_eq!(run["live"], true);
+    // The run is over: the row names the run that made the tip (its `Goal-Run`), not running,
+    // though a marker file may be left by a killed one.
+    let made = serde_json::json!({"agent": "sh", "id": run["id"], "live": false});
+    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], made);
     std::fs::write(
         repo.path().join(".git/goal/run.json"),
         r#"{"agent":"x","id":"y","since":"z","pid":1}"#,
     )
     .unwrap();
-    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], serde_json::Value::Null);
+    assert_eq!(rows(&fleet(&repo, &[]))[0]["run"], made);
 }
 
 /// Lines of a file that are whole JSON objects.

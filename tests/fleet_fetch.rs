@@ -1,5 +1,6 @@
 //! `goal fleet --fetch <remote>`: the remote fetched (never prompting, bounded in time), then its
-//! goals listed as `--remote` lists them; a remote that cannot be reached is a warning.
+//! goals listed as `--remote` lists them, each branch `goal run` made naming its run and agent; a
+//! remote that cannot be reached is a warning.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -151,5 +152,61 @@ fn a_remote_that_is_not_configured_is_bad_input() {
         &out,
         Some(2),
         &["nosuch", "git remote -v"],
+    );
+}
+
+#[test]
+fn a_branch_goal_run_made_names_its_run_and_agent_local_and_remote() {
+    let (repo, _remote) = with_remote();
+    repo.git(&["switch", "-q", "-c", "goal/run"]);
+    repo.test_script("t.sh", 1, 0);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "t"]);
+    repo.init_goal(&["it works (verify: `sh t.sh`)"]);
+    let agent = repo.home().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\ncat >/dev/null\necho looked\n").unwrap();
+    let out = repo
+        .goal()
+        .env("GOAL_TIME_SCALE", "0")
+        .args(["run", "--max-iterations", "1", "--", "sh"])
+        .arg(&agent)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let trailer = repo.trailer("HEAD", "Goal-Run").unwrap();
+    let id = trailer.split_whitespace().next().unwrap().to_string();
+    repo.git(&["push", "-q", "origin", "goal/run"]);
+    repo.git(&["switch", "-q", "main"]);
+    repo.git(&["update-ref", "-d", "refs/remotes/origin/goal/run"]);
+    let out = fleet_fetch(&repo, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let want = serde_json::json!({"agent": "sh", "id": id, "live": false});
+    for (kind, branch) in [("branch", "goal/run"), ("remote", "origin/goal/run")] {
+        let doc = json(&out);
+        let row = doc["goals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["kind"] == kind && g["branch"] == branch)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} row {branch}: {doc}"));
+        assert_eq!(row["run"], want, "{kind} {branch}");
+    }
+    // A branch no run made names none.
+    let doc = json(&out);
+    let parse = doc["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["branch"] == "origin/goal/parse")
+        .cloned()
+        .unwrap();
+    assert_eq!(parse["run"], serde_json::Value::Null);
+    let text = repo.goal().args(["fleet", "--remote"]).output().unwrap();
+    assert!(
+        crate::common::stdout(&text).contains(&format!("sh {id} (made the tip)")),
+        "{}",
+        crate::common::stdout(&text)
     );
 }

@@ -14,6 +14,7 @@ mod agent_qwen;
 mod agents;
 mod audit;
 mod baseline;
+mod bounds;
 mod ci;
 mod claim;
 mod claude_goal;

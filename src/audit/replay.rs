@@ -83,6 +83,11 @@ impl Replayer {
         }
         let started = std::time::SystemTime::now();
         let result = match child::run_captured(argv, &dir) {
+            // A replay cut off at a bound is no result either way.
+            Ok((_, output)) if let Some(cut) = child::take_cut_off() => {
+                self.show_tail(commit, &output);
+                Err(format!("`{}` was {}", pin::render(argv), cut.describe()))
+            }
             // Read as `goal verify` read it: the JUnit reports, when the record names them.
             Ok((exit_code, output)) => {
                 self.show_tail(commit, &output);

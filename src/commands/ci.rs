@@ -26,7 +26,8 @@ pub struct InitArgs {
     /// Write the race workflow (agents racing on a goal through this repository's remote).
     #[arg(long)]
     pub race: bool,
-    /// An agent the race offers by default (repeatable; the `agents` input, default claude).
+    /// An agent the race offers by default (repeatable, at least two: a race of one is no race;
+    /// the `agents` input, default claude and codex).
     #[arg(long, value_name = "NAME", requires = "race", value_parser = clap::builder::PossibleValuesParser::new(crate::runner::presets::names()))]
     pub agent: Vec<String>,
     /// Replace a workflow file that says something else.
@@ -54,7 +55,20 @@ fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
         }
     }
     if agents.is_empty() {
-        agents.push("claude".to_string());
+        agents = workflow::DEFAULT_RACERS.map(str::to_string).to_vec();
+    }
+    if args.race && agents.len() < 2 {
+        return Err(Error::usage(
+            format!(
+                "a race needs at least two agents, and --agent names only {}",
+                agents.join(", ")
+            ),
+            format!(
+                "name another with --agent: `goal ci init --race --agent {} --agent <name>` (or give none for {})",
+                agents.join(" --agent "),
+                workflow::DEFAULT_RACERS.join(" and ")
+            ),
+        ));
     }
     let text = workflow::render(which, &agents);
     let rel = which.path();
@@ -110,10 +124,16 @@ fn write(path: &std::path::Path, text: &str) -> Result<()> {
 
 /// What to do after: commit and push it; for the race, the keys and how to start one.
 fn next_steps(which: Workflow, rel: &str, agents: &[String]) -> Vec<String> {
-    let mut lines = vec![format!(
+    let mut lines = Vec::new();
+    if workflow::needs_goal_git() {
+        lines.push(
+            "set where the runners build goal from: gh variable set GOAL_GIT --body <goal's git URL> (cargo install --locked --git <it>)".to_string(),
+        );
+    }
+    lines.push(format!(
         "git add {rel} && git commit -m \"CI: goal {}\" && git push",
         which.name()
-    )];
+    ));
     if which == Workflow::Race {
         let mut keys: Vec<&str> = Vec::new();
         for a in workflow::agent_setups()

@@ -16,22 +16,18 @@ pub struct Args {}
 pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
     let repo = Repo::discover(&ctx.cwd).ok();
     // The active goal's settings decide over git config's: shown beside them.
-    let goal = crate::workspace::Workspace::open(ctx)
-        .ok()
+    let ws = crate::workspace::Workspace::open(ctx).ok();
+    let goal = ws
+        .as_ref()
         .and_then(|ws| ws.read_goal(crate::workspace::Part::View).ok().flatten());
-    let in_goal = |key: &str| -> Option<String> {
-        let settings = &goal.as_ref()?.settings;
-        let name = crate::config::GOAL_SETTING_KEYS
+    let bounds = pin_bounds(ws.as_ref(), repo.as_ref(), goal.as_ref());
+    let bound = |key: &str| -> Option<(String, &'static str)> {
+        bounds
             .iter()
-            .find(|(k, _)| *k == key)?
-            .1;
-        Some(match name {
-            "tests" => settings.tests.join(", "),
-            "tests_only" => settings.tests_only.to_string(),
-            "mutants" => settings.mutants.as_str().to_string(),
-            _ => settings.mutants_min.to_string(),
-        })
+            .find(|(k, _)| *k == key)
+            .map(|(_, b)| (b.value.to_string(), b.source))
     };
+    let in_goal = |key: &str| goal_value(goal.as_ref(), key);
     let entries = |key: &str| -> Vec<ConfigEntry> {
         repo.as_ref()
             .map_or_else(Vec::new, |r| r.config_entries(key))
@@ -41,7 +37,11 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             .iter()
             .map(|(key, default, about)| {
                 let found = entries(key);
-                let (in_force, scope, origin) = in_force(&found, default);
+                let (mut in_force, scope, origin) = in_force(&found, default);
+                let source = bound(key).map(|(value, source)| {
+                    in_force = value;
+                    source
+                });
                 let mut row = json!({
                     "key": key,
                     "default": default,
@@ -54,6 +54,9 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
                 });
                 if let Some(ours) = in_goal(key) {
                     row["goal_value"] = ours.into();
+                }
+                if let Some(source) = source {
+                    row["source"] = source.into();
                 }
                 row
             })
@@ -70,11 +73,48 @@ pub fn run(ctx: &Ctx, _args: Args) -> Result<u8> {
             Some(v) => format!(" · GOAL.md: {v}, which decides"),
             None => String::new(),
         };
+        let (in_force, from) = match bound(key) {
+            Some((value, source)) => (value, format!("from {source}")),
+            None => (in_force, from),
+        };
         ctx.say(format!(
             "{key} = {in_force} ({from}){ours}\n    default {default}: {about}"
         ));
     }
     Ok(0)
+}
+
+/// GOAL.md's value of a setting that judges the goal, when `key` is one.
+fn goal_value(goal: Option<&crate::goal_file::GoalFile>, key: &str) -> Option<String> {
+    let settings = &goal?.settings;
+    let name = crate::config::GOAL_SETTING_KEYS
+        .iter()
+        .find(|(k, _)| *k == key)?
+        .1;
+    Some(match name {
+        "tests" => settings.tests.join(", "),
+        "tests_only" => settings.tests_only.to_string(),
+        "mutants" => settings.mutants.as_str().to_string(),
+        _ => settings.mutants_min.to_string(),
+    })
+}
+
+/// The bounds of the pins' runs in force: GOAL.md's, else git config's, else the defaults.
+fn pin_bounds(
+    ws: Option<&crate::workspace::Workspace>,
+    repo: Option<&Repo>,
+    goal: Option<&crate::goal_file::GoalFile>,
+) -> [(&'static str, crate::config::PinBound); 2] {
+    let config = match (ws, repo) {
+        (Some(ws), _) => ws.config.clone(),
+        (None, Some(r)) => crate::config::Config::load(r).unwrap_or_default(),
+        (None, None) => crate::config::Config::default(),
+    };
+    let settings = goal.map(|g| &g.settings);
+    [
+        ("goal.pinTimeout", config.pin_timeout(settings)),
+        ("goal.pinMemory", config.pin_memory(settings)),
+    ]
 }
 
 /// Every value found, as one text (a multi-valued key's values joined).

@@ -72,8 +72,8 @@ pub enum Command {
     },
     /// Change the settings that judge the goal, kept in GOAL.md: the test surface (--tests globs
     /// added to the default test paths, or with --tests-only the whole of it) and the mutation
-    /// check (--mutants off|report|gate, --mutants-min 0..1). What is not given takes its
-    /// default. Always a material change: it needs --confirm, and is recorded.
+    /// check (--mutants off|report|gate, --mutants-min 0..1), and the bounds of the pins' runs
+    /// (--pin-timeout seconds, --pin-memory MiB). What is not given takes its default. Always a material change: it needs --confirm, and is recorded.
     Surface {
         /// A glob of test files (repeatable).
         #[arg(long = "tests", value_name = "GLOB")]
@@ -87,6 +87,14 @@ pub enum Command {
         /// The lowest mutation score `gate` accepts (0 to 1; default 0.8).
         #[arg(long = "mutants-min", value_name = "X")]
         mutants_min: Option<String>,
+        /// The time bound of each run of a pin, in seconds (GOAL.md's `pin_timeout:`; without
+        /// it, `git config goal.pinTimeout`, else 900).
+        #[arg(long = "pin-timeout", value_name = "SECONDS")]
+        pin_timeout: Option<String>,
+        /// The memory bound of each run of a pin, in MiB (GOAL.md's `pin_memory:`; without it,
+        /// `git config goal.pinMemory`, else 75 % of the machine's memory).
+        #[arg(long = "pin-memory", value_name = "MIB")]
+        pin_memory: Option<String>,
         /// Accept the change (recorded as a material change).
         #[arg(long)]
         confirm: bool,
@@ -109,6 +117,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
         tests_only,
         mutants,
         mutants_min,
+        pin_timeout,
+        pin_memory,
         confirm,
         ..
     } = command
@@ -118,6 +128,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
             tests_only,
             mutants,
             mutants_min,
+            pin_timeout,
+            pin_memory,
             confirm,
         };
         // A bad value is refused before the repository is even looked at.

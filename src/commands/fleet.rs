@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::context::{Ctx, now_rfc3339};
 use crate::error::Result;
-use crate::fleet::{self, Row, age_text};
+use crate::fleet::{self, Row, RunInfo, age_text};
 use crate::workspace::Workspace;
 
 /// Every goal in flight: one row per worktree (the main one included; its working GOAL.md, so
@@ -111,9 +111,7 @@ fn print_table(ctx: &Ctx, rows: &[Row]) {
             } else {
                 r.flags.join(",")
             },
-            r.run.as_ref().map_or("-".into(), |run| {
-                format!("{} {} since {}", run.agent, run.id, run.since)
-            }),
+            r.run.as_ref().map_or("-".into(), RunInfo::describe),
         ]);
     }
     let widths: Vec<usize> = (0..8)

@@ -86,6 +86,16 @@ pub fn seal(new: NewRecord, prev: &str) -> (Record, String) {
 
 /// [`seal`] with the fields of a red run, a base run or test names.
 pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
+    seal_cut(new, extra, None, prev)
+}
+
+/// [`seal_with`] for a run that may have been cut off at a bound.
+pub fn seal_cut(
+    new: NewRecord,
+    extra: Extra,
+    cut_off: Option<super::CutOff>,
+    prev: &str,
+) -> (Record, String) {
     let text = String::from_utf8_lossy(&new.output);
     let lines: Vec<&str> = text.lines().collect();
     let tail: Vec<String> = lines[lines.len().saturating_sub(TAIL_LINES)..]
@@ -116,6 +126,7 @@ pub fn seal_with(new: NewRecord, extra: Extra, prev: &str) -> (Record, String) {
         base_run: extra.base_run,
         exam: extra.exam,
         mutants: None,
+        cut_off,
         output_sha256: sha256_hex(&new.output),
         output_tail: tail,
         prev: prev.to_string(),

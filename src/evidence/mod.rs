@@ -5,7 +5,7 @@ mod chain;
 mod ledger;
 
 pub use chain::{
-    Extra, NewRecord, line_hash, merge_line, seal, seal_mutation, seal_with, sha256_hex,
+    Extra, NewRecord, line_hash, merge_line, seal, seal_cut, seal_mutation, seal_with, sha256_hex,
 };
 pub use ledger::{Judgement, Ledger, removed_reason};
 
@@ -58,6 +58,9 @@ pub struct Record {
     /// A `mutants` record (`goal verify --mutants`, or `goal done`'s own, §20): the goal's change
     /// under mutation on this tree. It never proves nor fails a criterion.
     pub mutants: Option<crate::mutants::Mutation>,
+    /// The run went past a bound of the pin's runs (`goal.pinTimeout`, `goal.pinMemory`) and
+    /// was cut off, every process of it killed: it neither passes nor shows a test failing.
+    pub cut_off: Option<CutOff>,
     pub output_sha256: String,
     pub output_tail: Vec<String>,
     /// `hash` of the record before this one ("" for the first).
@@ -80,6 +83,38 @@ pub struct Red {
     /// test file: the run is red, as an import error is in Python. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load_failed: Vec<String>,
+}
+
+/// Why a run was cut off: the bound it reached, how much that was, and the setting that sets it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutOff {
+    /// `timeout` or `memory`.
+    pub reason: String,
+    /// The bound as people read it (`900 s`, `64 MiB`).
+    pub bound: String,
+    /// The git config key of the bound (GOAL.md's key is its snake-case twin).
+    pub setting: String,
+    /// How memory was measured (`cgroup v2`, `cgroup v1`, `pss`); absent for a timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<String>,
+}
+
+impl CutOff {
+    /// What happened and which setting a person can raise: "cut off at its time bound of 2 s
+    /// (…)".
+    pub fn describe(&self) -> String {
+        let (what, key) = match self.reason.as_str() {
+            "memory" => ("memory", "pin_memory"),
+            _ => ("time", "pin_timeout"),
+        };
+        format!(
+            "cut off at its {what} bound of {} (`{}`; a person raises it with `goal criteria surface --{} <value> --confirm` (GOAL.md's `{key}:`) or `git config {} <value>`)",
+            self.bound,
+            self.setting,
+            key.replace('_', "-"),
+            self.setting
+        )
+    }
 }
 
 /// A record's `tests` object in the file: the counts, and the names when the runner printed them.
@@ -128,6 +163,8 @@ struct Wire {
     exam: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mutants: Option<crate::mutants::Mutation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cut_off: Option<CutOff>,
     output_sha256: String,
     output_tail: Vec<String>,
     prev: String,
@@ -162,6 +199,7 @@ impl From<Wire> for Record {
             base_run: w.base_run,
             exam: w.exam,
             mutants: w.mutants,
+            cut_off: w.cut_off,
             output_sha256: w.output_sha256,
             output_tail: w.output_tail,
             prev: w.prev,
@@ -196,6 +234,7 @@ impl From<Record> for Wire {
             base_run: r.base_run,
             exam: r.exam,
             mutants: r.mutants,
+            cut_off: r.cut_off,
             output_sha256: r.output_sha256,
             output_tail: r.output_tail,
             prev: r.prev,
@@ -208,9 +247,12 @@ impl From<Record> for Wire {
 pub const TAIL_LINES: usize = 20;
 
 impl Record {
-    /// Exit 0 and, where a test summary was recognised, no failure and at least one test run.
+    /// Exit 0 and, where a test summary was recognised, no failure and at least one test run;
+    /// never a run that was cut off.
     pub fn passes(&self) -> bool {
-        self.exit_code == 0 && self.tests.is_none_or(|t| t.failed == 0 && t.passed >= 1)
+        self.exit_code == 0
+            && self.cut_off.is_none()
+            && self.tests.is_none_or(|t| t.failed == 0 && t.passed >= 1)
     }
 
     /// Passing evidence that may prove a criterion: a test run, or a check asked for as one.
@@ -241,6 +283,14 @@ impl Record {
 
     /// Why this record does not prove anything, in the seeds' words.
     pub fn failure_reason(&self) -> String {
+        if let Some(cut) = &self.cut_off {
+            return format!(
+                "evidence {} is inconclusive: `{}` was {}",
+                self.id,
+                self.argv.join(" "),
+                cut.describe()
+            );
+        }
         if self.exit_code != 0 {
             return format!(
                 "evidence {} failed: `{}` exited {}",

@@ -76,8 +76,8 @@ fn cells(r: &Row) -> Vec<String> {
             .iter()
             .map(|f| format!("<span class=\"flag\">{}</span>", escape(f)))
             .collect::<String>(),
-        r.run.as_ref().map_or("—".into(), |run| {
-            escape(&format!("{} {} since {}", run.agent, run.id, run.since))
-        }),
+        r.run
+            .as_ref()
+            .map_or("—".into(), |run| escape(&run.describe())),
     ]
 }

@@ -209,6 +209,28 @@ impl GoalFile {
             .map(|f| f.settings)
     }
 
+    /// The frontmatter of a GOAL.md without the lines every goal commit changes (`iteration:`,
+    /// `updated:`, `status:`): two files with the same have the same settings, so a walk over
+    /// history parses the frontmatter again only when it differs. None without a frontmatter.
+    pub fn settings_key(bytes: &[u8]) -> Option<Vec<u8>> {
+        let mut lines = bytes.split_inclusive(|b| *b == b'\n');
+        let first = lines.next()?;
+        let first = first.strip_prefix("\u{feff}".as_bytes()).unwrap_or(first);
+        if first.trim_ascii_end() != b"---" {
+            return None;
+        }
+        let mut key = Vec::new();
+        for line in lines.take_while(|l| !matches!(l.trim_ascii_end(), b"---" | b"...")) {
+            let volatile = [&b"iteration:"[..], b"updated:", b"status:"]
+                .iter()
+                .any(|k| line.starts_with(k));
+            if !volatile {
+                key.extend_from_slice(line);
+            }
+        }
+        Some(key)
+    }
+
     /// The file's text, byte for byte.
     pub fn render(&self) -> String {
         self.text.clone()

@@ -1,6 +1,7 @@
 //! The settings that judge a goal, kept in GOAL.md's frontmatter so that they travel with it:
 //! the test surface (`tests:`, `tests_only:`) and the mutation check (`mutants:`,
-//! `mutants_min:`). Each is omitted while it has its default. Pure.
+//! `mutants_min:`), and the bounds of the pins' runs (`pin_timeout:`, `pin_memory:`; unset, the
+//! machine's git config or defaults decide). Each is omitted while it has its default. Pure.
 
 use std::fmt;
 
@@ -45,6 +46,10 @@ pub struct Settings {
     pub mutants: Mutants,
     /// In 0..=1 (checked when read).
     pub mutants_min: f64,
+    /// The time bound of each run of a pin, in seconds (`pin_timeout:`; None: not set here).
+    pub pin_timeout: Option<u64>,
+    /// The memory bound of each run of a pin, in MiB (`pin_memory:`; None: not set here).
+    pub pin_memory: Option<u64>,
 }
 
 // `mutants_min` is a finite number in 0..=1, never NaN.
@@ -57,6 +62,8 @@ impl Default for Settings {
             tests_only: false,
             mutants: Mutants::Off,
             mutants_min: DEFAULT_MUTANTS_MIN,
+            pin_timeout: None,
+            pin_memory: None,
         }
     }
 }
@@ -81,13 +88,23 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 impl Settings {
+    /// The settings that judge a goal: these without the bounds of the pins' runs (which bound
+    /// resources, not judgement).
+    pub fn judging(&self) -> Settings {
+        Settings {
+            pin_timeout: None,
+            pin_memory: None,
+            ..self.clone()
+        }
+    }
+
     pub fn is_default(&self) -> bool {
         *self == Settings::default()
     }
 
     /// The frontmatter lines' values, each key with its YAML value; None where it is the default
     /// (the key is then left out of the file).
-    pub fn yaml(&self) -> [(&'static str, Option<String>); 4] {
+    pub fn yaml(&self) -> [(&'static str, Option<String>); 6] {
         let d = Settings::default();
         let tests = self.tests.iter().map(|t| super::yaml_string(t));
         [
@@ -105,6 +122,8 @@ impl Settings {
                 "mutants_min",
                 (self.mutants_min != d.mutants_min).then(|| self.mutants_min.to_string()),
             ),
+            ("pin_timeout", self.pin_timeout.map(|v| v.to_string())),
+            ("pin_memory", self.pin_memory.map(|v| v.to_string())),
         ]
     }
 
@@ -123,6 +142,12 @@ impl Settings {
         if self.mutants_min != DEFAULT_MUTANTS_MIN {
             out.push(format!("mutants_min: {}", self.mutants_min));
         }
+        if let Some(v) = self.pin_timeout {
+            out.push(format!("pin_timeout: {v}"));
+        }
+        if let Some(v) = self.pin_memory {
+            out.push(format!("pin_memory: {v}"));
+        }
         out
     }
 
@@ -140,6 +165,12 @@ impl Settings {
         }
         if self.mutants_min != DEFAULT_MUTANTS_MIN {
             map.insert("mutants_min".into(), self.mutants_min.into());
+        }
+        if let Some(v) = self.pin_timeout {
+            map.insert("pin_timeout".into(), v.into());
+        }
+        if let Some(v) = self.pin_memory {
+            map.insert("pin_memory".into(), v.into());
         }
         serde_json::Value::Object(map)
     }
@@ -205,7 +236,29 @@ pub(super) fn from_yaml(
             ));
         }
     }
+    s.pin_timeout = whole_number(get("pin_timeout"), "pin_timeout", "seconds")?;
+    s.pin_memory = whole_number(get("pin_memory"), "pin_memory", "MiB")?;
     Ok(s)
+}
+
+/// A bound of the pins' runs: a whole number ≥ 1 of `unit`, or absent.
+fn whole_number(
+    value: Option<serde_yaml_ng::Value>,
+    key: &'static str,
+    unit: &str,
+) -> Result<Option<u64>, (&'static str, String)> {
+    match value {
+        None | Some(serde_yaml_ng::Value::Null) => Ok(None),
+        Some(serde_yaml_ng::Value::Number(n)) if n.as_u64().is_some_and(|v| v >= 1) => {
+            Ok(n.as_u64())
+        }
+        Some(_) => Err((key, format!("`{key}` must be a whole number ≥ 1 ({unit})"))),
+    }
+}
+
+/// A bound of the pins' runs as written on a command line or in git config: a whole number ≥ 1.
+pub fn parse_bound(text: &str) -> Option<u64> {
+    text.trim().parse::<u64>().ok().filter(|v| *v >= 1)
 }
 
 #[cfg(test)]
@@ -247,6 +300,14 @@ mod tests {
                     ..Settings::default()
                 },
             ),
+            (
+                "pin_timeout: 60\npin_memory: 2048\n",
+                Settings {
+                    pin_timeout: Some(60),
+                    pin_memory: Some(2048),
+                    ..Settings::default()
+                },
+            ),
         ];
         for (front, want) in cases {
             assert_eq!(&parse(front).unwrap().settings, want, "{front}");
@@ -260,6 +321,8 @@ mod tests {
             ("mutants: always\n", 5, "off, report or gate"),
             ("mutants_min: 2\n", 5, "from 0 to 1"),
             ("tests: 3\n", 5, "glob strings"),
+            ("pin_timeout: 0\n", 5, "whole number ≥ 1 (seconds)"),
+            ("pin_memory: lots\n", 5, "whole number ≥ 1 (MiB)"),
         ];
         for (front, line, says) in cases {
             let e = parse(front).unwrap_err();
@@ -277,6 +340,8 @@ mod tests {
             tests_only: true,
             mutants: Mutants::Report,
             mutants_min: 0.5,
+            pin_timeout: Some(30),
+            pin_memory: None,
         };
         goal.set_settings(&new);
         assert_eq!(goal.settings, new);

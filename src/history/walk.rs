@@ -176,7 +176,11 @@ struct Walker<'a> {
     surface: Surface,
     /// The settings of the goal's GOAL.md as last seen, and a change of them not yet on a row.
     settings: Option<crate::goal_file::Settings>,
+    /// [`GoalFile::settings_key`] of the GOAL.md `settings` were last read from.
+    settings_key: Option<Vec<u8>>,
     settings_change: Option<MaterialEntry>,
+    /// GOAL.md's bytes at the last blob read, for the questions one commit asks of it.
+    goal_bytes: Option<(Oid, std::rc::Rc<[u8]>)>,
     /// Test cases of the test files' recent versions.
     cases: Cases,
 }
@@ -192,7 +196,9 @@ impl<'a> Walker<'a> {
         Walker {
             surface,
             settings: None,
+            settings_key: None,
             settings_change: None,
+            goal_bytes: None,
             cases: Cases::default(),
             repo,
             goal_dir,
@@ -479,18 +485,25 @@ impl<'a> Walker<'a> {
         action: Option<GoalAction>,
         trailers: Option<&GoalTrailers>,
     ) -> Result<()> {
-        let Some(now) = self
-            .repo
-            .file_in_tree(info.tree, self.goal_rel)
-            .ok()
-            .flatten()
-            .and_then(|b| GoalFile::settings_in(&b))
-        else {
+        let Some(bytes) = self.goal_bytes() else {
             return Ok(());
         };
+        // Most goal commits change only the iteration and the Progress Log: the same settings.
+        let key = GoalFile::settings_key(&bytes);
+        if key.is_some() && key == self.settings_key {
+            return Ok(());
+        }
+        let Some(now) = GoalFile::settings_in(&bytes) else {
+            return Ok(());
+        };
+        self.settings_key = key;
         let last = self.settings.replace(now.clone());
+        if last.as_ref() == Some(&now) {
+            return Ok(());
+        }
+        // The bounds of the pins' runs bound resources, not judgement: no material change.
         if action != Some(GoalAction::Init)
-            && let Some(last) = last.filter(|l| *l != now)
+            && let Some(last) = last.filter(|l| l.judging() != now.judging())
         {
             self.settings_change = Some(MaterialEntry {
                 commit: info.id.to_string(),
@@ -512,12 +525,21 @@ impl<'a> Walker<'a> {
         Ok(change)
     }
 
+    /// GOAL.md's bytes in the commit being walked (its blob is `last_blob`), read once.
+    fn goal_bytes(&mut self) -> Option<std::rc::Rc<[u8]>> {
+        let id = self.last_blob?;
+        if let Some((read, bytes)) = &self.goal_bytes
+            && *read == id
+        {
+            return Some(bytes.clone());
+        }
+        let bytes: std::rc::Rc<[u8]> = self.repo.blob_bytes(id).ok()?.into();
+        self.goal_bytes = Some((id, bytes.clone()));
+        Some(bytes)
+    }
+
     fn criteria_inner(&mut self, info: &CommitInfo, recorded: Option<&str>) -> Result<Change> {
-        let bytes = self
-            .repo
-            .file_in_tree(info.tree, self.goal_rel)
-            .ok()
-            .flatten();
+        let bytes = self.goal_bytes();
         let section = bytes.as_deref().and_then(GoalFile::criteria_section);
         if self.last_goal.is_some() && section.is_some() && section == self.last_section.as_deref()
         {

@@ -475,6 +475,9 @@ pub struct SurfaceChange {
     pub tests_only: bool,
     pub mutants: Option<String>,
     pub mutants_min: Option<String>,
+    /// The bounds of the pins' runs (seconds, MiB), as given.
+    pub pin_timeout: Option<String>,
+    pub pin_memory: Option<String>,
     pub confirm: bool,
 }
 
@@ -519,6 +522,21 @@ impl SurfaceChange {
                 Error::usage(format!("--mutants-min {why}"), "e.g. `--mutants-min 0.8`")
             })?;
         }
+        let bound = |flag: &str, value: &Option<String>, unit: &str, example: &str| {
+            value
+                .as_deref()
+                .map(|v| {
+                    crate::goal_file::settings::parse_bound(v).ok_or_else(|| {
+                        Error::usage(
+                            format!("{flag} `{v}`: expected a whole number ≥ 1 ({unit})"),
+                            format!("e.g. `{flag} {example}`"),
+                        )
+                    })
+                })
+                .transpose()
+        };
+        s.pin_timeout = bound("--pin-timeout", &self.pin_timeout, "seconds", "1800")?;
+        s.pin_memory = bound("--pin-memory", &self.pin_memory, "MiB", "8192")?;
         Ok(s)
     }
 
@@ -538,6 +556,12 @@ impl SurfaceChange {
         }
         if let Some(x) = &self.mutants_min {
             words.push(format!("--mutants-min {x}"));
+        }
+        if let Some(x) = &self.pin_timeout {
+            words.push(format!("--pin-timeout {x}"));
+        }
+        if let Some(x) = &self.pin_memory {
+            words.push(format!("--pin-memory {x}"));
         }
         words.push("--confirm".into());
         words.join(" ")

@@ -172,8 +172,12 @@ pub fn red_run(
         argv,
         &options(quiet, ws, junit),
     )?;
+    let cut_off = crate::child::take_cut_off();
     let missing = result.path_missing.clone();
-    let environment = environment_failed(ws, argv, &result);
+    let environment = match &cut_off {
+        Some(cut) => cut_off_says_nothing(quiet, ws, n, argv, cut)?,
+        None => environment_failed(ws, argv, &result),
+    };
     let load_failed = load_failed_in_tests(ws, place, &result.failed_to_load)?;
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
@@ -194,7 +198,7 @@ pub fn red_run(
         text,
         argv,
         &place.target.tree,
-        result,
+        (result, cut_off),
         extra,
         junit,
     )?;
@@ -206,10 +210,12 @@ pub fn red_run(
         );
     }
     if let Some(why) = environment {
-        super::note(
-            quiet,
-            format!("the red run's environment failed, not the code: {why}"),
-        );
+        let what = if record.cut_off.is_some() {
+            "the red run is inconclusive"
+        } else {
+            "the red run's environment failed, not the code"
+        };
+        super::note(quiet, format!("{what}: {why}"));
     }
     Ok((Some(record), outcome))
 }
@@ -295,7 +301,7 @@ pub fn red_shows_without_failures(
             text,
             &skipping,
             &place.target.tree,
-            result,
+            (result, crate::child::take_cut_off()),
             extra,
             junit,
         )?;
@@ -380,7 +386,8 @@ pub fn base_run(
         ran: Vec::new(),
     };
     let tree = place.base_tree.to_string();
-    append(ws, place, n, text, argv, &tree, result, extra, junit)
+    let ran = (result, crate::child::take_cut_off());
+    append(ws, place, n, text, argv, &tree, ran, extra, junit)
 }
 
 /// Run acceptance criterion `n`'s pin on an exam tree of `goal done` (`exam`: `old`, the base's
@@ -454,7 +461,8 @@ pub fn clean_run(
         exam: None,
         ran: Vec::new(),
     };
-    append(ws, place, n, text, argv, tree_text, result, extra, junit)
+    let ran = (result, crate::child::take_cut_off());
+    append(ws, place, n, text, argv, tree_text, ran, extra, junit)
 }
 
 fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
@@ -479,14 +487,14 @@ fn append(
     text: &str,
     argv: &[String],
     tree: &str,
-    result: TreeRun,
+    (result, cut_off): (TreeRun, Option<evidence::CutOff>),
     mut extra: evidence::Extra,
     junit: &[String],
 ) -> Result<Record> {
     extra.ran = result.ran.clone();
     let _lock = if place.locked { None } else { Some(ws.lock()?) };
     let ledger = ws.ledger()?;
-    let (record, line) = evidence::seal_with(
+    let (record, line) = evidence::seal_cut(
         NewRecord {
             criteria: vec![(n, text.to_string())],
             argv: argv.to_vec(),
@@ -504,10 +512,55 @@ fn append(
             output: result.output,
         },
         extra,
+        cut_off,
         &ledger.head_hash(),
     );
     append_line(ws, &record, &line)?;
     Ok(record)
+}
+
+/// Why a red run of criterion `n`'s pin that was cut off shows nothing (None: it counts red).
+/// It counts red only when the latest green of the same pin on the working code finished within
+/// half the time bound: the code before the goal then ran far past what the goal's code needs
+/// (a loop, a leak). Otherwise the bound, not the code, may have ended it: inconclusive.
+fn cut_off_says_nothing(
+    quiet: bool,
+    ws: &Workspace,
+    n: usize,
+    argv: &[String],
+    cut: &evidence::CutOff,
+) -> Result<Option<String>> {
+    let bound = crate::child::pin_bounds()?.timeout;
+    let ledger = ws.ledger()?;
+    let green =
+        ledger.records.iter().rev().find(|r| {
+            r.on_working_code() && r.argv == argv && r.criteria.contains(&n) && r.passes()
+        });
+    let why = match green {
+        Some(g) if u128::from(g.duration_ms) * 2 <= bound.as_millis() => {
+            super::note(
+                quiet,
+                format!(
+                    "criterion {n}: the red run was {}; counted red, as its green ({}) finished in {} ms, within half the time bound",
+                    cut.describe(),
+                    g.id,
+                    g.duration_ms
+                ),
+            );
+            return Ok(None);
+        }
+        Some(g) => format!(
+            "the red run was {}, and its green ({}) took {} ms, more than half the time bound: the bound may have ended it, not the code",
+            cut.describe(),
+            g.id,
+            g.duration_ms
+        ),
+        None => format!(
+            "the red run was {}, and no passing run of this pin on the goal's code shows how long it needs",
+            cut.describe()
+        ),
+    };
+    Ok(Some(why))
 }
 
 /// Witness a sealed record, then append its line to evidence.jsonl.

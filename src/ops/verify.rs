@@ -329,6 +329,7 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     let naming = crate::naming::naming(&run.argv, &|k| std::env::var(k).ok());
     let (exit_code, output) =
         crate::child::run_teed_env(&naming.argv, &run.dir, args.json, &naming.env)?;
+    let cut_off = crate::child::take_cut_off();
     let duration_ms = clock.elapsed().as_millis() as u64;
     let tests = tests_counted(run, args, &String::from_utf8_lossy(&output), started_at);
     let after_full = ws.worktree_tree_full()?;
@@ -337,7 +338,7 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     let _lock = ws.lock()?;
     let ledger = ws.ledger()?;
     let names = crate::test_names::from_output(&String::from_utf8_lossy(&output));
-    let (record, line) = evidence::seal_with(
+    let (record, line) = evidence::seal_cut(
         NewRecord {
             criteria: run.criteria.clone(),
             argv: run.argv.clone(),
@@ -359,6 +360,7 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
             ran: naming.shown(&run.argv),
             ..Default::default()
         },
+        cut_off,
         &ledger.head_hash(),
     );
     super::red::append_line(ws, &record, &line)?;

@@ -4,6 +4,16 @@
 //! A child in its own group does not get the terminal's Ctrl-C, so `goal` catches SIGINT/SIGTERM
 //! while a child runs and sends them on itself: first the same signal, then, after a grace period,
 //! SIGKILL to whatever is left. Outside a child run both signals keep their default action.
+//! A pin's run is also bounded in time and memory ([`bounds`]).
+
+mod bounds;
+mod cgroup;
+mod tree;
+
+pub use bounds::{
+    Bounds, DEFAULT_TIMEOUT_SECS, LongerRuns, bound_pins_by, default_memory, machine_memory, mib,
+    pin_bounds,
+};
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -268,8 +278,12 @@ fn supervise(
     events: mpsc::Receiver<Event>,
     sender: mpsc::Sender<Event>,
     pumps: usize,
+    mut watch: Option<&mut bounds::Watch>,
 ) -> std::result::Result<std::io::Result<ExitStatus>, i32> {
     let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+    if let Some(w) = watch.as_deref_mut() {
+        w.started(child.id());
+    }
     std::thread::spawn(move || {
         let mut child = child;
         let _ = sender.send(Event::Exited(child.wait()));
@@ -286,11 +300,21 @@ fn supervise(
         if drained && let Some(status) = status.take() {
             return Ok(status);
         }
+        if status.is_none()
+            && let Some(w) = watch.as_deref_mut()
+            && w.check()
+        {
+            send_to_group(group, Signal::KILL);
+        }
         match events.recv_timeout(tick) {
             Ok(Event::Exited(s)) => {
                 status = Some(s);
-                // The command is done: what it left running in its group goes too.
+                // The command is done: what it left running in its group goes too, and in its
+                // tree when it is a pin's run.
                 end_group(group, Signal::TERM, grace(), || false);
+                if let Some(w) = watch.as_deref_mut() {
+                    w.finish();
+                }
                 drain_until = Some(Instant::now() + DRAIN);
             }
             Ok(Event::PumpDone) => pumps_left = pumps_left.saturating_sub(1),
@@ -309,6 +333,9 @@ fn supervise(
         grace(),
         || run.take_signal().is_some(),
     );
+    if let Some(w) = watch {
+        w.kill_all();
+    }
     // Reap the child; its output copies end with it (or with the process).
     let until = Instant::now() + Duration::from_secs(1);
     while status.is_none() && Instant::now() < until {
@@ -343,22 +370,21 @@ enum Tee {
 
 /// Run `argv`, teeing its stdout (to stderr when `to_stderr`) and stderr, and return (exit code,
 /// combined output). SIGINT/SIGTERM stop it and its whole process group: then
-/// `Error::Interrupted`, and the caller records nothing.
+/// `Error::Interrupted`, and the caller records nothing. Not bounded: for commands that are no
+/// pin (clean-up checks).
 pub fn run_teed(argv: &[String], cwd: &Path, to_stderr: bool) -> Result<(i32, Vec<u8>)> {
-    run_child(
-        argv,
-        cwd,
-        if to_stderr { Tee::Stderr } else { Tee::Stdout },
-        &[],
-    )
+    let tee = if to_stderr { Tee::Stderr } else { Tee::Stdout };
+    run_child(argv, cwd, tee, &[], false)
 }
 
-/// As [`run_teed`], showing nothing: the caller says what of the output matters.
+/// Run a pin, showing nothing (the caller says what of the output matters), bounded by
+/// [`pin_bounds`]: past a bound the run is cut off, and [`take_cut_off`] says why.
 pub fn run_captured(argv: &[String], cwd: &Path) -> Result<(i32, Vec<u8>)> {
-    run_child(argv, cwd, Tee::Nowhere, &[])
+    run_child(argv, cwd, Tee::Nowhere, &[], true)
 }
 
-/// As [`run_teed`], with variables added to the child's environment.
+/// Run a pin as [`run_teed`] shows a command, with variables added to its environment, bounded
+/// as [`run_captured`] is.
 pub fn run_teed_env(
     argv: &[String],
     cwd: &Path,
@@ -366,7 +392,7 @@ pub fn run_teed_env(
     env: &[(String, String)],
 ) -> Result<(i32, Vec<u8>)> {
     let tee = if to_stderr { Tee::Stderr } else { Tee::Stdout };
-    run_child(argv, cwd, tee, env)
+    run_child(argv, cwd, tee, env, true)
 }
 
 /// As [`run_captured`], with variables added to the child's environment.
@@ -375,7 +401,20 @@ pub fn run_captured_env(
     cwd: &Path,
     env: &[(String, String)],
 ) -> Result<(i32, Vec<u8>)> {
-    run_child(argv, cwd, Tee::Nowhere, env)
+    run_child(argv, cwd, Tee::Nowhere, env, true)
+}
+
+thread_local! {
+    /// Why the last pin run of this thread was cut off, until taken.
+    static LAST_CUT: std::cell::RefCell<Option<crate::evidence::CutOff>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Why the last pin run on this thread was cut off (None: it ended by itself), once. The runs
+/// return what every command returns (an exit code and its output); a caller that records the
+/// run asks this next, however many layers the run went through.
+pub fn take_cut_off() -> Option<crate::evidence::CutOff> {
+    LAST_CUT.with(|c| c.borrow_mut().take())
 }
 
 /// Whether a variable of `goal`'s environment is kept from the commands it runs: every `GOAL_*`
@@ -404,12 +443,21 @@ fn run_child(
     cwd: &Path,
     tee: Tee,
     env: &[(String, String)],
+    bounded: bool,
 ) -> Result<(i32, Vec<u8>)> {
     let Some(program) = argv.first() else {
         return Err(Error::usage(
             "no command to run",
             "give the command after `--`: `goal verify -- <test command>`",
         ));
+    };
+    if bounded {
+        LAST_CUT.with(|c| c.borrow_mut().take());
+    }
+    let mut watch = if bounded {
+        Some(bounds::Watch::prepare(argv)?)
+    } else {
+        None
     };
     let run = ChildRun::start();
     // One pipe for both streams, as `2>&1` gives: the output keeps the order the child wrote it
@@ -434,6 +482,9 @@ fn run_child(
         .stdout(writer)
         .stderr(writer_err)
         .process_group(0);
+    if let Some(w) = &watch {
+        w.join_before_exec(&mut command);
+    }
     let spawned = command.spawn();
     // The parent's copies of the write end go, so the reader sees the end when the child's do.
     drop(command);
@@ -443,30 +494,8 @@ fn run_child(
     })?;
     let output = Arc::new(Mutex::new(Vec::new()));
     let (sender, events) = mpsc::channel();
-    let pump = |mut source: Box<dyn Read + Send>, is_err: bool| {
-        let output = Arc::clone(&output);
-        let done = sender.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = match source.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                if tee == Tee::Nowhere {
-                } else {
-                    crate::context::pass_through(&buf[..n], is_err || tee == Tee::Stderr);
-                }
-                if let Ok(mut o) = output.lock() {
-                    o.extend_from_slice(&buf[..n]);
-                }
-            }
-            let _ = done.send(Event::PumpDone);
-        });
-    };
-    pump(Box::new(reader), false);
-    let pumps = 1;
-    let status = match supervise(&run, child, events, sender, pumps) {
+    pump(Box::new(reader), tee, Arc::clone(&output), sender.clone());
+    let status = match supervise(&run, child, events, sender, 1, watch.as_mut()) {
         Ok(status) => status,
         Err(signal) => return Err(interrupted_error(signal)),
     };
@@ -474,8 +503,40 @@ fn run_child(
         program: program.clone(),
         source,
     })?;
-    let output = output.lock().map(|o| o.clone()).unwrap_or_default();
+    let mut output = output.lock().map(|o| o.clone()).unwrap_or_default();
+    if let Some(w) = watch {
+        if let Some(line) = w.output_line() {
+            output.extend_from_slice(line.as_bytes());
+        }
+        LAST_CUT.with(|c| *c.borrow_mut() = w.cut.clone());
+    }
     Ok((exit_code(status), output))
+}
+
+/// Copy a child's output from `source` into `output` as it comes, passing it through as `tee`
+/// says, and say so on `done` when it ends.
+fn pump(
+    mut source: Box<dyn Read + Send>,
+    tee: Tee,
+    output: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Sender<Event>,
+) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match source.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if tee != Tee::Nowhere {
+                crate::context::pass_through(&buf[..n], tee == Tee::Stderr);
+            }
+            if let Ok(mut o) = output.lock() {
+                o.extend_from_slice(&buf[..n]);
+            }
+        }
+        let _ = done.send(Event::PumpDone);
+    });
 }
 
 /// Run `command` in its own process group and wait for it, as `Command::status` would, passing
@@ -484,7 +545,7 @@ pub fn status(command: &mut Command) -> std::io::Result<ExitStatus> {
     let run = ChildRun::start();
     let child = command.process_group(0).spawn()?;
     let (sender, events) = mpsc::channel();
-    match supervise(&run, child, events, sender, 0) {
+    match supervise(&run, child, events, sender, 0, None) {
         Ok(status) => status,
         Err(signal) => Err(std::io::Error::new(
             std::io::ErrorKind::Interrupted,
