@@ -19,6 +19,9 @@ const DECOY_CODE: &str = "\n\ndef lower(s):\n    return s.lower()\n";
 const DECOY_TEST: &str =
     "import calc\n\n\ndef test_lower():\n    assert calc.lower(\"A\") == \"a\"\n";
 
+/// Files to write (None: delete).
+type Files<'a> = &'a [(&'a str, Option<&'a str>)];
+
 fn tests(body: &str) -> String {
     format!("from calc import clamp\n\n\n{body}")
 }
@@ -49,7 +52,7 @@ fn project(loop_set_up: bool) -> Repo {
 }
 
 /// Write `files` (None: delete), verify, iterate and run `goal done`: its exit code and stderr.
-fn finish(repo: &Repo, files: &[(&str, Option<&str>)]) -> (Option<i32>, String) {
+fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
     for (path, text) in files {
         match text {
             Some(t) => repo.write(path, t),
@@ -65,7 +68,7 @@ fn finish(repo: &Repo, files: &[(&str, Option<&str>)]) -> (Option<i32>, String) 
 
 #[test]
 fn the_bug_left_in_behind_a_changed_base_test_is_still_failing() {
-    let cases: &[(&str, &[(&str, Option<&str>)])] = &[
+    let cases: &[(&str, Files)] = &[
         ("deleted", &[("tests/test_calc.py", Some(&*tests(LOW)))]),
         (
             "skipped",

@@ -427,7 +427,10 @@ pub fn exam_run(
         ran: Vec::new(),
     };
     let tree = ws.repo.tree_without(tree, &ws.goal_dir)?.to_string();
-    let record = append(ws, place, n, text, argv, &tree, result, extra, junit)?;
+    // A run cut off by its bound is recorded so; the tests it did not get to name are judged as
+    // missing from it.
+    let ran = (result, crate::child::take_cut_off());
+    let record = append(ws, place, n, text, argv, &tree, ran, extra, junit)?;
     Ok((record, load_failed))
 }
 
