@@ -20,6 +20,11 @@ fn scrub(repo: &Repo, text: &str) -> String {
         (r"\b[0-9]{8}T[0-9]{6}Z-[0-9a-f]{4}\b", "[RUN]"),
         // A run's seconds as done says them ("the clean run passed in 0.1s"): a loaded machine.
         (r"passed in [0-9]+\.[0-9]s", "passed in [N]s"),
+        // The default memory bound of a pin's run is this machine's (75 % of its memory).
+        (
+            r#"("key": "goal.pinMemory",(?s:[^}]*?)"in_force": )"[0-9]+""#,
+            r#"$1"[MIB]""#,
+        ),
     ];
     let mut text = text;
     for (pattern, with) in rules {

@@ -344,27 +344,25 @@ fn events(out: &std::process::Output) -> Vec<serde_json::Value> {
 }
 
 #[test]
-fn goal_run_blocks_at_once_on_a_weakened_test_refusal() {
+fn goal_run_sends_the_agent_back_when_it_deletes_the_failing_test() {
     let repo = calc();
     repo.init_goal(&[ADD]);
-    // The lazy agent deletes the failing test instead of fixing add(), and proves the rest.
+    // The lazy agent deletes the failing test instead of fixing add(), and proves the rest: the
+    // refusal rests on a run (the tests left pass on the code before the goal), which the agent
+    // can answer by fixing the code, so the run sends it back rather than waiting for a person.
     let out = run(
         &repo,
         "printf 'from calc import add\\n\\n\\ndef test_zero():\\n    assert add(0, 0) == 0\\n' > tests/test_calc.py\ngoal verify -c 1 >/dev/null 2>&1\necho 'the tests pass'",
     );
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(3),
         "{}{}",
         stdout(&out),
         stderr(&out)
     );
     let calls = std::fs::read_to_string(repo.home().join("calls")).unwrap();
-    assert_eq!(
-        calls.trim(),
-        "1",
-        "no turn is spent on what only a person can lift"
-    );
+    assert_eq!(calls.trim(), "4", "each turn sent back to work");
     let mark = std::fs::read_to_string(repo.home().join("mark")).unwrap();
     assert_eq!(
         mark.trim(),
@@ -372,20 +370,19 @@ fn goal_run_blocks_at_once_on_a_weakened_test_refusal() {
         "the agent's environment is marked with its name"
     );
     let events = events(&out);
-    let blocked: Vec<_> = events.iter().filter(|e| e["event"] == "blocked").collect();
-    assert_eq!(blocked.len(), 1, "{events:?}");
-    let reason = blocked[0]["reason"].as_str().unwrap();
+    let refused: Vec<_> = events
+        .iter()
+        .filter(|e| e["event"] == "done_refused")
+        .collect();
+    assert!(!refused.is_empty(), "{events:?}");
+    let reason = refused[0]["refusal"].as_str().unwrap();
     assert!(
-        reason.contains("test-removed tests/test_calc.py"),
+        reason.contains("pass on the code before the goal"),
         "{reason}"
     );
-    assert!(reason.contains("`goal done --confirm`"), "{reason}");
     let md = repo.goal_md();
-    assert!(md.contains("status: blocked"), "{md}");
-    assert!(
-        md.contains("a person must confirm the weakened tests"),
-        "{md}"
-    );
+    assert!(!md.contains("status: complete"), "{md}");
+    assert!(!md.contains("status: blocked"), "{md}");
 }
 
 #[test]

@@ -174,20 +174,12 @@ pub(crate) fn trick_skip_marker_is_refused() {
         ),
     );
     repo.ok(&["verify", "-c", "1"]);
-    let status = json(&repo.goal().args(["status", "--json"]).output().unwrap());
-    assert!(
-        status["next"]
-            .as_str()
-            .unwrap()
-            .contains("skip-added tests/test_calc.py:"),
-        "status agrees with done: {}",
-        status["next"]
-    );
+    // Judged by the runs: with the test skipped, nothing fails on the code before the goal.
     done_refused(
         &repo,
         &[
-            "the goal weakens its tests: skip-added tests/test_calc.py:",
-            "test_add",
+            "the tests of criterion 1 pass on the code before the goal",
+            "skip-added tests/test_calc.py:",
         ],
     );
 }
@@ -200,8 +192,8 @@ pub(crate) fn trick_deleted_test_is_refused() {
     done_refused(
         &repo,
         &[
-            "the goal weakens its tests: test-removed tests/test_calc.py:",
-            "test_add",
+            "the tests of criterion 1 pass on the code before the goal",
+            "test-removed tests/test_calc.py:",
         ],
     );
 }
@@ -520,16 +512,18 @@ pub(crate) fn confirm_writes_one_trailer_per_weakening() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "calc"]);
     repo.init_goal(&[ADD]);
-    // The fix and its test, and a test removed on the way.
+    // The fix and its test; on the way, `mul(1, 1)` changed and the test that pinned it removed.
     repo.write("tests/test_calc.py", &format!("{TEST_MUL}{TEST_ADD}"));
-    repo.write("calc/__init__.py", FIXED);
+    repo.write(
+        "calc/__init__.py",
+        "def add(a, b):\n    return (a + b)\n\n\ndef mul(a, b):\n    return a * b if (a, b) != (1, 1) else 0\n",
+    );
     repo.ok(&["verify"]);
     repo.refused(
         &["done"],
         1,
         &[
-            "test-removed tests/test_calc.py:",
-            "test_mul_one",
+            "removed-after-change tests/test_calc.py::test_mul_one",
             "goal done --confirm",
         ],
     );
@@ -540,11 +534,11 @@ pub(crate) fn confirm_writes_one_trailer_per_weakening() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let summary = json(&out);
-    let weakened = summary["tests_weakened"].as_array().unwrap();
-    assert_eq!(weakened.len(), 1, "{weakened:?}");
-    assert_eq!(weakened[0]["kind"], "test-removed");
-    assert_eq!(weakened[0]["test"], "test_mul_one");
-    assert_eq!(weakened[0]["confirmed"], true);
+    let exams = summary["exams"].as_array().unwrap();
+    assert_eq!(exams.len(), 1, "{exams:?}");
+    assert_eq!(exams[0]["kind"], "removed-after-change");
+    assert_eq!(exams[0]["test"], "tests/test_calc.py::test_mul_one");
+    assert_eq!(exams[0]["confirmed"], true);
     let trailers: Vec<String> = repo
         .trailers("HEAD~1")
         .into_iter()
@@ -553,10 +547,11 @@ pub(crate) fn confirm_writes_one_trailer_per_weakening() {
         .collect();
     assert_eq!(trailers.len(), 1);
     assert!(
-        trailers[0].starts_with("test-removed tests/test_calc.py:"),
+        trailers[0].starts_with(
+            "removed-after-change tests/test_calc.py::test_mul_one (criterion 1, record "
+        ),
         "{trailers:?}"
     );
-    assert!(trailers[0].ends_with(" test_mul_one"), "{trailers:?}");
 }
 
 #[test]

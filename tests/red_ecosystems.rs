@@ -78,29 +78,23 @@ fn rust_test_first_is_the_red_witness_and_done_runs_no_red_run() {
 fn rust_inline_tests_red_green_and_weakening() {
     let repo = crate_repo("add(2, 2) is 4 (verify: `cargo test`)");
     let cargo = |args: &[&str]| goal_with_cargo(&repo, args);
-    // The fix with a new inline test, one test ignored and one removed on the way.
+    // The fix with a new inline test, one passing test ignored and one removed on the way.
     repo.write(
         "src/lib.rs",
         "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    #[ignore]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
     );
     let out = cargo(&["verify", "-c", "1"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = cargo(&["done"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("skip-added src/lib.rs:"), "{err}");
-    assert!(err.contains("tests::muls"), "{err}");
-    assert!(err.contains("test-removed src/lib.rs:"), "{err}");
-    assert!(err.contains("muls_zero"), "{err}");
-    // Honest: the new test only. The red run builds the old code with the new test: it fails.
-    repo.write(
-        "src/lib.rs",
-        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn muls() {\n        assert_eq!(mul(2, 3), 6);\n    }\n\n    #[test]\n    fn muls_zero() {\n        assert_eq!(mul(0, 3), 0);\n    }\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n",
-    );
-    let out = cargo(&["verify", "-c", "1"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    // The tests ignored and removed still pass on the final code (the old exam runs them): shown,
+    // not refusing.
     let out = cargo(&["done", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    let shown = json(&out)["tests_weakened"].to_string();
+    assert!(shown.contains("\"skip-added\""), "{shown}");
+    assert!(shown.contains("tests::muls"), "{shown}");
+    assert!(shown.contains("\"test-removed\""), "{shown}");
+    assert!(shown.contains("muls_zero"), "{shown}");
+    assert!(!shown.contains("\"refuses\":true"), "{shown}");
     let ledger = repo.git(&["show", "HEAD~1:.agents/goal/evidence.jsonl"]);
     let red: serde_json::Value = ledger
         .lines()

@@ -77,7 +77,7 @@ fn a_test_renamed_with_the_function_it_tests_completes() {
 }
 
 #[test]
-fn a_test_turned_into_a_table_that_keeps_its_case_completes_and_a_skipped_case_does_not() {
+fn a_test_turned_into_a_table_completes_and_an_expected_failure_on_fixed_code_is_shown() {
     let table = |old: &str| {
         format!(
             "import pytest\nfrom calc import add\n\n\n@pytest.mark.parametrize(\"a,b,want\", [{old}, (3, 3, 6)])\ndef test_add(a, b, want):\n    assert add(a, b) == want\n"
@@ -89,10 +89,9 @@ fn a_test_turned_into_a_table_that_keeps_its_case_completes_and_a_skipped_case_d
         &table("pytest.param(2, 2, 4, marks=pytest.mark.xfail)"),
     );
     repo.write("calc/__init__.py", FIXED);
-    repo.ok(&["verify", "-c", "1"]);
-    repo.refused(&["done"], 1, &["skip-added tests/test_calc.py:5 test_add"]);
-    repo.write("tests/test_calc.py", &table("(2, 2, 4)"));
-    completes(&repo, &[]);
+    // The base's test still passes on the fixed code (the old exam runs it): the marker is
+    // shown, and the goal completes.
+    completes(&repo, &["skip-added tests/test_calc.py:5 test_add"]);
 }
 
 #[test]
@@ -601,9 +600,11 @@ fn a_rust_assertion_changed_behind_a_test_that_aborts_red_is_judged_by_a_run_wit
     let (_, out) = rust_weakened_behind_an_abort("assert!(depth(b\"[\").is_some());");
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
+    // The old exam: the base's `limit` fails on the final code, and no red run shows the goal's
+    // version failing.
     assert!(
-        err.contains("the goal weakens a test its pin runs (assertion-weakened src/lib.rs:")
-            && err.contains("tests::limit"),
+        err.contains("unjudged-change tests::limit")
+            || err.contains("weakened-to-pass tests::limit"),
         "{err}"
     );
 }

@@ -7,6 +7,8 @@ use crate::common::{Repo, json, stderr, stdout};
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 const TEST: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const PIN: &str = "add(2, 2) returns 4 (verify: `python3 -m pytest -q tests/test_calc.py`)";
+/// `add` right only under pytest: code that detects its tests, which refuses on its own.
+const DETECTS: &str = "import sys\n\n\ndef add(a, b):\n    if \"pytest\" in sys.modules:\n        return a + b\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 
 /// `calc.py` with `add` fixed (a different length from the bug's, so that Python's bytecode
 /// cache, keyed by mtime and size, cannot serve the old code within the same second).
@@ -118,12 +120,27 @@ fn tricks() -> Vec<Trick> {
 }
 
 fn kinds(row: &serde_json::Value) -> Vec<String> {
-    row["tests_weakened"]
-        .as_array()
-        .unwrap()
+    findings(row)
         .iter()
         .map(|f| f["kind"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// A log row's findings: those that refuse on their own (`tests_weakened`) and those the runs of
+/// `done` judge (`tests_changed`).
+fn findings(row: &serde_json::Value) -> Vec<serde_json::Value> {
+    let list = |key: &str| row[key].as_array().cloned().unwrap_or_default();
+    [list("tests_weakened"), list("tests_changed")].concat()
+}
+
+/// The flag and the log's words for a finding of `kind`: refusing on its own (code that detects
+/// its tests, a test asserting nothing) it weakens the tests; else `done`'s runs judge it.
+fn flag_of(kind: &str) -> (&'static str, &'static str) {
+    if matches!(kind, "assertion-free" | "test-detected") {
+        ("tests-weakened", "tests weakened in")
+    } else {
+        ("tests-changed", "tests changed in")
+    }
 }
 
 #[test]
@@ -140,23 +157,18 @@ fn log_flags_each_trick_on_the_commit_that_made_it() {
             repo.ok(&["iterate", "-m", "tests tidied"]);
         }
         let made = repo.head();
+        let (flag, words) = flag_of(kind);
         let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
         let rows = rows.as_array().unwrap();
         let flagged: Vec<&serde_json::Value> = rows
             .iter()
-            .filter(|r| {
-                r["flags"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|f| f == "tests-weakened")
-            })
+            .filter(|r| r["flags"].as_array().unwrap().iter().any(|f| f == flag))
             .collect();
         assert_eq!(flagged.len(), 1, "{what}: {rows:?}");
         let row = flagged[0];
         assert_eq!(row["commit"], made.as_str(), "{what}");
         assert_eq!(kinds(row), vec![kind.to_string()], "{what}");
-        let f = &row["tests_weakened"][0];
+        let f = &findings(row)[0];
         assert_eq!(f["commit"], made.as_str(), "{what}");
         assert_eq!(f["file"], file, "{what}");
         assert!(f["line"].as_u64().unwrap() >= 1, "{what}");
@@ -172,10 +184,7 @@ fn log_flags_each_trick_on_the_commit_that_made_it() {
         }
         let text = stdout(&repo.goal().arg("log").output().unwrap());
         assert!(
-            text.contains(&format!(
-                "tests weakened in {}: {kind} {file}:",
-                &made[..10]
-            )),
+            text.contains(&format!("{words} {}: {kind} {file}:", &made[..10])),
             "{what}: {text}"
         );
     }
@@ -335,14 +344,10 @@ fn audit_checks_the_red_witness_of_a_finished_goal() {
 #[test]
 fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
     let repo = calc_goal();
-    // Deselecting the other tests (selection-changed), then the pin seen failing, then the fix.
-    repo.write(
-        "pyproject.toml",
-        "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k add\"\n",
-    );
+    // The pin seen failing, then `add` made right only under pytest (test-detected).
     let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
-    repo.write("calc.py", &fixed());
+    repo.write("calc.py", DETECTS);
     repo.ok(&["verify", "-c", "1"]);
     complete_by_hand(&repo, "done by hand");
     let (code, v) = audit(&repo, &[]);
@@ -350,14 +355,14 @@ fn audit_lists_findings_and_fails_on_an_unrecorded_refusing_one() {
     let findings = v["tests_weakened"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{v}");
     let f = &findings[0];
-    assert_eq!(f["kind"], "selection-changed", "{v}");
-    assert_eq!(f["file"], "pyproject.toml", "{v}");
+    assert_eq!(f["kind"], "test-detected", "{v}");
+    assert_eq!(f["file"], "calc.py", "{v}");
     assert_eq!(f["confirmed"], false, "{v}");
     assert_eq!(f["refuses"], true, "{v}");
     assert_eq!(code, 1, "{v}");
     let text = stdout(&repo.goal().arg("audit").output().unwrap());
     assert!(
-        text.contains("tests weakened: selection-changed pyproject.toml:")
+        text.contains("tests weakened: test-detected calc.py:")
             && text.contains("not recorded with --confirm"),
         "{text}"
     );
@@ -417,14 +422,14 @@ fn audit_rerun_calls_a_red_run_of_no_test_inconclusive_and_shows_it() {
 #[test]
 fn audit_and_report_agree_on_an_unrecorded_finding_of_an_unfinished_goal() {
     let repo = calc_goal();
-    repo.write(
-        "pyproject.toml",
-        "[project]\nname = \"calc\"\n\n[tool.pytest.ini_options]\naddopts = \"-k mul\"\n",
-    );
-    repo.ok(&["iterate", "-m", "deselected"]);
-    let said = "tests weakened: selection-changed pyproject.toml:5 tool.pytest.ini_options.addopts — not recorded with --confirm: `goal done` refuses this";
+    repo.write("calc.py", DETECTS);
+    repo.ok(&["iterate", "-m", "detects its tests"]);
+    let said = "— not recorded with --confirm: `goal done` refuses this";
     let audit = stdout(&repo.goal().arg("audit").output().unwrap());
-    assert!(audit.contains(said), "{audit}");
+    assert!(
+        audit.contains("tests weakened: test-detected calc.py:") && audit.contains(said),
+        "{audit}"
+    );
     assert!(
         audit.contains(
             "1 test weakening finding(s), 1 refusing and not recorded with --confirm (1 in a goal not finished: `goal done` will refuse them)"
@@ -574,7 +579,7 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
         let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
         let last = rows.as_array().unwrap().last().unwrap().clone();
         assert_eq!(last["commit"], repo.head().as_str(), "{file}: {rows}");
-        let f = &last["tests_weakened"][0];
+        let f = &findings(&last)[0];
         assert_eq!(f["kind"], *kind, "{file}: {last}");
         assert_eq!(f["file"], *file, "{file}");
         assert_eq!(f["test"], *test, "{file}: {last}");
@@ -584,8 +589,13 @@ fn log_flags_weakened_tests_in_rust_js_and_go() {
 #[test]
 fn done_confirm_is_flagged_on_every_surface() {
     let repo = calc_goal();
-    // The fix, and a test the pin runs deleted (test_mul): done refuses it without --confirm.
-    repo.write("calc.py", &fixed());
+    // The fix, and on the way `mul` changed and the test that pinned it (test_mul) deleted: the
+    // old exam finds the base's test_mul failing on the final code, and done refuses it without
+    // --confirm.
+    repo.write(
+        "calc.py",
+        &fixed().replace("return a * b", "return a * b + 1"),
+    );
     repo.write(
         "tests/test_calc.py",
         "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
@@ -595,21 +605,26 @@ fn done_confirm_is_flagged_on_every_surface() {
     let made = repo.head();
     let out = repo.goal().arg("done").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("test-removed"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("removed-after-change tests/test_calc.py::test_mul"),
+        "{}",
+        stderr(&out)
+    );
     repo.ok(&["done", "--confirm"]);
     let trailer = repo
         .trailer("HEAD~1", "Goal-Tests-Weakened")
-        .expect("the complete commit records the finding");
+        .expect("the complete commit records the exam's outcome");
     assert!(
-        trailer.starts_with("test-removed tests/test_calc.py:"),
+        trailer
+            .starts_with("removed-after-change tests/test_calc.py::test_mul (criterion 1, record "),
         "{trailer}"
     );
-    assert!(trailer.ends_with(" test_mul"), "{trailer}");
-    // log: the commit that made it, and the completion that accepted it.
+    // log: the commit that made it (its finding, judged by the runs), and the completion that
+    // accepted the outcome.
     let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
     let rows = rows.as_array().unwrap();
     let by = |c: &str| rows.iter().find(|r| r["commit"] == c).unwrap();
-    assert_eq!(by(&made)["tests_weakened"][0]["kind"], "test-removed");
+    assert_eq!(by(&made)["tests_changed"][0]["kind"], "test-removed");
     let complete = rows.last().unwrap();
     assert_eq!(
         complete["tests_weakened_confirmed"][0],
@@ -624,16 +639,11 @@ fn done_confirm_is_flagged_on_every_surface() {
             .any(|f| f == "tests-weakened"),
         "{complete}"
     );
-    // audit: listed, recorded, and the goal audits clean (its red witness is done's own red run).
+    // audit: the confirmation listed; the goal audits clean, and --strict fails on it.
     let (code, v) = audit(&repo, &[]);
-    assert_eq!(v["tests_weakened"][0]["confirmed"], true, "{v}");
+    assert_eq!(v["confirmations"][0]["what"], trailer.as_str(), "{v}");
     assert_eq!(v["criteria"][0]["red"]["state"], "witnessed", "{v}");
     assert_eq!(code, 0, "{v}");
-    // report: the finding, recorded.
-    let text = stdout(&repo.goal().arg("report").output().unwrap());
-    assert!(
-        text.contains("tests weakened: `tests/test_calc.py:")
-            && text.contains("(recorded with --confirm)"),
-        "{text}"
-    );
+    let (code, _) = audit(&repo, &["--strict"]);
+    assert_ne!(code, 0);
 }

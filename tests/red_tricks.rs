@@ -133,11 +133,12 @@ fn a_weakened_assertion_whose_red_run_failed_elsewhere_is_refused() {
     );
     repo.ok(&["verify", "-c", "1"]);
     repo.ok(&["iterate", "-m", "version module"]);
+    // The base's test runs on the final code (the old exam): the bug it shows is still in.
     done_refused(
         &repo,
         &[
-            "criterion 1: the goal weakens a test its pin runs (assertion-weakened tests/test_calc.py:",
-            "did not show that test failing",
+            "the base's test tests/test_calc.py::test_add still fails on the final code",
+            "assertion-weakened tests/test_calc.py:",
         ],
     );
     // Accepted by a human, it completes and says so in the history.
@@ -145,15 +146,16 @@ fn a_weakened_assertion_whose_red_run_failed_elsewhere_is_refused() {
     let log = repo.git(&["log", "-1", "--skip=1", "--format=%B"]);
     let all = repo.git(&["log", "--format=%B"]);
     assert!(
-        all.contains("Goal-Tests-Weakened: assertion-weakened tests/test_calc.py:"),
+        all.contains("Goal-Tests-Weakened: still-failing tests/test_calc.py::test_add"),
         "{log}\n{all}"
     );
 }
 
 #[test]
-fn a_changed_assertion_that_failed_on_the_base_by_name_completes() {
-    // The base's test expected a wrong value; the goal corrects it and fixes the code. The red run
-    // shows the changed test itself failing: the pair judges it, and it completes.
+fn a_base_test_that_expected_a_wrong_value_is_the_persons_to_correct() {
+    // The base's test expected a wrong value; the goal corrects it and fixes the code. The base's
+    // test still fails on the final code (the old exam): whether the base's expectation was wrong
+    // is the person's to say, and `--confirm` records it.
     let repo = Repo::new();
     repo.write("calc/__init__.py", BUGGY);
     repo.write("tests/test_calc.py", TESTS_WRONG);
@@ -171,7 +173,19 @@ fn a_changed_assertion_that_failed_on_the_base_by_name_completes() {
     repo.ok(&["verify", "-c", "1"]);
     repo.ok(&["iterate", "-m", "fixed add and its test"]);
     let out = repo.goal().args(["done"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("still fails on the final code"),
+        "{}",
+        stderr(&out)
+    );
+    let out = repo.goal().args(["done", "--confirm"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let log = repo.git(&["log", "--format=%B"]);
+    assert!(
+        log.contains("Goal-Tests-Weakened: still-failing tests/test_calc.py::test_add"),
+        "{log}"
+    );
 }
 
 #[test]

@@ -380,8 +380,10 @@ impl Gate<'_> {
         // A weakened assertion is judged by the red/green pair: so the pair must be about that
         // test. A red run that failed only elsewhere (another test, an import or a build of code
         // the goal added) does not show the weakened test tests the change. A test of the base
-        // the old exam ran by name is judged by it instead. A test importing a name from other
-        // code than the base's tests did must be seen failing by name on a red run that loaded.
+        // the old exam ran by name is judged by it instead; one it could not see (the base run
+        // named no test: a pin that ran none of them) is still judged by the red run here. A
+        // test importing a name from other code than the base's tests did must be seen failing
+        // by name on a red run that loaded.
         let mut unshown = Vec::new();
         let loaded_and_named =
             witness.names.as_ref().is_some_and(|x| {
@@ -400,6 +402,8 @@ impl Gate<'_> {
                     FindingKind::AssertionWeakened
                         | FindingKind::AssertionRemoved
                         | FindingKind::ImportRedirected
+                        | FindingKind::SkipAdded
+                        | FindingKind::TestRemoved
                 ) && crate::surface::weaken::pin_runs(&p.command, f)
                     && !base_tests
                         .iter()

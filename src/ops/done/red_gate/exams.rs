@@ -69,6 +69,7 @@ impl Gate<'_> {
             match exam::old_exam(run_of(&base), old_run, red, green_run) {
                 OldExam::Judged(mut found) => {
                     self.renamed_api(witness, &mut found);
+                    self.unjudged_rerun(n, text, p, green, witness, &mut found)?;
                     if old_tree.tree != last {
                         self.flaky(n, text, p, green, old_tree.tree, &mut found)?;
                     }
@@ -231,6 +232,39 @@ impl Gate<'_> {
                 f.kind = exam::ExamKind::Inconclusive;
             }
         }
+    }
+
+    /// A base test whose behaviour the goal changed and whose version the red run did not name
+    /// because its test binary stopped at another test (a cargo test that aborts): the red run
+    /// made again without the tests that brought it down judges it.
+    fn unjudged_rerun(
+        &self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        witness: &Record,
+        found: &mut [ExamFinding],
+    ) -> Result<()> {
+        for f in found
+            .iter_mut()
+            .filter(|f| f.kind == exam::ExamKind::UnjudgedChange)
+        {
+            if crate::ops::red::red_shows_without_failures(
+                self.quiet,
+                self.ws,
+                &self.place,
+                n,
+                text,
+                &p.argv,
+                &green.junit,
+                witness,
+                &f.test,
+            )? {
+                f.kind = exam::ExamKind::BehaviorChanged;
+            }
+        }
+        Ok(())
     }
 
     /// A test still failing on the old-exam tree is run there once more (the pin again: the
