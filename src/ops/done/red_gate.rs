@@ -284,7 +284,7 @@ impl Gate<'_> {
         // The old exam judges the base's tests by running them: a weakened test of the base is
         // then judged by what it says of the final code, not by the red run alone.
         let judged = self.exams(n, text, p, green, &witness)?;
-        self.exam_changed(n, text, green, &witness)?;
+        self.exam_changed(n, text, green, &witness, &judged.base_tests)?;
         if let Some(r) = self.weakenings_shown(n, text, p, green, &witness, &judged.base_tests)? {
             self.gather(r);
             return Ok(());

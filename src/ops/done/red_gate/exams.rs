@@ -118,7 +118,8 @@ impl Gate<'_> {
         Ok(Judged { base_tests })
     }
 
-    /// The goal's own tests changed after red: each test an earlier red run of criterion `n`
+    /// The goal's own tests changed after red (tests of the base, `base_tests`, are the old
+    /// exam's): each test an earlier red run of criterion `n`
     /// showed failing by name (a red-run record, or a failing run made on the base's code with
     /// the tests of then) that still passes green, but that the red run of the final tests
     /// (`witness`) does not show failing by name: its exam changed after it was seen red, and the
@@ -129,6 +130,7 @@ impl Gate<'_> {
         text: &str,
         green: &Record,
         witness: &Record,
+        base_tests: &[String],
     ) -> Result<()> {
         let Some(names) = green.names.as_ref() else {
             return Ok(());
@@ -139,6 +141,7 @@ impl Gate<'_> {
                 if t.outcome == crate::test_names::TestOutcome::Failed
                     && names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed)
                     && !crate::surface::judge::failed_by_name(witness.names.as_ref(), &t.name)
+                    && !base_tests.contains(&t.name)
                     && !seen.contains(&t.name)
                 {
                     seen.push(t.name.clone());
