@@ -259,3 +259,45 @@ fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_ch
         "{err}"
     );
 }
+
+#[test]
+fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
+    // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the
+    // base), and the old exam; it passes on its run once more there.
+    let repo = Repo::new();
+    let turns = repo.home().join("flaky-turns");
+    std::fs::write(&turns, "FPPPFP").unwrap();
+    repo.write("calc.py", BUGGY);
+    repo.write(".gitignore", "__pycache__/\n");
+    repo.write("conftest.py", "");
+    let flaky = format!(
+        "import os\n\n\ndef test_flaky():\n    path = {:?}\n    turns = open(path).read()\n    n = int(open(path + '.n').read()) if os.path.exists(path + '.n') else 0\n    open(path + '.n', 'w').write(str(n + 1))\n    assert turns[n % len(turns)] == 'P'\n",
+        turns.display().to_string()
+    );
+    repo.write("tests/test_flaky.py", &flaky);
+    repo.write("tests/test_calc.py", &tests(&format!("{LOW}\n\n{HIGH}")));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[&format!("clamp keeps x under hi (verify: `{PIN}`)")]);
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    // The fix, and a new test (so that the old exam runs the base's tests apart).
+    let (code, err) = finish(
+        &repo,
+        &[
+            ("calc.py", Some(FIXED)),
+            (
+                "tests/test_more.py",
+                Some(&*tests(
+                    "def test_far_above():\n    assert clamp(99, 0, 10) == 10\n",
+                )),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let log = repo.git(&["log", "-2", "--format=%B"]);
+    assert!(
+        log.contains("Goal-Tests-Changed: flaky tests/test_flaky.py::test_flaky"),
+        "{log}"
+    );
+}
