@@ -385,12 +385,7 @@ impl Gate<'_> {
         // test importing a name from other code than the base's tests did must be seen failing
         // by name on a red run that loaded.
         let mut unshown = Vec::new();
-        let loaded_and_named =
-            witness.names.as_ref().is_some_and(|x| {
-                x.names
-                    .iter()
-                    .any(|t| t.outcome == crate::test_names::TestOutcome::Failed)
-            }) && !crate::test_names::load_or_build_failed(&witness.output_tail.join("\n"));
+        let loaded_and_named = loaded_and_named(witness);
         // `weakened` is `found.findings` judged, one for one.
         for (w, _) in self
             .weakened
@@ -514,6 +509,15 @@ impl Gate<'_> {
             });
         }
     }
+}
+
+/// Whether a red run named a failing test and loaded every test file.
+fn loaded_and_named(witness: &Record) -> bool {
+    witness.names.as_ref().is_some_and(|x| {
+        x.names
+            .iter()
+            .any(|t| t.outcome == crate::test_names::TestOutcome::Failed)
+    }) && !crate::test_names::load_or_build_failed(&witness.output_tail.join("\n"))
 }
 
 /// Does criterion `n`'s red run witness red? Refused, with what to do, when it passed on the base,

@@ -11,6 +11,13 @@ use crate::repo::Oid;
 use crate::surface::exam::{self, Exam, ExamFinding, OldExam, Run};
 use crate::test_names::load_or_build_failed;
 
+/// The old-exam tree and the final tree.
+#[derive(Clone, Copy)]
+struct Trees {
+    old: Oid,
+    last: Oid,
+}
+
 /// What the exams of one criterion came to.
 pub(super) struct Judged {
     /// The base's tests the old exam judged by name: a finding on their text is explained by it.
@@ -41,81 +48,100 @@ impl Gate<'_> {
         let in_goal =
             |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
         let repo = &self.ws.repo;
-        let base = self.base_for_exam(n, text, p, green)?;
-        let old_tree = crate::surface::red::old_exam_tree(
-            repo,
-            self.place.base_tree_full,
-            last,
-            &surface,
-            &in_goal,
-        )?;
-        let red = run_of(witness);
-        let green_run = run_of(green);
+        let base_tree = self.place.base_tree_full;
+        let old_tree =
+            crate::surface::red::old_exam_tree(repo, base_tree, last, &surface, &in_goal)?;
         let mut base_tests = Vec::new();
         if old_tree.untrusted.is_empty() {
-            // The goal changed nothing its old exam would put back: the clean run is the old exam.
-            let (old, old_failed) = if old_tree.tree == last {
-                (
-                    green.clone(),
-                    load_or_build_failed(&green.output_tail.join("\n")),
-                )
-            } else {
-                self.exam_run(n, text, p, green, old_tree.tree, "old")?
+            let at = Trees {
+                old: old_tree.tree,
+                last,
             };
-            let old_run = Run {
-                load_failed: old_failed,
-                ..run_of(&old)
-            };
-            match exam::old_exam(run_of(&base), old_run, red, green_run) {
-                OldExam::Judged(mut found) => {
-                    self.renamed_api(witness, &mut found);
-                    self.unjudged_rerun(n, text, p, green, witness, &mut found)?;
-                    if old_tree.tree != last {
-                        self.flaky(n, text, p, green, old_tree.tree, &mut found)?;
-                    }
-                    if let Some(b) = base.names.as_ref().filter(|b| b.usable()) {
-                        base_tests = b.names.iter().map(|t| t.name.clone()).collect();
-                    }
-                    self.keep(n, &old, found, "old");
-                }
-                OldExam::Inconclusive => self.keep(
-                    n,
-                    &old,
-                    vec![ExamFinding {
-                        kind: exam::ExamKind::Inconclusive,
-                        test: "(the old exam ran no test)".into(),
-                    }],
-                    "old",
-                ),
-                OldExam::NotApplicable => {}
-            }
+            base_tests = self.old_exam(n, text, p, (green, witness), at)?;
         }
-        if let Some(support) = crate::surface::red::support_tree(
-            repo,
-            self.place.base_tree_full,
-            last,
-            &surface,
-            &in_goal,
-        )? && support != last
+        if let Some(support) =
+            crate::surface::red::support_tree(repo, base_tree, last, &surface, &in_goal)?
+            && support != last
         {
-            let goal_tests = match (witness.names.as_ref(), green.names.as_ref()) {
-                (Some(r), Some(g)) => exam::goal_tests(r, g),
-                _ => Vec::new(),
-            };
-            let (run, _) = self.exam_run(n, text, p, green, support, "support")?;
-            let cannot = exam::set_up_errors(&run.output_tail);
-            let found = exam::support_exam(&goal_tests, run_of(&run), green_run)
-                .into_iter()
-                .map(|mut f| {
-                    if cannot.contains(&f.test) {
-                        f.kind = exam::ExamKind::Inconclusive;
-                    }
-                    f
-                })
-                .collect();
-            self.keep(n, &run, found, "support");
+            self.support_exam(n, text, p, (green, witness), support)?;
         }
         Ok(Judged { base_tests })
+    }
+
+    /// The old exam of criterion `n`: the base's tests on the final code (`at.old`; the clean run
+    /// `green` itself when the goal changed nothing it would put back), judged against the base
+    /// run. The base's tests it judged by name.
+    fn old_exam(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        (green, witness): (&Record, &Record),
+        at: Trees,
+    ) -> Result<Vec<String>> {
+        let base = self.base_for_exam(n, text, p, green)?;
+        let (old, old_failed) = if at.old == at.last {
+            let tail = green.output_tail.join("\n");
+            (green.clone(), load_or_build_failed(&tail))
+        } else {
+            self.exam_run(n, text, p, green, at.old, "old")?
+        };
+        let old_run = Run {
+            load_failed: old_failed,
+            ..run_of(&old)
+        };
+        let mut base_tests = Vec::new();
+        match exam::old_exam(run_of(&base), old_run, run_of(witness), run_of(green)) {
+            OldExam::Judged(mut found) => {
+                self.renamed_api(witness, &mut found);
+                self.unjudged_rerun(n, text, p, green, witness, &mut found)?;
+                if at.old != at.last {
+                    self.flaky(n, text, p, green, at.old, &mut found)?;
+                }
+                if let Some(b) = base.names.as_ref().filter(|b| b.usable()) {
+                    base_tests = b.names.iter().map(|t| t.name.clone()).collect();
+                }
+                self.keep(n, &old, found, "old");
+            }
+            OldExam::Inconclusive => {
+                let nothing = ExamFinding {
+                    kind: exam::ExamKind::Inconclusive,
+                    test: "(the old exam ran no test)".into(),
+                };
+                self.keep(n, &old, vec![nothing], "old");
+            }
+            OldExam::NotApplicable => {}
+        }
+        Ok(base_tests)
+    }
+
+    /// The support exam of criterion `n`: the goal's tests (failed red, passed green) on the
+    /// support tree; one that could not be set up there is inconclusive.
+    fn support_exam(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        (green, witness): (&Record, &Record),
+        support: Oid,
+    ) -> Result<()> {
+        let goal_tests = match (witness.names.as_ref(), green.names.as_ref()) {
+            (Some(r), Some(g)) => exam::goal_tests(r, g),
+            _ => Vec::new(),
+        };
+        let (run, _) = self.exam_run(n, text, p, green, support, "support")?;
+        let cannot = exam::set_up_errors(&run.output_tail);
+        let found = exam::support_exam(&goal_tests, run_of(&run), run_of(green))
+            .into_iter()
+            .map(|mut f| {
+                if cannot.contains(&f.test) {
+                    f.kind = exam::ExamKind::Inconclusive;
+                }
+                f
+            })
+            .collect();
+        self.keep(n, &run, found, "support");
+        Ok(())
     }
 
     /// The goal's own tests changed after red (tests of the base, `base_tests`, are the old
