@@ -1,4 +1,4 @@
-//! Settings: git config keys under `goal.`, with the seeds' values as defaults.
+//! Settings: git config keys under `goal.`, with the original design's values as defaults.
 
 use crate::error::{Error, Result};
 use crate::repo::Repo;

@@ -20,7 +20,7 @@ pub mod claude_hooks;
 pub mod cli;
 /// One module per command: arguments to options, an operation, the report rendered.
 pub mod commands;
-/// Settings: git config keys under `goal.`, with the seeds' values as defaults.
+/// Settings: git config keys under `goal.`, with the original design's values as defaults.
 pub mod config;
 /// What every command gets: the global options, where to print, and the clock.
 pub mod context;
@@ -61,7 +61,7 @@ pub mod material;
 pub mod mcp;
 /// Merging the goal files of two branches: GOAL.md, evidence.jsonl, retry.json.
 pub mod merge_driver;
-/// Proof with teeth: the goal's change under mutation (§20) — hunks, tools, their outcomes.
+/// Proof with teeth: the goal's change under mutation — hunks, tools, their outcomes.
 pub mod mutants;
 /// What goal adds to a pin's run so that its runner names each test (`-rfEsxXp`, `-v`,
 /// `--verbose`, `PYTEST_ADDOPTS`, `GOFLAGS`): what it reports, never what it selects. Pure.

@@ -1,4 +1,4 @@
-//! The verifiability red line of the seeds: a criterion must name something observable.
+//! The verifiability red line: a criterion must name something observable.
 
 use serde::Serialize;
 
@@ -281,7 +281,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seeds_red_line() {
+    fn the_verifiability_red_line() {
         let cases: &[(&str, bool)] = &[
             ("Implement rate limiting", false),
             ("Code quality is good", false),

@@ -478,7 +478,7 @@ fn tune() {
         #[allow(unsafe_code)]
         unsafe {
             // Map packs in small windows, and few of them: a long history must not be mapped
-            // whole (`goal log` streams; SPEC §9 wants it under 64 MiB).
+            // whole (`goal log` streams; its memory bar is 64 MiB).
             let _ = git2::opts::set_mwindow_size(2 * 1024 * 1024);
             let _ = git2::opts::set_mwindow_mapped_limit(8 * 1024 * 1024);
             let _ = git2::opts::set_cache_max_size(4 * 1024 * 1024);

@@ -159,7 +159,7 @@ impl Workspace {
             no_verify: false,
             here,
         };
-        // retry.json is not checked here: a bad one is warned about and replaced (SPEC §7).
+        // retry.json is not checked here: a bad one is warned about and replaced.
         // A bare repository has no working files to check.
         for path in [ws.goal_dir.clone(), ws.goal_rel.clone(), ws.evidence_rel()] {
             if !ws.repo.is_bare() {

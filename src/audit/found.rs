@@ -160,7 +160,7 @@ impl CriterionAudit {
 #[derive(Debug, Serialize)]
 pub struct GoalAudit {
     pub goal: String,
-    /// The goal's last `mutants` record (§20), as its last ledger has it.
+    /// The goal's last `mutants` record as its last ledger has it.
     pub mutation: Option<crate::mutants::MutationView>,
     /// The status of its last state: in-progress, blocked, complete, or abandoned.
     pub status: String,

@@ -77,7 +77,7 @@ struct AuditView<'a> {
     problems: Vec<&'a Problem>,
     material_changes: Vec<&'a MaterialEntry>,
     tests_weakened: Vec<WeakenedView<'a>>,
-    /// Each goal's last `mutants` record (§20), with the goal it belongs to.
+    /// Each goal's last `mutants` record with the goal it belongs to.
     mutation: Vec<MutationView<'a>>,
     /// With `--rerun`: each of those records made again at its commit.
     mutation_replays: &'a [MutationReplay],

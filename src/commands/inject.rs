@@ -1,4 +1,4 @@
-//! `goal inject` and `goal continuation`: the state-injection texts of the seeds.
+//! `goal inject` and `goal continuation`: the state-injection texts.
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};

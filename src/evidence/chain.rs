@@ -135,7 +135,7 @@ pub fn seal_cut(
     finish(record)
 }
 
-/// A `mutants` record (§20): [`seal`] with the goal's change under mutation.
+/// A `mutants` record: [`seal`] with the goal's change under mutation.
 pub fn seal_mutation(
     new: NewRecord,
     mutation: crate::mutants::Mutation,

@@ -289,7 +289,7 @@ impl Ledger {
             .is_some_and(|r| r.check)
     }
 
-    /// The last counted `mutants` record (§20), as shown: whether it was made on `tree`.
+    /// The last counted `mutants` record as shown: whether it was made on `tree`.
     pub fn mutation_view(&self, tree: &str) -> Option<crate::mutants::MutationView> {
         let record = self
             .records

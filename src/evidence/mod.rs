@@ -55,7 +55,7 @@ pub struct Record {
     /// An exam run of `goal done`: `old` (the base's tests on the final code) or `support` (the
     /// final tests with the base's configuration, helpers and data). None for every other run.
     pub exam: Option<String>,
-    /// A `mutants` record (`goal verify --mutants`, or `goal done`'s own, §20): the goal's change
+    /// A `mutants` record (`goal verify --mutants`, or `goal done`'s own): the goal's change
     /// under mutation on this tree. It never proves nor fails a criterion.
     pub mutants: Option<crate::mutants::Mutation>,
     /// The run went past a bound of the pin's runs (`goal.pinTimeout`, `goal.pinMemory`) and
@@ -281,7 +281,7 @@ impl Record {
         on_tree(&self.tree, self.tree_after.as_deref(), tree)
     }
 
-    /// Why this record does not prove anything, in the seeds' words.
+    /// Why this record does not prove anything, in the original design's words.
     pub fn failure_reason(&self) -> String {
         if let Some(cut) = &self.cut_off {
             return format!(

@@ -2,7 +2,7 @@
 
 use super::*;
 
-/// The example of seeds/goal-driven-loop-design.md §2, as written there.
+/// The original design's example goal file, as written there.
 const SEED_EXAMPLE: &str = r#"---
 goal: "<goal text>"
 created: "<ISO 8601 timestamp>"

@@ -45,7 +45,7 @@ pub struct Row {
     /// with what a completion's exams showed (`Goal-Tests-Changed` trailers).
     pub tests_changed: Vec<WeakenedEntry>,
     pub exams_shown: Vec<String>,
-    /// The goal's change under mutation on this row's code (§20), when a `mutants` record of it
+    /// The goal's change under mutation on this row's code when a `mutants` record of it
     /// was committed with it (flagged `mutants`, or `mutants-survived`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<crate::mutants::MutationView>,

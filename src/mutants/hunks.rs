@@ -1,4 +1,4 @@
-//! Every change is needed (§20): the hunks of the goal's code change (the red tree, which holds
+//! Every change is needed: the hunks of the goal's code change (the red tree, which holds
 //! the base's code and the final tests, against the final tree), which of them to revert one by
 //! one (at most 20 hunks, else one reversion per file, at most 20 files), and the file a
 //! reversion leaves. Comment-only hunks, other files than source code, renamed files and code

@@ -1,4 +1,4 @@
-//! Proof with teeth (§20): the goal's change under mutation. Which hunks of the goal's code a
+//! Proof with teeth: the goal's change under mutation. Which hunks of the goal's code a
 //! reversion leaves green ([`hunks`]), which tool mutates which pins' code ([`tools`]), each
 //! tool's outputs read as documented ([`outcomes`]), and the `mutants` record's totals, score
 //! and what `goal done` decides of them. Pure.

@@ -1,4 +1,4 @@
-//! Which tool mutates which code, for which pins (§20): cargo-mutants for Rust with pins that are
+//! Which tool mutates which code, for which pins: cargo-mutants for Rust with pins that are
 //! `cargo test`/`cargo nextest` calls, mutmut for Python with pytest pins, StrykerJS for
 //! JavaScript and TypeScript with any pin (its command runner runs them); and what each is given:
 //! the diff, the functions the diff touches, the changed line ranges. Pure.

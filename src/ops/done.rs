@@ -90,7 +90,7 @@ pub struct Summary {
     pub tree: String,
     /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
     pub settings: serde_json::Value,
-    /// The goal's change under mutation (§20; absent while `mutants` is off).
+    /// The goal's change under mutation (absent while `mutants` is off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<crate::mutants::Mutation>,
 }
@@ -101,7 +101,7 @@ pub struct Done {
     pub commits: Vec<Oid>,
 }
 
-/// The seeds' red flag that a missing proof would be.
+/// The red flag that a missing proof would be.
 fn red_flag(why: &str) -> &'static str {
     if why.contains("no tests ran")
         || why.contains("no evidence")
@@ -262,7 +262,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
 
     // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
     let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
-    // The goal's change under mutation (§20), when its `mutants` setting is on.
+    // The goal's change under mutation when its `mutants` setting is on.
     let mutation = crate::ops::mutants::done_check(ws, &goal, options.quiet, options.confirm)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.

@@ -16,7 +16,7 @@ pub mod done;
 pub mod hook;
 pub mod init;
 pub mod iterate;
-/// The goal's change under mutation (§20): the hunk check, the tools, the `mutants` record.
+/// The goal's change under mutation: the hunk check, the tools, the `mutants` record.
 pub mod mutants;
 pub mod red;
 pub mod report;

@@ -82,7 +82,7 @@ pub struct Report {
     timeline: Vec<Point>,
     /// The budget the goal's `goal run` was given (its first commit's `Goal-Budget`), if any.
     budget: Option<Budget>,
-    /// The goal's last `mutants` record (§20), when one was made.
+    /// The goal's last `mutants` record when one was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     mutation: Option<super::mutants::MutationView>,
 }

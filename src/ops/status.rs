@@ -78,7 +78,7 @@ pub struct StatusView {
     pub detached: bool,
     /// The settings that judge the goal that are not the defaults (GOAL.md's; `{}` when none).
     pub settings: serde_json::Value,
-    /// The goal's last `mutants` record (§20), when one was made.
+    /// The goal's last `mutants` record when one was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<super::mutants::MutationView>,
     /// The agent hosts whose project configuration runs `goal hook <host>`.

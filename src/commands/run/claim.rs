@@ -323,7 +323,7 @@ impl Edge<'_> {
         )
     }
 
-    /// The race's summary for a claiming run alone: §17's racer keys for this racer, the race id,
+    /// The race's summary for a claiming run alone: the race's racer keys for this racer, the race id,
     /// the winner's branch (its own, the claim's, or null).
     pub(super) fn claim_summary(&self, outcome: RunEnd) {
         let Some(run) = self.claim.as_ref() else {
@@ -362,7 +362,7 @@ impl Edge<'_> {
         );
     }
 
-    /// This racer as the race's summary lists it (§17's keys, and the remote's).
+    /// This racer as the race's summary lists it (the race's keys, and the remote's).
     fn racer(&self, run: &ClaimRun, outcome: RunEnd) -> serde_json::Value {
         let c = &run.claimant;
         let tip = self.ws.repo.branch_tip(&c.branch);
