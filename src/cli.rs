@@ -36,45 +36,83 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    #[command(about = "Start a goal: GOAL.md with its criteria, in one commit")]
     Init(commands::init::Args),
+    #[command(about = "Show the active goal: each criterion, its evidence and the next step")]
     Status(commands::status::Args),
-    #[command(subcommand)]
+    #[command(subcommand, about = "Add, pin, edit or remove acceptance criteria")]
     Criteria(commands::criteria::Command),
+    #[command(about = "Run a criterion's test and record the evidence")]
     Verify(commands::verify::Args),
+    #[command(about = "Tick a criterion that has passing evidence")]
     Check(commands::check::CheckArgs),
+    #[command(about = "Untick a criterion")]
     Uncheck(commands::check::UncheckArgs),
+    #[command(about = "Record an iteration in the progress log and commit it")]
     Iterate(commands::iterate::Args),
+    #[command(about = "Record a failed attempt of the current iteration")]
     Retry(commands::retry::Args),
+    #[command(about = "Drive an agent CLI, turn after turn, until the goal is proven done")]
     Run(commands::run::Args),
+    #[command(about = "Mark the goal blocked, with the reason")]
     Block(commands::block::Args),
+    #[command(about = "Set a blocked goal back to in-progress")]
     Resume(commands::resume::Args),
+    #[command(about = "Complete the goal once its tests prove it, in two commits")]
     Done(commands::done::Args),
+    #[command(about = "Give up the active goal (a person's command)")]
     Abandon(commands::abandon::Args),
+    #[command(about = "Bring back the last abandoned goal of this branch")]
     Restore(commands::restore::Args),
+    #[command(about = "One row per iteration, read back from the goal's commits")]
     Log(commands::log::Args),
+    #[command(about = "Check the goal commits of a revision range and their evidence")]
     Audit(commands::audit::Args),
+    #[command(about = "Run the pins of every finished goal again on the current tree")]
     Recheck(commands::recheck::Args),
+    #[command(about = "Every goal in flight, one row per worktree or branch")]
     Fleet(commands::fleet::Args),
-    #[command(subcommand)]
+    #[command(subcommand, about = "Set up CI for goals (GitHub Actions)")]
     Ci(commands::ci::Command),
     #[command(hide = true)]
     MergeDriver(commands::merge_driver::Args),
+    #[command(about = "Summarise a goal for a pull request (text, markdown, HTML, JSON)")]
     Report(commands::report::Args),
+    #[command(about = "Serve goal's tools over the Model Context Protocol (stdio)")]
     Mcp(commands::mcp::Args),
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        about = "Manage the git hooks (for agent hosts' hooks: `goal hook`)"
+    )]
     Hooks(commands::hooks::Command),
+    #[command(about = "Tell whether a user message sets or drops a goal")]
     Detect(commands::detect::Args),
+    #[command(about = "Print the goal's state for an agent's context")]
     Inject(commands::inject::Args),
+    #[command(about = "Print the continuation prompt")]
     Continuation(commands::inject::ContinuationArgs),
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        about = "The retry guard: declared attempts and the retry policy"
+    )]
     Attempt(commands::attempt::Command),
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        about = "Answer an agent host's hook event (for the git hooks: `goal hooks`)"
+    )]
     Hook(commands::hook::Command),
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        about = "Install or remove an agent host's adapter in this project"
+    )]
     Integrate(commands::integrate::Command),
+    #[command(about = "List every goal.* setting with its value in force")]
     Config(commands::config::Args),
+    #[command(about = "Walk a whole goal loop in a scratch repository")]
     Demo(commands::demo::Args),
+    #[command(about = "Print a shell completion script")]
     Completions(commands::completions::Args),
+    #[command(about = "Print goal's manual page (roff)")]
     Man(commands::completions::ManArgs),
 }
 

@@ -96,27 +96,19 @@ fn hooks_help_reads_as_a_whole() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    insta::assert_snapshot!(stdout(&out), @r"
-Manage the git hooks (pre-commit: evidence gate; commit-msg: material-change gate)
-
-Usage: goal hooks [OPTIONS] <COMMAND>
-
-Commands:
-  install    Install the shims into the effective hooks folder (core.hooksPath, else the common git
-             dir's hooks/). An existing hook keeps its lines: the shim goes in a marked block
-  uninstall  Remove the marked blocks, leaving the user's own hook lines
-  status     Show where the hooks are and whether the shims are installed (exit 1 when not)
-  run        Run a hook's logic (what the shims call)
-  help       Print this message or the help of the given subcommand(s)
-
-Options:
-  -C <DIR>           Run as if goal was started in DIR
-      --json         Machine output: one JSON document on stdout
-  -q, --quiet        Print nothing but errors
-      --file <PATH>  The goal file, inside the worktree (default .agents/goal/GOAL.md) [env:
-                     GOAL_FILE=]
-  -h, --help         Print help
-");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "Manage the git hooks (pre-commit: evidence gate; commit-msg: material-change gate).\n\nAgent hosts' hooks (Claude Code, Codex, Gemini CLI, opencode, Cursor) are `goal hook`.\n\nUsage: goal hooks [OPTIONS] <COMMAND>\n"
+        ),
+        "{text}"
+    );
+    for command in ["install", "uninstall", "status", "run"] {
+        assert!(
+            text.contains(&format!("\n  {command} ")),
+            "{command}: {text}"
+        );
+    }
 }
 
 /// With --json every command prints one JSON document on stdout, failures included: no goal is
@@ -219,4 +211,34 @@ fn json_failures_are_one_document_too() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(one_document(&out)["created"], false);
+}
+
+#[test]
+fn the_command_list_gives_one_line_a_command() {
+    let repo = Repo::new();
+    let out = repo
+        .goal()
+        .arg("--help")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let list: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(list.len() > 20, "{text}");
+    // A line of its own for each command: none wraps onto a line of its own.
+    let wrapped: Vec<&&str> = list
+        .iter()
+        .filter(|l| !l.starts_with("  ") || l.starts_with("   "))
+        .collect();
+    assert!(wrapped.is_empty(), "{wrapped:?}\n{text}");
+    // The detail is in each command's own --help.
+    let init = stdout(&repo.goal().args(["init", "--help"]).output().unwrap());
+    assert!(init.contains("--replace"), "{init}");
+    let hook = stdout(&repo.goal().args(["hook", "--help"]).output().unwrap());
+    assert!(hook.contains("`goal hooks`"), "{hook}");
 }

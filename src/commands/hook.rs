@@ -16,7 +16,7 @@ use crate::workspace::Workspace;
 /// Agent hosts' hooks: answer one event read from stdin in the host's format.
 ///
 /// `--json` prints the host-neutral verdict instead. Always exits 0; problems are reported as a
-/// `systemMessage`.
+/// `systemMessage`. The git hooks (pre-commit, commit-msg) are `goal hooks`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Claude Code (UserPromptSubmit, SessionStart, Stop), verified with Claude Code 2.1.

@@ -19,6 +19,8 @@ const HOOKS: &[(&str, &str)] = &[
 ];
 
 /// Manage the git hooks (pre-commit: evidence gate; commit-msg: material-change gate).
+///
+/// Agent hosts' hooks (Claude Code, Codex, Gemini CLI, opencode, Cursor) are `goal hook`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Install the shims into the effective hooks folder (core.hooksPath, else the common git
