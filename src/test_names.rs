@@ -330,10 +330,13 @@ pub fn from_output(output: &str) -> TestNames {
                 .take()
                 .map(|name| (name, Some(TestOutcome::Failed)))
         } else if let Some(c) = CARGO.captures(line) {
-            if panicked.as_deref() == Some(&c[1]) {
+            // libtest adds ` - should panic` to a `#[should_panic]` test's line: what the test
+            // expects, not its name (a goal that drops the attribute keeps the test).
+            let name = c[1].split(" - should panic").next().unwrap_or(&c[1]);
+            if panicked.as_deref() == Some(name) {
                 panicked = None;
             }
-            Some((c[1].to_string(), &c[2]).to_owned_outcome())
+            Some((name.to_string(), &c[2]).to_owned_outcome())
         } else if let Some(c) = NEXTEST.captures(line) {
             Some((c[2].to_string(), &c[1]).to_owned_outcome())
         } else if let Some(c) = PYTEST_RA.captures(line) {

@@ -164,7 +164,7 @@ fn names_line_by_line() {
         // --nocapture) is what that line says; the main thread is no test.
         (
             "thread 'a::b' panicked at src/a.rs:9:5:\nexpected\ntest a::b - should panic ... ok",
-            &[("a::b - should panic", Passed)],
+            &[("a::b", Passed)],
         ),
         (
             "thread 'a::c' panicked at src/a.rs:9:5:\nboom\ntest a::c ... ok",
