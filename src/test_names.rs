@@ -283,6 +283,13 @@ pub fn load_or_build_failed(output: &str) -> bool {
         })
 }
 
+/// A test's name as libtest's result line gives it: libtest adds ` - should panic` to a
+/// `#[should_panic]` test, which is what the test expects, not its name (a goal that drops the
+/// attribute keeps the test).
+fn libtest_name(shown: &str) -> &str {
+    shown.split(" - should panic").next().unwrap_or(shown)
+}
+
 /// The tests a run's output names, with their outcomes (at most [`NAMES_CAP`]).
 pub fn from_output(output: &str) -> TestNames {
     let mut gather = Gather::default();
@@ -330,9 +337,7 @@ pub fn from_output(output: &str) -> TestNames {
                 .take()
                 .map(|name| (name, Some(TestOutcome::Failed)))
         } else if let Some(c) = CARGO.captures(line) {
-            // libtest adds ` - should panic` to a `#[should_panic]` test's line: what the test
-            // expects, not its name (a goal that drops the attribute keeps the test).
-            let name = c[1].split(" - should panic").next().unwrap_or(&c[1]);
+            let name = libtest_name(&c[1]);
             if panicked.as_deref() == Some(name) {
                 panicked = None;
             }

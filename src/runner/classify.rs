@@ -26,6 +26,7 @@ pub enum TurnVerdict {
 }
 
 /// The compiled patterns of one preset, or of all of them (a custom command).
+#[derive(Clone)]
 pub struct Patterns {
     ok_exits: Vec<i32>,
     hard_exits: Vec<i32>,
@@ -63,7 +64,13 @@ impl Patterns {
     }
 
     /// Every preset's patterns (for a `-- CMD` agent); exit codes keep their usual meaning.
+    /// Compiled once a process (some hundred expressions): each caller gets a copy.
     pub fn all() -> Patterns {
+        static ALL: std::sync::LazyLock<Patterns> = std::sync::LazyLock::new(Patterns::compile_all);
+        ALL.clone()
+    }
+
+    fn compile_all() -> Patterns {
         let gather = |f: fn(&Preset) -> &'static [&'static str]| -> Vec<&'static str> {
             PRESETS.iter().flat_map(f).copied().collect()
         };
