@@ -159,3 +159,31 @@ fn docs_speak_words_a_user_knows() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// docs/commands.md, written by hand, names every visible command the command line has: each
+/// `goal <command>` heading of the generated reference is in one of its rows, a subcommand by its
+/// parent and its own name in the same row (`goal hooks install | uninstall | status`).
+#[test]
+fn the_commands_page_names_every_visible_command() {
+    let page = read("docs/commands.md");
+    let reference = goal::cli::reference::markdown();
+    let missing: Vec<String> = reference
+        .lines()
+        .filter_map(|l| l.strip_prefix("## `")?.strip_suffix('`'))
+        .filter(|c| *c != "goal")
+        .filter(|c| {
+            let words: Vec<&str> = c.split(' ').collect();
+            let parent = words[..2].join(" ");
+            let leaf = words.get(2);
+            !page.lines().any(|row| {
+                row.contains(&format!("`{parent}"))
+                    && leaf.is_none_or(|leaf| {
+                        row.split(|ch: char| !ch.is_alphanumeric() && ch != '-')
+                            .any(|w| w == *leaf)
+                    })
+            })
+        })
+        .map(str::to_string)
+        .collect();
+    assert!(missing.is_empty(), "docs/commands.md lacks {missing:?}");
+}
