@@ -76,6 +76,7 @@ pub(super) fn red_gate(
         refusals: Vec::new(),
         hint: None,
         exams: Vec::new(),
+        surface: crate::ops::settings::surface(ws, goal)?,
     };
     gate.criteria(goal, proven)?;
     gate.assertion_free_unshown();
@@ -191,6 +192,8 @@ struct Gate<'a> {
     hint: Option<String>,
     /// The exams' outcomes so far.
     exams: Vec<crate::surface::exam::Exam>,
+    /// The goal's test surface (GOAL.md's settings), read once.
+    surface: crate::surface::Surface,
 }
 
 impl Gate<'_> {

@@ -38,7 +38,6 @@ impl Gate<'_> {
         witness: &Record,
     ) -> Result<Judged> {
         let last = self.ws.worktree_tree_full()?;
-        let surface = crate::ops::settings::surface(self.ws, &self.ws.goal()?)?;
         let goal = self
             .ws
             .goal_dir
@@ -50,7 +49,7 @@ impl Gate<'_> {
         let repo = &self.ws.repo;
         let base_tree = self.place.base_tree_full;
         let old_tree =
-            crate::surface::red::old_exam_tree(repo, base_tree, last, &surface, &in_goal)?;
+            crate::surface::red::old_exam_tree(repo, base_tree, last, &self.surface, &in_goal)?;
         let mut base_tests = Vec::new();
         if old_tree.untrusted.is_empty() {
             let at = Trees {
@@ -60,7 +59,7 @@ impl Gate<'_> {
             base_tests = self.old_exam(n, text, p, (green, witness), at)?;
         }
         if let Some(support) =
-            crate::surface::red::support_tree(repo, base_tree, last, &surface, &in_goal)?
+            crate::surface::red::support_tree(repo, base_tree, last, &self.surface, &in_goal)?
             && support != last
         {
             self.support_exam(n, text, p, (green, witness), support)?;
@@ -192,7 +191,6 @@ impl Gate<'_> {
         let Some(Ok(pin)) = crate::pin::parse(text) else {
             return Ok(Vec::new());
         };
-        let surface = crate::ops::settings::surface(self.ws, &self.ws.goal()?)?;
         let mut out = Vec::new();
         for r in &self.ledger.records {
             if r.id == witness.id
@@ -209,9 +207,8 @@ impl Gate<'_> {
                 .red
                 .as_ref()
                 .is_some_and(|red| witness.red.as_ref().is_none_or(|w| w.tests != red.tests));
-            let test_first = r.red.is_none()
-                && r.tree != witness.tree
-                && self.on_base_code(&r.tree, &surface)?;
+            let test_first =
+                r.red.is_none() && r.tree != witness.tree && self.on_base_code(&r.tree)?;
             if red_run || test_first {
                 out.push(r.clone());
             }
@@ -221,7 +218,7 @@ impl Gate<'_> {
 
     /// Whether `tree` holds the base's code (it is its own red tree); false when it cannot be
     /// read.
-    fn on_base_code(&self, tree: &str, surface: &crate::surface::Surface) -> Result<bool> {
+    fn on_base_code(&self, tree: &str) -> Result<bool> {
         let Ok(oid) = tree.parse::<Oid>() else {
             return Ok(false);
         };
@@ -232,7 +229,7 @@ impl Gate<'_> {
             self.place.base,
             oid,
             &self.ws.goal_dir,
-            surface,
+            &self.surface,
         ) {
             Ok((_, target)) => Ok(target.tree == tree),
             Err(_) => Ok(false),
