@@ -298,9 +298,12 @@ pub fn from_output(output: &str) -> TestNames {
     // The test thread that panicked last, until a result line or an abort says what came of it.
     let mut panicked: Option<String> = None;
     let mut unittest = Unittest::default();
-    for raw in output.lines() {
-        let clean = ANSI.replace_all(raw, "");
-        let line = clean.trim_end_matches('\r');
+    let lines: Vec<String> = output
+        .lines()
+        .map(|raw| ANSI.replace_all(raw, "").trim_end_matches('\r').to_string())
+        .collect();
+    for line in runtime_lines_mended(lines) {
+        let line = line.as_str();
         match unittest.line(line) {
             Some(Some((name, outcome))) => {
                 gather.add(&name, outcome);
@@ -370,6 +373,46 @@ pub fn from_output(output: &str) -> TestNames {
         }
     }
     gather.finish()
+}
+
+/// `lines` with each Rust runtime message made whole again. The runtime writes "thread '…' (…)
+/// has overflowed its stack" to stderr in pieces (the name, the thread id, the rest), while the
+/// test harness writes its result lines to stdout; in one pipe, a result line printed at that
+/// moment lands inside the message: "thread 'test a::b ... ok" then "a::deep' (7) has
+/// overflowed its stack". Such a pair is read as the line that came in between, then the message
+/// (split where a result line of the harness's begins, if one does).
+fn runtime_lines_mended(lines: Vec<String>) -> Vec<String> {
+    let whole = |l: &str| RUST_OVERFLOW.is_match(l) || RUST_PANICKED.is_match(l);
+    let mut out = Vec::with_capacity(lines.len());
+    let mut lines = lines.into_iter().peekable();
+    while let Some(line) = lines.next() {
+        let mended = match lines.peek() {
+            Some(next) if line.starts_with("thread '") && !whole(&line) => {
+                // Where the line between begins: where the rest is a result line of the
+                // harness's, else the first place that makes the message whole.
+                let splits: Vec<usize> = ("thread '".len()..line.len())
+                    .filter(|&k| {
+                        line.is_char_boundary(k) && whole(&format!("{}{next}", &line[..k]))
+                    })
+                    .collect();
+                splits
+                    .iter()
+                    .find(|&&k| CARGO.is_match(&line[k..]))
+                    .or(splits.first())
+                    .map(|&k| (line[k..].to_string(), format!("{}{next}", &line[..k])))
+            }
+            _ => None,
+        };
+        match mended {
+            Some((between, message)) => {
+                lines.next();
+                out.push(between);
+                out.push(message);
+            }
+            None => out.push(line),
+        }
+    }
+    out
 }
 
 /// The test a Rust runtime message names by its thread, if it is a test's thread: libtest names

@@ -152,6 +152,28 @@ fn names_line_by_line() {
             "thread 'a::deep' has overflowed its stack\nfatal runtime error: stack overflow",
             &[("a::deep", Failed)],
         ),
+        // The message in pieces on stderr, a result line on stdout printed between them.
+        (
+            "thread 'test a::b ... ok\na::deep' (7) has overflowed its stack\nfatal runtime error: stack overflow",
+            &[("a::b", Passed), ("a::deep", Failed)],
+        ),
+        (
+            "thread 'a::deeptest a::b ... ok\n' (7) has overflowed its stack\nfatal runtime error: stack overflow",
+            &[("a::b", Passed), ("a::deep", Failed)],
+        ),
+        (
+            "thread 'a::deep' (7test a::b ... ok\n) has overflowed its stack\nfatal runtime error: stack overflow",
+            &[("a::b", Passed), ("a::deep", Failed)],
+        ),
+        (
+            "thread 'a::drops' (test a::b ... FAILED\n7) panicked at src/a.rs:9:5:\nboom\nfatal runtime error: failed to initiate panic, error 5",
+            &[("a::b", Failed), ("a::drops", Failed)],
+        ),
+        // A line that only starts alike is left as it is.
+        (
+            "thread 'x' is not a message\ntest a::b ... ok",
+            &[("a::b", Passed)],
+        ),
         (
             "thread 'a::drops' (7) panicked at src/a.rs:9:5:\nboom\nthread 'a::drops' (7) panicked at src/a.rs:3:9:\nagain\nthread caused non-unwinding panic. aborting.",
             &[("a::drops", Failed)],
