@@ -298,11 +298,7 @@ pub fn from_output(output: &str) -> TestNames {
     // The test thread that panicked last, until a result line or an abort says what came of it.
     let mut panicked: Option<String> = None;
     let mut unittest = Unittest::default();
-    let lines: Vec<String> = output
-        .lines()
-        .map(|raw| ANSI.replace_all(raw, "").trim_end_matches('\r').to_string())
-        .collect();
-    for line in runtime_lines_mended(lines) {
+    for line in runtime_lines_mended(clean_lines(output)) {
         let line = line.as_str();
         match unittest.line(line) {
             Some(Some((name, outcome))) => {
@@ -373,6 +369,14 @@ pub fn from_output(output: &str) -> TestNames {
         }
     }
     gather.finish()
+}
+
+/// `output`'s lines without terminal colours and carriage returns.
+fn clean_lines(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .map(|raw| ANSI.replace_all(raw, "").trim_end_matches('\r').to_string())
+        .collect()
 }
 
 /// `lines` with each Rust runtime message made whole again. The runtime writes "thread '…' (…)
