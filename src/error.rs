@@ -173,9 +173,11 @@ pub enum ErrorKind {
     Refusal,
     /// A bug in goal (exit 2): its message says so and what to report.
     Internal,
-    /// The machine: a file that cannot be read or written, git, a program that cannot start, a
-    /// signal (exit 2, or 128 + the signal).
+    /// The machine: a file that cannot be read or written, git, a program that cannot start
+    /// (exit 2).
     Environment,
+    /// A signal stopped the command (exit 128 + the signal; `--json` calls it `environment`).
+    Interrupted { code: u8 },
 }
 
 impl ErrorKind {
@@ -185,6 +187,9 @@ impl ErrorKind {
     pub fn of_exit_code(code: i32) -> ErrorKind {
         match code {
             2 => ErrorKind::User,
+            c if (129..256).contains(&c) => ErrorKind::Interrupted {
+                code: u8::try_from(c).unwrap_or(130),
+            },
             c if !(0..128).contains(&c) => ErrorKind::Environment,
             _ => ErrorKind::Refusal,
         }
@@ -195,7 +200,17 @@ impl ErrorKind {
             ErrorKind::User => "user",
             ErrorKind::Refusal => "refusal",
             ErrorKind::Internal => "internal",
-            ErrorKind::Environment => "environment",
+            ErrorKind::Environment | ErrorKind::Interrupted { .. } => "environment",
+        }
+    }
+
+    /// The one exit-code map: 1 for refusals and negative answers, 128 + the signal for a
+    /// signal, 2 for everything else.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::Refusal => 1,
+            ErrorKind::User | ErrorKind::Internal | ErrorKind::Environment => 2,
+            ErrorKind::Interrupted { code } => code,
         }
     }
 }
@@ -301,23 +316,20 @@ impl Error {
         }
     }
 
-    /// What kind of failure this is: a refusal (exit 1), a bug, the machine's, or bad input.
+    /// What kind of failure this is: a refusal (exit 1), a bug, the machine's, bad input, or a
+    /// signal. Every variant is named here, so a new one must be given its kind, and with it its
+    /// exit code ([`ErrorKind::exit_code`]).
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Internal { .. } => ErrorKind::Internal,
-            Error::Io { .. }
-            | Error::Git { .. }
-            | Error::GitLock { .. }
-            | Error::Spawn { .. }
-            | Error::Interrupted { .. } => ErrorKind::Environment,
-            _ if self.exit_code() == 1 => ErrorKind::Refusal,
-            _ => ErrorKind::User,
-        }
-    }
-
-    /// The one exit-code map: 1 for refusals and negative answers, 2 for everything else.
-    pub fn exit_code(&self) -> u8 {
-        match self {
+            Error::Io { .. } | Error::Git { .. } | Error::GitLock { .. } | Error::Spawn { .. } => {
+                ErrorKind::Environment
+            }
+            Error::Interrupted { code, .. } => ErrorKind::Interrupted { code: *code },
+            // Negative answers the agent can act on, and states that stop a command without
+            // anything being wrong with what was typed: another goal command running, a hook of
+            // the user's that refused or could not start, signing that failed, a ledger that
+            // does not verify.
             Error::NoGoal { .. }
             | Error::Refused { .. }
             | Error::NotProven { .. }
@@ -330,10 +342,23 @@ impl Error {
             | Error::Locked { .. }
             | Error::HookRefused { .. }
             | Error::HookSpawn { .. }
-            | Error::SignFailed { .. } => 1,
-            Error::Interrupted { code, .. } => *code,
-            _ => 2,
+            | Error::SignFailed { .. } => ErrorKind::Refusal,
+            Error::Parse { .. }
+            | Error::NotARepo { .. }
+            | Error::BareRepo { .. }
+            | Error::RepoBusy { .. }
+            | Error::Identity { .. }
+            | Error::OutsideWorktree { .. }
+            | Error::NoSuchCriterion { .. }
+            | Error::Usage { .. }
+            | Error::BadPin { .. }
+            | Error::InvalidInput { .. } => ErrorKind::User,
         }
+    }
+
+    /// The exit code, which the kind decides.
+    pub fn exit_code(&self) -> u8 {
+        self.kind().exit_code()
     }
 
     /// The next command to run, when there is one.
@@ -588,6 +613,35 @@ mod tests {
         }
     }
 
+    /// Every exit code the binary returns, by kind, and how `--json` and the MCP server name it
+    /// (a test command's own exit code, which `goal verify` passes on, reads as a refusal).
+    #[test]
+    fn the_kind_decides_the_exit_code() {
+        let cases = [
+            (ErrorKind::Refusal, 1, "refusal"),
+            (ErrorKind::User, 2, "user"),
+            (ErrorKind::Internal, 2, "internal"),
+            (ErrorKind::Environment, 2, "environment"),
+            (ErrorKind::Interrupted { code: 130 }, 130, "environment"),
+            (ErrorKind::Interrupted { code: 143 }, 143, "environment"),
+        ];
+        for (kind, code, name) in cases {
+            assert_eq!(kind.exit_code(), code, "{kind:?}");
+            assert_eq!(kind.as_str(), name, "{kind:?}");
+        }
+        let read_back = [
+            (1, ErrorKind::Refusal),
+            (2, ErrorKind::User),
+            (101, ErrorKind::Refusal),
+            (130, ErrorKind::Interrupted { code: 130 }),
+            (143, ErrorKind::Interrupted { code: 143 }),
+            (-1, ErrorKind::Environment),
+        ];
+        for (code, kind) in read_back {
+            assert_eq!(ErrorKind::of_exit_code(code), kind, "{code}");
+        }
+    }
+
     /// Every error has a kind: refusals are exit 1, the machine's and goal's own bugs are named
     /// apart from bad input.
     #[test]
@@ -617,11 +671,12 @@ mod tests {
                     signal: "SIGINT",
                     code: 130,
                 },
-                ErrorKind::Environment,
+                ErrorKind::Interrupted { code: 130 },
             ),
         ];
         for (error, kind) in cases {
             assert_eq!(error.kind(), kind, "{error}");
+            assert_eq!(error.exit_code(), kind.exit_code(), "{error}");
         }
         let bug = Error::internal("write the stop state", "key must be a string");
         assert!(bug.to_string().contains("this is a bug in goal"), "{bug}");

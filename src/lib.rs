@@ -136,7 +136,7 @@ pub fn main() -> ExitCode {
                     styled.to_string()
                 };
                 eprint!("goal: {text}");
-                return ExitCode::from(2);
+                return ExitCode::from(error::ErrorKind::User.exit_code());
             }
             let _ = e.print();
             return ExitCode::SUCCESS;

@@ -242,3 +242,36 @@ fn the_command_list_gives_one_line_a_command() {
     let hook = stdout(&repo.goal().args(["hook", "--help"]).output().unwrap());
     assert!(hook.contains("`goal hooks`"), "{hook}");
 }
+
+/// Every exit code the binary returns, each from a command that returns it: 0 done, 1 a
+/// negative answer, 2 bad input, a test command's own code passed on by `verify`. (128 + a
+/// signal: tests/terminal.rs stops commands with SIGINT and SIGTERM.)
+#[test]
+fn every_exit_code_the_binary_returns() {
+    let repo = Repo::new();
+    let none: &[&str] = &[];
+    let cases: &[(&[&str], i32, &[&str])] = &[
+        (&["status"], 1, &["no active goal"]),
+        (&["init", "x", "-c", "a passes"], 0, none),
+        (
+            &["status", "--bogus"],
+            2,
+            &["unexpected argument '--bogus'"],
+        ),
+        (&["verify", "-c", "9"], 2, &["no criterion 9"]),
+        (&["done"], 1, &["not proven done"]),
+        (
+            &["verify", "--", "sh", "-c", "echo 1 failed; exit 3"],
+            3,
+            none,
+        ),
+    ];
+    for (args, code, words) in cases {
+        let out = repo.goal().args(*args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {err}");
+        for w in *words {
+            assert!(err.contains(w), "{args:?}: {err}");
+        }
+    }
+}
