@@ -3,8 +3,6 @@
 //! Also the marker a running `goal run` keeps, `<git-dir>/goal/run.json`, under an OS lock.
 
 /// The fleet as an HTML dashboard.
-pub mod html;
-
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};

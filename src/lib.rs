@@ -47,8 +47,6 @@ pub mod history;
 /// The agent hosts goal integrates with (Claude Code, Codex, Gemini CLI, opencode, Cursor): one
 /// table, and goal's entries added to and removed from their settings files. Pure.
 pub mod hosts;
-/// Self-contained HTML pages: escaping, the page shell and its policy, small SVG pieces. Pure.
-pub mod html;
 /// JSON with comments, edited by spans so the user's bytes stay as they are. Pure.
 pub mod jsonc;
 /// JUnit XML reports: counting their test cases, reading those a run wrote.
@@ -78,6 +76,8 @@ pub mod pin;
 pub mod proof;
 /// Finished goals rechecked on the current tree: their pins run again, nothing recorded.
 pub mod recheck;
+/// What the commands print that is more than a line: reports as text, markdown and pages. Pure.
+pub mod render;
 /// The only git user (git2 and the git CLI): open, snapshot trees, commit, walk history.
 pub mod repo;
 /// Backoff and the retry guard: pure rules over raw attempts.

@@ -542,7 +542,6 @@ const RANKS: &[(&str, &[&str])] = &[
             "evidence",
             "goal_file",
             "hosts",
-            "html",
             "jsonc",
             "junit",
             "lint",
@@ -590,6 +589,7 @@ const RANKS: &[(&str, &[&str])] = &[
         ],
     ),
     ("operations", &["ops"]),
+    ("what the commands print: reports and pages", &["render"]),
     (
         "goal run, goal mcp, and the workflow that races it",
         &["mcp", "runner", "workflow"],

@@ -43,6 +43,7 @@ mod init;
 mod install;
 mod iterate;
 mod layers;
+mod layers_render;
 mod ledger;
 mod lifecycle;
 mod mcp;

@@ -46,7 +46,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     super::print_added(ctx, &ws, done.commits.first().copied());
     let summary = done.summary;
     let report = match args.report {
-        true => Some(crate::ops::report::markdown_at_head(&ws)?),
+        true => Some(crate::render::report_text::markdown(
+            &crate::ops::report::build(&ws, "HEAD")?,
+        )),
         false => None,
     };
     if ctx.json {

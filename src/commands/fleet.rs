@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         &run_in,
     )?;
     if let Some(path) = target {
-        let page = fleet::html::page(&rows, &now_rfc3339());
+        let page = crate::render::fleet_page::page(&rows, &now_rfc3339());
         return crate::commands::report::write_page(ctx, &path, &page);
     }
     if ctx.json {

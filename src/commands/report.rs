@@ -2,7 +2,8 @@
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::ops::report::{build, markdown, text};
+use crate::ops::report::build;
+use crate::render::report_text::{markdown, text};
 use crate::workspace::Workspace;
 
 use std::path::{Path, PathBuf};
@@ -43,7 +44,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open_history(ctx)?;
     let report = build(&ws, args.rev.as_deref().unwrap_or("HEAD"))?;
     if let Some(path) = target {
-        return write_page(ctx, &path, &crate::ops::report::html(&report));
+        return write_page(ctx, &path, &crate::render::report_page::page(&report));
     }
     if ctx.json {
         ctx.emit_json(&report)?;

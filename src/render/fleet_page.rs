@@ -1,8 +1,8 @@
 //! `goal fleet --html`: the fleet as a dashboard page, a row per goal in flight (then the
 //! finished ones) with its progress drawn. Pure.
 
-use super::{Kind, Row, age_text};
-use crate::html::{escape, progress_bar, table};
+use super::page::{escape, progress_bar, table};
+use crate::fleet::{Kind, Row, age_text};
 
 /// Goals still being worked on: in progress or blocked.
 fn in_flight(row: &Row) -> bool {
@@ -31,7 +31,7 @@ pub fn page(rows: &[Row], generated: &str) -> String {
         body.push_str("<h2>Finished</h2>\n");
         body.push_str(&rows_table(&rest));
     }
-    crate::html::page("goal fleet", &body)
+    super::page::page("goal fleet", &body)
 }
 
 fn rows_table(rows: &[&Row]) -> String {

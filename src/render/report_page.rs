@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Budget, Point, Report};
-use crate::html::{column_width, escape, num, table};
+use super::page::{column_width, escape, num, table};
+use crate::ops::report::{Budget, Point, Report};
 use crate::pin;
 
 const LEFT: f64 = 44.0;
@@ -25,7 +25,7 @@ pub fn page(r: &Report) -> String {
     }
     body.push_str(&criteria_table(r));
     body.push_str(&findings(r));
-    crate::html::page(&format!("goal: {}", r.goal), &body)
+    super::page::page(&format!("goal: {}", r.goal), &body)
 }
 
 fn header(r: &Report) -> String {
@@ -373,7 +373,7 @@ fn criteria_table(r: &Report) -> String {
                 c.command.as_ref().map_or("—".into(), |a| {
                     format!("<code>{}</code>", escape(&pin::render(a)))
                 }),
-                escape(&super::red_green(c)),
+                escape(&super::report_text::red_green(c)),
             ]
         })
         .collect();
