@@ -17,7 +17,7 @@ pub const GOAL: &str = ".agents/goal/GOAL.md";
 pub const EVIDENCE: &str = ".agents/goal/evidence.jsonl";
 
 /// The environment every child process of a test gets, built from nothing (as jj's
-/// `TestEnvironment` does): `PATH` (with goal's binary first) and a temporary `HOME`, no user or
+/// `TestEnvironment` does): `PATH` (with goal's binary first), a temporary `HOME` holding `TMPDIR`, no user or
 /// system git config, fixed dates and clock, no colour. Nothing of the calling environment leaks
 /// in — not what git exported to a calling hook (GIT_DIR, GIT_INDEX_FILE, …), nor a user's own
 /// GOAL_FILE. It owns the temporary `HOME` and hands out commands (`goal`, `git`, any program)
@@ -43,7 +43,11 @@ impl TestEnv {
             ("HOME".into(), home.path().into()),
             // The kept worktree of red runs lives under the cache folder: inside this HOME.
             ("XDG_CACHE_HOME".into(), home.path().join(".cache").into()),
+            // Temporary files of goal and of everything it starts stay inside this HOME too: a
+            // test sees no other test's and leaves none behind.
+            ("TMPDIR".into(), home.path().join("tmp").into()),
         ];
+        std::fs::create_dir_all(home.path().join("tmp")).unwrap();
         vars.extend(
             [
                 ("GIT_CONFIG_GLOBAL", "/dev/null"),
