@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::source::files;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
@@ -186,4 +188,39 @@ fn the_commands_page_names_every_visible_command() {
         .map(str::to_string)
         .collect();
     assert!(missing.is_empty(), "docs/commands.md lacks {missing:?}");
+}
+
+/// The words of a source that point at documents a reader of the repository cannot open (the
+/// team's contract and the original design): `§`, `SPEC` as a word, `seeds`.
+fn cites_the_unseen(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.contains('§')
+                || l.contains("seeds")
+                || l.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == "SPEC")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn no_source_cites_a_document_the_reader_cannot_open() {
+    assert_eq!(
+        cites_the_unseen("// as §20 says\nlet RSPEC = 1;\n// the seeds'\n// SPEC §9"),
+        [1, 3, 4]
+    );
+    let cited: Vec<String> = files()
+        .into_iter()
+        .flat_map(|(rel, text)| {
+            cites_the_unseen(&text)
+                .into_iter()
+                .map(move |line| format!("{rel}:{line}"))
+        })
+        .collect();
+    assert!(
+        cited.is_empty(),
+        "cites what a reader cannot open: {cited:?}"
+    );
 }

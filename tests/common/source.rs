@@ -6,8 +6,13 @@ pub fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// Every `.rs` file under src/, as (path relative to src/, text).
+/// Every `.rs` file under src/, as (path relative to src/, text): read once for all the tests.
 pub fn files() -> Vec<(String, String)> {
+    static FILES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    FILES.get_or_init(read_files).clone()
+}
+
+fn read_files() -> Vec<(String, String)> {
     fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
