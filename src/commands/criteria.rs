@@ -249,10 +249,14 @@ fn print_report(ctx: &Ctx, report: Report) -> Result<u8> {
 fn run_surface(ctx: &Ctx, ws: &Workspace, change: &criteria::SurfaceChange) -> Result<u8> {
     let report = criteria::surface(ws, change)?;
     let settings = &report.goal.settings;
+    let material = report
+        .commit
+        .filter(|_| !report.old.only_stricter(settings))
+        .map(|_| format!("settings {} → {settings}", report.old));
     if ctx.json {
         ctx.emit_json(&json!({
             "commit": report.commit.map(|c| c.to_string()),
-            "material_change": report.commit.map(|_| format!("settings {} → {settings}", report.old)),
+            "material_change": material,
             "settings": settings.json(),
         }))?;
         return Ok(0);
@@ -267,10 +271,10 @@ fn run_surface(ctx: &Ctx, ws: &Workspace, change: &criteria::SurfaceChange) -> R
                 report.old,
                 short(oid)
             ));
-            ctx.say(format!(
-                "Recorded as a material change: settings {} → {settings}",
-                report.old
-            ));
+            match &material {
+                Some(change) => ctx.say(format!("Recorded as a material change: {change}")),
+                None => ctx.say("A stricter gate: no material change, no confirmation needed"),
+            }
         }
     }
     Ok(0)

@@ -98,6 +98,26 @@ impl Settings {
         }
     }
 
+    /// Whether `new` only makes the gate stricter than these: the mutation check from off to
+    /// report to gate, or a higher lowest score; everything else as it was, and something
+    /// changed. Such a change needs no person's confirmation and is no material change. (Globs
+    /// added to the test surface are not: they move files between code and tests, which changes
+    /// what each run is made of, not only how much is asked.)
+    pub fn only_stricter(&self, new: &Settings) -> bool {
+        let rank = |m: Mutants| match m {
+            Mutants::Off => 0,
+            Mutants::Report => 1,
+            Mutants::Gate => 2,
+        };
+        self != new
+            && self.tests == new.tests
+            && self.tests_only == new.tests_only
+            && rank(new.mutants) >= rank(self.mutants)
+            && new.mutants_min >= self.mutants_min
+            && self.pin_timeout == new.pin_timeout
+            && self.pin_memory == new.pin_memory
+    }
+
     pub fn is_default(&self) -> bool {
         *self == Settings::default()
     }
@@ -263,6 +283,59 @@ pub fn parse_bound(text: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    /// A change that only makes the gate stricter is told apart from one that loosens it.
+    #[test]
+    fn only_stricter_changes() {
+        let base = Settings::default();
+        let with = |f: &dyn Fn(&mut Settings)| {
+            let mut s = Settings::default();
+            f(&mut s);
+            s
+        };
+        let gate = with(&|s| s.mutants = Mutants::Gate);
+        let report = with(&|s| s.mutants = Mutants::Report);
+        let globs = with(&|s| s.tests = vec!["spec/**".into()]);
+        let cases: &[(&Settings, &Settings, bool)] = &[
+            (&base, &gate, true),
+            (&base, &report, true),
+            (&report, &gate, true),
+            (&gate, &report, false),
+            (&gate, &base, false),
+            (&base, &base, false),
+            (
+                &gate,
+                &with(&|s| {
+                    s.mutants = Mutants::Gate;
+                    s.mutants_min = 0.9
+                }),
+                true,
+            ),
+            (
+                &gate,
+                &with(&|s| {
+                    s.mutants = Mutants::Gate;
+                    s.mutants_min = 0.5
+                }),
+                false,
+            ),
+            (&base, &globs, false),
+            (&globs, &base, false),
+            (&base, &with(&|s| s.tests_only = true), false),
+            (&base, &with(&|s| s.pin_timeout = Some(60)), false),
+            (
+                &base,
+                &with(&|s| {
+                    s.mutants = Mutants::Gate;
+                    s.pin_memory = Some(64)
+                }),
+                false,
+            ),
+        ];
+        for (old, new, want) in cases {
+            assert_eq!(old.only_stricter(new), *want, "{old} → {new}");
+        }
+    }
+
     use super::*;
     use crate::goal_file::GoalFile;
 

@@ -575,8 +575,9 @@ pub struct SurfaceReport {
     pub goal: Box<GoalFile>,
 }
 
-/// Change the settings that judge the goal (GOAL.md's frontmatter): always a material change,
-/// refused without `--confirm`, recorded in `Goal-Material-Change`.
+/// Change the settings that judge the goal (GOAL.md's frontmatter): a material change, refused
+/// without `--confirm` and recorded in `Goal-Material-Change`, unless it only makes the gate
+/// stricter (turning the mutation check on, say).
 pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> {
     let new = change.settings()?;
     crate::ops::confirm::check_confirm(change.confirm, &change.command())?;
@@ -592,7 +593,8 @@ pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> 
         });
     }
     let record = format!("settings {old} → {new}");
-    if !change.confirm {
+    let stricter = old.only_stricter(&new);
+    if !change.confirm && !stricter {
         return Err(Error::refused(
             format!("changing the settings that judge the goal ({record}) is a material change"),
             format!(
@@ -604,7 +606,9 @@ pub fn surface(ws: &Workspace, change: &SurfaceChange) -> Result<SurfaceReport> 
     goal.set_settings(&new);
     goal.set_updated(&crate::context::now_rfc3339());
     let mut commit = Commit::new(GoalAction::Criteria, format!("change the settings: {new}"));
-    commit.material_change = Some(record);
+    if !stricter {
+        commit.material_change = Some(record);
+    }
     let oid = commit.make(ws, Some(&goal), &goal)?;
     Ok(SurfaceReport {
         commit: Some(oid),
