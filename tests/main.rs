@@ -67,5 +67,6 @@ mod run_ends;
 mod short_ids;
 mod speed;
 mod status;
+mod surfaces;
 mod terminal;
 mod verify;

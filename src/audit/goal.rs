@@ -369,7 +369,7 @@ fn material_changes(
         .trailer("Goal-Material-Change")
         .map(str::to_string);
     let mut entries = Vec::new();
-    if last.settings != g.settings {
+    if last.settings != g.settings && !last.settings.only_stricter(&g.settings) {
         entries.push((
             MaterialEntry {
                 commit: seen.info.id.to_string(),
@@ -527,7 +527,23 @@ fn red_witnesses(
     // last commit, with the red tree checked out.)
     out.red_tree = Some((span.base.unwrap_or(last.id), red.tree));
     let finished = out.status == "complete";
+    // A guard's run on the base, as `goal done` recorded it (the base tree without the goal
+    // folder, as the records name it).
+    let base_tree = match span.base {
+        Some(b) => Some(
+            scope
+                .repo
+                .tree_without(scope.repo.commit_info(b)?.tree, &scope.goal_dir)?
+                .to_string(),
+        ),
+        None => None,
+    };
     for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
+        if let Some(tree) = &base_tree
+            && let Some(r) = crate::surface::judge::guard_base(ledger, c.number, &c.text, tree)
+        {
+            audit.base = Some(RunOutcome::of(r));
+        }
         audit.red = crate::surface::judge::red_state(ledger, c.number, &c.text, &target);
         audit.red_recorded = audit
             .red

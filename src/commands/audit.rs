@@ -477,6 +477,13 @@ fn print_criterion(ctx: &Ctx, c: &CriterionAudit) {
         };
         ctx.say(format!("      {line}"));
     }
+    if let (true, Some(base)) = (c.kind == "guard", &c.base) {
+        let state = if base.exit_code == 0 { "green" } else { "red" };
+        ctx.say(format!(
+            "      guard on the goal's base: {state} ({})",
+            base.describe()
+        ));
+    }
     match (c.red_replay.as_deref(), &c.red_replayed) {
         (Some("red"), Some(o)) => ctx.say(format!(
             "      {} ({})",

@@ -38,7 +38,14 @@ pub fn commit_findings(
             role,
             crate::surface::Role::NotTest | crate::surface::Role::RustSource
         ) {
-            code_detections(repo, &path, old, new, &mut out)?;
+            detections(repo, &path, old, new, true, &mut out)?;
+        } else if matches!(
+            role,
+            crate::surface::Role::Test | crate::surface::Role::WholeConfig
+        ) {
+            // Tests and conftests, as `goal done` reads them: only their conditions that read a
+            // path of the run.
+            detections(repo, &path, old, new, false, &mut out)?;
         }
         if !role.is_surface() {
             continue;
@@ -186,13 +193,15 @@ impl Change<'_> {
     }
 }
 
-/// The `test-detected`/`test-aware` findings of a code file a commit changed (`old` → `new`), on
-/// the lines it added; a file that does not parse detects nothing.
-fn code_detections(
+/// The `test-detected`/`test-aware` findings of a file a commit changed (`old` → `new`; `code`:
+/// a code file, else a test file or a conftest), on the lines it added; a file that does not
+/// parse detects nothing.
+fn detections(
     repo: &Repo,
     path: &str,
     old: Option<Oid>,
     new: Option<Oid>,
+    code: bool,
     out: &mut Vec<Finding>,
 ) -> Result<()> {
     let (Some(new), Some(_)) = (new, weaken::Language::of(path)) else {
@@ -203,7 +212,7 @@ fn code_detections(
         .map(|id| repo.blob_bytes(id))
         .transpose()?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let _ = weaken::detect::detected(path, base.as_deref(), Some(&last), true, out);
+    let _ = weaken::detect::detected(path, base.as_deref(), Some(&last), code, out);
     Ok(())
 }
 

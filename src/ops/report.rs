@@ -40,6 +40,9 @@ pub struct CriterionRow {
     pub(crate) red_evidence: Option<String>,
     pub(crate) red_exit_code: Option<i32>,
     pub(crate) red_tests: Option<TestCounts>,
+    /// Its run on the goal's base, when one was made (a guard's tells whether it was red there).
+    pub(crate) base_exit_code: Option<i32>,
+    pub(crate) base_tests: Option<TestCounts>,
 }
 
 #[derive(Debug, Serialize)]
@@ -68,6 +71,9 @@ pub struct Report {
     pub(crate) deslop: Vec<deslop::Finding>,
     /// The weakening findings of the goal's diff over the test surface.
     pub(crate) tests_weakened: Vec<audit::WeakenedFinding>,
+    /// Changes to the tests that `goal done`'s runs judged without refusing, and what its
+    /// exams showed, as `goal log` lists them.
+    pub(crate) tests_changed: Vec<String>,
     pub(crate) files_changed: usize,
     pub(crate) insertions: usize,
     pub(crate) deletions: usize,
@@ -220,6 +226,7 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
         problems: goal.problems.into_iter().map(|p| p.message).collect(),
         deslop: deslop::scan(&added),
         tests_weakened: goal.tests_weakened,
+        tests_changed: tests_changed(&rows.rows),
         files_changed: stat.files_changed,
         insertions: stat.insertions,
         deletions: stat.deletions,
@@ -230,6 +237,23 @@ pub fn build(ws: &Workspace, rev: &str) -> Result<Report> {
             .iter()
             .find_map(|c| c.trailer("Goal-Budget").and_then(Budget::parse)),
     })
+}
+
+/// The rows' changes to the tests judged by `done`'s runs, and what its exams showed, in the
+/// words `goal log` gives them.
+fn tests_changed(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(r.tests_changed.iter().map(|w| {
+            format!(
+                "in {}: {}",
+                crate::repo::short_id(&w.commit),
+                w.finding.trailer_value()
+            )
+        }));
+        out.extend(r.exams_shown.iter().map(|v| format!("exam: {v}")));
+    }
+    out
 }
 
 /// Retries (the failures of each iteration that reached a commit — an iteration commit starts a
@@ -297,6 +321,8 @@ fn criterion_of(c: &audit::CriterionAudit) -> CriterionRow {
         red_evidence: c.red.as_ref().and_then(|r| r.record.clone()),
         red_exit_code: c.red_recorded.map(|o| o.exit_code),
         red_tests: c.red_recorded.and_then(|o| o.tests),
+        base_exit_code: c.base.map(|o| o.exit_code),
+        base_tests: c.base.and_then(|o| o.tests),
     }
 }
 

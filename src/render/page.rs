@@ -45,6 +45,35 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// A markdown line's text as HTML: escaped, its code spans (`` `x` ``, ``` `` x `` ```) as
+/// `<code>`. An unclosed backtick is text.
+pub fn inline_code(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find('`') {
+        out.push_str(&escape(&rest[..at]));
+        let after = &rest[at..];
+        let (open, close) = if after.starts_with("`` ") {
+            ("`` ", " ``")
+        } else {
+            ("`", "`")
+        };
+        match after[open.len()..].find(close) {
+            Some(end) => {
+                let code = &after[open.len()..open.len() + end];
+                let _ = write!(out, "<code>{}</code>", escape(code));
+                rest = &after[open.len() + end + close.len()..];
+            }
+            None => {
+                out.push_str(&escape(after));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(&escape(rest));
+    out
+}
+
 /// A whole page: the doctype, the policy, the CSS and `body` (already escaped HTML).
 pub fn page(title: &str, body: &str) -> String {
     format!(
@@ -105,6 +134,19 @@ pub fn progress_bar(done: usize, total: usize, width: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_code_spans() {
+        let cases = [
+            ("plain <b>", "plain &lt;b&gt;"),
+            ("`a.py:3` x", "<code>a.py:3</code> x"),
+            ("`` a`b `` and `c`", "<code>a`b</code> and <code>c</code>"),
+            ("open ` only", "open ` only"),
+        ];
+        for (line, want) in cases {
+            assert_eq!(inline_code(line), want, "{line}");
+        }
+    }
 
     #[test]
     fn escape_table() {

@@ -383,38 +383,21 @@ fn criteria_table(r: &Report) -> String {
     )
 }
 
+/// The sections after the criteria, the same ones and the same lines as the text and markdown
+/// reports give (their one source), a list each.
 fn findings(r: &Report) -> String {
-    let mut out = String::from("<h2>Weakening findings</h2>\n");
-    if r.tests_weakened.is_empty() {
-        out.push_str(
-            "<p class=\"note\">None: no test of the goal was removed, skipped or weakened.</p>\n",
-        );
-    } else {
-        let rows: Vec<Vec<String>> = r
-            .tests_weakened
-            .iter()
-            .map(|f| {
-                vec![
-                    escape(&f.finding.kind.to_string()),
-                    format!(
-                        "<code>{}:{}</code>",
-                        escape(&f.finding.file),
-                        f.finding.line
-                    ),
-                    escape(&f.finding.test),
-                    if f.confirmed {
-                        "confirmed by a person"
-                    } else if f.refuses {
-                        "refuses done"
-                    } else {
-                        "shown"
-                    }
-                    .into(),
-                ]
-            })
-            .collect();
-        out.push_str(&table(&["Kind", "Where", "Test", "Verdict"], &rows));
+    let mut out = String::new();
+    for (title, lines) in super::report_text::sections(r) {
+        let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+        if lines.is_empty() {
+            out.push_str("<p class=\"note\">None.</p>\n");
+            continue;
+        }
+        out.push_str("<ul>\n");
+        for line in lines {
+            let _ = writeln!(out, "<li>{}</li>", super::page::inline_code(&line));
+        }
+        out.push_str("</ul>\n");
     }
-    out.push_str("<h2>Mutation findings</h2>\n<p class=\"note\">No mutation check recorded for this goal.</p>\n");
     out
 }

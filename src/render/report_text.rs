@@ -35,7 +35,17 @@ pub(crate) fn red_green(c: &CriterionRow) -> String {
         None => "not proven".into(),
     };
     match (c.kind, c.red) {
-        ("guard", _) => format!("guard: stays green ({green})"),
+        ("guard", _) => match c.base_exit_code {
+            Some(0) => format!(
+                "guard: green on the base ({}) and stays green ({green})",
+                counts_text(c.base_tests, c.base_exit_code)
+            ),
+            Some(_) => format!(
+                "guard: red on the base ({}) → green ({green})",
+                counts_text(c.base_tests, c.base_exit_code)
+            ),
+            None => format!("guard: green ({green}); no run on the base recorded"),
+        },
         ("unpinned", _) | (_, None) => format!("unpinned: no red run ({green})"),
         (_, Some("witnessed")) => format!(
             "red {} ({}) → green ({green})",
@@ -44,6 +54,12 @@ pub(crate) fn red_green(c: &CriterionRow) -> String {
         ),
         (_, Some(state)) => format!("no red witness ({state}) → green ({green})"),
     }
+}
+
+/// Whether a finding is a weakening, as `goal log` flags it (`tests-weakened`): one that refuses
+/// on its text, or here, or was accepted with --confirm. The others are changes the runs judge.
+fn weakens(f: &audit::WeakenedFinding) -> bool {
+    f.refuses || f.confirmed || f.finding.kind.refuses()
 }
 
 fn weakened_line(f: &audit::WeakenedFinding) -> String {
@@ -206,7 +222,7 @@ fn criterion_row(c: &CriterionRow) -> String {
 
 /// The report's sections after the table, in order, each a title and its lines ("None." when
 /// it has none); the optional ones only when they have something to say.
-fn sections(r: &Report) -> Vec<(&'static str, Vec<String>)> {
+pub(crate) fn sections(r: &Report) -> Vec<(&'static str, Vec<String>)> {
     let mut out = Vec::new();
     if !r.settings_text.is_empty() {
         out.push(("Settings (not the defaults)", r.settings_text.clone()));
@@ -215,10 +231,21 @@ fn sections(r: &Report) -> Vec<(&'static str, Vec<String>)> {
         "Material changes",
         r.material_changes.iter().map(material_line).collect(),
     ));
+    // What refuses (or was accepted with --confirm); the rest are changes the runs judged.
     out.push((
         "Tests weakened",
-        r.tests_weakened.iter().map(weakened_line).collect(),
+        r.tests_weakened
+            .iter()
+            .filter(|f| weakens(f))
+            .map(weakened_line)
+            .collect(),
     ));
+    if !r.tests_changed.is_empty() {
+        out.push((
+            "Tests changed (judged by the runs)",
+            r.tests_changed.clone(),
+        ));
+    }
     if let Some(m) = &r.mutation {
         out.push(("Mutation", mutation_lines(m)));
     }
@@ -294,8 +321,11 @@ pub fn text(r: &Report) -> String {
     for run in &r.runs {
         out.push(format!("  {}", run.line()));
     }
-    for f in &r.tests_weakened {
+    for f in r.tests_weakened.iter().filter(|f| weakens(f)) {
         out.push(format!("  tests weakened: {}", weakened_line(f)));
+    }
+    for t in &r.tests_changed {
+        out.push(format!("  tests changed: {t}"));
     }
     if let Some(m) = &r.mutation {
         out.push(format!("  {}", m.line()));
