@@ -1,4 +1,5 @@
-//! Ops gather, `src/render` renders: no page or document is built under `src/ops`.
+//! Ops gather, `src/render` renders: no page or document is built under `src/ops`; and where goal's
+//! error could be returned, a `String` error says what it holds.
 
 use crate::common::source::{files, is_test_file};
 
@@ -42,5 +43,61 @@ fn no_rendering_under_ops() {
     assert!(
         rendering.is_empty(),
         "ops gather; src/render renders: {rendering:?}"
+    );
+}
+
+/// The `Result<…, String>` signatures of one source that no doc comment explains: each is fine in
+/// a file that cannot return goal's error (it does not use `crate::error`: the pure rules), and
+/// elsewhere must say in the doc comment just above what its `Err` holds (an answer that is data,
+/// such as why a fetch did not reach its remote, or a clap value parser's message).
+fn unexplained_string_errors(text: &str) -> Vec<usize> {
+    if !text.contains("crate::error") {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.contains(", String>") || !line.contains("Result<") {
+            continue;
+        }
+        // The doc comment of the item this line belongs to: the `///` lines above the nearest
+        // `fn`, `type` or field line at or before it.
+        let start = (0..=i)
+            .rev()
+            .find(|&j| {
+                let t = lines[j].trim_start();
+                t.starts_with("pub") || t.starts_with("fn ") || t.starts_with("type ")
+            })
+            .unwrap_or(i);
+        let doc: Vec<&str> = lines[..start]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with("///") || l.trim_start().starts_with("#["))
+            .copied()
+            .collect();
+        if !doc.iter().any(|l| l.contains("Err")) {
+            found.push(i + 1);
+        }
+    }
+    found
+}
+
+#[test]
+fn every_string_error_outside_the_pure_rules_is_explained() {
+    let sample = "use crate::error::Result;\n/// Ok(Err(why)) when it failed.\npub fn a() -> Result<std::result::Result<(), String>> {}\n/// Reads.\nfn b() -> std::result::Result<u8, String> {}\n";
+    assert_eq!(unexplained_string_errors(sample), [5]);
+    assert!(unexplained_string_errors("fn p() -> Result<u8, String> {}").is_empty());
+    let unexplained: Vec<String> = files()
+        .into_iter()
+        .filter(|(rel, _)| !is_test_file(rel))
+        .flat_map(|(rel, text)| {
+            unexplained_string_errors(&text)
+                .into_iter()
+                .map(move |l| format!("{rel}:{l}"))
+        })
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "Result<_, String> where goal's Error could be returned, its Err not explained: {unexplained:?}"
     );
 }

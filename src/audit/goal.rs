@@ -252,7 +252,8 @@ impl Walk {
 
     /// The criteria this commit ticked, remembered; those ticked without passing evidence on
     /// its tree, judged by the gate's own rules as its hook would have (a ledger that does not
-    /// parse proves none of the ticks).
+    /// parse proves none of the ticks: its Err is why it does not, a finding of the audit, not a
+    /// failure of it).
     fn ticks(
         &mut self,
         seen: &Seen,
@@ -323,7 +324,8 @@ fn trailer_mismatches(t: &GoalTrailers, g: &GoalFile) -> Vec<String> {
     out
 }
 
-/// Why a commit's evidence.jsonl proves nothing, if it does not parse or its chain breaks.
+/// Why a commit's evidence.jsonl proves nothing, if it does not parse (the ledger's Err: why,
+/// as the audit reports it) or its chain breaks.
 fn chain_problem(ledger: &std::result::Result<Ledger, String>) -> Option<String> {
     match ledger {
         Err(why) => Some(format!("evidence.jsonl does not parse: {why}")),

@@ -46,6 +46,8 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// The ledger committed in `tree` (none: empty). Err inside: why it does not parse, which
+    /// the audit reports as a problem of that commit and goes on.
     fn ledger_at(&self, tree: Oid) -> Result<std::result::Result<Ledger, String>> {
         Ok(match self.repo.file_in_tree(tree, &self.evidence_rel)? {
             None => Ok(Ledger::default()),
@@ -63,6 +65,8 @@ impl<'a> Scope<'a> {
         })
     }
 
+    /// GOAL.md as committed in `tree`, if there. Err inside: why it does not parse, a problem of
+    /// that commit the audit reports and goes on.
     fn goal_at(&self, tree: Oid) -> Result<Option<std::result::Result<GoalFile, String>>> {
         Ok(self.repo.file_in_tree(tree, &self.goal_rel)?.map(|bytes| {
             GoalFile::parse_bytes(&bytes)

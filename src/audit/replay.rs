@@ -13,7 +13,8 @@ use crate::repo::Oid;
 use crate::repo::TempWorktree;
 use crate::summary;
 
-/// What a replay gave: an outcome, or why the command could not run.
+/// What a replay gave: an outcome, or (Err) why the command could not run, which the audit
+/// shows as `cannot run` and goes on.
 pub type RunResult = std::result::Result<RunOutcome, String>;
 
 /// Runs records' commands at commits, each distinct (commit, argv, folder) once.

@@ -60,6 +60,8 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     Ok(0)
 }
 
+/// The event's JSON from stdin. Err: what was wrong with it, which the hook answers the host
+/// with as a `systemMessage` (a hook always exits 0).
 fn read_stdin() -> std::result::Result<String, String> {
     if std::io::stdin().is_terminal() {
         return Err("expected the hook's JSON on stdin (the host pipes it)".into());
@@ -89,7 +91,8 @@ enum Answer {
     Stop(Stop),
 }
 
-/// The answer to one event: Some(JSON) to print, None to print nothing.
+/// The answer to one event: Some(JSON) to print, None to print nothing. Err: what was wrong with
+/// the event, told to the host as a `systemMessage` (a hook always exits 0).
 fn answer(
     ctx: &Ctx,
     host: &str,
@@ -169,7 +172,8 @@ fn session_dir(payload: &Map<String, Value>) -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
-/// Which event of goal's a host's event is.
+/// Which event of goal's a host's event is. Err: what in its payload is wrong, told to the host
+/// as a `systemMessage`.
 fn asked(
     host: &str,
     name: &str,

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::runner::race::{self, Race, RaceReport, RacerOutcome, RacerReport};
 use crate::workspace::Workspace;
 
-/// `--race N`: the number of racers, 2 or more.
+/// `--race N`: the number of racers, 2 or more. A clap value parser: Err is its message.
 pub fn parse_racers(text: &str) -> std::result::Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if n >= 2 => Ok(n),

@@ -113,7 +113,8 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-/// `--max-cost`: a positive number of US dollars (`5`, `0.50`, `$2`).
+/// `--max-cost`: a positive number of US dollars (`5`, `0.50`, `$2`). A clap value parser: Err
+/// is its message.
 fn parse_usd(text: &str) -> std::result::Result<f64, String> {
     let t = text.trim().trim_start_matches('$');
     match t.parse::<f64>() {

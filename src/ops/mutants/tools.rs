@@ -159,6 +159,8 @@ struct Job<'a> {
     quiet: bool,
 }
 
+/// A tool's run: its exit code, its outputs read (Err: why they could not be, which makes the
+/// tool `failed` in the record), and what it printed.
 type Ran = (i32, std::result::Result<Read, String>, Vec<u8>);
 
 fn temp() -> Result<tempfile::TempDir> {
