@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::cgroup::Cgroup;
-use super::tree::Tree;
+use super::process_tree::Tree;
 use crate::error::Result;
 use crate::evidence::CutOff;
 
@@ -156,7 +156,7 @@ impl Watch {
                 Probe::Unmeasured
             }
         };
-        super::tree::become_subreaper();
+        super::process_tree::become_subreaper();
         let now = Instant::now();
         Ok(Watch {
             bounds,

@@ -8,7 +8,7 @@
 
 mod bounds;
 mod cgroup;
-mod tree;
+mod process_tree;
 
 pub use bounds::{
     Bounds, DEFAULT_TIMEOUT_SECS, LongerRuns, bound_pins_by, default_memory, machine_memory, mib,

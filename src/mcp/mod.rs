@@ -4,7 +4,7 @@
 
 mod approval;
 mod call;
-mod tools;
+mod tool_list;
 
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ use rmcp::ServiceExt;
 use crate::error::{Error, Result};
 
 pub use call::Runner;
-pub use tools::Goal;
+pub use tool_list::Goal;
 
 /// What the server tells its client at the handshake.
 pub const INSTRUCTIONS: &str = "goal keeps you on one goal until it is proven done. Call goal_status first. Add each acceptance criterion with the test that proves it (goal_criteria_add with `verify`); a person approves each pinned test before goal runs it. Then work, goal_verify, goal_iterate, and goal_done when every criterion is proven. What only a person may do (--confirm, abandoning or replacing the goal) is not offered: ask them.";

@@ -6,13 +6,13 @@
 
 use glob::{MatchOptions, Pattern};
 
-pub mod config;
 pub mod depends;
 pub mod environment;
 pub mod exam;
 pub mod judge;
 pub mod red;
 pub mod rust;
+pub mod test_config;
 pub mod tree_run;
 pub mod weaken;
 

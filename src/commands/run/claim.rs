@@ -60,7 +60,7 @@ pub(super) fn prepare(
     if std::env::var_os(SEAT_ENV).is_some() && ws.repo.head_branch().is_some() {
         return Ok(start);
     }
-    let text = match super::goal::check_goal(ws, args.goal.as_deref(), &args.criteria)? {
+    let text = match super::goal_state::check_goal(ws, args.goal.as_deref(), &args.criteria)? {
         Some(text) => text,
         None => ws.goal()?.goal,
     };

@@ -8,7 +8,7 @@ mod args;
 mod claim;
 mod display;
 mod edge;
-mod goal;
+mod goal_state;
 mod turn;
 
 use std::sync::atomic::Ordering;
@@ -25,7 +25,7 @@ use edge::Edge;
 
 pub(crate) use agents::no_agent;
 pub use args::Args;
-pub(crate) use goal::check_goal;
+pub(crate) use goal_state::check_goal;
 
 /// `app`: goal's whole command line as clap describes it (a race reads its own again).
 pub fn run(ctx: &Ctx, args: Args, app: fn() -> clap::Command) -> Result<u8> {
@@ -69,7 +69,7 @@ fn start_in_repo(
         Some(remote) => Some(claim::prepare(ws, args, remote, agent, run_id)?),
         None => None,
     };
-    goal::start_goal(ws, args)?;
+    goal_state::start_goal(ws, args)?;
     ws.repo.ensure_idle()?;
     agents::exclude_own_files(ws, &args.agent)?;
     Ok(match (&args.claim, start) {
@@ -107,7 +107,7 @@ fn ready_edge<'a>(
     let clock = Clock::new();
     let seen_interrupts = INTERRUPTS.load(Ordering::SeqCst);
     let scale = time_scale();
-    let (state, summary) = goal::goal_state(ws)?;
+    let (state, summary) = goal_state::goal_state(ws)?;
     display::announce_start(&display, &run_id, &agents, &unverified, &run_dir, &summary);
     let pending = machine.handle(Event::Start {
         now_ms: clock.now_ms(),

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::display::{spend_text, usage_json};
 use super::edge::Edge;
-use super::goal::goal_state;
+use super::goal_state::goal_state;
 use crate::error::Result;
 use crate::goal_file::Status;
 use crate::ops;

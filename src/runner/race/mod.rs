@@ -23,12 +23,12 @@ use crate::error::{Error, Result};
 use crate::repo::{Oid, Repo};
 use crate::usage::Usage;
 
+mod ending;
 mod plan;
-mod report;
 mod worktrees;
 
+pub use ending::{Diff, RaceReport, RacerReport, standing};
 pub use plan::{RacerOutcome, Seat, exit_code, seats, slug};
-pub use report::{Diff, RaceReport, RacerReport, standing};
 pub use worktrees::worktree_path;
 
 /// What a race needs to start.
@@ -326,7 +326,7 @@ fn finish_reports(r: &Race, racers: &mut [Racer], winner: Option<usize>) {
                 .is_some_and(|t| t.elapsed() > Duration::from_secs(2));
         if racer.exited && drained && racer.report.is_none() {
             let won = winner == Some(i);
-            racer.report = Some(report::finish(r, racer, won, winner_branch.as_deref()));
+            racer.report = Some(ending::finish(r, racer, won, winner_branch.as_deref()));
         }
     }
 }

@@ -7,7 +7,7 @@ use super::{Trees, Untrusted, join, may_hold_tests, module_dir, take, upsert};
 use crate::error::Result;
 use crate::repo::{Repo, TreeChange, TreeFile};
 use crate::surface::rust::{Inspection, RustParseError, has_test_items, inspect, red_rust_keeping};
-use crate::surface::{PartialConfig, Role, Surface, config};
+use crate::surface::{PartialConfig, Role, Surface, test_config};
 
 /// The working tree's Rust files that may hold tests, each read and parsed once.
 pub(super) struct RustWork<'t> {
@@ -120,7 +120,7 @@ pub(super) fn test_entries(
             }
             Role::PartialConfig(kind) => {
                 let text = trees.text(repo, Some(file))?.unwrap_or_default();
-                if let Ok(tests) = config::splice(kind, "", &text)
+                if let Ok(tests) = test_config::splice(kind, "", &text)
                     && !tests.trim().is_empty()
                     && tests.trim() != "{}"
                 {
@@ -160,7 +160,7 @@ impl RedChanges {
         };
         let base_text = trees.text(repo, Some(b))?.unwrap_or_default();
         let work_text = trees.text(repo, Some(w))?.unwrap_or_default();
-        match config::splice(kind, &base_text, &work_text) {
+        match test_config::splice(kind, &base_text, &work_text) {
             Ok(red) if red == base_text => {}
             Ok(red) => self
                 .changes

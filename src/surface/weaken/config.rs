@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::super::PartialConfig;
-use super::super::config::{json_get, package_json_keys, test_rules, toml_get};
+use super::super::test_config::{json_get, package_json_keys, test_rules, toml_get};
 use super::tree::{descendants, named, parse, text};
 use super::{Finding, FindingKind};
 
