@@ -3,6 +3,7 @@
 //! tool's outputs read as documented ([`outcomes`]), and the `mutants` record's totals, score
 //! and what `goal done` decides of them. Pure.
 
+pub mod functions;
 pub mod hunks;
 pub mod outcomes;
 pub mod tools;
