@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::goal_file::{GoalFile, Mutants};
 use crate::mutants::hunks::{self, FileChange};
-use crate::mutants::{Mutation, Totals, Unneeded};
+use crate::mutants::{Mutation, Sample, Totals, Unneeded};
 use crate::ops::red::Place;
 use crate::pin;
 use crate::repo::{Oid, TreeChange};
@@ -121,6 +121,7 @@ fn empty() -> Mutation {
         unneeded: Vec::new(),
         tools: Vec::new(),
         totals: Totals::default(),
+        sample: Sample::default(),
         score: None,
         survivors: Vec::new(),
         missing: Vec::new(),
