@@ -301,6 +301,56 @@ fn rust_an_unneeded_change_is_refused_in_gate_mode() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("unneeded-change src/lib.rs:6"));
 }
 
+/// The goal keeps `add`'s old (wrong) body and puts a guard that holds under test in front of
+/// it: the test passes through the guard alone. The mutants of the changed lines are all killed;
+/// those of the kept body, in the same function, survive: refused in gate mode, shown in report
+/// mode, and the record says how many mutants of the changed functions ran.
+#[test]
+fn rust_code_kept_but_bypassed_under_test_survives_in_the_changed_function() {
+    let Some(tools) = cargo_mutants() else { return };
+    let bypassed = LIB_BUGGY
+        .replace(
+            "    a - b\n",
+            "    if a == 2 {\n        return 4;\n    }\n    a - b\n",
+        )
+        .replace("    }\n}\n", &format!("    }}\n{SHALLOW_RS}}}\n"));
+    for mode in ["gate", "report"] {
+        let repo = project(&crate_files(), mode, "0.8", RUST_ADD);
+        repo.write("src/lib.rs", &bypassed);
+        ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+        let out = goal(&repo, &[&tools], &["done", "--json"]);
+        // `a - b` on line 5 is unchanged, and no test reaches it.
+        let survivor = "mutants: survived src/lib.rs:5: replace - with + in add";
+        if mode == "gate" {
+            refused(&out, 1, &["below 0.8", "src/lib.rs:5: replace - with + in add"]);
+            assert!(repo.exists(".agents/goal/GOAL.md"));
+        } else {
+            let err = ok(&out);
+            assert!(err.contains(survivor), "{err}");
+            let m = &json(&out)["mutation"];
+            assert_eq!(m["unneeded"], serde_json::json!([]), "{m}");
+            // The guard's mutants are killed; the kept body's survive.
+            assert!(m["killed"].as_u64().unwrap() >= 2, "{m}");
+            assert!(m["survived"].as_u64().unwrap() >= 2, "{m}");
+            let (sampled, total) = (m["sampled"].as_u64().unwrap(), m["total"].as_u64().unwrap());
+            assert_eq!(sampled, total, "{m}");
+            let run = m["killed"].as_u64().unwrap()
+                + m["survived"].as_u64().unwrap()
+                + m["timeout"].as_u64().unwrap()
+                + m["unviable"].as_u64().unwrap();
+            assert_eq!(run, total, "{m}");
+            assert_eq!(m["tools"][0]["sampled"], m["sampled"], "{m}");
+            assert!(
+                err.contains(&format!("{total} mutant(s) of the changed functions")),
+                "{err}"
+            );
+            // `mul` is not the goal's: none of its mutants ran.
+            assert!(!m["survivors"].to_string().contains("in mul"), "{m}");
+        }
+        no_tool_folders(&repo);
+    }
+}
+
 // --- Python: mutmut --------------------------------------------------------------------------
 
 const PY_BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
