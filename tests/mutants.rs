@@ -536,3 +536,37 @@ fn javascript_a_shallow_test_is_refused_and_a_strong_one_completes() {
     assert_eq!(json(&out)["mutation"]["survived"], 0, "{}", json(&out));
     no_tool_folders(&repo);
 }
+
+/// The old body kept behind a guard true under test: Stryker mutates the whole changed function,
+/// and the kept body's mutant (line 5, never reached) survives; report mode shows it and
+/// completes.
+#[test]
+fn javascript_code_kept_but_bypassed_under_test_survives_in_report_mode() {
+    let Some(tools) = stryker() else { return };
+    let repo = project(&js_files(), "report", "0.8", JS_ADD);
+    repo.write(
+        "src/calc.js",
+        &JS_BUGGY.replace(
+            "function add(a, b) {\n  return a - b;\n}\n",
+            "function add(a, b) {\n  if (a === 2) {\n    return 4;\n  }\n  return a - b;\n}\n",
+        ),
+    );
+    repo.write("test/calc.test.js", JS_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(
+        err.contains("mutants: survived src/calc.js:5: ArithmeticOperator: a + b"),
+        "{err}"
+    );
+    let m = &json(&out)["mutation"];
+    assert!(m["killed"].as_u64().unwrap() >= 1, "{m}");
+    assert_eq!(m["sampled"], m["total"], "{m}");
+    assert!(m["total"].as_u64().unwrap() >= 3, "{m}");
+    // `sub`, unchanged, is not the goal's.
+    assert!(
+        !m["survivors"].to_string().contains("src/calc.js:8"),
+        "{m}"
+    );
+    no_tool_folders(&repo);
+}

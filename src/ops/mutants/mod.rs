@@ -1,6 +1,6 @@
 //! The goal's change under mutation on the working tree as it is now: every hunk of its
 //! code reverted alone in the kept worktree (each must turn some acceptance pin red), then the
-//! ecosystem's mutation tools over the changed lines; the result is a `mutants` record in the
+//! ecosystem's mutation tools over the functions it changed; the result is a `mutants` record in the
 //! ledger, bound to the tree, that never changes a criterion's state. `goal verify --mutants`
 //! makes one; `goal done` makes (or reuses) one when the goal's `mutants` setting is on.
 
