@@ -322,7 +322,11 @@ fn rust_code_kept_but_bypassed_under_test_survives_in_the_changed_function() {
         // `a - b` on line 5 is unchanged, and no test reaches it.
         let survivor = "mutants: survived src/lib.rs:5: replace - with + in add";
         if mode == "gate" {
-            refused(&out, 1, &["below 0.8", "src/lib.rs:5: replace - with + in add"]);
+            refused(
+                &out,
+                1,
+                &["below 0.8", "src/lib.rs:5: replace - with + in add"],
+            );
             assert!(repo.exists(".agents/goal/GOAL.md"));
         } else {
             let err = ok(&out);
@@ -564,9 +568,6 @@ fn javascript_code_kept_but_bypassed_under_test_survives_in_report_mode() {
     assert_eq!(m["sampled"], m["total"], "{m}");
     assert!(m["total"].as_u64().unwrap() >= 3, "{m}");
     // `sub`, unchanged, is not the goal's.
-    assert!(
-        !m["survivors"].to_string().contains("src/calc.js:8"),
-        "{m}"
-    );
+    assert!(!m["survivors"].to_string().contains("src/calc.js:8"), "{m}");
     no_tool_folders(&repo);
 }

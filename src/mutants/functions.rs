@@ -255,7 +255,10 @@ mod tests {
                 &[(3, 3), (9, 11), (13, 15)],
             ),
             // A text that does not parse: the changed lines alone.
-            (change("src/x.rs", "fn a() {\n", "fn a() {\n  1\n"), &[(2, 2)]),
+            (
+                change("src/x.rs", "fn a() {\n", "fn a() {\n  1\n"),
+                &[(2, 2)],
+            ),
         ];
         for (f, want) in cases {
             assert_eq!(widened(f), *want, "{}", f.path);
@@ -292,9 +295,15 @@ mod tests {
         let many: Vec<bool> = (0..1000).map(|i| i % 100 == 0).collect();
         let picked = sample(&many, SAMPLE_MAX);
         assert_eq!(picked.len(), SAMPLE_MAX);
-        assert_eq!(&picked[..10], &[0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+        assert_eq!(
+            &picked[..10],
+            &[0, 100, 200, 300, 400, 500, 600, 700, 800, 900]
+        );
         let rest = &picked[10..];
         assert!(rest.windows(2).all(|w| w[0] < w[1]), "{rest:?}");
-        assert!(*rest.first().unwrap() < 10 && *rest.last().unwrap() > 990, "{rest:?}");
+        assert!(
+            *rest.first().unwrap() < 10 && *rest.last().unwrap() > 990,
+            "{rest:?}"
+        );
     }
 }

@@ -358,7 +358,10 @@ mod tests {
             m.line()
         );
         let json = serde_json::to_value(&m).unwrap();
-        assert_eq!((json["sampled"].as_u64(), json["total"].as_u64()), (Some(205), Some(485)));
+        assert_eq!(
+            (json["sampled"].as_u64(), json["total"].as_u64()),
+            (Some(205), Some(485))
+        );
         assert_eq!(json["killed"], 3, "{json}");
         // A record made before the sample was counted reads as it was, and writes as it was.
         let mut old = json.clone();
@@ -372,6 +375,9 @@ mod tests {
             sample: Sample::all(7),
             ..mutation(7, 0, 0)
         };
-        assert!(all.line().contains("; 7 mutant(s) of the changed functions;"));
+        assert!(
+            all.line()
+                .contains("; 7 mutant(s) of the changed functions;")
+        );
     }
 }

@@ -638,6 +638,9 @@ mod tests {
             after: Some("function add(a, b) {\n  if (a === 2) return 4;\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\n".into()),
         };
         let config = stryker_config(&[&js], &[words("npm test")], "/tmp/r.json");
-        assert!(config.contains("\"mutate\":[\"src/calc.js:1-4\"]"), "{config}");
+        assert!(
+            config.contains("\"mutate\":[\"src/calc.js:1-4\"]"),
+            "{config}"
+        );
     }
 }

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use super::Pin;
 use crate::error::{Error, Result};
+use crate::mutants::functions::SAMPLE_MAX;
 use crate::mutants::hunks::FileChange;
 use crate::mutants::outcomes::{self, Read};
 use crate::mutants::tools::{self as rules, Tool};
-use crate::mutants::functions::SAMPLE_MAX;
 use crate::mutants::{Missing, Mutation, Sample, ToolRun};
 use crate::ops::red::Place;
 use crate::repo::{Oid, TreeChange};
@@ -226,7 +226,9 @@ impl Job<'_> {
         let (code, mut output) = self.run(self.work, &argv)?;
         let listed = match std::fs::read_to_string(&list) {
             Ok(json) if code == 0 => rules::cargo_mutants_listed(&json),
-            _ => Err(format!("cargo-mutants could not list the mutants (exit {code})")),
+            _ => Err(format!(
+                "cargo-mutants could not list the mutants (exit {code})"
+            )),
         };
         let (names, total) = match listed {
             Ok(listed) => rules::cargo_mutants_selection(&listed, self.files),
