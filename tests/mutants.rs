@@ -425,6 +425,34 @@ fn python_an_unneeded_change_is_shown_in_report_mode_and_done_completes() {
     );
 }
 
+/// The old body kept behind a guard true under test: mutmut mutates the whole changed function,
+/// and the kept body's mutants (line 4, never reached) survive; report mode shows them.
+#[test]
+fn python_code_kept_but_bypassed_under_test_survives_in_report_mode() {
+    let Some(tools) = mutmut() else { return };
+    let repo = project(&py_files(), "report", "0.8", PY_ADD);
+    repo.write(
+        "calc/__init__.py",
+        &PY_BUGGY.replace(
+            "    return a - b\n\n\ndef mul",
+            "    if a == 2:\n        return 4\n    return a - b\n\n\ndef mul",
+        ),
+    );
+    repo.write("tests/test_calc.py", PY_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(
+        err.contains("mutants: survived calc/__init__.py:4: add:"),
+        "{err}"
+    );
+    let m = &json(&out)["mutation"];
+    assert!(m["killed"].as_u64().unwrap() >= 1, "{m}");
+    assert_eq!(m["sampled"], m["total"], "{m}");
+    assert!(!m["survivors"].to_string().contains("mul"), "{m}");
+    no_tool_folders(&repo);
+}
+
 #[test]
 fn a_missing_tool_is_named_with_its_install_command() {
     // No mutmut on PATH: the hermetic PATH has the suite's pytest only.
