@@ -77,6 +77,7 @@ pub(super) fn run_all(
             Tool::Stryker => job.stryker()?,
         };
         output.extend_from_slice(&out);
+        let unread = read.is_err();
         let read = read.unwrap_or_else(|why| {
             m.failed
                 .push(format!("{} (exit {exit_code}): {why}", tool.name()));
@@ -87,8 +88,12 @@ pub(super) fn run_all(
             m.failed.push(why);
         }
         // mutmut and Stryker take whole functions and line ranges, not a list of mutants: they
-        // run every mutant of the changed functions, under the pins' time bound.
+        // run every mutant of the changed functions, under the pins' time bound. Results that
+        // could not be read count nothing.
         let sample = sample.unwrap_or_else(|| {
+            if unread {
+                return Sample::default();
+            }
             if read.made > SAMPLE_MAX as u64 {
                 m.notes.push(format!(
                     "{} cannot be given a sample of mutants: it ran all {} mutants of the changed functions",
