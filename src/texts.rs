@@ -8,7 +8,7 @@ use crate::stagnation::STRATEGY_PROMPT;
 /// How a criterion is proven, test first, as the agents are told it (the Claude adapter's request
 /// for criteria and `goal run`'s prompt; `goal inject`'s text does not carry it).
 /// What the agent is told when the goal's `mutants` setting is on: what a survivor means.
-pub const MUTANTS_ON: &str = "Mutation check on: `goal done` reverts each change you made to the code and mutates the changed lines; every change must turn an acceptance test red, and the tests must kill its mutants. A survivor (file:line, the mutation) is a test to write, never a test to weaken; an unneeded change is code to test or remove. `goal verify --mutants` shows them.";
+pub const MUTANTS_ON: &str = "Mutation check on: `goal done` reverts each change you made to the code and mutates the functions you changed, whole (code kept but bypassed under test shows survivors); every change must turn an acceptance test red, and the tests must kill its mutants. A survivor (file:line, the mutation) is a test to write, never a test to weaken; an unneeded change is code to test or remove. `goal verify --mutants` shows them.";
 
 pub const TEST_FIRST: &str = "Test first: write or name the test of each criterion before the code, run `goal verify -c N` and see it fail, then make it pass; never edit a test to make it pass. A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard \"<command>\"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.";
 

@@ -301,6 +301,60 @@ fn rust_an_unneeded_change_is_refused_in_gate_mode() {
     assert!(String::from_utf8_lossy(&strict.stdout).contains("unneeded-change src/lib.rs:6"));
 }
 
+/// The goal keeps `add`'s old (wrong) body and puts a guard that holds under test in front of
+/// it: the test passes through the guard alone. The mutants of the changed lines are all killed;
+/// those of the kept body, in the same function, survive: refused in gate mode, shown in report
+/// mode, and the record says how many mutants of the changed functions ran.
+#[test]
+fn rust_code_kept_but_bypassed_under_test_survives_in_the_changed_function() {
+    let Some(tools) = cargo_mutants() else { return };
+    let bypassed = LIB_BUGGY
+        .replace(
+            "    a - b\n",
+            "    if a == 2 {\n        return 4;\n    }\n    a - b\n",
+        )
+        .replace("    }\n}\n", &format!("    }}\n{SHALLOW_RS}}}\n"));
+    for mode in ["gate", "report"] {
+        let repo = project(&crate_files(), mode, "0.8", RUST_ADD);
+        repo.write("src/lib.rs", &bypassed);
+        ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+        let out = goal(&repo, &[&tools], &["done", "--json"]);
+        // `a - b` on line 5 is unchanged, and no test reaches it.
+        let survivor = "mutants: survived src/lib.rs:5: replace - with + in add";
+        if mode == "gate" {
+            refused(
+                &out,
+                1,
+                &["below 0.8", "src/lib.rs:5: replace - with + in add"],
+            );
+            assert!(repo.exists(".agents/goal/GOAL.md"));
+        } else {
+            let err = ok(&out);
+            assert!(err.contains(survivor), "{err}");
+            let m = &json(&out)["mutation"];
+            assert_eq!(m["unneeded"], serde_json::json!([]), "{m}");
+            // The guard's mutants are killed; the kept body's survive.
+            assert!(m["killed"].as_u64().unwrap() >= 2, "{m}");
+            assert!(m["survived"].as_u64().unwrap() >= 2, "{m}");
+            let (sampled, total) = (m["sampled"].as_u64().unwrap(), m["total"].as_u64().unwrap());
+            assert_eq!(sampled, total, "{m}");
+            let run = m["killed"].as_u64().unwrap()
+                + m["survived"].as_u64().unwrap()
+                + m["timeout"].as_u64().unwrap()
+                + m["unviable"].as_u64().unwrap();
+            assert_eq!(run, total, "{m}");
+            assert_eq!(m["tools"][0]["sampled"], m["sampled"], "{m}");
+            assert!(
+                err.contains(&format!("{total} mutant(s) of the changed functions")),
+                "{err}"
+            );
+            // `mul` is not the goal's: none of its mutants ran.
+            assert!(!m["survivors"].to_string().contains("in mul"), "{m}");
+        }
+        no_tool_folders(&repo);
+    }
+}
+
 // --- Python: mutmut --------------------------------------------------------------------------
 
 const PY_BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -369,6 +423,34 @@ fn python_an_unneeded_change_is_shown_in_report_mode_and_done_completes() {
         serde_json::json!([{"file": "calc/__init__.py", "line": 6}]),
         "{summary}"
     );
+}
+
+/// The old body kept behind a guard true under test: mutmut mutates the whole changed function,
+/// and the kept body's mutants (line 4, never reached) survive; report mode shows them.
+#[test]
+fn python_code_kept_but_bypassed_under_test_survives_in_report_mode() {
+    let Some(tools) = mutmut() else { return };
+    let repo = project(&py_files(), "report", "0.8", PY_ADD);
+    repo.write(
+        "calc/__init__.py",
+        &PY_BUGGY.replace(
+            "    return a - b\n\n\ndef mul",
+            "    if a == 2:\n        return 4\n    return a - b\n\n\ndef mul",
+        ),
+    );
+    repo.write("tests/test_calc.py", PY_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(
+        err.contains("mutants: survived calc/__init__.py:4: add:"),
+        "{err}"
+    );
+    let m = &json(&out)["mutation"];
+    assert!(m["killed"].as_u64().unwrap() >= 1, "{m}");
+    assert_eq!(m["sampled"], m["total"], "{m}");
+    assert!(!m["survivors"].to_string().contains("mul"), "{m}");
+    no_tool_folders(&repo);
 }
 
 #[test]
@@ -484,5 +566,36 @@ fn javascript_a_shallow_test_is_refused_and_a_strong_one_completes() {
     let out = goal(&repo, &[&tools], &["done", "--json"]);
     ok(&out);
     assert_eq!(json(&out)["mutation"]["survived"], 0, "{}", json(&out));
+    no_tool_folders(&repo);
+}
+
+/// The old body kept behind a guard true under test: Stryker mutates the whole changed function,
+/// and the kept body's mutant (line 5, never reached) survives; report mode shows it and
+/// completes.
+#[test]
+fn javascript_code_kept_but_bypassed_under_test_survives_in_report_mode() {
+    let Some(tools) = stryker() else { return };
+    let repo = project(&js_files(), "report", "0.8", JS_ADD);
+    repo.write(
+        "src/calc.js",
+        &JS_BUGGY.replace(
+            "function add(a, b) {\n  return a - b;\n}\n",
+            "function add(a, b) {\n  if (a === 2) {\n    return 4;\n  }\n  return a - b;\n}\n",
+        ),
+    );
+    repo.write("test/calc.test.js", JS_SHALLOW);
+    ok(&goal(&repo, &[&tools], &["verify", "-c", "1"]));
+    let out = goal(&repo, &[&tools], &["done", "--json"]);
+    let err = ok(&out);
+    assert!(
+        err.contains("mutants: survived src/calc.js:5: ArithmeticOperator: a + b"),
+        "{err}"
+    );
+    let m = &json(&out)["mutation"];
+    assert!(m["killed"].as_u64().unwrap() >= 1, "{m}");
+    assert_eq!(m["sampled"], m["total"], "{m}");
+    assert!(m["total"].as_u64().unwrap() >= 3, "{m}");
+    // `sub`, unchanged, is not the goal's.
+    assert!(!m["survivors"].to_string().contains("src/calc.js:8"), "{m}");
     no_tool_folders(&repo);
 }

@@ -34,7 +34,7 @@ export const CRITERIA_FIRST =
   'A `--verify` criterion must be seen failing on the code before the goal and passing at the end (if you never ran it failing, `goal done` runs it on the old code itself); use `--guard "<command>"` only for what must stay green (a regression suite, a linter): a goal whose criteria are all guards is refused.';
 /** Added to the request for criteria when the goal's `mutants` setting is on (`goal`'s words). */
 export const MUTANTS_ON =
-  "Mutation check on: `goal done` reverts each change you made to the code and mutates the changed lines; every change must turn an acceptance test red, and the tests must kill its mutants. A survivor (file:line, the mutation) is a test to write, never a test to weaken; an unneeded change is code to test or remove. `goal verify --mutants` shows them.";
+  "Mutation check on: `goal done` reverts each change you made to the code and mutates the functions you changed, whole (code kept but bypassed under test shows survivors); every change must turn an acceptance test red, and the tests must kill its mutants. A survivor (file:line, the mutation) is a test to write, never a test to weaken; an unneeded change is code to test or remove. `goal verify --mutants` shows them.";
 /** Whether the goal just set has its mutation check on (`settings.mutants` of `goal status --json`). */
 export async function mutantsOn(cwd: string): Promise<boolean> {
   const status = await runGoal(["status", "--json"], cwd);

@@ -29,8 +29,8 @@ use crate::workspace::Workspace;
 ///
 /// `--mutants` records the goal's change under mutation (a `mutants` record bound to the tree;
 /// it never changes a criterion's state): each hunk of the goal's code reverted alone must turn
-/// an acceptance pin red, and the mutants of the changed lines (cargo-mutants, mutmut,
-/// StrykerJS) must be killed by them. Exit 0 when the result passes `mutants_min` with no
+/// an acceptance pin red, and the mutants of the functions it changed (cargo-mutants, mutmut,
+/// StrykerJS; at most 200, those on changed lines first) must be killed by them. Exit 0 when the result passes `mutants_min` with no
 /// unneeded change, 1 when it does not, 2 when a tool it needs is not installed.
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -3,6 +3,7 @@
 //! tool's outputs read as documented ([`outcomes`]), and the `mutants` record's totals, score
 //! and what `goal done` decides of them. Pure.
 
+pub mod functions;
 pub mod hunks;
 pub mod outcomes;
 pub mod tools;
@@ -72,6 +73,50 @@ pub struct ToolRun {
     #[serde(flatten)]
     pub totals: Totals,
     pub duration_ms: u64,
+    /// How many of its mutants ran and how many the changed functions have.
+    #[serde(flatten)]
+    pub sample: Sample,
+}
+
+/// How many mutants of the changed functions ran (`sampled`) of how many there are (`total`):
+/// at most [`functions::SAMPLE_MAX`], those on changed lines first. Both absent in a record made
+/// before they were counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+
+impl Sample {
+    /// All `n` mutants ran.
+    pub fn all(n: u64) -> Sample {
+        Sample {
+            sampled: Some(n),
+            total: Some(n),
+        }
+    }
+
+    pub fn add(&mut self, other: Sample) {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        self.sampled = sum(self.sampled, other.sampled);
+        self.total = sum(self.total, other.total);
+    }
+
+    /// `12 mutants of the changed functions` or `200 of 480 mutants of the changed functions
+    /// (a sample)`; None when not counted.
+    pub fn text(&self) -> Option<String> {
+        let (sampled, total) = (self.sampled?, self.total?);
+        Some(if sampled < total {
+            format!("{sampled} of {total} mutants of the changed functions run (an even sample)")
+        } else {
+            format!("{total} mutant(s) of the changed functions")
+        })
+    }
 }
 
 /// A tool the goal's change needs that is not installed, with the command that installs it.
@@ -96,6 +141,9 @@ pub struct Mutation {
     pub tools: Vec<ToolRun>,
     #[serde(flatten)]
     pub totals: Totals,
+    /// How many mutants of the changed functions ran, of how many (every tool's summed).
+    #[serde(flatten)]
+    pub sample: Sample,
     /// killed / (killed + survived); null is "n/a" (no mutant: passing).
     pub score: Option<f64>,
     pub survivors: Vec<Survivor>,
@@ -156,8 +204,13 @@ impl Mutation {
     /// checked, 1 unneeded`.
     pub fn line(&self) -> String {
         let t = self.totals;
+        let sample = self
+            .sample
+            .text()
+            .map(|s| format!("; {s}"))
+            .unwrap_or_default();
         format!(
-            "score {} ({} killed, {} survived, {} timeout, {} unviable); {} change(s) reverted, {} unneeded",
+            "score {} ({} killed, {} survived, {} timeout, {} unviable){sample}; {} change(s) reverted, {} unneeded",
             self.score_text(),
             t.killed,
             t.survived,
@@ -225,6 +278,7 @@ mod tests {
                 ..Totals::default()
             }
             .score(),
+            sample: Sample::default(),
             survivors: (0..survived)
                 .map(|_| Survivor {
                     file: "src/lib.rs".into(),
@@ -280,5 +334,50 @@ mod tests {
         assert!(why[0].contains("its mutants are unknown"), "{why:?}");
         let why = mutation(1, 1, 0).refusals(0.8).join("\n");
         assert!(why.contains("src/lib.rs:3: replace + with -"), "{why}");
+    }
+
+    #[test]
+    fn the_record_says_how_many_mutants_were_sampled_of_how_many() {
+        let mut m = mutation(3, 1, 0);
+        m.sample.add(Sample {
+            sampled: Some(200),
+            total: Some(480),
+        });
+        m.sample.add(Sample::all(5));
+        assert_eq!(
+            m.sample,
+            Sample {
+                sampled: Some(205),
+                total: Some(485)
+            }
+        );
+        assert!(
+            m.line()
+                .contains("; 205 of 485 mutants of the changed functions run (an even sample);"),
+            "{}",
+            m.line()
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(
+            (json["sampled"].as_u64(), json["total"].as_u64()),
+            (Some(205), Some(485))
+        );
+        assert_eq!(json["killed"], 3, "{json}");
+        // A record made before the sample was counted reads as it was, and writes as it was.
+        let mut old = json.clone();
+        old.as_object_mut().unwrap().remove("sampled");
+        old.as_object_mut().unwrap().remove("total");
+        let read: Mutation = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(read.sample, Sample::default());
+        assert_eq!(serde_json::to_value(&read).unwrap(), old);
+        assert!(!read.line().contains("mutants of the changed functions"));
+        let all = Mutation {
+            sample: Sample::all(7),
+            ..mutation(7, 0, 0)
+        };
+        assert!(
+            all.line()
+                .contains("; 7 mutant(s) of the changed functions;")
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! Which tool mutates which code, for which pins: cargo-mutants for Rust with pins that are
 //! `cargo test`/`cargo nextest` calls, mutmut for Python with pytest pins, StrykerJS for
 //! JavaScript and TypeScript with any pin (its command runner runs them); and what each is given:
-//! the diff, the functions the diff touches, the changed line ranges. Pure.
+//! the mutants of the changed functions (a sample of cargo-mutants' list, those on changed lines
+//! first), the functions the diff touches, the line ranges of the changed functions. Pure.
 
+use super::functions::{Lines, SAMPLE_MAX, sample, widened, within};
 use super::hunks::{FileChange, hunks};
 
 /// The pinned versions this project tests with (and installs in CI).
@@ -122,25 +124,33 @@ pub fn pytest_args(pin: &[String]) -> Option<Vec<String>> {
     None
 }
 
-/// cargo-mutants' arguments (after `cargo mutants`): the diff, in place (the kept worktree is
-/// disposable, and its `target/` is reused), no baseline (the green is known), bounded, with the
-/// pins' own test arguments when they all agree (else the whole `cargo test`).
-pub fn cargo_mutants_args(diff: &str, output: &str, pins: &[Vec<String>]) -> Vec<String> {
+/// cargo-mutants' arguments (after `cargo mutants`): the mutants named by `examine` (a
+/// `--re` of [`examine_re`]) in `files`, in place (the kept worktree is disposable, and its
+/// `target/` is reused), no baseline (the green is known), bounded, with the pins' own test
+/// arguments when they all agree (else the whole `cargo test`).
+pub fn cargo_mutants_args(
+    examine: &str,
+    files: &[&str],
+    output: &str,
+    pins: &[Vec<String>],
+) -> Vec<String> {
     let tests: Vec<(bool, Vec<String>)> = pins.iter().filter_map(|p| cargo_test(p)).collect();
-    let mut args: Vec<String> = [
-        "mutants",
-        "--in-diff",
-        diff,
-        "--in-place",
-        "--baseline=skip",
-        "--no-shuffle",
-        "--output",
-        output,
-        "--timeout",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args: Vec<String> = vec!["mutants".into(), "--re".into(), examine.into()];
+    for f in files {
+        args.extend(["--file".into(), f.to_string()]);
+    }
+    args.extend(
+        [
+            "--in-place",
+            "--baseline=skip",
+            "--no-shuffle",
+            "--output",
+            output,
+            "--timeout",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     args.push(TIMEOUT_S.to_string());
     if tests.iter().any(|(nextest, _)| *nextest) {
         args.extend(["--test-tool".into(), "nextest".into()]);
@@ -157,38 +167,84 @@ pub fn cargo_mutants_args(diff: &str, output: &str, pins: &[Vec<String>]) -> Vec
     argv
 }
 
-/// A unified diff (`--- a/…`/`+++ b/…`, three lines of context) of `files`: what
-/// `cargo mutants --in-diff` reads. Paths are written as they are (no quoting: git's
-/// `core.quotePath` plays no part).
-pub fn unified_diff(files: &[&FileChange]) -> String {
-    let mut out = String::new();
+/// cargo-mutants' arguments listing the mutants of `files` as JSON (nothing is built or run).
+pub fn cargo_mutants_list_args(files: &[&str]) -> Vec<String> {
+    let mut argv: Vec<String> = ["cargo", "mutants", "--list", "--json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     for f in files {
-        let (before, after) = (
-            f.before.as_deref().unwrap_or(""),
-            f.after.as_deref().unwrap_or(""),
-        );
-        let old = if f.before.is_some() {
-            format!("a/{}", f.path)
-        } else {
-            "/dev/null".into()
+        argv.extend(["--file".into(), f.to_string()]);
+    }
+    argv
+}
+
+/// One mutant as `cargo mutants --list --json` lists it: its name (what `--re` matches), its
+/// file and the lines it spans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub name: String,
+    pub file: String,
+    pub lines: Lines,
+}
+
+/// `cargo mutants --list --json`: the list of mutants.
+pub fn cargo_mutants_listed(json: &str) -> Result<Vec<Listed>, String> {
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| format!("cargo-mutants' list of mutants is not JSON: {e}"))?;
+    let list = v
+        .as_array()
+        .ok_or("cargo-mutants' list of mutants is not a list")?;
+    let line = |m: &serde_json::Value, at: &str| {
+        m.pointer(&format!("/span/{at}/line"))
+            .and_then(|l| l.as_u64())
+            .unwrap_or(0) as usize
+    };
+    Ok(list
+        .iter()
+        .map(|m| {
+            let text = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            Listed {
+                name: text("name"),
+                file: text("file"),
+                lines: (line(m, "start"), line(m, "end")),
+            }
+        })
+        .collect())
+}
+
+/// Which listed mutants run: those in the changed functions of `files` (the others are not the
+/// goal's), the ones on changed lines first, the rest sampled evenly, at most
+/// [`SAMPLE_MAX`]: their names (in list order) and how many the changed functions have.
+pub fn cargo_mutants_selection(listed: &[Listed], files: &[&FileChange]) -> (Vec<String>, u64) {
+    let ranges: Vec<(&str, Vec<Lines>, Vec<Lines>)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), widened(f), changed_ranges(f)))
+        .collect();
+    let mut candidates: Vec<&Listed> = Vec::new();
+    let mut on_changed: Vec<bool> = Vec::new();
+    for m in listed {
+        let Some((_, wide, changed)) = ranges.iter().find(|(p, _, _)| *p == m.file) else {
+            continue;
         };
-        let new = if f.after.is_some() {
-            format!("b/{}", f.path)
-        } else {
-            "/dev/null".into()
-        };
-        let diff = similar::TextDiff::from_lines(before, after);
-        let text = diff
-            .unified_diff()
-            .context_radius(3)
-            .header(&old, &new)
-            .to_string();
-        out.push_str(&text);
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
+        if within(m.lines, wide) {
+            candidates.push(m);
+            on_changed.push(within(m.lines, changed));
         }
     }
-    out
+    let mut picked = sample(&on_changed, SAMPLE_MAX);
+    picked.sort_unstable();
+    let names = picked
+        .into_iter()
+        .map(|i| candidates[i].name.clone())
+        .collect();
+    (names, candidates.len() as u64)
+}
+
+/// A `--re` matching exactly the mutants named.
+pub fn examine_re(names: &[String]) -> String {
+    let alternatives: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+    format!("^(?:{})$", alternatives.join("|"))
 }
 
 /// The 1-based line ranges of the final side that the change adds or changes (pure deletions
@@ -206,12 +262,13 @@ pub fn changed_ranges(f: &FileChange) -> Vec<(usize, usize)> {
 }
 
 /// StrykerJS's configuration: the command runner running the pins (one after the other), the
-/// changed lines mutated, the JSON report written to `report`.
+/// changed functions mutated whole (and changed lines outside any function), the JSON report
+/// written to `report`.
 pub fn stryker_config(files: &[&FileChange], pins: &[Vec<String>], report: &str) -> String {
     let mutate: Vec<String> = files
         .iter()
         .flat_map(|f| {
-            changed_ranges(f)
+            widened(f)
                 .into_iter()
                 .map(move |(a, b)| format!("{}:{a}-{b}", f.path))
         })
@@ -420,16 +477,89 @@ mod tests {
 
     #[test]
     fn cargo_mutants_gets_the_pins_arguments_when_they_agree() {
-        let one = cargo_mutants_args("d", "o", &[words("cargo test --test t -- --exact a")]);
-        let tail: Vec<&str> = one.iter().map(String::as_str).skip(11).collect();
+        let one = cargo_mutants_args(
+            "^x$",
+            &["src/lib.rs"],
+            "o",
+            &[words("cargo test --test t -- --exact a")],
+        );
+        let tail: Vec<&str> = one.iter().map(String::as_str).skip(13).collect();
         assert_eq!(tail, ["--", "--test", "t", "--", "--exact", "a"], "{one:?}");
-        let two = cargo_mutants_args("d", "o", &[words("cargo test a"), words("cargo test b")]);
+        assert_eq!(
+            one[1..6],
+            ["mutants", "--re", "^x$", "--file", "src/lib.rs"],
+            "{one:?}"
+        );
+        let two = cargo_mutants_args(
+            "x",
+            &[],
+            "o",
+            &[words("cargo test a"), words("cargo test b")],
+        );
         assert!(!two.contains(&"--".to_string()), "{two:?}");
-        let nextest = cargo_mutants_args("d", "o", &[words("cargo nextest run")]);
+        let nextest = cargo_mutants_args("x", &[], "o", &[words("cargo nextest run")]);
         assert!(nextest.windows(2).any(|w| w == ["--test-tool", "nextest"]));
         assert!(
             one.iter().any(|w| w == "--in-place") && one.iter().any(|w| w == "--baseline=skip")
         );
+        assert_eq!(
+            cargo_mutants_list_args(&["src/a.rs", "src/b.rs"]).join(" "),
+            "cargo mutants --list --json --file src/a.rs --file src/b.rs"
+        );
+    }
+
+    /// A guard added at the top of `add`, its old body kept: the mutants of the kept body are
+    /// the goal's too; `mul`'s (unchanged) and another file's are not.
+    #[test]
+    fn cargo_mutants_runs_the_changed_functions_mutants_changed_lines_first() {
+        let f = FileChange {
+            path: "src/lib.rs".into(),
+            before: Some("pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n".into()),
+            after: Some("pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 {\n        return 4;\n    }\n    a - b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n".into()),
+        };
+        let json = serde_json::json!([
+            {"name": "src/lib.rs:2:5: replace add -> i32 with 0", "file": "src/lib.rs",
+             "span": {"start": {"line": 2, "column": 5}, "end": {"line": 5, "column": 10}}},
+            {"name": "src/lib.rs:2:10: replace == with != in add", "file": "src/lib.rs",
+             "span": {"start": {"line": 2, "column": 10}, "end": {"line": 2, "column": 12}}},
+            {"name": "src/lib.rs:5:7: replace - with + in add", "file": "src/lib.rs",
+             "span": {"start": {"line": 5, "column": 7}, "end": {"line": 5, "column": 8}}},
+            {"name": "src/lib.rs:9:7: replace * with + in mul", "file": "src/lib.rs",
+             "span": {"start": {"line": 9, "column": 7}, "end": {"line": 9, "column": 8}}},
+            {"name": "src/other.rs:5:7: replace - with + in sub", "file": "src/other.rs",
+             "span": {"start": {"line": 5, "column": 7}, "end": {"line": 5, "column": 8}}}
+        ])
+        .to_string();
+        let listed = cargo_mutants_listed(&json).unwrap();
+        assert_eq!(listed[2].lines, (5, 5));
+        let (names, total) = cargo_mutants_selection(&listed, &[&f]);
+        assert_eq!(total, 3);
+        assert_eq!(
+            names,
+            [
+                "src/lib.rs:2:5: replace add -> i32 with 0",
+                "src/lib.rs:2:10: replace == with != in add",
+                "src/lib.rs:5:7: replace - with + in add",
+            ]
+        );
+        let re = regex::Regex::new(&examine_re(&names)).unwrap();
+        assert!(re.is_match("src/lib.rs:5:7: replace - with + in add"));
+        assert!(!re.is_match("src/lib.rs:5:7: replace - with / in add"));
+        assert!(!re.is_match("xsrc/lib.rs:2:5: replace add -> i32 with 0"));
+        assert!(cargo_mutants_listed("{}").is_err());
+        // Past the cap: the changed lines' mutants all kept, the others sampled.
+        let many: Vec<Listed> = (0..500)
+            .map(|i| Listed {
+                name: format!("m{i}"),
+                file: "src/lib.rs".into(),
+                lines: if i % 50 == 0 { (3, 3) } else { (5, 5) },
+            })
+            .collect();
+        let (names, total) = cargo_mutants_selection(&many, &[&f]);
+        assert_eq!((names.len(), total), (SAMPLE_MAX, 500));
+        for i in (0..500).step_by(50) {
+            assert!(names.contains(&format!("m{i}")), "m{i}");
+        }
     }
 
     #[test]
@@ -491,27 +621,26 @@ mod tests {
     }
 
     #[test]
-    fn the_diff_and_the_ranges_name_the_changed_lines() {
+    fn the_ranges_name_the_changed_lines_and_stryker_the_changed_functions() {
         let f = FileChange {
             path: "src/lib.rs".into(),
             before: Some("a\nb\nc\n".into()),
             after: Some("a\nB\nc\nd\n".into()),
         };
-        let diff = unified_diff(&[&f]);
-        assert!(
-            diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@"),
-            "{diff}"
-        );
-        assert!(diff.contains("-b\n+B\n"), "{diff}");
         assert_eq!(changed_ranges(&f), [(2, 2), (4, 4)]);
-        let new = FileChange {
-            path: "src/n.rs".into(),
-            before: None,
-            after: Some("x\n".into()),
-        };
-        assert!(unified_diff(&[&new]).starts_with("--- /dev/null\n+++ b/src/n.rs\n"));
         let config = stryker_config(&[&f], &[words("npm test")], "/tmp/r.json");
         assert!(config.contains("\"src/lib.rs:2-2\""), "{config}");
         assert!(config.contains("\"command\":\"npm test\""), "{config}");
+        // Stryker mutates the changed functions whole.
+        let js = FileChange {
+            path: "src/calc.js".into(),
+            before: Some("function add(a, b) {\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\n".into()),
+            after: Some("function add(a, b) {\n  if (a === 2) return 4;\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\n".into()),
+        };
+        let config = stryker_config(&[&js], &[words("npm test")], "/tmp/r.json");
+        assert!(
+            config.contains("\"mutate\":[\"src/calc.js:1-4\"]"),
+            "{config}"
+        );
     }
 }

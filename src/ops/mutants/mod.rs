@@ -1,6 +1,6 @@
 //! The goal's change under mutation on the working tree as it is now: every hunk of its
 //! code reverted alone in the kept worktree (each must turn some acceptance pin red), then the
-//! ecosystem's mutation tools over the changed lines; the result is a `mutants` record in the
+//! ecosystem's mutation tools over the functions it changed; the result is a `mutants` record in the
 //! ledger, bound to the tree, that never changes a criterion's state. `goal verify --mutants`
 //! makes one; `goal done` makes (or reuses) one when the goal's `mutants` setting is on.
 
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, NewRecord, Record};
 use crate::goal_file::{GoalFile, Mutants};
 use crate::mutants::hunks::{self, FileChange};
-use crate::mutants::{Mutation, Totals, Unneeded};
+use crate::mutants::{Mutation, Sample, Totals, Unneeded};
 use crate::ops::red::Place;
 use crate::pin;
 use crate::repo::{Oid, TreeChange};
@@ -121,6 +121,7 @@ fn empty() -> Mutation {
         unneeded: Vec::new(),
         tools: Vec::new(),
         totals: Totals::default(),
+        sample: Sample::default(),
         score: None,
         survivors: Vec::new(),
         missing: Vec::new(),

@@ -1,6 +1,7 @@
-//! Running the mutation tools in the kept worktree on the final tree: cargo-mutants
-//! (`--in-diff`, `--in-place`), mutmut (the functions the diff touches), StrykerJS (the changed
-//! lines, its command runner running the pins). Their output folders stay out of the user's
+//! Running the mutation tools in the kept worktree on the final tree, over the whole functions
+//! the goal changed: cargo-mutants (its list of the changed files' mutants, then a sample of
+//! those in the changed functions, `--in-place`), mutmut (the functions the diff touches),
+//! StrykerJS (the changed functions' lines, its command runner running the pins). Their output folders stay out of the user's
 //! worktree: cargo-mutants' and Stryker's reports go to a temporary folder, mutmut's `mutants/`
 //! lives in the kept worktree, which the next run resets.
 
@@ -9,10 +10,11 @@ use std::path::{Path, PathBuf};
 
 use super::Pin;
 use crate::error::{Error, Result};
+use crate::mutants::functions::SAMPLE_MAX;
 use crate::mutants::hunks::FileChange;
 use crate::mutants::outcomes::{self, Read};
 use crate::mutants::tools::{self as rules, Tool};
-use crate::mutants::{Missing, Mutation, ToolRun};
+use crate::mutants::{Missing, Mutation, Sample, ToolRun};
 use crate::ops::red::Place;
 use crate::repo::{Oid, TreeChange};
 use crate::surface::tree_run::run_in_tree;
@@ -57,7 +59,7 @@ pub(super) fn run_all(
         };
         super::super::note(
             quiet,
-            format!("mutants: running {} on the changed lines…", tool.name()),
+            format!("mutants: running {} on the changed functions…", tool.name()),
         );
         let clock = std::time::Instant::now();
         let job = Job {
@@ -69,12 +71,13 @@ pub(super) fn run_all(
             program: &program,
             quiet,
         };
-        let (exit_code, read, out) = match tool {
+        let (exit_code, read, out, sample) = match tool {
             Tool::CargoMutants => job.cargo_mutants()?,
             Tool::Mutmut => job.mutmut()?,
             Tool::Stryker => job.stryker()?,
         };
         output.extend_from_slice(&out);
+        let unread = read.is_err();
         let read = read.unwrap_or_else(|why| {
             m.failed
                 .push(format!("{} (exit {exit_code}): {why}", tool.name()));
@@ -84,13 +87,31 @@ pub(super) fn run_all(
         if let Some(why) = read.ran_none(tool.name()) {
             m.failed.push(why);
         }
+        // mutmut and Stryker take whole functions and line ranges, not a list of mutants: they
+        // run every mutant of the changed functions, under the pins' time bound. Results that
+        // could not be read count nothing.
+        let sample = sample.unwrap_or_else(|| {
+            if unread {
+                return Sample::default();
+            }
+            if read.made > SAMPLE_MAX as u64 {
+                m.notes.push(format!(
+                    "{} cannot be given a sample of mutants: it ran all {} mutants of the changed functions",
+                    tool.name(),
+                    read.made
+                ));
+            }
+            Sample::all(read.made)
+        });
         m.tools.push(ToolRun {
             tool: tool.name().into(),
             exit_code,
             totals: read.totals,
             duration_ms: clock.elapsed().as_millis() as u64,
+            sample,
         });
         m.totals.add(read.totals);
+        m.sample.add(sample);
         m.survivors.extend(read.survivors);
     }
     Ok(())
@@ -160,8 +181,14 @@ struct Job<'a> {
 }
 
 /// A tool's run: its exit code, its outputs read (Err: why they could not be, which makes the
-/// tool `failed` in the record), and what it printed.
-type Ran = (i32, std::result::Result<Read, String>, Vec<u8>);
+/// tool `failed` in the record), what it printed and (when it was given a sample) how many of the
+/// changed functions' mutants it ran.
+type Ran = (
+    i32,
+    std::result::Result<Read, String>,
+    Vec<u8>,
+    Option<Sample>,
+);
 
 fn temp() -> Result<tempfile::TempDir> {
     tempfile::tempdir().map_err(Error::io(
@@ -185,29 +212,60 @@ impl Job<'_> {
         Ok((run.exit_code, run.output))
     }
 
-    /// cargo-mutants `--in-diff` over the goal's Rust diff, in place, its report read from
-    /// `outcomes.json` whatever its exit code (3 hides 2).
+    /// cargo-mutants over the changed functions: the changed files' mutants listed, those of the
+    /// changed functions sampled (changed lines first, at most [`SAMPLE_MAX`]) and run in place
+    /// by name, the report read from `outcomes.json` whatever the exit code (3 hides 2).
     fn cargo_mutants(&self) -> Result<Ran> {
         let dir = temp()?;
-        let diff = dir.path().join("change.diff");
-        write(&diff, &rules::unified_diff(self.files))?;
+        let paths: Vec<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
+        let list = dir.path().join("list.json");
+        let mut argv: Vec<String> = vec![
+            "sh".into(),
+            "-c".into(),
+            r#"out="$1"; shift; "$@" > "$out""#.into(),
+            "sh".into(),
+            list.to_string_lossy().into_owned(),
+        ];
+        let mut lister = rules::cargo_mutants_list_args(&paths);
+        lister[0] = self.program.to_string_lossy().into_owned();
+        argv.extend(lister);
+        let (code, mut output) = self.run(self.work, &argv)?;
+        let listed = match std::fs::read_to_string(&list) {
+            Ok(json) if code == 0 => rules::cargo_mutants_listed(&json),
+            _ => Err(format!(
+                "cargo-mutants could not list the mutants (exit {code})"
+            )),
+        };
+        let (names, total) = match listed {
+            Ok(listed) => rules::cargo_mutants_selection(&listed, self.files),
+            Err(why) => return Ok((code, Err(why), output, None)),
+        };
+        let sample = Sample {
+            sampled: Some(names.len() as u64),
+            total: Some(total),
+        };
+        if names.is_empty() {
+            return Ok((0, Ok(Read::default()), output, Some(sample)));
+        }
         let out = dir.path().join("out");
         let mut argv = rules::cargo_mutants_args(
-            &diff.to_string_lossy(),
+            &rules::examine_re(&names),
+            &paths,
             &out.to_string_lossy(),
             &self.argvs(),
         );
         argv[0] = self.program.to_string_lossy().into_owned();
-        let (code, output) = self.run(self.work, &argv)?;
+        let (code, more) = self.run(self.work, &argv)?;
+        output.extend_from_slice(&more);
         let read = outcomes::cargo_mutants_exit(code).and_then(|()| {
             match std::fs::read_to_string(out.join("mutants.out/outcomes.json")) {
                 Ok(json) => outcomes::cargo_mutants(&json),
-                // No mutant in the diff: nothing to write, nothing missed.
+                // No mutant selected: nothing to write, nothing missed.
                 Err(_) if code == 0 => Ok(Read::default()),
                 Err(e) => Err(format!("cargo-mutants wrote no outcomes.json: {e}")),
             }
         });
-        Ok((code, read, output))
+        Ok((code, read, output, Some(sample)))
     }
 
     /// mutmut over the functions the diff touches, configured through the tree it runs on
@@ -220,7 +278,7 @@ impl Job<'_> {
             .flat_map(|f| rules::mutmut_names(f))
             .collect();
         if names.is_empty() {
-            return Ok((0, Ok(Read::default()), Vec::new()));
+            return Ok((0, Ok(Read::default()), Vec::new(), None));
         }
         let tree = self.mutmut_tree()?;
         let mut argv: Vec<String> = vec![
@@ -252,7 +310,7 @@ impl Job<'_> {
             ),
             other => other,
         };
-        Ok((code, read, output))
+        Ok((code, read, output, None))
     }
 
     /// The final tree with mutmut's configuration laid in: the changed files mutated, the
@@ -308,7 +366,7 @@ impl Job<'_> {
         )
     }
 
-    /// StrykerJS with the command runner running the pins over the changed lines, its JSON
+    /// StrykerJS with the command runner running the pins over the changed functions, its JSON
     /// report written to a temporary folder.
     fn stryker(&self) -> Result<Ran> {
         let dir = temp()?;
@@ -328,7 +386,7 @@ impl Job<'_> {
             Ok(json) => outcomes::stryker(&json),
             Err(e) => Err(format!("Stryker wrote no JSON report (exit {code}): {e}")),
         };
-        Ok((code, read, output))
+        Ok((code, read, output, None))
     }
 }
 
