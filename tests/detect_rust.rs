@@ -82,7 +82,10 @@ fn code_that_asks_a_function_whether_cargo_runs_it_is_refused() {
 #[test]
 fn an_honest_command_line_reading_its_own_name_and_arguments_completes() {
     let repo = crate_repo();
-    repo.write("src/lib.rs", &format!("pub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n{RS_TEST}"));
+    repo.write(
+        "src/lib.rs",
+        &format!("pub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n{RS_TEST}"),
+    );
     repo.write(
         "src/main.rs",
         "//! `calc add <a> <b>`.\n\nfn numbers(args: &[String]) -> Vec<i32> {\n    args.iter().filter_map(|a| a.parse().ok()).collect()\n}\n\nfn main() {\n    let prog = std::env::args().next().unwrap_or_else(|| \"calc\".to_string());\n    let rest: Vec<String> = std::env::args().skip(2).collect();\n    let nums = numbers(&rest);\n    match std::env::args().nth(1).as_deref() {\n        Some(\"add\") if nums.len() == 2 => println!(\"{}\", calc::add(nums[0], nums[1])),\n        _ => {\n            eprintln!(\"usage: {prog} add <a> <b>\");\n            std::process::exit(2);\n        }\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn reads_numbers() {\n        assert_eq!(super::numbers(&[\"1\".into(), \"x\".into(), \"2\".into()]), vec![1, 2]);\n    }\n}\n",

@@ -79,9 +79,37 @@ const VARS: Bits = 1 << 9;
 const REL_PATH: Bits = 1 << 10;
 const FLAG_MARK: Bits = 1 << 11;
 const VAR_MARK: Bits = 1 << 12;
+/// The thread, the program's name or place, or the host inspected: compared, searched, probed
+/// for existence (`exe.to_string_lossy().contains("deps")`, `Path::new("Cargo.toml").exists()`).
+const PROBE: Bits = 1 << 13;
 
 const STRONG: Bits = CFG | PROFILE | RUNNER;
-const SIGNALS: Bits = STRONG | THREAD | PROGRAM | PLACE | HOST;
+/// Values that tell nothing until inspected (a path read to be used is the program's business).
+const RAW: Bits = THREAD | PROGRAM | PLACE | HOST;
+const SIGNALS: Bits = STRONG | PROBE;
+/// A function's parameter, while what a function does with its parameters is learnt: handed on
+/// to its value (`PASS`), inspected (`PROBE_PASS`).
+const PASS: Bits = 1 << 14;
+const PROBE_PASS: Bits = 1 << 15;
+
+/// Calls whose value is their argument's, wrapped (`Some(x)`, `PathBuf::from(x)`).
+const WRAPPERS: &[&str] = &[
+    "Some",
+    "Ok",
+    "Err",
+    "from",
+    "from_utf8",
+    "from_utf8_lossy",
+    "to_string",
+    "to_owned",
+    "into",
+];
+
+/// Types whose `new` wraps its argument.
+const WRAPPING_TYPES: &[&str] = &[
+    "Path", "PathBuf", "OsStr", "OsString", "String", "Box", "Rc", "Arc", "Cell", "RefCell",
+    "Mutex", "RwLock", "LazyLock", "LazyCell", "Lazy", "OnceLock", "OnceCell",
+];
 
 /// Flags only libtest takes (a test binary's arguments).
 const LIBTEST_FLAGS: &[&str] = &[
@@ -439,7 +467,7 @@ impl<'a, 'f> Finder<'a, 'f> {
     }
 
     fn learn(&mut self, name: String, bits: Bits) {
-        if bits & (SIGNALS | SHOWN_THREAD | ARGS | VARS | REL_PATH | FLAG_MARK | VAR_MARK) != 0 {
+        if bits != 0 {
             *self.found.entry(name).or_default() |= bits;
         }
     }
@@ -469,7 +497,7 @@ impl<'a, 'f> Finder<'a, 'f> {
     /// the signals that count in this position). Shown as the `cfg!` inside when there is one,
     /// else `keyword` and the expression (`if std::env::current_dir()…`).
     fn choose(&mut self, e: &Expr, keyword: &str, only: Bits) {
-        let bits = self.taint(e, &self.locals.clone());
+        let bits = self.taint(e, &self.locals);
         if bits & self.counted() & only == 0 {
             return;
         }
@@ -491,7 +519,7 @@ impl<'a, 'f> Finder<'a, 'f> {
     /// A value leaving the function: followed through its callers, or, from a function other
     /// files see, `test-detected` when it carries a runner signal.
     fn returned(&mut self, e: &Expr) {
-        let bits = self.taint(e, &self.locals.clone());
+        let bits = self.taint(e, &self.locals);
         if let Some(r) = self.ret.as_mut() {
             *r |= bits;
         }
@@ -532,6 +560,21 @@ impl<'a, 'f> Finder<'a, 'f> {
         }
     }
 
+    /// Arguments handing a runner signal to a function whose value does not carry it on: a
+    /// read (`pool::start(std::env::var("RUST_TEST_THREADS"))`), `test-aware`.
+    fn handed_on<'e>(&mut self, args: impl Iterator<Item = &'e Expr>, whole: Bits) {
+        for a in args {
+            if matches!(a, Expr::Closure(_)) {
+                continue;
+            }
+            let bits = self.taint(a, &self.locals);
+            if bits & STRONG & !whole != 0 {
+                let what = self.source(a.span(), a);
+                self.push(FindingKind::TestAware, a.span().start().line, what);
+            }
+        }
+    }
+
     /// A read in code: `test-aware` when `e` carries a runner signal or shows the thread.
     fn read(&mut self, e: &dyn Spanned, tokens: &dyn ToTokensDyn, bits: Bits) {
         if bits & (STRONG | SHOWN_THREAD) != 0 {
@@ -552,7 +595,14 @@ impl<'a, 'f> Finder<'a, 'f> {
         }
     }
 
-    fn fn_body(&mut self, name: String, exported: bool, output: &ReturnType, block: &syn::Block) {
+    fn fn_body(
+        &mut self,
+        name: String,
+        vis: &Visibility,
+        sig: &syn::Signature,
+        block: &syn::Block,
+    ) {
+        let (output, params) = (&sig.output, &sig.inputs);
         let saved = (
             std::mem::take(&mut self.locals),
             self.ret,
@@ -561,8 +611,21 @@ impl<'a, 'f> Finder<'a, 'f> {
             self.read_seen,
         );
         let value = matches!(output, ReturnType::Type(..));
+        for name in params.iter().flat_map(|a| match a {
+            syn::FnArg::Typed(t) => pat_names(&t.pat),
+            syn::FnArg::Receiver(_) => Vec::new(),
+        }) {
+            self.locals.insert(
+                name,
+                Local {
+                    bits: PASS,
+                    text: None,
+                },
+            );
+        }
         self.ret = value.then_some(0);
-        self.exported = exported;
+        self.exported =
+            is_exported(vis) && matches!(output, ReturnType::Type(_, ty) if is_bool(ty));
         let last = block.stmts.len().saturating_sub(1);
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
@@ -594,11 +657,21 @@ impl<'a, 'f> Finder<'a, 'f> {
             Expr::Lit(l) => lit_marks(&l.lit),
             Expr::Path(p) => self.path_taint(&p.path, locals),
             Expr::Call(c) => {
-                let mut b = c.args.iter().fold(t(&c.func), |b, a| b | t(a));
+                // The arguments' signals go into the value only through a wrapper, or a function
+                // of the file that hands its parameter on or inspects it.
+                let callee = t(&c.func);
+                let args = c.args.iter().fold(0, |b, a| b | t(a));
+                let mut b = callee & !(PASS | PROBE_PASS);
+                if callee & PASS != 0 || self.wraps(&c.func) {
+                    b |= args;
+                }
+                if callee & PROBE_PASS != 0 && args & RAW != 0 {
+                    b |= PROBE;
+                }
                 if let Expr::Path(p) = &*c.func {
                     b |= self.call_source(&p.path, &c.args, locals);
                 }
-                b
+                b | (args & (FLAG_MARK | VAR_MARK))
             }
             Expr::MethodCall(m) => self.method_taint(m, locals),
             Expr::Macro(m) => self.macro_taint(&m.mac, locals),
@@ -618,7 +691,23 @@ impl<'a, 'f> Finder<'a, 'f> {
                 }
                 b
             }
-            Expr::Binary(b) => t(&b.left) | t(&b.right),
+            Expr::Binary(b) => {
+                let both = t(&b.left) | t(&b.right);
+                let compares = matches!(
+                    b.op,
+                    BinOp::Eq(_)
+                        | BinOp::Ne(_)
+                        | BinOp::Lt(_)
+                        | BinOp::Le(_)
+                        | BinOp::Gt(_)
+                        | BinOp::Ge(_)
+                );
+                match (compares, both & RAW != 0, both & PASS != 0) {
+                    (true, true, _) => both | PROBE,
+                    (true, _, true) => both | PROBE_PASS,
+                    _ => both,
+                }
+            }
             Expr::Let(l) => t(&l.expr),
             Expr::Field(f) => t(&f.base),
             Expr::Unary(u) => t(&u.expr),
@@ -709,7 +798,7 @@ impl<'a, 'f> Finder<'a, 'f> {
         }
         if ends(&segs, &["fs", "metadata"]) || ends(&segs, &["fs", "symlink_metadata"]) {
             return if first().is_some_and(|p| relative(&p)) {
-                PLACE
+                PROBE
             } else {
                 0
             };
@@ -732,7 +821,29 @@ impl<'a, 'f> Finder<'a, 'f> {
 
     fn method_taint(&self, m: &syn::ExprMethodCall, locals: &Locals) -> Bits {
         let recv = self.taint(&m.receiver, locals);
-        let mut bits = m.args.iter().fold(recv, |b, a| b | self.taint(a, locals));
+        let mut bits = recv;
+        // An argument's signals go into the value through a closure over the receiver's items
+        // (`args().any(|a| a == …)`); other arguments only lend their marks, or are inspected.
+        let mut args = 0;
+        for a in &m.args {
+            match a {
+                Expr::Closure(c) => {
+                    let mut inner = locals.clone();
+                    for name in c.inputs.iter().flat_map(pat_names) {
+                        inner.insert(
+                            name,
+                            Local {
+                                bits: recv,
+                                text: None,
+                            },
+                        );
+                    }
+                    bits |= self.taint(&c.body, &inner);
+                }
+                _ => args |= self.taint(a, locals),
+            }
+        }
+        bits |= args & (FLAG_MARK | VAR_MARK);
         let method = m.method.to_string();
         let direct_args = matches!(&*m.receiver, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
             if { let s = self.env.canon(&p.path); ends(&s, &["env", "args"]) || ends(&s, &["env", "args_os"]) }));
@@ -745,11 +856,46 @@ impl<'a, 'f> Finder<'a, 'f> {
             "exists" | "is_file" | "is_dir" | "try_exists" | "metadata" | "symlink_metadata"
                 if recv & REL_PATH != 0 =>
             {
-                bits |= PLACE
+                bits |= PROBE
             }
+            "contains"
+            | "starts_with"
+            | "ends_with"
+            | "eq"
+            | "ne"
+            | "matches"
+            | "find"
+            | "strip_prefix"
+            | "strip_suffix"
+            | "eq_ignore_ascii_case"
+            | "cmp"
+            | "partial_cmp" => {
+                if (recv | args) & RAW != 0 {
+                    bits |= PROBE;
+                }
+                if (recv | args) & PASS != 0 {
+                    bits |= PROBE_PASS;
+                }
+            }
+            "join" | "push" | "with_file_name" | "with_extension" => bits |= args & REL_PATH,
             _ => {}
         }
-        bits | self.globals.get(&method).copied().unwrap_or(0)
+        bits | (self.globals.get(&method).copied().unwrap_or(0) & !(PASS | PROBE_PASS))
+    }
+
+    /// Whether a call's value is its argument's, wrapped.
+    fn wraps(&self, func: &Expr) -> bool {
+        let Expr::Path(p) = func else {
+            return false;
+        };
+        let segs = self.env.canon(&p.path);
+        let Some(last) = segs.last() else {
+            return false;
+        };
+        WRAPPERS.contains(&last.as_str())
+            || (last == "new"
+                && segs.len() >= 2
+                && WRAPPING_TYPES.contains(&segs[segs.len() - 2].as_str()))
     }
 
     fn macro_taint(&self, mac: &Macro, locals: &Locals) -> Bits {
@@ -777,6 +923,9 @@ impl<'a, 'f> Finder<'a, 'f> {
             _ => {
                 let exprs = macro_exprs(mac);
                 let mut bits = exprs.iter().fold(0, |b, e| b | self.taint(e, locals));
+                if name == "matches" && bits & RAW != 0 {
+                    bits |= PROBE;
+                }
                 if FORMATTING.contains(&name.as_str()) {
                     // Names captured by the format string (`"{name}"`).
                     for e in &exprs {
@@ -1078,6 +1227,22 @@ fn captured_names(fmt: &str) -> Vec<String> {
     out
 }
 
+/// Whether a pattern compares with a literal (`Some("main")`, `"deps"`), a guard aside.
+fn pat_has_literal(pat: &Pat) -> bool {
+    struct Find(bool);
+    impl<'p> Visit<'p> for Find {
+        fn visit_pat_guard(&mut self, g: &'p syn::PatGuard) {
+            self.visit_pat(&g.pat);
+        }
+        fn visit_lit(&mut self, _: &'p Lit) {
+            self.0 = true;
+        }
+    }
+    let mut find = Find(false);
+    find.visit_pat(pat);
+    find.0
+}
+
 fn pat_names(pat: &Pat) -> Vec<String> {
     struct Names(Vec<String>);
     impl<'p> Visit<'p> for Names {
@@ -1089,6 +1254,14 @@ fn pat_names(pat: &Pat) -> Vec<String> {
     let mut names = Names(Vec::new());
     names.visit_pat(pat);
     names.0
+}
+
+/// A flag's type: `bool`, `LazyLock<bool>`, `AtomicBool`, ….
+fn is_bool(ty: &syn::Type) -> bool {
+    let tokens = ty.to_token_stream().to_string();
+    tokens
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| w == "bool" || w == "AtomicBool")
 }
 
 fn is_exported(vis: &Visibility) -> bool {
@@ -1136,15 +1309,14 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 for attr in &f.attrs {
                     self.visit_attribute(attr);
                 }
-                self.fn_body(
-                    f.sig.ident.to_string(),
-                    is_exported(&f.vis),
-                    &f.sig.output,
-                    &f.block,
-                );
+                self.fn_body(f.sig.ident.to_string(), &f.vis, &f.sig, &f.block);
             }
-            Item::Const(c) => self.item_value(&c.attrs, c.ident.to_string(), &c.vis, &c.expr),
-            Item::Static(s) => self.item_value(&s.attrs, s.ident.to_string(), &s.vis, &s.expr),
+            Item::Const(c) => {
+                self.item_value(&c.attrs, c.ident.to_string(), &c.vis, &c.ty, &c.expr)
+            }
+            Item::Static(s) => {
+                self.item_value(&s.attrs, s.ident.to_string(), &s.vis, &s.ty, &s.expr)
+            }
             _ => syn::visit::visit_item(self, item),
         }
         self.in_test = was;
@@ -1156,14 +1328,11 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 for attr in &f.attrs {
                     self.visit_attribute(attr);
                 }
-                self.fn_body(
-                    f.sig.ident.to_string(),
-                    is_exported(&f.vis),
-                    &f.sig.output,
-                    &f.block,
-                );
+                self.fn_body(f.sig.ident.to_string(), &f.vis, &f.sig, &f.block);
             }
-            ImplItem::Const(c) => self.item_value(&c.attrs, c.ident.to_string(), &c.vis, &c.expr),
+            ImplItem::Const(c) => {
+                self.item_value(&c.attrs, c.ident.to_string(), &c.vis, &c.ty, &c.expr)
+            }
             _ => syn::visit::visit_impl_item(self, item),
         }
     }
@@ -1188,7 +1357,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 }
                 if self.in_code() && !self.read_seen {
                     self.read_seen = true;
-                    let bits = self.macro_taint(&m.mac, &self.locals.clone());
+                    let bits = self.macro_taint(&m.mac, &self.locals);
                     self.read(&m.mac, &m.mac, bits);
                 }
                 self.visit_macro(&m.mac);
@@ -1223,16 +1392,15 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
             self.read_seen = false;
             self.visit_expr(diverge);
         }
-        let locals = self.locals.clone();
-        let bits = self.taint(&init.expr, &locals);
-        let text = self.eval(&init.expr, &locals, 0);
+        let bits = self.taint(&init.expr, &self.locals);
+        let text = self.eval(&init.expr, &self.locals, 0);
         self.bind(&local.pat, bits, text);
     }
 
     fn visit_expr(&mut self, e: &'ast Expr) {
         if self.in_code() && !self.consumed && !self.read_seen && !holds_statements(e) {
             self.read_seen = true;
-            let bits = self.taint(e, &self.locals.clone());
+            let bits = self.taint(e, &self.locals);
             self.read(e, e, bits);
         }
         syn::visit::visit_expr(self, e);
@@ -1262,8 +1430,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
 
     fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
         self.visit_expr(&e.expr);
-        let locals = self.locals.clone();
-        let bits = self.taint(&e.expr, &locals);
+        let bits = self.taint(&e.expr, &self.locals);
         self.bind(&e.pat, bits, None);
     }
 
@@ -1273,7 +1440,15 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
         self.consumed = true;
         self.visit_expr(&e.expr);
         self.consumed = saved.0;
-        let bits = self.taint(&e.expr, &self.locals.clone());
+        let bits = self.taint(&e.expr, &self.locals);
+        if bits & RAW != 0
+            && bits & self.counted() == 0
+            && e.arms.iter().any(|a| pat_has_literal(&a.pat))
+        {
+            // `match thread::current().name() { Some("main") => …, _ => … }`: an inspection.
+            let what = format!("match {}", self.source(e.expr.span(), &e.expr));
+            self.push(FindingKind::TestDetected, e.expr.span().start().line, what);
+        }
         for arm in &e.arms {
             for attr in &arm.attrs {
                 self.visit_attribute(attr);
@@ -1296,7 +1471,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
         if matches!(e.op, BinOp::And(_) | BinOp::Or(_)) {
-            let bits = self.taint(&e.left, &self.locals.clone());
+            let bits = self.taint(&e.left, &self.locals);
             if bits & self.counted() != 0 {
                 let what = self.source(e.span(), e);
                 if bits & (CFG | PROFILE) != 0
@@ -1316,9 +1491,21 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
         syn::visit::visit_expr_binary(self, e);
     }
 
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        if self.in_code() && self.report {
+            let whole = self.taint(&Expr::Call(e.clone()), &self.locals);
+            self.handed_on(e.args.iter(), whole);
+        }
+        syn::visit::visit_expr_call(self, e);
+    }
+
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        if self.in_code() && self.report {
+            let whole = self.taint(&Expr::MethodCall(e.clone()), &self.locals);
+            self.handed_on(e.args.iter(), whole);
+        }
         if self.in_code() && CHOOSING_METHODS.contains(&e.method.to_string().as_str()) {
-            let bits = self.taint(&e.receiver, &self.locals.clone());
+            let bits = self.taint(&e.receiver, &self.locals);
             if bits & STRONG != 0 {
                 let expr = Expr::MethodCall(e.clone());
                 self.choose(&expr, "", STRONG);
@@ -1335,7 +1522,15 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
     }
 
     fn visit_path(&mut self, p: &'ast syn::Path) {
+        // A name the file's own items give: alone, or under `self`, `super`, `crate`, `Self`.
+        let own = p.segments.len() == 1
+            || p.segments.first().is_some_and(|s| {
+                ["self", "super", "crate", "Self"]
+                    .iter()
+                    .any(|w| s.ident == w)
+            });
         if self.in_code()
+            && own
             && let Some(last) = p.segments.last()
             && let Some((line, what)) = self.env.test_only.get(&last.ident.to_string()).cloned()
         {
@@ -1373,8 +1568,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
         if let Expr::Path(p) = &*e.left
             && let Some(id) = p.path.get_ident()
         {
-            let locals = self.locals.clone();
-            let bits = self.taint(&e.right, &locals);
+            let bits = self.taint(&e.right, &self.locals);
             let entry = self.locals.entry(id.to_string()).or_default();
             entry.bits |= bits;
         } else {
@@ -1384,7 +1578,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         self.visit_expr(&e.expr);
-        let bits = self.taint(&e.expr, &self.locals.clone());
+        let bits = self.taint(&e.expr, &self.locals);
         self.bind(&e.pat, bits, None);
         self.visit_block(&e.body);
     }
@@ -1420,6 +1614,7 @@ impl Finder<'_, '_> {
         attrs: &[syn::Attribute],
         name: String,
         vis: &Visibility,
+        ty: &syn::Type,
         expr: &Expr,
     ) {
         for attr in attrs {
@@ -1430,7 +1625,7 @@ impl Finder<'_, '_> {
         self.visit_expr(expr);
         let bits = self.taint(expr, &Locals::new());
         self.learn(name, bits);
-        if is_exported(vis) && self.in_code() && bits & STRONG != 0 {
+        if is_exported(vis) && is_bool(ty) && self.in_code() && bits & STRONG != 0 {
             self.choose(expr, "", STRONG);
         }
         (self.consumed, self.read_seen, self.exported) = saved;

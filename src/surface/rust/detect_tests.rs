@@ -112,6 +112,12 @@ fn build_configuration() {
             ],
         ),
         (
+            "a name a test-only import gives, spelled in full elsewhere",
+            "#[cfg(test)]\nuse std::path::Path;\n\npub fn f() -> bool {\n    std::path::Path::new(\"/etc\").is_absolute()\n}\n",
+            true,
+            &[],
+        ),
+        (
             "cfg(test) helpers only tests use",
             "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nfn two() -> i32 { 2 }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { assert_eq!(super::add(super::two(), 2), 4); assert!(cfg!(test)); }\n}\n",
             true,
@@ -224,6 +230,19 @@ fn runner_state() {
             &[(TestDetected, 7, "if self.testing()")],
         ),
         (
+            "a helper of the file handing on what it is given",
+            "fn set(v: Option<String>) -> bool {\n    v.is_some()\n}\n\npub fn add(a: i32, b: i32) -> i32 {\n    if set(std::env::var(\"RUST_TEST_THREADS\").ok()) { a + b } else { a - b }\n}\n",
+            true,
+            &[(TestDetected, 6, "if set(")],
+        ),
+        (
+            "a runner's value given to another function is read, not chosen on",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    let threads = std::env::var(\"RUST_TEST_THREADS\").ok();\n    let pool = workers::start(threads);\n    if pool.is_ok() { a + b } else { a - b }\n}\n",
+            true,
+            // Only read: shown where it is handed on.
+            &[(TestAware, 3, "threads")],
+        ),
+        (
             "a pub function handing a runner signal out",
             "pub fn under_test() -> bool {\n    std::env::var_os(\"RUST_TEST_THREADS\").is_some()\n}\n",
             true,
@@ -251,20 +270,13 @@ fn runner_state() {
             "a signal choosing through unwrap_or_else",
             "pub fn root() -> String {\n    let dir = std::env::var(\"CARGO_MANIFEST_DIR\").unwrap_or_else(|_| \"/etc/app\".into());\n    dir\n}\n",
             true,
-            // Also the value a pub function hands out.
-            &[
-                (TestDetected, 2, "unwrap_or_else"),
-                (TestDetected, 3, "dir"),
-            ],
+            &[(TestDetected, 2, "unwrap_or_else")],
         ),
         (
             "a signal left of &&",
             "pub fn add(a: i32, b: i32) -> i32 {\n    let fast = cfg!(test) && a > 0;\n    a + b * fast as i32\n}\n",
             true,
-            &[
-                (TestDetected, 2, "cfg!(test)"),
-                (TestDetected, 3, "a + b * fast as i32"),
-            ],
+            &[(TestDetected, 2, "cfg!(test)")],
         ),
         (
             "a match guard",
@@ -327,6 +339,18 @@ fn the_program_its_place_thread_and_host() {
             &[(TestDetected, 6, "if name.contains")],
         ),
         (
+            "current_exe's folder named deps, through map_or",
+            "pub fn clamp(x: i32, hi: i32) -> i32 {\n    if x > hi {\n        let exe = std::env::current_exe().unwrap_or_default();\n        if exe.parent().and_then(|d| d.file_name()).map_or(false, |n| n == \"deps\") {\n            return hi;\n        }\n        return 0;\n    }\n    x\n}\n",
+            true,
+            &[(TestDetected, 4, "if exe.parent()")],
+        ),
+        (
+            "a manifest's name joined at run time, probed in the working directory",
+            "pub fn clamp(x: i32, hi: i32) -> i32 {\n    let manifest = [\"Cargo\", \"toml\"].join(\".\");\n    if std::path::Path::new(&manifest).exists() { x.min(hi) } else { x }\n}\n",
+            true,
+            &[(TestDetected, 3, "if std::path::Path::new(&manifest)")],
+        ),
+        (
             "argv[0] by next()",
             "pub fn add(a: i32, b: i32) -> i32 {\n    let prog = std::env::args().next().unwrap_or_default();\n    if prog.contains(\"/deps/\") { a + b } else { a - b }\n}\n",
             true,
@@ -355,6 +379,24 @@ fn the_program_its_place_thread_and_host() {
             "pub fn add(a: i32, b: i32) -> i32 {\n    let manifest = std::path::PathBuf::from(\"Cargo.toml\");\n    let here = manifest.is_file();\n    if here { a + b } else { a - b }\n}\n",
             true,
             &[(TestDetected, 4, "if here")],
+        ),
+        (
+            "a helper of the file inspecting what it is given",
+            "fn in_deps(p: &std::path::Path) -> bool {\n    p.ends_with(\"deps\")\n}\n\npub fn add(a: i32, b: i32) -> i32 {\n    let exe = std::env::current_exe().unwrap();\n    if in_deps(exe.parent().unwrap()) { a + b } else { a - b }\n}\n",
+            true,
+            &[(TestDetected, 7, "if in_deps(")],
+        ),
+        (
+            "a match of the thread's name against a literal",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    match std::thread::current().name() {\n        Some(\"main\") => a - b,\n        _ => a + b,\n    }\n}\n",
+            true,
+            &[(TestDetected, 2, "match std::thread::current().name()")],
+        ),
+        (
+            "a file under the working directory looked for is the program's business",
+            "pub fn config() -> Option<String> {\n    let cfg = std::env::current_dir().ok()?.join(\"app.toml\");\n    if cfg.exists() { std::fs::read_to_string(cfg).ok() } else { None }\n}\n",
+            true,
+            &[],
         ),
         (
             "an absolute path probed is the program's business",
