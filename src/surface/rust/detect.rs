@@ -9,36 +9,43 @@
 //!   `CARGO_BIN_EXE_*`); in a build script (a file printing `cargo:` lines), the profile it is
 //!   built for (`PROFILE`, `OPT_LEVEL`, `DEBUG`, `CARGO_CFG_DEBUG_ASSERTIONS`);
 //! - state the runner sets, read at run time: `std::env::var`/`var_os` of `RUST_TEST_*`,
-//!   `NEXTEST*`, goal's own `GOAL_*`, and what cargo sets when it runs a test but an installed
-//!   program never sees (`CARGO`, `CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, `CARGO_CRATE_NAME`, …),
-//!   also as a name `std::env::vars()` is searched for; libtest's own flags
-//!   (`--nocapture`, `--test-threads`, `--exact`, …) looked for in `std::env::args()`;
-//! - the thread: `std::thread::current()` (libtest names each test's thread after the test);
-//! - the program's name and place: `std::env::current_exe()`, `args().next()`, `args[0]`,
-//!   `std::env::current_dir()`, `temp_dir()`, `PWD`, `env!("CARGO_MANIFEST_DIR")`, `file!()`, a
-//!   relative path probed for existence (`Path::new("tests/data").exists()`);
-//! - the host: `HOSTNAME`, `gethostname()`, `hostname::get()`;
+//!   `NEXTEST*`, goal's own `GOAL_*` (its pin runs remove them), and what cargo sets when it runs
+//!   a test but an installed program never sees (`CARGO`, `CARGO_MANIFEST_DIR`, `CARGO_PKG_*`,
+//!   `CARGO_CRATE_NAME`, …), also as a name `std::env::vars()` is searched for; libtest's own
+//!   flags (`--nocapture`, `--test-threads`, `--exact`, …) looked for in `std::env::args()`;
 //! - code only compiled under test that changes what the code does: a `cfg`/`cfg_attr` naming
-//!   `test` (or `debug_assertions`) on an item, statement or expression of code, and an item only
-//!   compiled under test (`#[cfg(test)] fn`, `static`, `use`, inherent `impl` methods) that code
-//!   outside the tests uses.
+//!   `test` (or `debug_assertions`) on an item, statement or expression of code (a `cfg_attr`
+//!   only when it sets a module's `path`, a `cfg` or a symbol's name, not a derive), and an item
+//!   only compiled under test (`#[cfg(test)] fn`, `static`, `use`, an inherent `impl`'s methods)
+//!   that code outside the tests names;
+//! - once inspected (compared, searched, matched against a literal): the thread
+//!   (`std::thread::current()`, which libtest names after the test), the program's name and place
+//!   (`std::env::current_exe()`, `args().next()`, `args[0]`, `std::env::current_dir()`,
+//!   `temp_dir()`, `PWD`, `env!("CARGO_MANIFEST_DIR")`, `file!()`), the host (`HOSTNAME`,
+//!   `gethostname()`, `hostname::get()`); and a relative path probed for existence
+//!   (`Path::new("tests/data").exists()`, `fs::metadata("Cargo.toml")`), which asks what the
+//!   working directory is. A path read to be used (`current_dir()?.join("out")`) is no signal.
 //!
-//! Names are followed to a fixed point: `use` aliases (`use std::env as e`), `let` bindings in
-//! order (a shadowing binding replaces the old one), assignments, `const`/`static` items, the
-//! values functions and methods return (`fn under_test() -> bool {…}` then `if under_test()`),
-//! and constant strings (`const K: &str = "RUST_TEST_THREADS"`, `concat!`, `format!`, `+`).
+//! Names are followed to a fixed point: `use` aliases (`use std::env as e`, `use
+//! std::env::current_exe as me`), `let` bindings in order (a shadowing binding replaces the old
+//! one), assignments, `if let`/`match`/`for` bindings, closure parameters over the receiver's
+//! items (`args().any(|a| a == "--nocapture")`), `const`/`static` items, the values functions
+//! and methods of the file return (`fn under_test() -> bool {…}` then `if under_test()`), their
+//! parameters when they hand them on or inspect them, and constant strings (`const K: &str =
+//! "RUST_TEST_THREADS"`, `concat!`, `format!`, `+`, `[…].join(…)`). A value given to another
+//! function (`pool::start(threads)`) is not that function's result.
 //!
 //! The use decides. A signal in a choosing position is `test-detected`: the condition of an
 //! `if`, `if let`, `while` or match guard, a `match` scrutinee, the left side of `&&`/`||`, and in
 //! code the receiver of a method that picks a value or a closure (`.then(…)`, `unwrap_or_else`,
-//! `map_or`, …, for the runner signals only). So is a runner signal a `pub` function, `const` or
-//! `static` hands to other files (its uses are out of sight). A runner signal (build
-//! configuration, runner state, libtest's flags) only read elsewhere in code (logged, formatted,
-//! passed on) is `test-aware`, shown; so is the thread's name written by a formatting macro. The
-//! thread, the program's name and place and the host read for any other purpose are neither:
-//! a usage message naming the program, a CLI matching `args().nth(1)` to choose its subcommand.
+//! `map_or`, …, for build configuration and runner state). So is a runner signal a `pub`
+//! flag hands to other files (a `bool` function, `const` or `static`: its uses are out of
+//! sight). Build configuration or runner state only read in code (logged, formatted, handed to a
+//! function) is `test-aware`, shown; so is the thread's name written by a formatting macro. The
+//! thread, the program's name and place and the host read for any other purpose are neither: a
+//! usage message naming the program, a CLI matching `args().nth(1)` to choose its subcommand.
 //!
-//! In tests (a test file, or a test item of a code file) only conditions count: a test whose
+//! In tests (a test file, or a test item of a code file) only the conditions count: a test whose
 //! assertion runs only in some folders, on some hosts or outside goal's runs (every signal but
 //! `cfg!(test)`, always true there).
 
