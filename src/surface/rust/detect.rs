@@ -237,6 +237,9 @@ struct Env<'f> {
     build_script: bool,
     /// Names only items compiled under test define, with where and what they are.
     test_only: HashMap<String, (usize, String)>,
+    /// Methods of an inherent `impl` compiled only under test that share a trait method's name:
+    /// under test they are called instead of the trait's.
+    test_only_methods: HashMap<String, (usize, String)>,
 }
 
 impl<'f> Env<'f> {
@@ -244,8 +247,13 @@ impl<'f> Env<'f> {
         let mut collect = Collect::default();
         collect.visit_file(file);
         let mut test_only = HashMap::new();
-        for (name, at) in collect.test_defined {
-            if !collect.defined.contains(&name) {
+        let mut test_only_methods = HashMap::new();
+        for (name, at, method) in collect.test_defined {
+            if method {
+                if collect.trait_methods.contains(&name) {
+                    test_only_methods.entry(name).or_insert(at);
+                }
+            } else if !collect.defined.contains(&name) {
                 test_only.entry(name).or_insert(at);
             }
         }
@@ -254,6 +262,7 @@ impl<'f> Env<'f> {
             consts: collect.consts,
             build_script: source.contains("\"cargo:"),
             test_only,
+            test_only_methods,
         }
     }
 
@@ -285,7 +294,10 @@ struct Collect<'f> {
     aliases: HashMap<String, Vec<String>>,
     consts: HashMap<String, &'f Expr>,
     defined: HashSet<String>,
-    test_defined: Vec<(String, (usize, String))>,
+    /// Names test-only items define: where, what, whether an inherent method.
+    test_defined: Vec<(String, (usize, String), bool)>,
+    /// The methods of the traits the file's code defines or implements.
+    trait_methods: HashSet<String>,
 }
 
 impl Collect<'_> {
@@ -368,9 +380,10 @@ impl<'f> Visit<'f> for Collect<'f> {
                 if let Some(attr) = attr {
                     let line = attr.span().start().line;
                     let shown = attr.to_token_stream().to_string().replace(' ', "");
+                    let method = matches!(item, Item::Impl(_));
                     for name in self.names(item) {
                         let what = format!("{shown} {name} used outside tests");
-                        self.test_defined.push((name, (line, what)));
+                        self.test_defined.push((name, (line, what), method));
                     }
                 }
             }
@@ -380,6 +393,20 @@ impl<'f> Visit<'f> for Collect<'f> {
             self.defined.insert(name);
         }
         match item {
+            Item::Impl(i) if i.trait_.is_some() => {
+                for it in &i.items {
+                    if let ImplItem::Fn(f) = it {
+                        self.trait_methods.insert(f.sig.ident.to_string());
+                    }
+                }
+            }
+            Item::Trait(t) => {
+                for it in &t.items {
+                    if let syn::TraitItem::Fn(f) = it {
+                        self.trait_methods.insert(f.sig.ident.to_string());
+                    }
+                }
+            }
             Item::Const(c) => {
                 self.consts.insert(c.ident.to_string(), &c.expr);
             }
@@ -663,23 +690,7 @@ impl<'a, 'f> Finder<'a, 'f> {
         let bits = match e {
             Expr::Lit(l) => lit_marks(&l.lit),
             Expr::Path(p) => self.path_taint(&p.path, locals),
-            Expr::Call(c) => {
-                // The arguments' signals go into the value only through a wrapper, or a function
-                // of the file that hands its parameter on or inspects it.
-                let callee = t(&c.func);
-                let args = c.args.iter().fold(0, |b, a| b | t(a));
-                let mut b = callee & !(PASS | PROBE_PASS);
-                if callee & PASS != 0 || self.wraps(&c.func) {
-                    b |= args;
-                }
-                if callee & PROBE_PASS != 0 && args & RAW != 0 {
-                    b |= PROBE;
-                }
-                if let Expr::Path(p) = &*c.func {
-                    b |= self.call_source(&p.path, &c.args, locals);
-                }
-                b | (args & (FLAG_MARK | VAR_MARK))
-            }
+            Expr::Call(c) => self.call_taint(c, locals),
             Expr::MethodCall(m) => self.method_taint(m, locals),
             Expr::Macro(m) => self.macro_taint(&m.mac, locals),
             Expr::If(i) => {
@@ -735,6 +746,24 @@ impl<'a, 'f> Finder<'a, 'f> {
             _ => 0,
         };
         combine(bits)
+    }
+
+    /// A call's value: the arguments' signals go into it only through a wrapper, or a function of
+    /// the file that hands its parameter on or inspects it.
+    fn call_taint(&self, c: &syn::ExprCall, locals: &Locals) -> Bits {
+        let callee = self.taint(&c.func, locals);
+        let args = c.args.iter().fold(0, |b, a| b | self.taint(a, locals));
+        let mut b = callee & !(PASS | PROBE_PASS);
+        if callee & PASS != 0 || self.wraps(&c.func) {
+            b |= args;
+        }
+        if callee & PROBE_PASS != 0 && args & RAW != 0 {
+            b |= PROBE;
+        }
+        if let Expr::Path(p) = &*c.func {
+            b |= self.call_source(&p.path, &c.args, locals);
+        }
+        combine(b | (args & (FLAG_MARK | VAR_MARK)))
     }
 
     fn block_taint(&self, block: &syn::Block, locals: &Locals) -> Bits {
@@ -1500,7 +1529,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
 
     fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
         if self.in_code() && self.report {
-            let whole = self.taint(&Expr::Call(e.clone()), &self.locals);
+            let whole = self.call_taint(e, &self.locals);
             self.handed_on(e.args.iter(), whole);
         }
         syn::visit::visit_expr_call(self, e);
@@ -1508,7 +1537,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
 
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
         if self.in_code() && self.report {
-            let whole = self.taint(&Expr::MethodCall(e.clone()), &self.locals);
+            let whole = combine(self.method_taint(e, &self.locals));
             self.handed_on(e.args.iter(), whole);
         }
         if self.in_code() && CHOOSING_METHODS.contains(&e.method.to_string().as_str()) {
@@ -1519,7 +1548,11 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
             }
         }
         if self.in_code()
-            && let Some((line, what)) = self.env.test_only.get(&e.method.to_string()).cloned()
+            && let Some((line, what)) = self
+                .env
+                .test_only_methods
+                .get(&e.method.to_string())
+                .cloned()
         {
             self.push(FindingKind::TestDetected, line, what.clone());
             let at = e.method.span().start().line;

@@ -112,6 +112,12 @@ fn build_configuration() {
             ],
         ),
         (
+            "a test-only inspection method sharing a name with another type's",
+            "pub struct Stack { items: Vec<i32> }\nimpl Stack {\n    pub fn push(&mut self, x: i32) { if self.items.len() < 8 { self.items.push(x) } }\n}\n#[cfg(test)]\nimpl Stack {\n    fn len(&self) -> usize { self.items.len() }\n}\n",
+            true,
+            &[],
+        ),
+        (
             "a name a test-only import gives, spelled in full elsewhere",
             "#[cfg(test)]\nuse std::path::Path;\n\npub fn f() -> bool {\n    std::path::Path::new(\"/etc\").is_absolute()\n}\n",
             true,
