@@ -531,6 +531,9 @@ impl<'a, 'f> Finder<'a, 'f> {
     /// the signals that count in this position). Shown as the `cfg!` inside when there is one,
     /// else `keyword` and the expression (`if std::env::current_dir()…`).
     fn choose(&mut self, e: &Expr, keyword: &str, only: Bits) {
+        if !self.report {
+            return;
+        }
         let bits = self.taint(e, &self.locals);
         if bits & self.counted() & only == 0 {
             return;
@@ -1391,7 +1394,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 for attr in &m.attrs {
                     self.visit_attribute(attr);
                 }
-                if self.in_code() && !self.read_seen {
+                if self.report && self.in_code() && !self.read_seen {
                     self.read_seen = true;
                     let bits = self.macro_taint(&m.mac, &self.locals);
                     self.read(&m.mac, &m.mac, bits);
@@ -1434,7 +1437,12 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
     }
 
     fn visit_expr(&mut self, e: &'ast Expr) {
-        if self.in_code() && !self.consumed && !self.read_seen && !holds_statements(e) {
+        if self.report
+            && self.in_code()
+            && !self.consumed
+            && !self.read_seen
+            && !holds_statements(e)
+        {
             self.read_seen = true;
             let bits = self.taint(e, &self.locals);
             self.read(e, e, bits);
@@ -1506,7 +1514,7 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if matches!(e.op, BinOp::And(_) | BinOp::Or(_)) {
+        if self.report && matches!(e.op, BinOp::And(_) | BinOp::Or(_)) {
             let bits = self.taint(&e.left, &self.locals);
             if bits & self.counted() != 0 {
                 let what = self.source(e.span(), e);
@@ -1540,7 +1548,10 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
             let whole = combine(self.method_taint(e, &self.locals));
             self.handed_on(e.args.iter(), whole);
         }
-        if self.in_code() && CHOOSING_METHODS.contains(&e.method.to_string().as_str()) {
+        if self.report
+            && self.in_code()
+            && CHOOSING_METHODS.contains(&e.method.to_string().as_str())
+        {
             let bits = self.taint(&e.receiver, &self.locals);
             if bits & STRONG != 0 {
                 let expr = Expr::MethodCall(e.clone());
