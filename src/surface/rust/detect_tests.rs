@@ -72,6 +72,21 @@ fn build_configuration() {
             &[(TestDetected, 2, "cfg!(debug_assertions)")],
         ),
         (
+            "a debug_assertions item",
+            "#[cfg(debug_assertions)]\npub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(not(debug_assertions))]\npub fn add(a: i32, b: i32) -> i32 { a - b }\n",
+            true,
+            &[
+                (TestDetected, 1, "#[cfg(debug_assertions)]"),
+                (TestDetected, 3, "#[cfg(not(debug_assertions))]"),
+            ],
+        ),
+        (
+            "a binary cargo builds only for integration tests",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    if option_env!(\"CARGO_BIN_EXE_calc\").is_some() { a + b } else { a - b }\n}\n",
+            true,
+            &[(TestDetected, 2, "CARGO_BIN_EXE_calc")],
+        ),
+        (
             "a const of cfg!(test) followed to its use",
             "const IS_TEST: bool = cfg!(test);\n\npub fn add(a: i32, b: i32) -> i32 {\n    if IS_TEST { a + b } else { a - b }\n}\n",
             true,
@@ -222,6 +237,12 @@ fn runner_state() {
             "pub fn add(a: i32, b: i32) -> i32 {\n    let args: Vec<String> = std::env::args().collect();\n    let flag = \"--test-threads\";\n    if args.iter().any(|a| a.starts_with(flag)) { a + b } else { a - b }\n}\n",
             true,
             &[(TestDetected, 4, "if args.iter()")],
+        ),
+        (
+            "a libtest flag through a constant",
+            "const EXACT: &str = \"--exact\";\n\npub fn add(a: i32, b: i32) -> i32 {\n    for arg in std::env::args() {\n        if arg == EXACT { return a + b; }\n    }\n    a - b\n}\n",
+            true,
+            &[(TestDetected, 5, "if arg == EXACT")],
         ),
         (
             "a function returning a signal",
@@ -439,6 +460,18 @@ fn the_program_its_place_thread_and_host() {
             "pub fn add(a: i32, b: i32) -> i32 {\n    let host = std::env::var(\"HOSTNAME\").unwrap_or_default();\n    if host.starts_with(\"ci-\") { a + b } else { a - b }\n}\n",
             true,
             &[(TestDetected, 3, "if host.starts_with")],
+        ),
+        (
+            "the host by a crate, compared",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    let host = gethostname::gethostname();\n    if host == \"ci-runner\" { a + b } else { a - b }\n}\n",
+            true,
+            &[(TestDetected, 3, "if host == \"ci-runner\"")],
+        ),
+        (
+            "the working directory as the shell set it",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    let pwd = std::env::var(\"PWD\").unwrap_or_default();\n    if pwd.ends_with(\"calc\") { a + b } else { a - b }\n}\n",
+            true,
+            &[(TestDetected, 3, "if pwd.ends_with")],
         ),
         (
             "the host by a crate, printed",
