@@ -6,6 +6,8 @@ mod cfg;
 mod checks;
 mod defs;
 mod detect;
+#[cfg(test)]
+mod detect_tests;
 mod imports;
 mod items;
 mod params;
