@@ -132,6 +132,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A tool a command needs is not installed (a mutation tool for `goal verify --mutants`).
+    #[error("{tool} is not installed: `{install}`")]
+    ToolMissing { tool: String, install: String },
     /// Invalid input to the retry judge.
     #[error("invalid_input: {message}")]
     InvalidInput { message: String },
@@ -322,9 +325,11 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Internal { .. } => ErrorKind::Internal,
-            Error::Io { .. } | Error::Git { .. } | Error::GitLock { .. } | Error::Spawn { .. } => {
-                ErrorKind::Environment
-            }
+            Error::Io { .. }
+            | Error::Git { .. }
+            | Error::GitLock { .. }
+            | Error::Spawn { .. }
+            | Error::ToolMissing { .. } => ErrorKind::Environment,
             Error::Interrupted { code, .. } => ErrorKind::Interrupted { code: *code },
             // Negative answers the agent can act on, and states that stop a command without
             // anything being wrong with what was typed: another goal command running, a hook of
@@ -429,6 +434,9 @@ impl Error {
             }
             Error::CannotPin { retry, .. } => retry.clone(),
             Error::Spawn { program, .. } => format!("check that `{program}` is installed and on PATH"),
+            Error::ToolMissing { install, .. } => {
+                format!("install it (`{install}`), then run the command again; nothing was recorded")
+            }
             Error::HookRefused { hook, .. } => format!(
                 "fix what the {hook} hook reports above, then run the goal command again"
             ),

@@ -471,10 +471,19 @@ fn a_missing_tool_is_named_with_its_install_command() {
         return;
     }
     ok(&goal(&repo, &[], &["verify", "-c", "1"]));
+    let ledger = repo.read(".agents/goal/evidence.jsonl");
     refused(
         &goal(&repo, &[], &["verify", "--mutants"]),
         2,
-        &["mutmut is not installed: `pip install mutmut==3.8.1`"],
+        &[
+            "mutmut is not installed: `pip install mutmut==3.8.1`",
+            "nothing was recorded",
+        ],
+    );
+    assert_eq!(
+        repo.read(".agents/goal/evidence.jsonl"),
+        ledger,
+        "an exit 2 records nothing"
     );
     refused(
         &goal(&repo, &[], &["done"]),

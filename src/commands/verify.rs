@@ -167,11 +167,7 @@ fn mutants(
         return Ok(1);
     };
     let min = crate::ops::settings::of_goal(ws, goal).mutants_min;
-    let exit = if !mutation.missing.is_empty() {
-        2
-    } else {
-        u8::from(!mutation.refusals(min).is_empty())
-    };
+    let exit = u8::from(!mutation.refusals(min).is_empty());
     if ctx.json {
         ctx.emit_json(&serde_json::json!({
             "record": record,

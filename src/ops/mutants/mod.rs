@@ -44,7 +44,7 @@ pub fn acceptance_pins(goal: &GoalFile) -> Vec<Pin> {
 }
 
 /// `goal verify --mutants [-c N]…`: the check with the acceptance pins (of `criteria`, when
-/// given), recorded.
+/// given), recorded; a tool missing records nothing.
 pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) -> Result<Record> {
     for &n in criteria {
         let number = super::criterion_number(goal, n)?;
@@ -63,7 +63,20 @@ pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) 
         goal.criteria.retain(|c| criteria.contains(&c.number));
     }
     let place = Place::of(ws)?;
-    check(ws, &place, &goal, quiet)
+    let started = now_rfc3339();
+    let clock = std::time::Instant::now();
+    let work = ws.worktree_tree_full()?;
+    let (mutation, output) = measure(ws, &place, work, &goal, quiet)?;
+    // A tool that is not there measured nothing: nothing is recorded, the command fails as the
+    // machine's (done, which must answer, records it and makes it again once the tool is there).
+    if let Some(missing) = mutation.missing.first() {
+        return Err(Error::ToolMissing {
+            tool: missing.tool.clone(),
+            install: missing.install.clone(),
+        });
+    }
+    let pins = acceptance_pins(&goal);
+    append(ws, &place, &pins, mutation, started, clock, output)
 }
 
 /// Run the check on the working tree now and append its `mutants` record (the caller holds the

@@ -71,50 +71,58 @@ pub(super) fn run_all(
             program: &program,
             quiet,
         };
-        let (exit_code, read, out, sample) = match tool {
+        let ran = match tool {
             Tool::CargoMutants => job.cargo_mutants()?,
             Tool::Mutmut => job.mutmut()?,
             Tool::Stryker => job.stryker()?,
         };
-        output.extend_from_slice(&out);
-        let unread = read.is_err();
-        let read = read.unwrap_or_else(|why| {
-            m.failed
-                .push(format!("{} (exit {exit_code}): {why}", tool.name()));
-            Read::default()
-        });
-        // Mutants made and none run: nothing is known of them (the gate fails closed).
-        if let Some(why) = read.ran_none(tool.name()) {
-            m.failed.push(why);
-        }
-        // mutmut and Stryker take whole functions and line ranges, not a list of mutants: they
-        // run every mutant of the changed functions, under the pins' time bound. Results that
-        // could not be read count nothing.
-        let sample = sample.unwrap_or_else(|| {
-            if unread {
-                return Sample::default();
-            }
-            if read.made > SAMPLE_MAX as u64 {
-                m.notes.push(format!(
-                    "{} cannot be given a sample of mutants: it ran all {} mutants of the changed functions",
-                    tool.name(),
-                    read.made
-                ));
-            }
-            Sample::all(read.made)
-        });
-        m.tools.push(ToolRun {
-            tool: tool.name().into(),
-            exit_code,
-            totals: read.totals,
-            duration_ms: clock.elapsed().as_millis() as u64,
-            sample,
-        });
-        m.totals.add(read.totals);
-        m.sample.add(sample);
-        m.survivors.extend(read.survivors);
+        output.extend_from_slice(&ran.2);
+        record(tool, ran, clock, m);
     }
     Ok(())
+}
+
+/// What one tool's run came to, added to the record: its totals, survivors, sample, and why
+/// nothing is known of its mutants when that is so.
+fn record(tool: Tool, ran: Ran, clock: std::time::Instant, m: &mut Mutation) {
+    let (exit_code, read, _, sample) = ran;
+
+    let unread = read.is_err();
+    let read = read.unwrap_or_else(|why| {
+        m.failed
+            .push(format!("{} (exit {exit_code}): {why}", tool.name()));
+        Read::default()
+    });
+    // Mutants made and none run: nothing is known of them (the gate fails closed).
+    if let Some(why) = read.ran_none(tool.name()) {
+        m.failed.push(why);
+    }
+    // mutmut and Stryker take whole functions and line ranges, not a list of mutants: they
+    // run every mutant of the changed functions, under the pins' time bound. Results that
+    // could not be read count nothing.
+    let sample = sample.unwrap_or_else(|| {
+        if unread {
+            return Sample::default();
+        }
+        if read.made > SAMPLE_MAX as u64 {
+            m.notes.push(format!(
+                "{} cannot be given a sample of mutants: it ran all {} mutants of the changed functions",
+                tool.name(),
+                read.made
+            ));
+        }
+        Sample::all(read.made)
+    });
+    m.tools.push(ToolRun {
+        tool: tool.name().into(),
+        exit_code,
+        totals: read.totals,
+        duration_ms: clock.elapsed().as_millis() as u64,
+        sample,
+    });
+    m.totals.add(read.totals);
+    m.sample.add(sample);
+    m.survivors.extend(read.survivors);
 }
 
 /// "mutants: not applicable for this pin": the code of `tool`'s language with a pin it does not
