@@ -15,6 +15,7 @@ pub mod detect;
 mod go;
 pub mod imports;
 mod js;
+mod meaning;
 mod pins;
 mod python;
 pub mod renames;

@@ -36,7 +36,7 @@ fn runner_probes_in_code() {
             "import sys\nX = \"_pytest\" in sys.modules\n",
             &[(TestDetected, 2, "\"_pytest\" in sys.modules")],
         ),
-        ("app.py", "import sys\nX = \"nose\" in sys.modules\n", &[]),
+        ("app.py", "import sys\nX = \"numpy\" in sys.modules\n", &[]),
         ("app.py", "X = \"pytest\" in modules\n", &[]),
         (
             "app.py",
@@ -158,7 +158,7 @@ fn runner_probes_in_code() {
         (
             "a.go",
             "package a\n\nimport \"os\"\n\nfunc F() bool {\n\texe, _ := os.Executable()\n\treturn filepath.Ext(exe) == `.test`\n}\n",
-            &[],
+            &[(TestDetected, 7, "filepath.Ext(exe) == `.test`")],
         ),
         (
             "a.go",
@@ -294,11 +294,17 @@ fn conditions_that_read_the_runs_own_folder() {
             "const here = __filename;\nf(process.cwd());\n",
             &[],
         ),
-        // Go: os.Getwd, os.TempDir, os.Executable, os.Args in an if.
+        // Go: os.Getwd, os.TempDir, os.Executable, the program's name in an if; its own
+        // arguments are not the run's.
         (
             "a.go",
             "package a\n\nimport \"os\"\n\nfunc F() {\n\tif len(os.Args) > 1 {\n\t\tG()\n\t}\n}\n",
-            &[(TestDetected, 6, "len(os.Args) > 1")],
+            &[],
+        ),
+        (
+            "a.go",
+            "package a\n\nimport \"os\"\n\nfunc F() {\n\tif filepath.Base(os.Args[0]) == \"x\" {\n\t\tG()\n\t}\n}\n",
+            &[(TestDetected, 6, "filepath.Base(os.Args[0]) == \"x\"")],
         ),
         (
             "a.go",
