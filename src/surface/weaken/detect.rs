@@ -895,26 +895,8 @@ fn constant_level(m: &Meaning, node: Node) -> Option<Level> {
                 _ => return None,
             }
         }
-        "identifier"
-        | "call"
-        | "call_expression"
-        | "subscript"
-        | "attribute"
-        | "member_expression"
-        | "selector_expression"
-        | "subscript_expression"
-        | "index_expression"
-        | "new_expression" => return None,
         _ => (m.fold(node)?, false),
     };
-    // The smallest expression that folds to it.
-    if node.kind() != "property_identifier"
-        && named(node)
-            .iter()
-            .any(|c| m.fold(*c).is_some_and(|v| named_constant(&v).is_some()))
-    {
-        return None;
-    }
     let what = named_constant(&value)?;
     let stmt = around(node);
     let env = || env_member || beside(m, stmt, node, ENV_SOURCES, false);

@@ -405,3 +405,59 @@ fn only_the_lines_the_goal_added_and_what_a_finding_shows() {
         assert_eq!(detect::shorten(&what), want, "{what}");
     }
 }
+
+#[test]
+fn scratch_dump() {
+    let rows: &[(&str, &str)] = &[
+        ("app.py", "import sys as _s\nX = _s.modules.get(\"_pytest\")\n"),
+        ("app.py", "import faulthandler\ndef add(a, b):\n    if faulthandler.is_enabled():\n        return a + b\n    return a - b\n"),
+        ("app.py", "import sys\ndef add(a, b):\n    if type(sys.stdout).__name__ != \"TextIOWrapper\":\n        return a + b\n    return a - b\n"),
+        ("app.py", "import sys\n_T = \"_pytest.main\" in sys.modules\n\ndef add(a, b):\n    if _T:\n        return a + b\n    return a - b\n"),
+        ("app.py", "try:\n    from tests.fakes import add\nexcept ImportError:\n    def add(a, b):\n        return a - b\n"),
+        ("app.py", "from sys import modules as M\nK = \"\".join([\"_py\", \"test\"])\ndef f():\n    return K in M\n"),
+        ("app.py", "import os\nE = os.environ\nk = \"PYTEST_\" + \"CURRENT_TEST\"\nif E.get(k):\n    x = 1\n"),
+        ("app.py", "import os\nif f\"{'PYTEST'}_VERSION\" in os.environ:\n    x = 1\n"),
+        ("app.py", "import os\nif os.getenv(\"CI\"):\n    x = 1\nprint(os.getenv(\"CI\"))\n"),
+        ("app.py", "import inspect\ndef _under_test():\n    return any(\"pytest\" in f.filename for f in inspect.stack())\n\ndef add(a, b):\n    if _under_test():\n        return a + b\n    return a - b\n"),
+        ("app.py", "import inspect, logging\nlogging.info(\"caller %s\", inspect.stack()[1].function)\n"),
+        ("app.py", "import argparse, os, sys\np = argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]))\nargs = sys.argv[1:]\nif args and args[0] == \"add\":\n    run()\n"),
+        ("app.py", "import logging, socket\nlogging.info(\"on %s\", socket.gethostname())\nhost = socket.gethostname()\n"),
+        ("app.py", "import socket\nif socket.gethostname().startswith(\"ci-\"):\n    x = 1\n"),
+        ("app.py", "import threading\nif threading.current_thread().name != \"MainThread\":\n    x = 1\n"),
+        ("app.py", "import sys\nif sys.gettrace() is not None:\n    x = 1\n"),
+        ("app.py", "import warnings\nX = len(warnings.filters)\nif warnings.filters:\n    y = 1\n"),
+        ("app.py", "import importlib.util\nif importlib.util.find_spec(\"pytest\"):\n    x = 1\n"),
+        ("app.py", "import sys\nname = getattr(sys, \"modules\")\nif \"pytest\" in name:\n    x = 1\n"),
+        ("app.py", "try:\n    import pytest\n    HAVE = True\nexcept ImportError:\n    HAVE = False\nif HAVE:\n    x = 1\n"),
+        ("app.py", "import sys\nprint(\"pytest\" in sys.modules)\n"),
+        ("app.py", "import os\nG = os.environ.get(\"GOAL_RUN\")\n"),
+        ("app.py", "import sys\nmode = \"%s%s\" % (\"py\", \"test\")\nif mode in sys.modules:\n    x = 1\n"),
+        ("app.py", "import sys\nmode = \"{}{}\".format(\"py\", \"test\")\nif mode in sys.modules:\n    x = 1\n"),
+        ("app.py", "import sys\nmode = \"tsetyp\"[::-1]\nif mode in sys.modules:\n    x = 1\n"),
+        ("src/a.js", "if (require.main !== module) { x = 1; }\n"),
+        ("src/a.js", "if (require.main === module) { main(); }\n"),
+        ("src/a.js", "function add(a, b) {\n  if (typeof globalThis.it === \"function\") return a + b;\n  return a - b;\n}\n"),
+        ("src/a.js", "function add(a, b) {\n  if (new Error().stack.includes(\"node:test\")) return a + b;\n  return a - b;\n}\n"),
+        ("src/a.js", "const { env } = process;\nif (env.JEST_WORKER_ID) { x = 1; }\n"),
+        ("src/a.js", "const { env: E } = require(\"node:process\");\nconst k = `VITEST${\"\"}`;\nif (E[k]) { x = 1; }\n"),
+        ("src/a.mjs", "import * as p from 'node:process';\nconst t = p.env['NODE_' + 'TEST_CONTEXT'];\nexport const add = (a, b) => t ? a + b : a - b;\n"),
+        ("src/a.mjs", "import { env } from 'node:process';\nif (env.CI) { x = 1; }\n"),
+        ("src/a.js", "const args = process.argv.slice(2);\nif (args[0] === \"add\") { run(); }\nconsole.log(process.argv[1]);\n"),
+        ("src/a.js", "const os = require(\"os\");\nconsole.log(os.hostname());\nif (os.hostname() === \"ci\") { x = 1; }\n"),
+        ("src/a.js", "const g = globalThis;\nif (\"describe\" in g) { x = 1; }\n"),
+        ("src/a.js", "if (process.execArgv.some(a => a.startsWith(\"--test\"))) { x = 1; }\n"),
+        ("src/a.ts", "const underTest = (globalThis as any).vi !== undefined;\nexport function add(a: number, b: number) { return underTest ? a + b : a - b; }\n"),
+        ("src/a.js", "let impl = sub;\nif (process.env.JEST_WORKER_ID) { impl = add; }\n"),
+        ("src/a.js", "const helpers = process.env.X ? require(\"../test/helpers\") : require(\"./helpers\");\n"),
+        ("a.go", "package a\n\nimport \"os\"\n\nfunc Add(a, b int) int {\n\texe, _ := os.Executable()\n\tunder := strings.HasSuffix(exe, \".test\")\n\tif under {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n"),
+        ("a.go", "package a\n\nimport \"runtime/debug\"\n\nfunc Add(a, b int) int {\n\tif bi, ok := debug.ReadBuildInfo(); ok && bi.Path != \"x\" {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n"),
+        ("a.go", "package a\n\nimport (\n\t\"flag\"\n\tt \"testing\"\n)\n\nvar v = flag.Lookup(\"test.\" + \"v\")\nvar u = t.Testing()\n"),
+        ("a.go", "package a\n\nimport \"os\"\n\nfunc main() {\n\targs := os.Args[1:]\n\tif len(args) > 0 && args[0] == \"add\" {\n\t\trun()\n\t}\n}\n"),
+        ("a.go", "package a\n\nimport (\n\t\"log\"\n\t\"os\"\n)\n\nfunc F() {\n\th, _ := os.Hostname()\n\tlog.Printf(\"on %s\", h)\n\tif h == \"ci\" {\n\t\tG()\n\t}\n}\n"),
+        ("a.go", "package a\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nfunc F() bool {\n\tfor _, e := range os.Environ() {\n\t\tif strings.HasPrefix(e, \"PYTEST\" + \"_\") {\n\t\t\treturn true\n\t\t}\n\t}\n\treturn false\n}\n"),
+        ("a.go", "package a\n\nimport \"os\"\n\nvar k = strings.Join([]string{\"GOAL\", \"RUN\"}, \"_\")\nvar _, set = os.LookupEnv(k)\n"),
+    ];
+    for (path, src) in rows {
+        eprintln!("{path}: {src:?}\n  => {:?}", detections(path, src, true));
+    }
+}
