@@ -375,10 +375,15 @@ impl<'a> Meaning<'a> {
                     for (l, r) in left.iter().zip(&right) {
                         self.site(*l, How::Value(*r));
                     }
-                } else if let (Some(l), [r]) = (left.first(), right.as_slice()) {
-                    // `exe, err := os.Executable()`: the value is the first name; the error
-                    // or the flag beside it is not.
-                    self.site(*l, How::Value(*r));
+                } else if let [r] = right.as_slice() {
+                    // `exe, err := os.Executable()`, `bi, ok := debug.ReadBuildInfo()`: the
+                    // values are the names before the last; the error or the flag is not
+                    // (but `LookupEnv`'s flag is whether the variable is set).
+                    let all = text(*r, src).contains("LookupEnv");
+                    let values = if all { left.len() } else { left.len() - 1 };
+                    for l in &left[..values] {
+                        self.site(*l, How::Value(*r));
+                    }
                 }
             }
             (Language::Go, "range_clause") => {
