@@ -471,17 +471,35 @@ fn in_message(node: Node, src: &str) -> bool {
     false
 }
 
-/// `if (require.main === module)` at a program's top level: the entry point of a script, which
-/// tells the script run from the module imported, not a test run from another.
+/// A script's entry-point check at a program's top level: `if (require.main === module)` or
+/// `if (import.meta.url === pathToFileURL(process.argv[1]).href)` tells the script run from the
+/// module imported, not a test run from another.
 fn entry_point(cond: Node, src: &str) -> bool {
-    let t: String = text(cond, src).split_whitespace().collect();
-    let t = t.trim_start_matches('(').trim_end_matches(')');
-    matches!(
-        t,
-        "require.main===module" | "module===require.main" | "require.main==module"
-    ) && cond.parent().is_some_and(|p| {
+    let top = cond.parent().is_some_and(|p| {
         p.kind() == "if_statement" && p.parent().is_some_and(|g| g.kind() == "program")
-    })
+    });
+    let mut at = cond;
+    while at.kind() == "parenthesized_expression" {
+        match named(at).first() {
+            Some(inner) => at = *inner,
+            None => return false,
+        }
+    }
+    let (Some(l), Some(r), Some(op)) = (
+        at.child_by_field_name("left"),
+        at.child_by_field_name("right"),
+        at.child_by_field_name("operator"),
+    ) else {
+        return false;
+    };
+    let (l, r) = (text(l, src), text(r, src));
+    let either =
+        |a: &dyn Fn(&str) -> bool, b: &dyn Fn(&str) -> bool| (a(l) && b(r)) || (a(r) && b(l));
+    top && matches!(text(op, src), "===" | "==")
+        && (either(&|t| t == "require.main", &|t| t == "module")
+            || either(&|t| t.starts_with("import.meta."), &|t| {
+                t.contains("process.argv[1]")
+            }))
 }
 
 /// Modules of test runners and their plugin machinery (a module name's top package, or a path

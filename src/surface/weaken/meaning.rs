@@ -165,7 +165,9 @@ impl<'a> Meaning<'a> {
         self.eval(rhs)
     }
 
-    /// The strongest signal in an expression, functions inside it left out.
+    /// The strongest signal in an expression, functions inside it left out, and the named
+    /// arguments and object fields too: `ArgumentParser(prog=basename(sys.argv[0]))` is a parser,
+    /// not the program's name, while `basename(sys.argv[0])` still is.
     pub fn subtree_level(
         &self,
         node: Node<'a>,
@@ -174,7 +176,10 @@ impl<'a> Meaning<'a> {
         let mut best = None;
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            if n.id() != node.id() && is_function(n.kind()) {
+            if n.id() != node.id()
+                && (is_function(n.kind())
+                    || matches!(n.kind(), "keyword_argument" | "pair" | "keyed_element"))
+            {
                 continue;
             }
             best = best.max(signal(self, n));

@@ -812,6 +812,16 @@ fn reads_for_a_message_or_another_purpose() {
             &[],
         ),
         (
+            "src/a.mjs",
+            "import { pathToFileURL } from 'node:url';\nif (import.meta.url === pathToFileURL(process.argv[1]).href) {\n  main();\n}\n",
+            &[],
+        ),
+        (
+            "app.py",
+            "import argparse, os, sys\nparser = argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]))\nargs = parser.parse_args()\nif args.verbose:\n    run()\n",
+            &[],
+        ),
+        (
             "src/a.js",
             "const os = require(\"os\");\nconsole.log(`on ${os.hostname()}`);\nconst jest = load();\nif (jest) { run(); }\n",
             &[],
