@@ -262,10 +262,18 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
                 _ => {}
             }
         }
-        // A switch on the project's own setting named "test" is shown wherever it is: the
-        // setting is the project's configuration, which a person may set on purpose.
+        // A switch on a setting named "test" (jest sets `NODE_ENV`; a test configuration sets
+        // others): refused where it chooses what runs, else shown.
         if code && let Some((kind, line, shown)) = aware(&meaning, node) {
-            found.push((kind, line, 0, shown));
+            match choosing(node, src) {
+                Some(cond) => found.push((
+                    FindingKind::TestDetected,
+                    line,
+                    1,
+                    text(cond, src).to_string(),
+                )),
+                None => found.push((kind, line, 0, shown)),
+            }
         }
     }
     found.sort();
@@ -528,7 +536,6 @@ const RUNNERS: &[&str] = &[
     "tap",
     "node:test",
     "ts-jest",
-    "testing",
 ];
 
 /// Environment variables only a test runner, or `goal` running a turn, sets (a name starting
@@ -810,7 +817,17 @@ fn named_constant(v: &str) -> Option<Named> {
 /// names), or is a signal (`any_signal`).
 fn beside(m: &Meaning, stmt: Node, except: Node, sources: &[&str], any_signal: bool) -> bool {
     descendants(stmt).into_iter().any(|d| {
-        if d.id() == except.id() {
+        // Not the name being bound (it carries what this statement finds).
+        let target = d.parent().is_some_and(|p| {
+            ["left", "name"]
+                .iter()
+                .any(|f| p.child_by_field_name(f).is_some_and(|t| t.id() == d.id()))
+                && matches!(
+                    p.kind(),
+                    "assignment" | "variable_declarator" | "named_expression"
+                )
+        });
+        if d.id() == except.id() || target {
             return false;
         }
         match m.eval(d) {
@@ -855,6 +872,10 @@ fn named_level(m: &Meaning, node: Node, name: &str) -> Option<Level> {
 /// (`derived`): its level and that.
 fn signal(m: &Meaning, node: Node) -> Option<(Level, bool)> {
     let src = m.src;
+    // A setting named "test" compared: what a name bound to it carries.
+    if aware(m, node).is_some() {
+        return Some((Level::State, false));
+    }
     match node.kind() {
         // `typeof it`: a runner's global, unless the file binds the name.
         "unary_expression" => {
@@ -994,7 +1015,8 @@ fn conditional_load<'a>(m: &Meaning<'a>, node: Node<'a>) -> Option<Node<'a>> {
     None
 }
 
-/// A comparison of an environment value with `"test"` in code (`test-aware`).
+/// A comparison of an environment value with `"test"` or `"testing"` in code: `test-aware`
+/// where it is only read, `test-detected` where it (or a name bound to it) chooses what runs.
 fn aware(m: &Meaning, node: Node) -> Option<Detection> {
     let src = m.src;
     match node.kind() {

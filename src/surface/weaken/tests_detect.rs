@@ -338,6 +338,20 @@ fn environment_switches_on_a_test_setting() {
             "package a\n\nimport \"os\"\n\nvar T = os.Getenv(\"APP_ENV\") != \"test\"\n",
             &[(TestAware, 5, "os.Getenv(\"APP_ENV\") != \"test\"")],
         ),
+        // Chosen on, directly or through a name: refused.
+        (
+            "src/a.js",
+            "const { env } = process;\nconst quick = env.MODE === \"te\" + \"st\";\nwhile (quick) { break; }\n",
+            &[
+                (TestDetected, 3, "(quick)"),
+                (TestAware, 2, "env.MODE === \"te\" + \"st\""),
+            ],
+        ),
+        (
+            "app.py",
+            "import os\nif os.environ.get(\"APP_ENV\") == \"test\":\n    X = 2\n",
+            &[(TestDetected, 2, "os.environ.get(\"APP_ENV\") == \"test\"")],
+        ),
         // Not a test setting, not an environment value, or nothing but the word (beside an
         // environment read elsewhere, so that the file is parsed).
         (
