@@ -226,17 +226,17 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
             if !code && level != Level::Weak {
                 continue;
             }
-            let chosen = choosing(node, src);
-            let message = in_message(node, src);
+            let chosen = choosing(&meaning, node);
+            let message = in_message(&meaning, node);
             match (chosen, level, derived) {
                 (Some(_), Level::Probe, false) => found.push((
                     FindingKind::TestDetected,
                     line(node),
                     0,
-                    text(shown(node), src).to_string(),
+                    text(shown(&meaning, node), src).to_string(),
                 )),
                 (Some(cond), _, _) => {
-                    if !entry_point(cond, src) {
+                    if !entry_point(&meaning, cond) {
                         found.push((
                             FindingKind::TestDetected,
                             line(node),
@@ -251,13 +251,18 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
                     } else {
                         FindingKind::TestDetected
                     };
-                    found.push((kind, line(node), 0, text(shown(node), src).to_string()))
+                    found.push((
+                        kind,
+                        line(node),
+                        0,
+                        text(shown(&meaning, node), src).to_string(),
+                    ))
                 }
                 (None, Level::State | Level::Probe, _) if message => found.push((
                     FindingKind::TestAware,
                     line(node),
                     0,
-                    text(shown(node), src).to_string(),
+                    text(shown(&meaning, node), src).to_string(),
                 )),
                 _ => {}
             }
@@ -265,7 +270,7 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
         // A switch on a setting named "test" (jest sets `NODE_ENV`; a test configuration sets
         // others): refused where it chooses what runs, else shown.
         if code && let Some((kind, line, shown)) = aware(&meaning, node) {
-            match choosing(node, src) {
+            match choosing(&meaning, node) {
                 Some(cond) => found.push((
                     FindingKind::TestDetected,
                     line,
@@ -284,9 +289,9 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
 /// and what a constant stands beside). A Python definition ends at the block or module it
 /// stands in (its kind ends in `definition`); every child of a JavaScript `program` or a Go
 /// `source_file` is a statement or a declaration.
-fn around<'a>(node: Node<'a>) -> Node<'a> {
+fn around<'a>(m: &Meaning<'a>, node: Node<'a>) -> Node<'a> {
     let mut at = node;
-    while let Some(p) = at.parent() {
+    while let Some(p) = m.up(at) {
         if p.kind().ends_with("statement")
             || p.kind().ends_with("declaration")
             || p.kind() == "block"
@@ -301,7 +306,7 @@ fn around<'a>(node: Node<'a>) -> Node<'a> {
 
 /// The expression a signal shows: the nearest comparison, call or member access around it
 /// (`"pytest" in sys.modules`, `process.env.JEST_WORKER_ID`), else its statement.
-fn shown(at: Node) -> Node {
+fn shown<'a>(m: &Meaning<'a>, at: Node<'a>) -> Node<'a> {
     const SHOWN: &[&str] = &[
         "comparison_operator",
         "call",
@@ -317,18 +322,18 @@ fn shown(at: Node) -> Node {
         if SHOWN.contains(&node.kind()) {
             return node;
         }
-        match node.parent() {
+        match m.up(node) {
             Some(p) => node = p,
             None => break,
         }
     }
-    around(at)
+    around(m, at)
 }
 
 /// Whether a node is the condition of an `if`, `elif`, `while`, `for`, `do`, ternary, match or
 /// switch subject, or case guard.
-fn is_condition(node: Node) -> bool {
-    let Some(parent) = node.parent() else {
+fn is_condition(m: &Meaning, node: Node) -> bool {
+    let Some(parent) = m.up(node) else {
         return false;
     };
     let field = |name: &str| {
@@ -365,13 +370,14 @@ fn is_condition(node: Node) -> bool {
 /// The condition `node` stands in when it chooses what runs: a condition (see
 /// [`is_condition`]), or the left side of a short-circuit whose value is thrown away
 /// (`under_test and patch()`: it chooses whether the call runs).
-fn choosing<'a>(node: Node<'a>, src: &str) -> Option<Node<'a>> {
+fn choosing<'a>(m: &Meaning<'a>, node: Node<'a>) -> Option<Node<'a>> {
+    let src = m.src;
     let mut at = node;
     loop {
-        if is_condition(at) {
+        if is_condition(m, at) {
             return Some(at);
         }
-        let parent = at.parent()?;
+        let parent = m.up(at)?;
         if matches!(parent.kind(), "boolean_operator" | "binary_expression")
             && parent
                 .child_by_field_name("left")
@@ -379,8 +385,7 @@ fn choosing<'a>(node: Node<'a>, src: &str) -> Option<Node<'a>> {
             && parent
                 .child_by_field_name("operator")
                 .is_some_and(|o| matches!(text(o, src), "and" | "or" | "&&" | "||" | "??"))
-            && parent
-                .parent()
+            && m.up(parent)
                 .is_some_and(|g| g.kind() == "expression_statement")
         {
             return Some(at);
@@ -445,9 +450,10 @@ const MESSAGES: &[&str] = &[
 
 /// Whether `node` is only read into a message: an argument of a printing or logging call, a
 /// piece of an f-string or template, or of `%` formatting.
-fn in_message(node: Node, src: &str) -> bool {
+fn in_message(m: &Meaning, node: Node) -> bool {
+    let src = m.src;
     let mut at = node;
-    while let Some(p) = at.parent() {
+    while let Some(p) = m.up(at) {
         match p.kind() {
             "interpolation" | "template_substitution" => return true,
             "call" | "call_expression" => {
@@ -482,9 +488,10 @@ fn in_message(node: Node, src: &str) -> bool {
 /// A script's entry-point check at a program's top level: `if (require.main === module)` or
 /// `if (import.meta.url === pathToFileURL(process.argv[1]).href)` tells the script run from the
 /// module imported, not a test run from another.
-fn entry_point(cond: Node, src: &str) -> bool {
-    let top = cond.parent().is_some_and(|p| {
-        p.kind() == "if_statement" && p.parent().is_some_and(|g| g.kind() == "program")
+fn entry_point(m: &Meaning, cond: Node) -> bool {
+    let src = m.src;
+    let top = m.up(cond).is_some_and(|p| {
+        p.kind() == "if_statement" && m.up(p).is_some_and(|g| g.kind() == "program")
     });
     let mut at = cond;
     while at.kind() == "parenthesized_expression" {
@@ -818,7 +825,7 @@ fn named_constant(v: &str) -> Option<Named> {
 fn beside(m: &Meaning, stmt: Node, except: Node, sources: &[&str], any_signal: bool) -> bool {
     descendants(stmt).into_iter().any(|d| {
         // Not the name being bound (it carries what this statement finds).
-        let target = d.parent().is_some_and(|p| {
+        let target = m.up(d).is_some_and(|p| {
             ["left", "name"]
                 .iter()
                 .any(|f| p.child_by_field_name(f).is_some_and(|t| t.id() == d.id()))
@@ -927,7 +934,7 @@ fn signal(m: &Meaning, node: Node) -> Option<(Level, bool)> {
 fn constant_level(m: &Meaning, node: Node) -> Option<Level> {
     let (value, env_member) = match node.kind() {
         "property_identifier" => {
-            let parent = node.parent()?;
+            let parent = m.up(node)?;
             let obj = parent.child_by_field_name("object")?;
             match m.eval(obj)? {
                 Val::Name(o) if through(&o, ENV_SOURCES) => (text(node, m.src).to_string(), true),
@@ -937,7 +944,7 @@ fn constant_level(m: &Meaning, node: Node) -> Option<Level> {
         _ => (m.fold(node)?, false),
     };
     let what = named_constant(&value)?;
-    let stmt = around(node);
+    let stmt = around(m, node);
     let env = || env_member || beside(m, stmt, node, ENV_SOURCES, false);
     match what {
         Named::RunnerEnv => Some(Level::Probe),
@@ -994,7 +1001,7 @@ fn conditional_load<'a>(m: &Meaning<'a>, node: Node<'a>) -> Option<Node<'a>> {
         return None;
     }
     let mut at = node;
-    while let Some(p) = at.parent() {
+    while let Some(p) = m.up(at) {
         match p.kind() {
             "if_statement"
             | "elif_clause"

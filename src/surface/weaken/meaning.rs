@@ -69,6 +69,8 @@ pub(super) struct Meaning<'a> {
     pub language: Language,
     bound: HashMap<String, Val>,
     sites: Vec<(String, How<'a>)>,
+    /// Each node's parent, by id (tree-sitter finds a parent by walking down from the root).
+    parents: HashMap<usize, Node<'a>>,
 }
 
 /// Whether a node is a function (a body whose returns are its value).
@@ -101,19 +103,59 @@ impl<'a> Meaning<'a> {
             language,
             bound: HashMap::new(),
             sites: Vec::new(),
+            parents: HashMap::new(),
         };
-        for node in descendants(root) {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
             m.sites_of(node);
+            for kid in super::tree::kids(node) {
+                m.parents.insert(kid.id(), node);
+                stack.push(kid);
+            }
         }
         m
     }
 
+    /// A node's parent.
+    pub fn up(&self, node: Node<'a>) -> Option<Node<'a>> {
+        self.parents.get(&node.id()).copied()
+    }
+
     /// Follow the bindings to a fixed point, `signal` telling which expressions are signals.
+    /// After the first round, a site is read again only if a name it mentions changed after it
+    /// was last read.
     pub fn settle(&mut self, signal: &dyn Fn(&Meaning<'a>, Node<'a>) -> Option<Level>) {
         let m = self;
-        for _ in 0..6 {
+        // The names each site's expression mentions.
+        let mentions: Vec<Vec<String>> = m
+            .sites
+            .iter()
+            .map(|(_, how)| {
+                let node = match how {
+                    How::Value(n) | How::Member(n, _) | How::Func(n) => *n,
+                    How::Fixed(_) | How::Signal(_) => return Vec::new(),
+                };
+                descendants(node)
+                    .into_iter()
+                    .filter(|d| d.kind().ends_with("identifier"))
+                    .map(|d| text(d, m.src).to_string())
+                    .collect()
+            })
+            .collect();
+        // When each name last changed: (round, site).
+        let mut stamp: HashMap<String, (usize, usize)> = HashMap::new();
+        for round in 0..6 {
             let mut changed = false;
             for i in 0..m.sites.len() {
+                let stale = round == 0
+                    || mentions[i].iter().any(|n| {
+                        stamp
+                            .get(n)
+                            .is_some_and(|&(r, j)| r == round || (r + 1 == round && j >= i))
+                    });
+                if !stale {
+                    continue;
+                }
                 let val = match &m.sites[i].1 {
                     How::Value(rhs) => m.value_of(*rhs, signal),
                     How::Fixed(v) => Some(v.clone()),
@@ -137,7 +179,8 @@ impl<'a> Meaning<'a> {
                     (Some(_), _) => None,
                 };
                 if let Some(v) = merged {
-                    m.bound.insert(name, v);
+                    m.bound.insert(name.clone(), v);
+                    stamp.insert(name, (round, i));
                     changed = true;
                 }
             }
@@ -199,11 +242,14 @@ impl<'a> Meaning<'a> {
             return self.subtree_level(body, signal);
         }
         let mut best = None;
-        for d in descendants(body) {
-            if d.kind() == "return_statement" {
-                for e in named(d) {
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "return_statement" {
+                for e in named(n) {
                     best = best.max(self.subtree_level(e, signal));
                 }
+            } else if !is_function(n.kind()) {
+                stack.extend(named(n));
             }
         }
         best
