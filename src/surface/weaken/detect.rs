@@ -235,16 +235,13 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
                     0,
                     text(shown(&meaning, node), src).to_string(),
                 )),
-                (Some(cond), _, _) => {
-                    if !entry_point(&meaning, cond) {
-                        found.push((
-                            FindingKind::TestDetected,
-                            line(node),
-                            1,
-                            text(cond, src).to_string(),
-                        ))
-                    }
-                }
+                (Some(cond), _, _) if !entry_point(&meaning, cond) => found.push((
+                    FindingKind::TestDetected,
+                    line(node),
+                    1,
+                    text(cond, src).to_string(),
+                )),
+                (Some(_), _, _) => {}
                 (None, Level::Probe, false) => {
                     let kind = if message {
                         FindingKind::TestAware
@@ -466,13 +463,12 @@ fn in_message(m: &Meaning, node: Node) -> bool {
                     return true;
                 }
             }
-            "binary_operator" => {
+            "binary_operator"
                 if p.child_by_field_name("operator").map(|o| text(o, src)) == Some("%")
                     && p.child_by_field_name("left")
-                        .is_some_and(|l| l.kind() == "string" && l.id() != at.id())
-                {
-                    return true;
-                }
+                        .is_some_and(|l| l.kind() == "string" && l.id() != at.id()) =>
+            {
+                return true;
             }
             _ => {}
         }

@@ -146,9 +146,9 @@ impl<'a> Meaning<'a> {
         let mut stamp: HashMap<String, (usize, usize)> = HashMap::new();
         for round in 0..6 {
             let mut changed = false;
-            for i in 0..m.sites.len() {
+            for (i, mentioned) in mentions.iter().enumerate() {
                 let stale = round == 0
-                    || mentions[i].iter().any(|n| {
+                    || mentioned.iter().any(|n| {
                         stamp
                             .get(n)
                             .is_some_and(|&(r, j)| r == round || (r + 1 == round && j >= i))
