@@ -2,31 +2,31 @@
 //! (refusing) where it chooses what runs, `test-aware` (shown) where it is only written into a
 //! message.
 //!
-//! Python, JavaScript/TypeScript and Go are read through [`Meaning`] (names followed to what
+//! Python, JavaScript/TypeScript and Go are read through `Meaning` (names followed to what
 //! they are bound to, constant strings folded), so a signal counts however it is spelled. A
-//! signal is a value of one of these categories (see [`Level`]):
+//! signal is a value of one of these categories (see `Level`):
 //!
-//! - the runner's state ([`Level::Probe`]): a runner's module named beside where modules, the
-//!   command line, the runtime's flags or the stack are read ([`RUNNERS`], [`SOURCES`]); a
+//! - the runner's state (`Level::Probe`): a runner's module named beside where modules, the
+//!   command line, the runtime's flags or the stack are read (`RUNNERS`, `SOURCES`); a
 //!   variable only a runner or `goal`'s own runs set, beside any access to the environment
-//!   ([`RUNNER_ENV`], [`ENV_SOURCES`]); a runner's globals ([`TEST_GLOBALS`], by `typeof` or off
+//!   (`RUNNER_ENV`, `ENV_SOURCES`); a runner's globals (`TEST_GLOBALS`, by `typeof` or off
 //!   the global object); the runner's own answer (`testing.Testing()`, a `test.` flag);
-//! - process state a runner changes that code also reads for itself ([`Level::State`]): fault
+//! - process state a runner changes that code also reads for itself (`Level::State`): fault
 //!   handlers, tracing, the captured streams' type, warning filters, the call stack, the build's
 //!   information, a CI service's variables, a setting compared with `"test"`;
-//! - where and as what the program runs ([`Level::Weak`]): its name, files, working directory,
-//!   temporary folder, host and thread ([`NAMED`]);
+//! - where and as what the program runs (`Level::Weak`): its name, files, working directory,
+//!   temporary folder, host and thread (`NAMED`);
 //! - code only a test run loads: a runner's module, a conftest or a tests folder's module
 //!   imported under an `if`, a `try` or a ternary (and the names that `try` assigns).
 //!
 //! The rule is by use. A signal, or a name or function carrying one, that chooses what runs (the
 //! condition of a branch or loop, a ternary, a match or switch subject, a case guard, the left of
-//! a short-circuit whose value is thrown away: see [`choosing`]) is `test-detected`. Outside such
+//! a short-circuit whose value is thrown away: see `choosing`) is `test-detected`. Outside such
 //! a position, the runner's state is `test-detected` wherever it is asked and `test-aware` when
-//! only written into a message ([`in_message`]); process state is `test-aware` in a message and
+//! only written into a message (`in_message`); process state is `test-aware` in a message and
 //! nothing otherwise; where the program runs is nothing otherwise (an honest CLI reads its own
 //! name, host and arguments). A script's entry-point check is not a choice on a test run
-//! ([`entry_point`]). In tests only the last category counts (a test whose assertion runs only in
+//! (`entry_point`). In tests only the last category counts (a test whose assertion runs only in
 //! some folders or on some hosts): a test always runs under its runner.
 //!
 //! Rust is read by [`crate::surface::rust::detections`].
