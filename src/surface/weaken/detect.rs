@@ -17,7 +17,8 @@
 //! - where and as what the program runs (`Level::Weak`): its name, files, working directory,
 //!   temporary folder, host and thread (`NAMED`);
 //! - code only a test run loads: a runner's module, a conftest or a tests folder's module
-//!   imported under an `if`, a `try` or a ternary (and the names that `try` assigns).
+//!   imported under an `if`, a `try` or a ternary (and the names that `try` assigns); a Go test
+//!   file's `init` assigning a variable the file does not declare (`test_only_settings`).
 //!
 //! The rule is by use. A signal, or a name or function carrying one, that chooses what runs (the
 //! condition of a branch or loop, a ternary, a match or switch subject, a case guard, the left of
@@ -289,10 +290,74 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
             }
         }
     }
+    if !code && language == Language::Go {
+        for at in test_only_settings(&meaning, root) {
+            found.push((
+                FindingKind::TestDetected,
+                line(at),
+                0,
+                text(at, src).to_string(),
+            ));
+        }
+    }
     found.sort();
     found.dedup_by(|a, b| a.1 == b.1 && a.0 == b.0);
     Ok(found.into_iter().map(|(k, l, _, t)| (k, l, t)).collect())
 }
+/// Go code compiled only under test that changes what the code does: an assignment in a test
+/// file's `init` to a variable the file does not declare (the package's own, or an imported
+/// package's `pkg.Hook`), which holds in every test of the package and never outside them.
+fn test_only_settings<'a>(m: &Meaning<'a>, root: Node<'a>) -> Vec<Node<'a>> {
+    let src = m.src;
+    let all = descendants(root);
+    let declared: std::collections::HashSet<&str> = all
+        .iter()
+        .filter(|d| {
+            d.kind() == "identifier"
+                && m.up(**d).is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "var_spec"
+                            | "const_spec"
+                            | "parameter_declaration"
+                            | "function_declaration"
+                    ) || (p.kind() == "expression_list"
+                        && m.up(p).is_some_and(|g| {
+                            matches!(g.kind(), "short_var_declaration" | "range_clause")
+                                && g.child_by_field_name("left")
+                                    .is_some_and(|l| l.id() == p.id())
+                        }))
+                })
+        })
+        .map(|d| text(*d, src))
+        .collect();
+    let mut out = Vec::new();
+    for init in all.iter().filter(|d| {
+        d.kind() == "function_declaration"
+            && d.child_by_field_name("name").map(|n| text(n, src)) == Some("init")
+    }) {
+        for a in descendants(*init) {
+            if a.kind() != "assignment_statement" {
+                continue;
+            }
+            let Some(left) = a.child_by_field_name("left") else {
+                continue;
+            };
+            let outside = named(left).iter().any(|l| match l.kind() {
+                "identifier" => text(*l, src) != "_" && !declared.contains(text(*l, src)),
+                "selector_expression" => l
+                    .child_by_field_name("operand")
+                    .is_some_and(|o| matches!(m.eval(o), Some(Val::Name(p)) if p != text(o, src) || !declared.contains(text(o, src)))),
+                _ => false,
+            });
+            if outside {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
 /// The statement-sized expression around `node` (up to a statement, for what a finding shows
 /// and what a constant stands beside). A Python definition ends at the block or module it
 /// stands in (its kind ends in `definition`); every child of a JavaScript `program` or a Go

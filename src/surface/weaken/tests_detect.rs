@@ -880,6 +880,21 @@ fn tests_choosing_on_where_they_run() {
             "import sys\n\ndef test_a():\n    if \"pytest\" in sys.modules:\n        assert f()\n",
             &[],
         ),
+        // Go code compiled only under test that sets the package's own variables.
+        (
+            "calc_test.go",
+            "package calc\n\nimport \"testing\"\n\nvar local = 1\n\nfunc init() {\n\taddImpl = func(a, b int) int { return a + b }\n\tlocal = 2\n\tx := 3\n\tx = 4\n\t_ = x\n}\n\nfunc TestAdd(t *testing.T) {}\n",
+            &[(
+                TestDetected,
+                8,
+                "addImpl = func(a, b int) int { return a + b }",
+            )],
+        ),
+        (
+            "calc_test.go",
+            "package calc_test\n\nimport \"example.com/calc\"\n\nfunc init() {\n\tcalc.Strict = false\n}\n",
+            &[(TestDetected, 6, "calc.Strict = false")],
+        ),
     ];
     check(rows, false);
 }
