@@ -845,6 +845,22 @@ fn reads_for_a_message_or_another_purpose() {
             "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\targs := os.Args[1:]\n\tif len(args) > 0 && args[0] == \"add\" {\n\t\trun()\n\t}\n\tif len(os.Args) < 2 {\n\t\tfmt.Println(\"usage:\", os.Args[0])\n\t}\n}\n",
             &[],
         ),
+        // Settings and platforms that are not the test run's.
+        (
+            "app.py",
+            "import os, sys\nif os.environ.get(\"DEBUG\") or sys.platform == \"win32\":\n    x = 1\n",
+            &[],
+        ),
+        (
+            "src/a.js",
+            "if (process.env.NODE_ENV === \"production\" || typeof window === \"undefined\") { x = 1; }\ntry { f(); } catch (err) { if (err.stack.includes(\"x\")) { y(); } }\n",
+            &[],
+        ),
+        (
+            "a.go",
+            "package a\n\nimport (\n\t\"os\"\n\t\"runtime\"\n)\n\nfunc F() {\n\tif runtime.GOOS == \"windows\" || os.Getenv(\"DEBUG\") != \"\" {\n\t\tG()\n\t}\n}\n",
+            &[],
+        ),
         (
             "a.go",
             "package main\n\nimport (\n\t\"log\"\n\t\"os\"\n)\n\nfunc main() {\n\th, err := os.Hostname()\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tlog.Printf(\"on %s\", h)\n}\n",
