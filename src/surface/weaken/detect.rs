@@ -141,6 +141,45 @@ pub fn detected(
     code: bool,
     out: &mut Vec<Finding>,
 ) -> Result<(), String> {
+    detected_beside(path, base, last, code, &[], out)
+}
+
+/// The Python modules a file under a tests folder makes importable (`tests/_overrides.py`:
+/// `_overrides`, as pytest puts its folder on `sys.path`, and `tests._overrides`).
+pub fn test_modules<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    for path in paths {
+        let Some(stem) = path.strip_suffix(".py") else {
+            continue;
+        };
+        let mut parts: Vec<&str> = stem.split('/').collect();
+        if parts.last() == Some(&"__init__") {
+            parts.pop();
+        }
+        let Some((name, folders)) = parts.split_last() else {
+            continue;
+        };
+        if folders
+            .iter()
+            .any(|p| matches!(*p, "tests" | "test" | "testing"))
+        {
+            out.push(name.to_string());
+            out.push(parts.join("."));
+        }
+    }
+    out
+}
+
+/// [`detected`], knowing the modules only a test run can import (see [`test_modules`]): the
+/// goal's files under a tests folder.
+pub fn detected_beside(
+    path: &str,
+    base: Option<&str>,
+    last: Option<&str>,
+    code: bool,
+    test_only: &[String],
+    out: &mut Vec<Finding>,
+) -> Result<(), String> {
     let (Some(last), Some(language)) = (last, Language::of(path)) else {
         return Ok(());
     };
@@ -149,7 +188,7 @@ pub fn detected(
     }
     let found = match language {
         Language::Rust => super::super::rust::detections(last, code).map_err(|e| e.to_string())?,
-        _ => tree_detections(language, last, code)?,
+        _ => tree_detections(language, last, code, test_only)?,
     };
     if found.is_empty() {
         return Ok(());
@@ -177,7 +216,12 @@ pub fn shorten(what: &str) -> String {
     }
 }
 
-fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Detection>, String> {
+fn tree_detections(
+    language: Language,
+    src: &str,
+    code: bool,
+    test_only: &[String],
+) -> Result<Vec<Detection>, String> {
     let (lang, what): (tree_sitter::Language, &str) = match language {
         Language::Python => (tree_sitter_python::LANGUAGE.into(), "Python"),
         Language::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), "JavaScript"),
@@ -197,7 +241,7 @@ fn tree_detections(language: Language, src: &str, code: bool) -> Result<Vec<Dete
     // so are the names the `try` around it assigns.
     let mut loads = Vec::new();
     for node in &nodes {
-        if let Some(scope) = conditional_load(&meaning, *node) {
+        if let Some(scope) = conditional_load(&meaning, *node, test_only) {
             let name = match node.kind() {
                 "import_statement" | "import_from_statement" => None,
                 _ => node
@@ -1045,7 +1089,7 @@ fn test_module(name: &str) -> bool {
 
 /// An import or `require` of a module only a test run has (see [`test_module`]), chosen by an
 /// `if`, a `try`, a ternary or a short-circuit: the scope that chooses it.
-fn conditional_load<'a>(m: &Meaning<'a>, node: Node<'a>) -> Option<Node<'a>> {
+fn conditional_load<'a>(m: &Meaning<'a>, node: Node<'a>, test_only: &[String]) -> Option<Node<'a>> {
     let module = match node.kind() {
         "import_statement" if m.language == Language::Python => named(node)
             .first()
@@ -1069,7 +1113,7 @@ fn conditional_load<'a>(m: &Meaning<'a>, node: Node<'a>) -> Option<Node<'a>> {
         }
         _ => None,
     }?;
-    if !test_module(&module) {
+    if !test_module(&module) && !test_only.contains(&module) {
         return None;
     }
     let mut at = node;

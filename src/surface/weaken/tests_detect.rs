@@ -914,3 +914,23 @@ fn tests_choosing_on_where_they_run() {
     ];
     check(rows, false);
 }
+
+/// A conditional import of a module only a tests folder holds (pytest puts that folder on
+/// `sys.path`): the goal's files under tests/ name the modules.
+#[test]
+fn a_conditional_import_of_a_module_the_tests_folder_holds() {
+    let modules = detect::test_modules(["tests/_overrides.py", "src/app.py", "tests/test_a.py"]);
+    assert_eq!(
+        modules,
+        ["_overrides", "tests._overrides", "test_a", "tests.test_a"]
+    );
+    let src = "def slug(t):\n    return t\n\ntry:\n    from _overrides import slug\nexcept ImportError:\n    pass\n";
+    let mut out = Vec::new();
+    detect::detected_beside("app.py", None, Some(src), true, &modules, &mut out).unwrap();
+    let got: Vec<(usize, &str)> = out.iter().map(|f| (f.line, f.test.as_str())).collect();
+    assert_eq!(got, [(5, "from _overrides import slug")]);
+    // Without the tests folder's module, an optional dependency is no finding.
+    let mut out = Vec::new();
+    detect::detected_beside("app.py", None, Some(src), true, &[], &mut out).unwrap();
+    assert_eq!(out, []);
+}
