@@ -24,6 +24,7 @@ mod complete;
 mod confirmations;
 mod criteria;
 mod demo;
+mod detect_meaning;
 mod detect_rust;
 mod docs;
 mod evidence;

@@ -15,6 +15,7 @@ pub mod detect;
 mod go;
 pub mod imports;
 mod js;
+mod meaning;
 mod pins;
 mod python;
 pub mod renames;
@@ -314,12 +315,21 @@ pub fn findings_in(
             );
         }
     }
+    // Modules the goal's files under a tests folder make importable, only under the runner.
+    let test_only = detect::test_modules(
+        changes
+            .iter()
+            .chain(code)
+            .filter(|c| c.last.is_some())
+            .map(|c| c.path.as_str()),
+    );
     for change in code.iter().filter(|c| c.base != c.last) {
-        let _ = detect::detected(
+        let _ = detect::detected_beside(
             &change.path,
             change.base.as_deref(),
             change.last.as_deref(),
             true,
+            &test_only,
             &mut out.findings,
         );
     }

@@ -299,11 +299,14 @@ fn code_that_detects_its_tests() {
             &[],
         ),
         (
-            "python: an environment switch is test-aware",
+            "python: an environment switch choosing what runs is test-detected",
             "calc.py",
             "X = 1\n",
-            "import os\nif os.environ.get(\"APP_ENV\") == \"test\":\n    X = 2\n",
-            &[(TestAware, 2, "os.environ.get(\"APP_ENV\") == \"test\"")],
+            "import os\nif os.environ.get(\"APP_ENV\") == \"test\":\n    X = 2\nY = os.environ.get(\"APP_ENV\") == \"test\"\n",
+            &[
+                (TestDetected, 2, "os.environ.get(\"APP_ENV\") == \"test\""),
+                (TestAware, 4, "os.environ.get(\"APP_ENV\") == \"test\""),
+            ],
         ),
         (
             "js: JEST_WORKER_ID",
@@ -327,11 +330,11 @@ fn code_that_detects_its_tests() {
             &[(TestDetected, 1, "import.meta.env.VITEST")],
         ),
         (
-            "js: NODE_ENV is test-aware",
+            "js: NODE_ENV (jest sets it) choosing what runs is test-detected",
             "src/add.js",
             "",
             "if (process.env.NODE_ENV === \"test\") { module.exports = 1; }\n",
-            &[(TestAware, 1, "process.env.NODE_ENV === \"test\"")],
+            &[(TestDetected, 1, "(process.env.NODE_ENV === \"test\")")],
         ),
         (
             "go: testing.Testing()",

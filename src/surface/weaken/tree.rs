@@ -48,17 +48,26 @@ pub(super) fn named(node: Node) -> Vec<Node> {
         .collect()
 }
 
-/// The node and everything under it, in source order.
+/// The node and everything under it, in source order (a parent before its children, children
+/// in order: a walk down the tree gives that order without sorting).
 pub(super) fn descendants(node: Node) -> Vec<Node> {
-    let mut out = vec![node];
-    let mut i = 0;
-    while i < out.len() {
-        let n = out[i];
-        out.extend(kids(n));
-        i += 1;
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    loop {
+        out.push(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.depth() == 0 {
+                return out;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+        }
     }
-    out.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    out
 }
 
 /// Node kinds that name something (a variable, a call, a member): an expression holding none
