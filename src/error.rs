@@ -403,18 +403,10 @@ impl Error {
             Error::Usage { hint, .. }
             | Error::Refused { hint, .. }
             | Error::NotProven { hint, .. }
-            | Error::Blocked { hint, .. } => {
-                if hint.is_empty() {
-                    return None;
-                }
-                hint.clone()
-            }
+            | Error::Blocked { hint, .. } => return (!hint.is_empty()).then(|| hint.clone()),
+            // One per line, under the first: `hint: a` then `      b`.
             Error::GateRefused { hints, .. } => {
-                if hints.is_empty() {
-                    return None;
-                }
-                // One per line, under the first: `hint: a` then `      b`.
-                hints.join("\n      ")
+                return (!hints.is_empty()).then(|| hints.join("\n      "));
             }
             Error::BrokenLedger { path, .. } => broken_ledger_hint(path),
             Error::NotEvidence { criterion: Some(n), .. } => {

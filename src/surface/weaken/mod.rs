@@ -32,6 +32,8 @@ mod tests_config;
 #[cfg(test)]
 mod tests_detect;
 #[cfg(test)]
+mod tests_detect_meaning;
+#[cfg(test)]
 mod tests_python;
 #[cfg(test)]
 mod tests_real;
