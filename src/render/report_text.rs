@@ -35,6 +35,7 @@ pub(crate) fn red_green(c: &CriterionRow) -> String {
         None => "not proven".into(),
     };
     match (c.kind, c.red) {
+        ("guard", _) if c.command.is_none() => "guard: not proven".into(),
         ("guard", _) => match c.base_exit_code {
             Some(0) => format!(
                 "guard: green on the base ({}) and stays green ({green})",

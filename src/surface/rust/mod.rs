@@ -5,24 +5,24 @@ mod cases;
 mod cfg;
 mod checks;
 mod defs;
-mod detect;
-#[cfg(test)]
-mod detect_tests;
 mod imports;
 mod items;
 mod params;
 mod splice;
+mod test_detected;
+#[cfg(test)]
+mod test_detected_tests;
 
 use syn::Item;
 
 pub use cases::test_cases;
 pub use defs::definitions;
-pub use detect::detections;
 pub use imports::test_imports;
 pub use items::is_test_item;
 use items::{holds_tests, is_cfg_test};
 use splice::{Side, red_file};
 pub use splice::{red_rust, red_rust_keeping};
+pub use test_detected::detections;
 
 /// A Rust file that does not parse: where and why (the red run that needs it is inconclusive).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -10,7 +10,6 @@ use super::{Role, Surface};
 
 mod annotations;
 pub mod code;
-mod config;
 pub mod detect;
 mod go;
 pub mod imports;
@@ -19,6 +18,7 @@ mod meaning;
 mod pins;
 mod python;
 pub mod renames;
+mod selection;
 mod tree;
 
 pub use code::same_code;
@@ -27,8 +27,6 @@ pub use renames::Renames;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_config;
 #[cfg(test)]
 mod tests_detect;
 #[cfg(test)]
@@ -39,6 +37,8 @@ mod tests_python;
 mod tests_real;
 #[cfg(test)]
 mod tests_rules;
+#[cfg(test)]
+mod tests_selection;
 
 /// The kind of a finding, as `Goal-Tests-Weakened` trailers and JSON name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -358,7 +358,7 @@ pub fn file_findings_in(
     let name = path.rsplit('/').next().unwrap_or(path);
     match role {
         Role::NotTest => Ok(()),
-        Role::PartialConfig(kind) => config::partial(
+        Role::PartialConfig(kind) => selection::partial(
             kind,
             path,
             change.base.as_deref(),
@@ -366,7 +366,7 @@ pub fn file_findings_in(
             out,
         ),
         Role::WholeConfig if name != "conftest.py" => {
-            config::whole(path, change.base.as_deref(), change.last.as_deref(), out)
+            selection::whole(path, change.base.as_deref(), change.last.as_deref(), out)
         }
         Role::Test | Role::WholeConfig | Role::RustSource => {
             let Some(language) = Language::of(path) else {
@@ -392,7 +392,7 @@ pub fn file_findings_in(
                 return Ok(());
             };
             if name == "conftest.py" {
-                config::conftest(path, change.base.as_deref(), change.last.as_deref(), out);
+                selection::conftest(path, change.base.as_deref(), change.last.as_deref(), out);
             }
             let parse = |text: Option<&str>| -> Result<Vec<TestCase>, String> {
                 match text {

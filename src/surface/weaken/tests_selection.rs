@@ -42,7 +42,7 @@ fn addopts_that_select_and_addopts_that_report() {
         ("--lf", true),
     ];
     for (value, selects) in cases {
-        let chosen = super::config::addopts_selection(value);
+        let chosen = super::selection::addopts_selection(value);
         assert_eq!(!chosen.is_empty(), *selects, "{value}: {chosen:?}");
     }
 }
@@ -82,7 +82,7 @@ fn what_addopts_choose_exactly() {
         ("-opython_files=x.py", &["-opython_files=x.py"]),
     ];
     for (value, want) in cases {
-        assert_eq!(super::config::addopts_selection(value), *want, "{value}");
+        assert_eq!(super::selection::addopts_selection(value), *want, "{value}");
     }
 }
 
@@ -683,11 +683,11 @@ fn makefile_test_rules_changed_added_kept_and_removed() {
 #[test]
 fn ini_values_and_json_documents() {
     let ini =
-        super::config::ini("[pytest]\n# addopts = -k x\n; old = y\n\naddopts = -q\n  -k mul\n");
+        super::selection::ini("[pytest]\n# addopts = -k x\n; old = y\n\naddopts = -q\n  -k mul\n");
     let got: Vec<(&str, &str)> = ini.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     // Comments and blank lines skipped, a continuation line joined.
     assert_eq!(got, [("pytest.addopts", "-q -k mul")]);
-    use super::config::json_doc;
+    use super::selection::json_doc;
     assert_eq!(json_doc(None), Ok(serde_json::Value::Null));
     assert_eq!(json_doc(Some("  \n")), Ok(serde_json::Value::Null));
     assert_eq!(json_doc(Some("{}")), Ok(serde_json::json!({})));
