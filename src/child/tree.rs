@@ -51,12 +51,25 @@ fn processes() -> Option<Vec<Stat>> {
     Some(out)
 }
 
+/// The roots of the runs whose trees are watched now (`goal done` runs an exam beside the clean
+/// run): an orphan is never counted in one run's tree when it is another's root or in another's
+/// process group.
+static ROOTS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+fn roots() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    ROOTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The processes of one run, as far as polling has seen them.
 pub(super) struct Tree {
     /// The command goal started (its process group has its pid).
     root: i32,
     /// `goal` itself: a subreaper, so that orphans of the run become its children.
     me: i32,
+    /// `goal`'s own process group: a command goal runs itself (git) is in it, and is no orphan.
+    my_group: i32,
     /// When the root started: an orphan handed to goal that started later is the run's.
     root_start: u64,
     /// Every process seen in the tree, with its start time.
@@ -70,9 +83,12 @@ impl Tree {
             .ok()
             .and_then(|t| parse_stat(root, &t))
             .map_or(0, |s| s.start);
+        roots().push(root);
+        let me = rustix::process::getpid().as_raw_nonzero().get();
         Tree {
             root,
-            me: rustix::process::getpid().as_raw_nonzero().get(),
+            me,
+            my_group: rustix::process::getpgid(None).map_or(0, |g| g.as_raw_nonzero().get()),
             root_start,
             known: BTreeMap::from([(root, root_start)]),
         }
@@ -91,12 +107,21 @@ impl Tree {
             .collect();
         self.known
             .retain(|pid, start| alive.iter().any(|s| s.pid == *pid && s.start == *start));
+        let others: Vec<i32> = roots()
+            .iter()
+            .copied()
+            .filter(|&r| r != self.root)
+            .collect();
         loop {
             let before = self.known.len();
             for s in &alive {
-                let belongs = self.known.contains_key(&s.ppid)
-                    || s.pgrp == self.root
-                    || (s.ppid == self.me && s.pid != self.root && s.start >= self.root_start);
+                let orphan = s.ppid == self.me
+                    && s.pid != self.root
+                    && s.start >= self.root_start
+                    && s.pgrp != self.my_group
+                    && !others.contains(&s.pid)
+                    && !others.contains(&s.pgrp);
+                let belongs = self.known.contains_key(&s.ppid) || s.pgrp == self.root || orphan;
                 if belongs {
                     self.known.entry(s.pid).or_insert(s.start);
                 }
@@ -157,6 +182,15 @@ impl Tree {
             {
                 let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
             }
+        }
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let mut roots = roots();
+        if let Some(at) = roots.iter().position(|&r| r == self.root) {
+            roots.remove(at);
         }
     }
 }

@@ -220,23 +220,44 @@ fn cannot(doing: &str, path: &Path) -> Error {
 }
 
 impl KeptWorktree {
+    /// The slot of the second kept worktree, where `goal done` runs an exam beside the clean run.
+    pub const EXAM: &'static str = "exam";
+
     /// The kept worktree of `work_root` (a working tree of the repository), made where it is
     /// missing or broken, with `tree` checked out and HEAD at `head` (a commit, for git's
     /// bookkeeping). Waits for another run holding it.
     pub fn open(work_root: &Path, head: Oid, tree: Oid) -> Result<KeptWorktree> {
+        KeptWorktree::open_slot(work_root, "", head, tree)
+    }
+
+    /// [`KeptWorktree::open`] of one of the working tree's kept worktrees: `slot` "" is the one
+    /// every run uses, another names a second one beside it (`goal done` runs an exam there while
+    /// the clean run holds the first), with its own lock and its own kept `target/`.
+    pub fn open_slot(work_root: &Path, slot: &str, head: Oid, tree: Oid) -> Result<KeptWorktree> {
         let home = kept_home(work_root);
         make_private(&home)?;
-        let lock_path = home.join("lock");
+        let suffix = |base: &str| {
+            if slot.is_empty() {
+                base.to_string()
+            } else {
+                format!("{base}-{slot}")
+            }
+        };
+        let lock_path = home.join(suffix("lock"));
         let lock = std::fs::File::create(&lock_path)
             .map_err(Error::io("cannot create the lock file", &lock_path))?;
         lock.lock()
             .map_err(Error::io("cannot lock the lock file", &lock_path))?;
-        let path = home.join(folder_name(work_root));
+        let mut name = folder_name(work_root);
+        if !slot.is_empty() {
+            name.push(format!("-{slot}"));
+        }
+        let path = home.join(name);
         let head = head.to_string();
         let fresh = !is_worktree(&path);
         if fresh {
             // A folder left half made (or a worktree git forgot): made again, its target kept.
-            let kept_target = home.join("target.kept");
+            let kept_target = home.join(suffix("target.kept"));
             let _ = std::fs::remove_dir_all(&kept_target);
             let stashed = std::fs::rename(path.join("target"), &kept_target).is_ok();
             let _ = std::fs::remove_dir_all(&path);
@@ -271,17 +292,28 @@ impl KeptWorktree {
         if !home.is_dir() {
             return;
         }
-        let lock = std::fs::File::create(home.join("lock"));
-        if let Ok(lock) = &lock {
-            let _ = lock.lock();
-        }
-        let path = home.join(folder_name(work_root));
-        let target = path.to_string_lossy().into_owned();
-        if path.exists() {
-            let _ = git_quiet(
-                work_root,
-                &["worktree", "remove", "--force", "--force", &target],
-            );
+        let mut locks = Vec::new();
+        for slot in ["", KeptWorktree::EXAM] {
+            let (lock, mut name) = match slot {
+                "" => ("lock".to_string(), folder_name(work_root)),
+                _ => (format!("lock-{slot}"), folder_name(work_root)),
+            };
+            if !slot.is_empty() {
+                name.push(format!("-{slot}"));
+            }
+            let lock = std::fs::File::create(home.join(lock));
+            if let Ok(lock) = &lock {
+                let _ = lock.lock();
+            }
+            locks.push(lock);
+            let path = home.join(name);
+            let target = path.to_string_lossy().into_owned();
+            if path.exists() {
+                let _ = git_quiet(
+                    work_root,
+                    &["worktree", "remove", "--force", "--force", &target],
+                );
+            }
         }
         let _ = std::fs::remove_dir_all(&home);
         let _ = git_quiet(work_root, &["worktree", "prune"]);
