@@ -301,3 +301,62 @@ fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() 
         "{log}"
     );
 }
+
+/// The evidence ledger's base runs (records with `base_run`), as the file holds them now.
+fn base_runs(repo: &Repo) -> usize {
+    repo.read(".agents/goal/evidence.jsonl")
+        .lines()
+        .filter(|l| l.contains("\"base_run\":true"))
+        .count()
+}
+
+#[test]
+fn the_base_run_is_made_with_the_first_red_run_and_done_does_not_run_it_again() {
+    // project() ran the pin failing on its own red tree (the tests written, the code not yet
+    // changed): the base run was made and kept then, once.
+    let repo = project(true);
+    assert_eq!(base_runs(&repo), 1);
+    let again = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&again).contains("on the goal's base"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(base_runs(&repo), 1);
+    let (code, err) = finish(&repo, &[("calc.py", Some(FIXED))]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("on the goal's base"), "{err}");
+    // The old exam ran all the same, on its own tree.
+    assert!(
+        err.contains("on the tests of the goal's base on the final code"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_changed_dependency_lock_file_makes_the_base_run_again() {
+    let repo = project(true);
+    assert_eq!(base_runs(&repo), 1);
+    // The dependencies a run on another tree sees are the working tree's: a lock file changed,
+    // the kept base run is made again by the next red run, and by done.
+    repo.write("uv.lock", "version = 1\n");
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&red).contains("on the goal's base (base"),
+        "{}",
+        stderr(&red)
+    );
+    assert_eq!(base_runs(&repo), 2);
+    repo.write("uv.lock", "version = 2\n");
+    let (code, err) = finish(&repo, &[("calc.py", Some(FIXED))]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("on the goal's base (base"), "{err}");
+}

@@ -434,7 +434,15 @@ pub fn keep_base_run(
     if crate::surface::judge::base_record(&ledger, n, text, &tree, &locks_key(ws)).is_some() {
         return Ok(None);
     }
-    base_run(quiet, ws, place, n, text, argv, junit, None).map(Some)
+    if !quiet {
+        crate::context::eprint_line(format!(
+            "goal: running `{}` on the goal's base (base {}), kept for `goal done`'s old exam",
+            pin::render(argv),
+            place.base_short()
+        ));
+    }
+    // One line says it; its output is the record's.
+    base_run(true, ws, place, n, text, argv, junit, None).map(Some)
 }
 
 /// Run criterion `n`'s pin on the goal's base tree and record it (`base_run`): a guard's base
