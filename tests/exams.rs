@@ -53,6 +53,11 @@ fn project(loop_set_up: bool) -> Repo {
 
 /// Write `files` (None: delete), verify, iterate and run `goal done`: its exit code and stderr.
 fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
+    finish_at(repo, files, "1")
+}
+
+/// [`finish`], its done's exams beside the clean run or not (`at_once`: `GOAL_EXAMS_AT_ONCE`).
+fn finish_at(repo: &Repo, files: Files, at_once: &str) -> (Option<i32>, String) {
     for (path, text) in files {
         match text {
             Some(t) => repo.write(path, t),
@@ -62,7 +67,12 @@ fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
     let green = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert!(green.status.success(), "{}", stderr(&green));
     repo.ok(&["iterate", "-m", "the change"]);
-    let done = repo.goal().arg("done").output().unwrap();
+    let done = repo
+        .goal()
+        .arg("done")
+        .env("GOAL_EXAMS_AT_ONCE", at_once)
+        .output()
+        .unwrap();
     (done.status.code(), stderr(&done))
 }
 
@@ -263,7 +273,9 @@ fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_ch
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the
-    // base), and the old exam; it passes on its run once more there.
+    // base), and the old exam; it passes on the green verify, done's red run, the clean run and
+    // its run once more on the old exam's tree. The turns count runs in order: the exams run
+    // after the clean run here (GOAL_EXAMS_AT_ONCE=0), not beside it.
     let repo = Repo::new();
     let turns = repo.home().join("flaky-turns");
     std::fs::write(&turns, "FPPPFP").unwrap();
@@ -282,7 +294,7 @@ fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() 
     let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
     // The fix, and a new test (so that the old exam runs the base's tests apart).
-    let (code, err) = finish(
+    let (code, err) = finish_at(
         &repo,
         &[
             ("calc.py", Some(FIXED)),
@@ -293,12 +305,13 @@ fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() 
                 )),
             ),
         ],
+        "0",
     );
     assert_eq!(code, Some(0), "{err}");
     let log = repo.git(&["log", "-2", "--format=%B"]);
     assert!(
         log.contains("Goal-Tests-Changed: flaky tests/test_flaky.py::test_flaky"),
-        "{log}"
+        "{log}\n{err}"
     );
 }
 

@@ -516,7 +516,7 @@ fn run_child(
     if let Some(w) = &watch {
         w.join_before_exec(&mut command);
     }
-    let spawned = command.spawn();
+    let spawned = tree::spawn_own(&mut command);
     // The parent's copies of the write end go, so the reader sees the end when the child's do.
     drop(command);
     let child = spawned.map_err(|source| Error::Spawn {
@@ -526,7 +526,10 @@ fn run_child(
     let output = Arc::new(Mutex::new(Vec::new()));
     let (sender, events) = mpsc::channel();
     pump(Box::new(reader), tee, Arc::clone(&output), sender.clone());
-    let status = match supervise(&run, child, events, sender, 1, watch.as_mut()) {
+    let pid = child.id();
+    let supervised = supervise(&run, child, events, sender, 1, watch.as_mut());
+    tree::reaped(pid);
+    let status = match supervised {
         Ok(status) => status,
         Err(signal) => return Err(interrupted_error(signal)),
     };
@@ -574,9 +577,12 @@ fn pump(
 /// SIGINT/SIGTERM on to the group. An interruption is an `Interrupted` I/O error.
 pub fn status(command: &mut Command) -> std::io::Result<ExitStatus> {
     let run = ChildRun::start();
-    let child = command.process_group(0).spawn()?;
+    let child = tree::spawn_own(command.process_group(0))?;
+    let pid = child.id();
     let (sender, events) = mpsc::channel();
-    match supervise(&run, child, events, sender, 0, None) {
+    let supervised = supervise(&run, child, events, sender, 0, None);
+    tree::reaped(pid);
+    match supervised {
         Ok(status) => status,
         Err(signal) => Err(std::io::Error::new(
             std::io::ErrorKind::Interrupted,

@@ -51,15 +51,35 @@ fn processes() -> Option<Vec<Stat>> {
     Some(out)
 }
 
-/// The roots of the runs whose trees are watched now (`goal done` runs an exam beside the clean
-/// run): an orphan is never counted in one run's tree when it is another's root or in another's
-/// process group.
-static ROOTS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+/// The processes `goal` started itself and has not yet reaped: the roots of its runs (`goal
+/// done` runs an exam beside the clean run) and the commands it runs in a process group of
+/// their own (git, from another thread). None is ever an orphan of a run's tree, nor is
+/// anything in their process groups.
+static OWN: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
 
-fn roots() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    ROOTS
-        .lock()
+fn own() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    OWN.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Spawn `command` as one of goal's own processes (see [`OWN`]): no run's tree reads /proc
+/// between its start and its being known as goal's. [`reaped`] once it is waited for.
+pub(super) fn spawn_own(
+    command: &mut std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    let mut own = own();
+    let child = command.spawn()?;
+    own.push(i32::try_from(child.id()).unwrap_or(0));
+    Ok(child)
+}
+
+/// Goal's own process `pid` was waited for: its pid may name another process now.
+pub(super) fn reaped(pid: u32) {
+    let pid = i32::try_from(pid).unwrap_or(0);
+    let mut own = own();
+    if let Some(at) = own.iter().position(|&p| p == pid) {
+        own.remove(at);
+    }
 }
 
 /// The processes of one run, as far as polling has seen them.
@@ -83,7 +103,6 @@ impl Tree {
             .ok()
             .and_then(|t| parse_stat(root, &t))
             .map_or(0, |s| s.start);
-        roots().push(root);
         let me = rustix::process::getpid().as_raw_nonzero().get();
         Tree {
             root,
@@ -98,6 +117,8 @@ impl Tree {
     /// process group, or an orphan goal inherited that started after the root. The living
     /// members (None: no /proc).
     fn refresh(&mut self) -> Option<Vec<Stat>> {
+        // Held while /proc is read: goal starts none of its own processes meanwhile.
+        let own = own();
         let all = processes()?;
         // A pid seen before names the same process only with the same start time.
         let alive: Vec<Stat> = all
@@ -107,11 +128,8 @@ impl Tree {
             .collect();
         self.known
             .retain(|pid, start| alive.iter().any(|s| s.pid == *pid && s.start == *start));
-        let others: Vec<i32> = roots()
-            .iter()
-            .copied()
-            .filter(|&r| r != self.root)
-            .collect();
+        let others: Vec<i32> = own.iter().copied().filter(|&r| r != self.root).collect();
+        drop(own);
         loop {
             let before = self.known.len();
             for s in &alive {
@@ -182,15 +200,6 @@ impl Tree {
             {
                 let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
             }
-        }
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let mut roots = roots();
-        if let Some(at) = roots.iter().position(|&r| r == self.root) {
-            roots.remove(at);
         }
     }
 }

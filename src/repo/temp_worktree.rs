@@ -234,30 +234,19 @@ impl KeptWorktree {
     /// every run uses, another names a second one beside it (`goal done` runs an exam there while
     /// the clean run holds the first), with its own lock and its own kept `target/`.
     pub fn open_slot(work_root: &Path, slot: &str, head: Oid, tree: Oid) -> Result<KeptWorktree> {
-        let home = kept_home(work_root);
+        let home = slot_home(work_root, slot);
         make_private(&home)?;
-        let suffix = |base: &str| {
-            if slot.is_empty() {
-                base.to_string()
-            } else {
-                format!("{base}-{slot}")
-            }
-        };
-        let lock_path = home.join(suffix("lock"));
+        let lock_path = home.join("lock");
         let lock = std::fs::File::create(&lock_path)
             .map_err(Error::io("cannot create the lock file", &lock_path))?;
         lock.lock()
             .map_err(Error::io("cannot lock the lock file", &lock_path))?;
-        let mut name = folder_name(work_root);
-        if !slot.is_empty() {
-            name.push(format!("-{slot}"));
-        }
-        let path = home.join(name);
+        let path = home.join(folder_name(work_root));
         let head = head.to_string();
         let fresh = !is_worktree(&path);
         if fresh {
             // A folder left half made (or a worktree git forgot): made again, its target kept.
-            let kept_target = home.join(suffix("target.kept"));
+            let kept_target = home.join("target.kept");
             let _ = std::fs::remove_dir_all(&kept_target);
             let stashed = std::fs::rename(path.join("target"), &kept_target).is_ok();
             let _ = std::fs::remove_dir_all(&path);
@@ -288,25 +277,16 @@ impl KeptWorktree {
     /// Remove the kept worktree of `work_root`, if there is one (`goal done`, `goal abandon`):
     /// waits for a run holding it. Failing to remove it is no error (it is a cache).
     pub fn remove(work_root: &Path) {
-        let home = kept_home(work_root);
-        if !home.is_dir() {
-            return;
-        }
-        let mut locks = Vec::new();
         for slot in ["", KeptWorktree::EXAM] {
-            let (lock, mut name) = match slot {
-                "" => ("lock".to_string(), folder_name(work_root)),
-                _ => (format!("lock-{slot}"), folder_name(work_root)),
-            };
-            if !slot.is_empty() {
-                name.push(format!("-{slot}"));
+            let home = slot_home(work_root, slot);
+            if !home.is_dir() {
+                continue;
             }
-            let lock = std::fs::File::create(home.join(lock));
+            let lock = std::fs::File::create(home.join("lock"));
             if let Ok(lock) = &lock {
                 let _ = lock.lock();
             }
-            locks.push(lock);
-            let path = home.join(name);
+            let path = home.join(folder_name(work_root));
             let target = path.to_string_lossy().into_owned();
             if path.exists() {
                 let _ = git_quiet(
@@ -314,10 +294,25 @@ impl KeptWorktree {
                     &["worktree", "remove", "--force", "--force", &target],
                 );
             }
+            let _ = std::fs::remove_dir_all(&home);
+            let _ = git_quiet(work_root, &["worktree", "prune"]);
         }
-        let _ = std::fs::remove_dir_all(&home);
-        let _ = git_quiet(work_root, &["worktree", "prune"]);
     }
+}
+
+/// The folder of one kept worktree of the working tree at `work_root` ([`kept_home`] for slot
+/// ""): another slot's is beside it, `<cache>/checkouts/<16 hex digits of the SHA-256 of the
+/// path and the slot>`, its worktree folder named as the first one's, so that a run cannot tell
+/// by its folder's name which of them it runs in.
+fn slot_home(work_root: &Path, slot: &str) -> PathBuf {
+    if slot.is_empty() {
+        return kept_home(work_root);
+    }
+    let path = std::fs::canonicalize(work_root).unwrap_or_else(|_| work_root.to_path_buf());
+    let mut bytes = path.as_os_str().as_encoded_bytes().to_vec();
+    bytes.push(0);
+    bytes.extend_from_slice(slot.as_bytes());
+    cache_home().join(KEPT_FOLDER).join(short_sha256(&bytes))
 }
 
 /// Create `dir` (and its parents) readable by its owner only.
