@@ -53,6 +53,11 @@ fn project(loop_set_up: bool) -> Repo {
 
 /// Write `files` (None: delete), verify, iterate and run `goal done`: its exit code and stderr.
 fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
+    finish_at(repo, files, "1")
+}
+
+/// [`finish`], its done's exams beside the clean run or not (`at_once`: `GOAL_EXAMS_AT_ONCE`).
+fn finish_at(repo: &Repo, files: Files, at_once: &str) -> (Option<i32>, String) {
     for (path, text) in files {
         match text {
             Some(t) => repo.write(path, t),
@@ -62,7 +67,12 @@ fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
     let green = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert!(green.status.success(), "{}", stderr(&green));
     repo.ok(&["iterate", "-m", "the change"]);
-    let done = repo.goal().arg("done").output().unwrap();
+    let done = repo
+        .goal()
+        .arg("done")
+        .env("GOAL_EXAMS_AT_ONCE", at_once)
+        .output()
+        .unwrap();
     (done.status.code(), stderr(&done))
 }
 
@@ -263,7 +273,9 @@ fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_ch
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the
-    // base), and the old exam; it passes on its run once more there.
+    // base), and the old exam; it passes on the green verify, done's red run, the clean run and
+    // its run once more on the old exam's tree. The turns count runs in order: the exams run
+    // after the clean run here (GOAL_EXAMS_AT_ONCE=0), not beside it.
     let repo = Repo::new();
     let turns = repo.home().join("flaky-turns");
     std::fs::write(&turns, "FPPPFP").unwrap();
@@ -282,7 +294,7 @@ fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() 
     let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
     assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
     // The fix, and a new test (so that the old exam runs the base's tests apart).
-    let (code, err) = finish(
+    let (code, err) = finish_at(
         &repo,
         &[
             ("calc.py", Some(FIXED)),
@@ -293,11 +305,71 @@ fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() 
                 )),
             ),
         ],
+        "0",
     );
     assert_eq!(code, Some(0), "{err}");
     let log = repo.git(&["log", "-2", "--format=%B"]);
     assert!(
         log.contains("Goal-Tests-Changed: flaky tests/test_flaky.py::test_flaky"),
-        "{log}"
+        "{log}\n{err}"
     );
+}
+
+/// The evidence ledger's base runs (records with `base_run`), as the file holds them now.
+fn base_runs(repo: &Repo) -> usize {
+    repo.read(".agents/goal/evidence.jsonl")
+        .lines()
+        .filter(|l| l.contains("\"base_run\":true"))
+        .count()
+}
+
+#[test]
+fn the_base_run_is_made_with_the_first_red_run_and_done_does_not_run_it_again() {
+    // project() ran the pin failing on its own red tree (the tests written, the code not yet
+    // changed): the base run was made and kept then, once.
+    let repo = project(true);
+    assert_eq!(base_runs(&repo), 1);
+    let again = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&again).contains("on the goal's base"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(base_runs(&repo), 1);
+    let (code, err) = finish(&repo, &[("calc.py", Some(FIXED))]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("on the goal's base"), "{err}");
+    // The old exam ran all the same, on its own tree.
+    assert!(
+        err.contains("on the tests of the goal's base on the final code"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_changed_dependency_lock_file_makes_the_base_run_again() {
+    let repo = project(true);
+    assert_eq!(base_runs(&repo), 1);
+    // The dependencies a run on another tree sees are the working tree's: a lock file changed,
+    // the kept base run is made again by the next red run, and by done.
+    repo.write("uv.lock", "version = 1\n");
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&red).contains("on the goal's base (base"),
+        "{}",
+        stderr(&red)
+    );
+    assert_eq!(base_runs(&repo), 2);
+    repo.write("uv.lock", "version = 2\n");
+    let (code, err) = finish(&repo, &[("calc.py", Some(FIXED))]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("on the goal's base (base"), "{err}");
 }

@@ -207,6 +207,81 @@ fn sigint_during_verify_stops_the_whole_process_group_and_records_nothing() {
     assert!(!repo.goal_md().contains("[x]"));
 }
 
+/// The pin of the done test below: passes where code.txt says fixed, fails where not; in a kept
+/// worktree of goal's (its path holds `/checkouts/`), the clean run, the base run and the old
+/// exam (fixed code, or the base's version of this script) write their pids and hang; the red
+/// run (the base's code, this final version) does not.
+const HANGING_PIN: &str = r#"#!/bin/sh
+case "$PWD" in
+*/checkouts/*)
+    if grep -q fixed code.txt || ! grep -q "the goal's" tests/check.sh; then
+        echo $$ >> "$SIGNAL_PIDS"
+        sleep 300 &
+        echo $! >> "$SIGNAL_PIDS"
+        wait
+    fi
+    ;;
+esac
+if grep -q fixed code.txt; then
+    echo "1 passed, 0 failed"
+    exit 0
+fi
+echo "0 passed, 1 failed"
+exit 1
+"#;
+
+#[test]
+fn sigint_during_done_stops_the_clean_run_and_the_exam_beside_it() {
+    let repo = Repo::new();
+    repo.write(".gitignore", "pids\n");
+    repo.write("code.txt", "buggy\n");
+    repo.write("tests/check.sh", HANGING_PIN);
+    crate::common::commit_all(&repo, "base");
+    repo.init_goal(&["the thing works (verify: `sh tests/check.sh`)"]);
+    repo.write("code.txt", "fixed\n");
+    repo.write("tests/check.sh", &format!("{HANGING_PIN}# the goal's\n"));
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "the fix"]);
+    let pid_file = repo.path().join("pids");
+    let mut child = repo
+        .goal_std()
+        .arg("done")
+        .env("SIGNAL_PIDS", &pid_file)
+        .env("GOAL_SIGNAL_GRACE", "0.3")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Two cores or more: the clean run and the base run hang at once (two pids each).
+    let at_once = std::thread::available_parallelism().map_or(1, |c| c.get()) >= 2;
+    let expect = if at_once { 4 } else { 2 };
+    poll("the runs' pids", || pids(&pid_file).len() >= expect);
+    send(child.id(), rustix::process::Signal::INT);
+    let status = wait_bounded(&mut child, Duration::from_secs(10));
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    if at_once {
+        assert!(err.contains("beside the clean run"), "{err}");
+    }
+    let pids = pids(&pid_file);
+    let start = Instant::now();
+    while pids.iter().any(|&p| alive(p)) && start.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} of a run survived");
+    }
+    assert!(repo.exists(GOAL), "the goal is still open");
+}
+
 #[test]
 fn sigterm_during_verify_exits_143() {
     let repo = signal_repo();

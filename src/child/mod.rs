@@ -143,28 +143,54 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
+/// The pending signal of each child run alive in this process (`goal done` supervises the clean
+/// run and an exam's run at once, from two threads): a signal the handler caught is handed to
+/// every one of them, so that each passes it on to its own process group.
+static LIVE: Mutex<Vec<Arc<AtomicUsize>>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<Arc<AtomicUsize>>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// While it lives, SIGINT/SIGTERM are caught for the child and a closed stdout does not kill.
+/// The process-wide state is set when the first of the live runs starts and put back when the
+/// last one ends.
 struct ChildRun {
     handlers: Option<&'static Handlers>,
+    /// The signal handed to this run and not yet taken (0: none).
+    mine: Arc<AtomicUsize>,
 }
 
 impl ChildRun {
     fn start() -> ChildRun {
         let handlers = handlers();
-        if let Some(h) = handlers {
-            h.received.store(0, Ordering::SeqCst);
-            h.outside_child.store(false, Ordering::SeqCst);
+        let mine = Arc::new(AtomicUsize::new(0));
+        let mut live = live();
+        if live.is_empty() {
+            if let Some(h) = handlers {
+                h.received.store(0, Ordering::SeqCst);
+                h.outside_child.store(false, Ordering::SeqCst);
+            }
+            if let Some(pipe) = PIPE_KILLS.get() {
+                pipe.store(false, Ordering::SeqCst);
+            }
         }
-        if let Some(pipe) = PIPE_KILLS.get() {
-            pipe.store(false, Ordering::SeqCst);
-        }
-        ChildRun { handlers }
+        live.push(Arc::clone(&mine));
+        ChildRun { handlers, mine }
     }
 
-    /// Take the signal received since the last call, if any.
+    /// Take the signal received since the last call, if any: one the handler caught is handed
+    /// to every live run first.
     fn take_signal(&self) -> Option<i32> {
         let h = self.handlers?;
-        match h.received.swap(0, Ordering::SeqCst) {
+        let caught = h.received.swap(0, Ordering::SeqCst);
+        if caught != 0 {
+            for run in live().iter() {
+                run.store(caught, Ordering::SeqCst);
+            }
+        }
+        match self.mine.swap(0, Ordering::SeqCst) {
             0 => None,
             s => i32::try_from(s).ok(),
         }
@@ -173,6 +199,11 @@ impl ChildRun {
 
 impl Drop for ChildRun {
     fn drop(&mut self) {
+        let mut live = live();
+        live.retain(|run| !Arc::ptr_eq(run, &self.mine));
+        if !live.is_empty() {
+            return;
+        }
         if let Some(h) = self.handlers
             && !HELD.load(Ordering::SeqCst)
         {
@@ -485,7 +516,7 @@ fn run_child(
     if let Some(w) = &watch {
         w.join_before_exec(&mut command);
     }
-    let spawned = command.spawn();
+    let spawned = tree::spawn_own(&mut command);
     // The parent's copies of the write end go, so the reader sees the end when the child's do.
     drop(command);
     let child = spawned.map_err(|source| Error::Spawn {
@@ -495,7 +526,10 @@ fn run_child(
     let output = Arc::new(Mutex::new(Vec::new()));
     let (sender, events) = mpsc::channel();
     pump(Box::new(reader), tee, Arc::clone(&output), sender.clone());
-    let status = match supervise(&run, child, events, sender, 1, watch.as_mut()) {
+    let pid = child.id();
+    let supervised = supervise(&run, child, events, sender, 1, watch.as_mut());
+    tree::reaped(pid);
+    let status = match supervised {
         Ok(status) => status,
         Err(signal) => return Err(interrupted_error(signal)),
     };
@@ -543,9 +577,12 @@ fn pump(
 /// SIGINT/SIGTERM on to the group. An interruption is an `Interrupted` I/O error.
 pub fn status(command: &mut Command) -> std::io::Result<ExitStatus> {
     let run = ChildRun::start();
-    let child = command.process_group(0).spawn()?;
+    let child = tree::spawn_own(command.process_group(0))?;
+    let pid = child.id();
     let (sender, events) = mpsc::channel();
-    match supervise(&run, child, events, sender, 0, None) {
+    let supervised = supervise(&run, child, events, sender, 0, None);
+    tree::reaped(pid);
+    match supervised {
         Ok(status) => status,
         Err(signal) => Err(std::io::Error::new(
             std::io::ErrorKind::Interrupted,

@@ -51,12 +51,45 @@ fn processes() -> Option<Vec<Stat>> {
     Some(out)
 }
 
+/// The processes `goal` started itself and has not yet reaped: the roots of its runs (`goal
+/// done` runs an exam beside the clean run) and the commands it runs in a process group of
+/// their own (git, from another thread). None is ever an orphan of a run's tree, nor is
+/// anything in their process groups.
+static OWN: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+fn own() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    OWN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Spawn `command` as one of goal's own processes (see [`OWN`]): no run's tree reads /proc
+/// between its start and its being known as goal's. [`reaped`] once it is waited for.
+pub(super) fn spawn_own(
+    command: &mut std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    let mut own = own();
+    let child = command.spawn()?;
+    own.push(i32::try_from(child.id()).unwrap_or(0));
+    Ok(child)
+}
+
+/// Goal's own process `pid` was waited for: its pid may name another process now.
+pub(super) fn reaped(pid: u32) {
+    let pid = i32::try_from(pid).unwrap_or(0);
+    let mut own = own();
+    if let Some(at) = own.iter().position(|&p| p == pid) {
+        own.remove(at);
+    }
+}
+
 /// The processes of one run, as far as polling has seen them.
 pub(super) struct Tree {
     /// The command goal started (its process group has its pid).
     root: i32,
     /// `goal` itself: a subreaper, so that orphans of the run become its children.
     me: i32,
+    /// `goal`'s own process group: a command goal runs itself (git) is in it, and is no orphan.
+    my_group: i32,
     /// When the root started: an orphan handed to goal that started later is the run's.
     root_start: u64,
     /// Every process seen in the tree, with its start time.
@@ -70,9 +103,11 @@ impl Tree {
             .ok()
             .and_then(|t| parse_stat(root, &t))
             .map_or(0, |s| s.start);
+        let me = rustix::process::getpid().as_raw_nonzero().get();
         Tree {
             root,
-            me: rustix::process::getpid().as_raw_nonzero().get(),
+            me,
+            my_group: rustix::process::getpgid(None).map_or(0, |g| g.as_raw_nonzero().get()),
             root_start,
             known: BTreeMap::from([(root, root_start)]),
         }
@@ -82,6 +117,8 @@ impl Tree {
     /// process group, or an orphan goal inherited that started after the root. The living
     /// members (None: no /proc).
     fn refresh(&mut self) -> Option<Vec<Stat>> {
+        // Held while /proc is read: goal starts none of its own processes meanwhile.
+        let own = own();
         let all = processes()?;
         // A pid seen before names the same process only with the same start time.
         let alive: Vec<Stat> = all
@@ -91,12 +128,18 @@ impl Tree {
             .collect();
         self.known
             .retain(|pid, start| alive.iter().any(|s| s.pid == *pid && s.start == *start));
+        let others: Vec<i32> = own.iter().copied().filter(|&r| r != self.root).collect();
+        drop(own);
         loop {
             let before = self.known.len();
             for s in &alive {
-                let belongs = self.known.contains_key(&s.ppid)
-                    || s.pgrp == self.root
-                    || (s.ppid == self.me && s.pid != self.root && s.start >= self.root_start);
+                let orphan = s.ppid == self.me
+                    && s.pid != self.root
+                    && s.start >= self.root_start
+                    && s.pgrp != self.my_group
+                    && !others.contains(&s.pid)
+                    && !others.contains(&s.pgrp);
+                let belongs = self.known.contains_key(&s.ppid) || s.pgrp == self.root || orphan;
                 if belongs {
                     self.known.entry(s.pid).or_insert(s.start);
                 }

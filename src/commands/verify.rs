@@ -101,6 +101,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         }
         records.push(record);
     }
+    verify::keep_base_runs(&ws, &runs, &records, &options)?;
     let exit = failed.unwrap_or(u8::from(proved_nothing));
     if ctx.json {
         let runs: Vec<serde_json::Value> = records

@@ -73,6 +73,8 @@ pub struct Extra {
     pub names: Option<TestNames>,
     pub red: Option<Red>,
     pub base_run: bool,
+    /// A base run's lock files' digest (see [`Record::locks`]).
+    pub locks: Option<String>,
     /// `old` or `support`: an exam run of `goal done` (see [`Record::exam`]).
     pub exam: Option<String>,
     /// The command as it ran, when goal added to the pin (see [`Record::ran`]).
@@ -124,6 +126,7 @@ pub fn seal_cut(
         check: new.check,
         red: extra.red,
         base_run: extra.base_run,
+        locks: extra.locks,
         exam: extra.exam,
         mutants: None,
         cut_off,

@@ -52,6 +52,10 @@ pub struct Record {
     pub red: Option<Red>,
     /// A guard's base record (`goal verify --base`): the pin run on the goal's base tree.
     pub base_run: bool,
+    /// A base run's dependency lock files (`Cargo.lock`, `package-lock.json`, …) of the working
+    /// tree when it ran, as a digest: one made before they changed is made again. None for every
+    /// other run, and for base runs recorded before it was kept.
+    pub locks: Option<String>,
     /// An exam run of `goal done`: `old` (the base's tests on the final code) or `support` (the
     /// final tests with the base's configuration, helpers and data). None for every other run.
     pub exam: Option<String>,
@@ -160,6 +164,8 @@ struct Wire {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     base_run: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    locks: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     exam: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mutants: Option<crate::mutants::Mutation>,
@@ -197,6 +203,7 @@ impl From<Wire> for Record {
             check: w.check,
             red: w.red,
             base_run: w.base_run,
+            locks: w.locks,
             exam: w.exam,
             mutants: w.mutants,
             cut_off: w.cut_off,
@@ -232,6 +239,7 @@ impl From<Record> for Wire {
             check: r.check,
             red: r.red,
             base_run: r.base_run,
+            locks: r.locks,
             exam: r.exam,
             mutants: r.mutants,
             cut_off: r.cut_off,

@@ -144,6 +144,7 @@ fn red_fields_and_names_round_trip_and_old_lines_still_verify() {
             load_failed: Vec::new(),
         }),
         base_run: true,
+        locks: None,
         exam: None,
         ran: Vec::new(),
     };

@@ -188,6 +188,7 @@ pub fn red_run(
             load_failed,
         }),
         base_run: false,
+        locks: None,
         exam: None,
         ran: Vec::new(),
     };
@@ -291,6 +292,7 @@ pub fn red_shows_without_failures(
                 load_failed: Vec::new(),
             }),
             base_run: false,
+            locks: None,
             exam: None,
             ran: Vec::new(),
         };
@@ -354,7 +356,99 @@ fn environment_failed(ws: &Workspace, argv: &[String], result: &TreeRun) -> Opti
     )
 }
 
-/// Run guard `n`'s pin on the goal's base tree and record it (`base_run`).
+/// The dependency lock files whose change makes a pin's base run again: the dependency folders
+/// a run on another tree sees are the working tree's, installed from these.
+pub const LOCK_FILES: &[&str] = &[
+    "Cargo.lock",
+    "package-lock.json",
+    "go.sum",
+    "poetry.lock",
+    "uv.lock",
+];
+
+/// A digest of the working tree's dependency lock files as they are now (each one's name and
+/// content; a missing one counts as missing): the key a base run is kept under.
+pub fn locks_key(ws: &Workspace) -> String {
+    let mut bytes = Vec::new();
+    for name in LOCK_FILES {
+        bytes.extend_from_slice(name.as_bytes());
+        match std::fs::read(ws.root().join(name)) {
+            Ok(content) => {
+                bytes.push(1);
+                bytes.extend_from_slice(crate::evidence::sha256_hex(&content).as_bytes());
+            }
+            Err(_) => bytes.push(0),
+        }
+    }
+    crate::evidence::sha256_hex(&bytes)
+}
+
+/// A run made on another tree, not yet recorded, and why it was cut off if it was.
+pub type Made = (TreeRun, Option<evidence::CutOff>);
+
+/// Run `argv` on `tree` in the second kept worktree (see [`crate::repo::KeptWorktree::EXAM`]),
+/// showing nothing of its output, for a caller that records it later (`goal done` runs an exam
+/// there while the clean run goes on in the first).
+pub fn run_ahead(
+    work_root: &std::path::Path,
+    git_dir: &std::path::Path,
+    head: Oid,
+    argv: &[String],
+    junit: &[String],
+    tree: Oid,
+) -> Result<Made> {
+    let options = TreeRunOptions {
+        work_root,
+        git_dir,
+        cwd: "",
+        junit,
+        show: false,
+        to_stderr: true,
+        keep: true,
+        name_tests: true,
+    };
+    let result = crate::surface::tree_run::run_in_tree_at(
+        crate::repo::KeptWorktree::EXAM,
+        head,
+        tree,
+        argv,
+        &options,
+    )?;
+    Ok((result, crate::child::take_cut_off()))
+}
+
+/// Criterion `n`'s base run (its pin on the goal's base tree) when the ledger has none made with
+/// the dependency lock files as they are now: made and recorded here, once per pin, so that
+/// `goal done` finds it. Its record when one was made.
+pub fn keep_base_run(
+    quiet: bool,
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+) -> Result<Option<Record>> {
+    let ledger = ws.ledger()?;
+    let tree = place.base_tree.to_string();
+    if crate::surface::judge::base_record(&ledger, n, text, &tree, &locks_key(ws)).is_some() {
+        return Ok(None);
+    }
+    if !quiet {
+        crate::context::eprint_line(format!(
+            "goal: running `{}` on the goal's base (base {}), kept for `goal done`'s old exam",
+            pin::render(argv),
+            place.base_short()
+        ));
+    }
+    // One line says it; its output is the record's.
+    base_run(true, ws, place, n, text, argv, junit, None).map(Some)
+}
+
+/// Run criterion `n`'s pin on the goal's base tree and record it (`base_run`): a guard's base
+/// record, or the run an acceptance criterion's old exam is judged against. `made`: the run,
+/// made already (nothing runs here, nothing is said).
+#[allow(clippy::too_many_arguments)]
 pub fn base_run(
     quiet: bool,
     ws: &Workspace,
@@ -363,37 +457,54 @@ pub fn base_run(
     text: &str,
     argv: &[String],
     junit: &[String],
+    made: Option<Made>,
 ) -> Result<Record> {
-    if !quiet {
-        crate::context::eprint_line(format!(
-            "goal: running `{}` on the goal's base (base {})",
-            pin::render(argv),
-            place.base_short()
-        ));
-    }
-    let result = run_in_tree(
-        &ws.repo,
-        place.head,
-        place.base_tree_full,
-        argv,
-        &options(quiet, ws, junit),
-    )?;
+    let (result, cut_off) = match made {
+        Some(made) => made,
+        None => {
+            if !quiet {
+                crate::context::eprint_line(format!(
+                    "goal: running `{}` on the goal's base (base {})",
+                    pin::render(argv),
+                    place.base_short()
+                ));
+            }
+            let result = run_in_tree(
+                &ws.repo,
+                place.head,
+                place.base_tree_full,
+                argv,
+                &options(quiet, ws, junit),
+            )?;
+            (result, crate::child::take_cut_off())
+        }
+    };
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: None,
         base_run: true,
+        locks: Some(locks_key(ws)),
         exam: None,
         ran: Vec::new(),
     };
     let tree = place.base_tree.to_string();
-    let ran = (result, crate::child::take_cut_off());
-    append(ws, place, n, text, argv, &tree, ran, extra, junit)
+    append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &tree,
+        (result, cut_off),
+        extra,
+        junit,
+    )
 }
 
 /// Run acceptance criterion `n`'s pin on an exam tree of `goal done` (`exam`: `old`, the base's
 /// tests on the final code; `support`, the final tests with the base's configuration and helpers)
-/// and record it on that tree. With the record, whether a test file or package did not load or
-/// build there.
+/// and record it on that tree (`made`: the run, made already: nothing runs here, nothing is
+/// said). With the record, whether a test file or package did not load or build there.
 #[allow(clippy::too_many_arguments)]
 pub fn exam_run(
     quiet: bool,
@@ -405,33 +516,55 @@ pub fn exam_run(
     junit: &[String],
     tree: Oid,
     exam: &str,
+    made: Option<Made>,
 ) -> Result<(Record, bool)> {
-    if !quiet {
-        let what = match exam {
-            "old" => "the tests of the goal's base on the final code",
-            _ => "the final tests with the base's test configuration, helpers and build files",
-        };
-        crate::context::eprint_line(format!(
-            "criterion {n}: running `{}` on {what}…",
-            pin::render(argv)
-        ));
-    }
-    let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+    let (result, cut_off) = match made {
+        Some(made) => made,
+        None => {
+            if !quiet {
+                crate::context::eprint_line(format!(
+                    "criterion {n}: running `{}` on {}…",
+                    pin::render(argv),
+                    exam_tree_words(exam)
+                ));
+            }
+            let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+            (result, crate::child::take_cut_off())
+        }
+    };
     let load_failed =
         crate::test_names::load_or_build_failed(&String::from_utf8_lossy(&result.output));
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: None,
         base_run: false,
+        locks: None,
         exam: Some(exam.to_string()),
         ran: Vec::new(),
     };
     let tree = ws.repo.tree_without(tree, &ws.goal_dir)?.to_string();
     // A run cut off by its bound is recorded so; the tests it did not get to name are judged as
     // missing from it.
-    let ran = (result, crate::child::take_cut_off());
-    let record = append(ws, place, n, text, argv, &tree, ran, extra, junit)?;
+    let record = append(
+        ws,
+        place,
+        n,
+        text,
+        argv,
+        &tree,
+        (result, cut_off),
+        extra,
+        junit,
+    )?;
     Ok((record, load_failed))
+}
+
+/// What an exam's tree holds, for the line that says it runs (`old` or `support`).
+pub fn exam_tree_words(exam: &str) -> &'static str {
+    match exam {
+        "old" => "the tests of the goal's base on the final code",
+        _ => "the final tests with the base's test configuration, helpers and build files",
+    }
 }
 
 /// Run acceptance criterion `n`'s pin once more in a clean checkout of the final tree `tree`
@@ -461,6 +594,7 @@ pub fn clean_run(
         names: Some(result.names.clone()),
         red: None,
         base_run: false,
+        locks: None,
         exam: None,
         ran: Vec::new(),
     };

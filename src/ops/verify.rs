@@ -214,6 +214,10 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
     if args.red {
         let (record, outcome) =
             run::red_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+        if record.is_some() {
+            // The pin is known and its red run made: its base run is kept for `goal done`.
+            run::keep_base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+        }
         let environment = record.as_ref().and_then(judge::environment_of);
         let message =
             judge::outcome_message(n, &outcome, environment.as_deref()).unwrap_or_else(|| {
@@ -225,7 +229,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
             message,
         });
     }
-    let record = run::base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+    let record = run::base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit, None)?;
     let message = if record.passes() {
         format!("guard {n} on the goal's base: recorded")
     } else {
@@ -239,6 +243,51 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
         red: None,
         message,
     })
+}
+
+/// The base run of each acceptance criterion a failing run of `runs` (its record in `records`,
+/// one for one) witnessed red on the working tree itself (the tests written, the code not yet
+/// changed: the working tree is its red tree), when the ledger has none made with the dependency
+/// lock files as they are: made now, once per pin, so that `goal done` need not. Nothing for a
+/// goal with no base to run on.
+pub fn keep_base_runs(
+    ws: &Workspace,
+    runs: &[Run],
+    records: &[Record],
+    args: &Options,
+) -> Result<()> {
+    let quiet = args.quiet || args.json;
+    let red: Vec<(&Run, &Record)> = runs
+        .iter()
+        .zip(records)
+        .filter(|(run, record)| {
+            !record.passes()
+                && record.cut_off.is_none()
+                && run
+                    .criteria
+                    .iter()
+                    .any(|(_, t)| pin::kind(t) == Some(pin::Kind::Acceptance))
+        })
+        .collect();
+    if red.is_empty() || crate::history::init_commit(&ws.repo)?.is_none() {
+        return Ok(());
+    }
+    let Ok(place) = Place::of(ws) else {
+        return Ok(());
+    };
+    for (run, record) in red {
+        if !place.target.trusted || record.tree != place.target.tree {
+            continue;
+        }
+        for (n, text) in &run.criteria {
+            if let Some(Ok(p)) = pin::parse(text)
+                && p.kind == pin::Kind::Acceptance
+            {
+                run::keep_base_run(quiet, ws, &place, *n, text, &p.argv, &args.junit)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Which pin `--red`/`--base` runs: the one criterion given with -c, its text and its pin,

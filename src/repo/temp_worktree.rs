@@ -220,11 +220,21 @@ fn cannot(doing: &str, path: &Path) -> Error {
 }
 
 impl KeptWorktree {
+    /// The slot of the second kept worktree, where `goal done` runs an exam beside the clean run.
+    pub const EXAM: &'static str = "exam";
+
     /// The kept worktree of `work_root` (a working tree of the repository), made where it is
     /// missing or broken, with `tree` checked out and HEAD at `head` (a commit, for git's
     /// bookkeeping). Waits for another run holding it.
     pub fn open(work_root: &Path, head: Oid, tree: Oid) -> Result<KeptWorktree> {
-        let home = kept_home(work_root);
+        KeptWorktree::open_slot(work_root, "", head, tree)
+    }
+
+    /// [`KeptWorktree::open`] of one of the working tree's kept worktrees: `slot` "" is the one
+    /// every run uses, another names a second one beside it (`goal done` runs an exam there while
+    /// the clean run holds the first), with its own lock and its own kept `target/`.
+    pub fn open_slot(work_root: &Path, slot: &str, head: Oid, tree: Oid) -> Result<KeptWorktree> {
+        let home = slot_home(work_root, slot);
         make_private(&home)?;
         let lock_path = home.join("lock");
         let lock = std::fs::File::create(&lock_path)
@@ -267,25 +277,42 @@ impl KeptWorktree {
     /// Remove the kept worktree of `work_root`, if there is one (`goal done`, `goal abandon`):
     /// waits for a run holding it. Failing to remove it is no error (it is a cache).
     pub fn remove(work_root: &Path) {
-        let home = kept_home(work_root);
-        if !home.is_dir() {
-            return;
+        for slot in ["", KeptWorktree::EXAM] {
+            let home = slot_home(work_root, slot);
+            if !home.is_dir() {
+                continue;
+            }
+            let lock = std::fs::File::create(home.join("lock"));
+            if let Ok(lock) = &lock {
+                let _ = lock.lock();
+            }
+            let path = home.join(folder_name(work_root));
+            let target = path.to_string_lossy().into_owned();
+            if path.exists() {
+                let _ = git_quiet(
+                    work_root,
+                    &["worktree", "remove", "--force", "--force", &target],
+                );
+            }
+            let _ = std::fs::remove_dir_all(&home);
+            let _ = git_quiet(work_root, &["worktree", "prune"]);
         }
-        let lock = std::fs::File::create(home.join("lock"));
-        if let Ok(lock) = &lock {
-            let _ = lock.lock();
-        }
-        let path = home.join(folder_name(work_root));
-        let target = path.to_string_lossy().into_owned();
-        if path.exists() {
-            let _ = git_quiet(
-                work_root,
-                &["worktree", "remove", "--force", "--force", &target],
-            );
-        }
-        let _ = std::fs::remove_dir_all(&home);
-        let _ = git_quiet(work_root, &["worktree", "prune"]);
     }
+}
+
+/// The folder of one kept worktree of the working tree at `work_root` ([`kept_home`] for slot
+/// ""): another slot's is beside it, `<cache>/checkouts/<16 hex digits of the SHA-256 of the
+/// path and the slot>`, its worktree folder named as the first one's, so that a run cannot tell
+/// by its folder's name which of them it runs in.
+fn slot_home(work_root: &Path, slot: &str) -> PathBuf {
+    if slot.is_empty() {
+        return kept_home(work_root);
+    }
+    let path = std::fs::canonicalize(work_root).unwrap_or_else(|_| work_root.to_path_buf());
+    let mut bytes = path.as_os_str().as_encoded_bytes().to_vec();
+    bytes.push(0);
+    bytes.extend_from_slice(slot.as_bytes());
+    cache_home().join(KEPT_FOLDER).join(short_sha256(&bytes))
 }
 
 /// Create `dir` (and its parents) readable by its owner only.

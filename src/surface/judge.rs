@@ -223,21 +223,25 @@ pub fn guard_base<'a>(
     number: usize,
     text: &str,
     base_tree: &str,
+    locks: &str,
 ) -> Option<&'a Record> {
     let pin = pin::parse(text)?.ok()?;
     if pin.kind != Kind::Guard {
         return None;
     }
-    base_record(ledger, number, text, base_tree)
+    base_record(ledger, number, text, base_tree, locks)
 }
 
 /// Criterion `number`'s latest run of its pin on the goal's base tree (the base run an acceptance
-/// criterion's old exam compares with, or a guard's base record), whatever its kind.
+/// criterion's old exam compares with, or a guard's base record), whatever its kind. A base run
+/// made with other dependency lock files than `locks` (the working tree's now, see
+/// [`Record::locks`]) does not count: the dependencies it ran with are gone.
 pub fn base_record<'a>(
     ledger: &'a Ledger,
     number: usize,
     text: &str,
     base_tree: &str,
+    locks: &str,
 ) -> Option<&'a Record> {
     let pin = pin::parse(text)?.ok()?;
     ledger.records.iter().rev().find(|r| {
@@ -246,6 +250,7 @@ pub fn base_record<'a>(
             && r.exam.is_none()
             && (r.base_run || r.on_tree(base_tree))
             && r.tree == base_tree
+            && r.locks.as_deref().is_none_or(|l| l == locks)
     })
 }
 

@@ -81,6 +81,7 @@ fn ledger(runs: &[Run], text: &str) -> Ledger {
                     load_failed: Vec::new(),
                 }),
                 base_run: r.base_run,
+                locks: None,
                 exam: None,
                 ran: Vec::new(),
             },
@@ -468,13 +469,13 @@ fn a_guard_base_is_the_latest_run_of_its_pin_on_the_base_tree() {
     ];
     for (i, (runs, want)) in cases.iter().enumerate() {
         let l = ledger(runs, GUARD);
-        let got = guard_base(&l, 1, GUARD, "BASETREE").map(|r| r.id.clone());
+        let got = guard_base(&l, 1, GUARD, "BASETREE", "").map(|r| r.id.clone());
         assert_eq!(got, want.map(|at| l.records[at].id.clone()), "case {i}");
     }
     // An acceptance criterion or an unpinned one has no guard base.
     let l = ledger(&[on_base(0)], TEXT);
-    assert!(guard_base(&l, 1, TEXT, "BASETREE").is_none());
-    assert!(guard_base(&l, 1, "lint", "BASETREE").is_none());
+    assert!(guard_base(&l, 1, TEXT, "BASETREE", "").is_none());
+    assert!(guard_base(&l, 1, "lint", "BASETREE", "").is_none());
 }
 
 fn finding(kind: FindingKind, file: &str, test: &str) -> Finding {

@@ -111,8 +111,27 @@ pub fn run_in_tree(
     argv: &[String],
     options: &TreeRunOptions,
 ) -> Result<TreeRun> {
+    let _ = repo;
+    run_in_tree_at("", head, tree, argv, options)
+}
+
+/// [`run_in_tree`] in the kept worktree of `slot` (see [`KeptWorktree::open_slot`]; "" the one
+/// every run uses) when `options.keep`: each slot has its own kept `target/`, so that two runs
+/// at once never wait on one cargo build folder's lock.
+pub fn run_in_tree_at(
+    slot: &str,
+    head: Oid,
+    tree: Oid,
+    argv: &[String],
+    options: &TreeRunOptions,
+) -> Result<TreeRun> {
     let worktree = if options.keep {
-        RunTree::Kept(KeptWorktree::open(options.work_root, head, tree)?)
+        RunTree::Kept(KeptWorktree::open_slot(
+            options.work_root,
+            slot,
+            head,
+            tree,
+        )?)
     } else {
         RunTree::Temp(TempWorktree::of_tree(options.work_root, "", head, tree)?)
     };
@@ -128,7 +147,7 @@ pub fn run_in_tree(
             let working = user
                 .clone()
                 .unwrap_or_else(|| options.work_root.join("target"));
-            seed_target(repo, options.work_root, &working, &own);
+            seed_target(options.work_root, &working, &own);
         }
         if user.is_some() {
             env.push((
@@ -247,8 +266,8 @@ fn link_dependencies(work_root: &Path, there: &Path) {
 /// the dependencies' artifacts (one copy where the two are on different devices), never of the
 /// goal's own crates, which the run rebuilds from its tree: a hard link would let that build
 /// write into the working target.
-fn seed_target(repo: &Repo, work_root: &Path, working: &Path, dir: &Path) {
-    let own = own_crates(repo, work_root);
+fn seed_target(work_root: &Path, working: &Path, dir: &Path) {
+    let own = own_crates(work_root);
     if working.is_dir() {
         seed(working, dir, &own, 0);
     }
@@ -290,7 +309,7 @@ fn user_target_dir(work_root: &Path) -> Option<PathBuf> {
 
 /// The names (as in file names: `-` and `_` forms) of the crates of the working tree's
 /// workspace: the root package and every `Cargo.toml` one folder below the root or in `crates/`.
-fn own_crates(_repo: &Repo, work_root: &Path) -> Vec<String> {
+fn own_crates(work_root: &Path) -> Vec<String> {
     let mut manifests = vec![work_root.join("Cargo.toml")];
     for parent in [work_root.to_path_buf(), work_root.join("crates")] {
         if let Ok(entries) = std::fs::read_dir(parent) {

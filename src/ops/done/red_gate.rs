@@ -77,6 +77,8 @@ pub(super) fn red_gate(
         hint: None,
         exams: Vec::new(),
         surface: crate::ops::settings::surface(ws, goal)?,
+        locks: crate::ops::red::locks_key(ws),
+        ahead: Vec::new(),
     };
     gate.criteria(goal, proven)?;
     gate.assertion_free_unshown();
@@ -194,6 +196,12 @@ struct Gate<'a> {
     exams: Vec<crate::surface::exam::Exam>,
     /// The goal's test surface (GOAL.md's settings), read once.
     surface: crate::surface::Surface,
+    /// The working tree's dependency lock files' digest (a base run's key), read once.
+    locks: String,
+    /// The runs of the current criterion made beside its clean run, each by what it is (`base`,
+    /// `old`, `support`), not yet recorded: taken (and recorded) where the gate would have made
+    /// them, in the same order.
+    ahead: Vec<(&'static str, Result<crate::ops::red::Made>)>,
 }
 
 impl Gate<'_> {
@@ -269,8 +277,9 @@ impl Gate<'_> {
             self.gather(r);
             return Ok(());
         }
-        // The deciding green: the pin once more on the final tree, clean.
-        let clean = match clean_green(self.quiet, self.ws, &self.place, n, text, &p.argv, green)? {
+        // The deciding green: the pin once more on the final tree, clean; the exams' runs beside
+        // it where the machine has the cores.
+        let clean = match self.clean_green_and_exams(n, text, p, green)? {
             Ok(clean) => clean,
             Err((why, next)) => {
                 self.gather(Refusal { why, next });
@@ -298,6 +307,93 @@ impl Gate<'_> {
         });
         c.red = Some(witness.id.clone());
         Ok(())
+    }
+
+    /// Criterion `n`'s clean green (see [`clean_green`]). Where the machine has two cores or
+    /// more, the runs its exams will make (its base run when the ledger has none, the old exam,
+    /// the support exam) are made meanwhile, one after the other, in the second kept worktree,
+    /// their output not shown (a line says each one runs); they are recorded only when the exams
+    /// take them, after the clean run and in the same order as one after the other. A run made
+    /// ahead decides nothing by itself: each verdict is read off its own tree's run.
+    fn clean_green_and_exams(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+    ) -> Result<std::result::Result<Record, (String, String)>> {
+        self.ahead.clear();
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        // GOAL_EXAMS_AT_ONCE=0: one after the other whatever the cores (runs that must come in
+        // a known order, a measure of the difference).
+        let asked = std::env::var("GOAL_EXAMS_AT_ONCE").map_or(true, |v| v != "0");
+        let ahead = if cores >= 2 && asked {
+            self.exam_runs_ahead(n, text)?
+        } else {
+            Vec::new()
+        };
+        if ahead.is_empty() {
+            return clean_green(self.quiet, self.ws, &self.place, n, text, &p.argv, green);
+        }
+        if !self.quiet {
+            for (what, _) in &ahead {
+                let on = match *what {
+                    "base" => format!("the goal's base (base {})", self.place.base_short()),
+                    exam => crate::ops::red::exam_tree_words(exam).to_string(),
+                };
+                crate::context::eprint_line(format!(
+                    "criterion {n}: running `{}` on {on}, beside the clean run (its output not shown)…",
+                    pin::render(&p.argv)
+                ));
+            }
+        }
+        let (ws, place, quiet) = (self.ws, &self.place, self.quiet);
+        let (work_root, git_dir) = (ws.root().to_path_buf(), ws.repo.common_dir().to_path_buf());
+        let head = place.head;
+        let (clean, made) = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                let mut made = Vec::new();
+                for (what, tree) in &ahead {
+                    if crate::child::interrupted().is_some() {
+                        break;
+                    }
+                    let run = crate::ops::red::run_ahead(
+                        &work_root,
+                        &git_dir,
+                        head,
+                        &p.argv,
+                        &green.junit,
+                        *tree,
+                    );
+                    let stop = run.is_err();
+                    made.push((*what, run));
+                    if stop {
+                        break;
+                    }
+                }
+                made
+            });
+            let clean = clean_green(quiet, ws, place, n, text, &p.argv, green);
+            (clean, helper.join())
+        });
+        let made = made.map_err(|_| {
+            Error::refused(
+                "the exams' runs beside the clean run stopped unexpectedly",
+                "run `goal done` again",
+            )
+        })?;
+        let clean = clean?;
+        // A run stopped by Ctrl-C (or SIGTERM) ends `goal done` as the clean run's would.
+        for (_, run) in &made {
+            if let Err(Error::Interrupted { signal, code }) = run {
+                return Err(Error::Interrupted {
+                    signal,
+                    code: *code,
+                });
+            }
+        }
+        self.ahead = made;
+        Ok(clean)
     }
 
     /// Criterion `n`'s red witness and what its red run came to: the ledger's (a witness, a run
@@ -471,26 +567,29 @@ impl Gate<'_> {
     /// Guard `n`'s run on the goal's base: the ledger's, or made here.
     fn base_run(&self, n: usize, text: &str, p: &Pin, green: &Record) -> Result<Record> {
         let base_tree = self.place.base_tree.to_string();
-        Ok(match judge::guard_base(self.ledger, n, text, &base_tree) {
-            Some(r) => r.clone(),
-            None => {
-                if !self.quiet {
-                    crate::context::eprint_line(format!(
-                        "criterion {n}: running its guard on the goal's base (base {})…",
-                        self.place.base_short()
-                    ));
+        Ok(
+            match judge::guard_base(self.ledger, n, text, &base_tree, &self.locks) {
+                Some(r) => r.clone(),
+                None => {
+                    if !self.quiet {
+                        crate::context::eprint_line(format!(
+                            "criterion {n}: running its guard on the goal's base (base {})…",
+                            self.place.base_short()
+                        ));
+                    }
+                    crate::ops::red::base_run(
+                        self.quiet,
+                        self.ws,
+                        &self.place,
+                        n,
+                        text,
+                        &p.argv,
+                        &green.junit,
+                        None,
+                    )?
                 }
-                crate::ops::red::base_run(
-                    self.quiet,
-                    self.ws,
-                    &self.place,
-                    n,
-                    text,
-                    &p.argv,
-                    &green.junit,
-                )?
-            }
-        })
+            },
+        )
     }
 
     /// The assertion-free tests no red run showed failing by name: each refused.

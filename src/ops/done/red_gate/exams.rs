@@ -18,6 +18,13 @@ struct Trees {
     last: Oid,
 }
 
+/// The trees of a criterion's exams (see [`Gate::exam_trees`]).
+struct ExamTrees {
+    last: Oid,
+    old: Option<Oid>,
+    support: Option<Oid>,
+}
+
 /// What the exams of one criterion came to.
 pub(super) struct Judged {
     /// The base's tests the old exam judged by name: a finding on their text is explained by it.
@@ -37,6 +44,26 @@ impl Gate<'_> {
         green: &Record,
         witness: &Record,
     ) -> Result<Judged> {
+        let planned = self.exam_trees()?;
+        let mut base_tests = Vec::new();
+        if let Some(old) = planned.old {
+            let at = Trees {
+                old,
+                last: planned.last,
+            };
+            base_tests = self.old_exam(n, text, p, (green, witness), at)?;
+        }
+        if let Some(support) = planned.support {
+            self.support_exam(n, text, p, (green, witness), support)?;
+        }
+        // What was made ahead and not taken (an exam that did not get to it) is dropped.
+        self.ahead.clear();
+        Ok(Judged { base_tests })
+    }
+
+    /// The trees the exams run on: the final tree, the old exam's (None when it cannot be
+    /// trusted) and the support exam's (None when the goal changed nothing it puts back).
+    fn exam_trees(&self) -> Result<ExamTrees> {
         let last = self.ws.worktree_tree_full()?;
         let goal = self
             .ws
@@ -50,21 +77,43 @@ impl Gate<'_> {
         let base_tree = self.place.base_tree_full;
         let old_tree =
             crate::surface::red::old_exam_tree(repo, base_tree, last, &self.surface, &in_goal)?;
-        let mut base_tests = Vec::new();
-        if old_tree.untrusted.is_empty() {
-            let at = Trees {
-                old: old_tree.tree,
-                last,
-            };
-            base_tests = self.old_exam(n, text, p, (green, witness), at)?;
-        }
-        if let Some(support) =
+        let support =
             crate::surface::red::support_tree(repo, base_tree, last, &self.surface, &in_goal)?
-            && support != last
-        {
-            self.support_exam(n, text, p, (green, witness), support)?;
+                .filter(|&s| s != last);
+        Ok(ExamTrees {
+            last,
+            old: old_tree.untrusted.is_empty().then_some(old_tree.tree),
+            support,
+        })
+    }
+
+    /// The runs criterion `n`'s exams will make after its clean run, each by what it is and the
+    /// tree it runs on: its base run when the ledger has none, the old exam's run (unless it is
+    /// the clean run itself) and the support exam's.
+    pub(super) fn exam_runs_ahead(&self, n: usize, text: &str) -> Result<Vec<(&'static str, Oid)>> {
+        let planned = self.exam_trees()?;
+        let mut runs = Vec::new();
+        if let Some(old) = planned.old {
+            let base_tree = self.place.base_tree.to_string();
+            if crate::surface::judge::base_record(self.ledger, n, text, &base_tree, &self.locks)
+                .is_none()
+            {
+                runs.push(("base", self.place.base_tree_full));
+            }
+            if old != planned.last {
+                runs.push(("old", old));
+            }
         }
-        Ok(Judged { base_tests })
+        if let Some(support) = planned.support {
+            runs.push(("support", support));
+        }
+        Ok(runs)
+    }
+
+    /// The run of `what` (`base`, `old`, `support`) made ahead, once.
+    fn take_ahead(&mut self, what: &str) -> Option<Result<crate::ops::red::Made>> {
+        let at = self.ahead.iter().position(|(w, _)| *w == what)?;
+        Some(self.ahead.remove(at).1)
     }
 
     /// The old exam of criterion `n`: the base's tests on the final code (`at.old`; the clean run
@@ -296,7 +345,7 @@ impl Gate<'_> {
     /// A test still failing on the old-exam tree is run there once more (the pin again: the
     /// runner chooses what runs); each that passes then is `flaky`, shown, never refusing.
     fn flaky(
-        &self,
+        &mut self,
         n: usize,
         text: &str,
         p: &Pin,
@@ -320,12 +369,16 @@ impl Gate<'_> {
         Ok(())
     }
 
-    /// Criterion `n`'s run on the goal's base: the ledger's, or made here.
-    fn base_for_exam(&self, n: usize, text: &str, p: &Pin, green: &Record) -> Result<Record> {
+    /// Criterion `n`'s run on the goal's base: the ledger's, or made here (or beside the clean
+    /// run).
+    fn base_for_exam(&mut self, n: usize, text: &str, p: &Pin, green: &Record) -> Result<Record> {
         let base_tree = self.place.base_tree.to_string();
-        if let Some(r) = crate::surface::judge::base_record(self.ledger, n, text, &base_tree) {
+        if let Some(r) =
+            crate::surface::judge::base_record(self.ledger, n, text, &base_tree, &self.locks)
+        {
             return Ok(r.clone());
         }
+        let made = self.take_ahead("base").transpose()?;
         crate::ops::red::base_run(
             self.quiet,
             self.ws,
@@ -334,18 +387,21 @@ impl Gate<'_> {
             text,
             &p.argv,
             &green.junit,
+            made,
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn exam_run(
-        &self,
+        &mut self,
         n: usize,
         text: &str,
         p: &Pin,
         green: &Record,
         tree: Oid,
-        exam: &str,
+        exam: &'static str,
     ) -> Result<(Record, bool)> {
+        let made = self.take_ahead(exam).transpose()?;
         crate::ops::red::exam_run(
             self.quiet,
             self.ws,
@@ -356,6 +412,7 @@ impl Gate<'_> {
             &green.junit,
             tree,
             exam,
+            made,
         )
     }
 
