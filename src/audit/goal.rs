@@ -542,7 +542,8 @@ fn red_witnesses(
     };
     for (audit, c) in out.criteria.iter_mut().zip(&goal.criteria) {
         if let Some(tree) = &base_tree
-            && let Some(r) = crate::surface::judge::guard_base(ledger, c.number, &c.text, tree)
+            && let Some(r) =
+                crate::surface::judge::guard_base_recorded(ledger, c.number, &c.text, tree)
         {
             audit.base = Some(RunOutcome::of(r));
         }

@@ -516,7 +516,7 @@ fn run_child(
     if let Some(w) = &watch {
         w.join_before_exec(&mut command);
     }
-    let spawned = tree::spawn_own(&mut command);
+    let spawned = process_tree::spawn_own(&mut command);
     // The parent's copies of the write end go, so the reader sees the end when the child's do.
     drop(command);
     let child = spawned.map_err(|source| Error::Spawn {
@@ -528,7 +528,7 @@ fn run_child(
     pump(Box::new(reader), tee, Arc::clone(&output), sender.clone());
     let pid = child.id();
     let supervised = supervise(&run, child, events, sender, 1, watch.as_mut());
-    tree::reaped(pid);
+    process_tree::reaped(pid);
     let status = match supervised {
         Ok(status) => status,
         Err(signal) => return Err(interrupted_error(signal)),
@@ -577,11 +577,11 @@ fn pump(
 /// SIGINT/SIGTERM on to the group. An interruption is an `Interrupted` I/O error.
 pub fn status(command: &mut Command) -> std::io::Result<ExitStatus> {
     let run = ChildRun::start();
-    let child = tree::spawn_own(command.process_group(0))?;
+    let child = process_tree::spawn_own(command.process_group(0))?;
     let pid = child.id();
     let (sender, events) = mpsc::channel();
     let supervised = supervise(&run, child, events, sender, 0, None);
-    tree::reaped(pid);
+    process_tree::reaped(pid);
     match supervised {
         Ok(status) => status,
         Err(signal) => Err(std::io::Error::new(

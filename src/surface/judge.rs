@@ -243,6 +243,32 @@ pub fn base_record<'a>(
     base_tree: &str,
     locks: &str,
 ) -> Option<&'a Record> {
+    base_record_with(ledger, number, text, base_tree, Some(locks))
+}
+
+/// A guard's latest run on the goal's base as the ledger recorded it, whatever lock files it
+/// ran with (what `goal audit` and `goal report` show of a finished goal).
+pub fn guard_base_recorded<'a>(
+    ledger: &'a Ledger,
+    number: usize,
+    text: &str,
+    base_tree: &str,
+) -> Option<&'a Record> {
+    let pin = pin::parse(text)?.ok()?;
+    if pin.kind != Kind::Guard {
+        return None;
+    }
+    base_record_with(ledger, number, text, base_tree, None)
+}
+
+/// [`base_record`], with the lock files it must have run with (None: any).
+fn base_record_with<'a>(
+    ledger: &'a Ledger,
+    number: usize,
+    text: &str,
+    base_tree: &str,
+    locks: Option<&str>,
+) -> Option<&'a Record> {
     let pin = pin::parse(text)?.ok()?;
     ledger.records.iter().rev().find(|r| {
         of_pin(ledger, r, number, text, &pin.argv)
@@ -250,7 +276,10 @@ pub fn base_record<'a>(
             && r.exam.is_none()
             && (r.base_run || r.on_tree(base_tree))
             && r.tree == base_tree
-            && r.locks.as_deref().is_none_or(|l| l == locks)
+            && match (r.locks.as_deref(), locks) {
+                (Some(had), Some(now)) => had == now,
+                _ => true,
+            }
     })
 }
 
