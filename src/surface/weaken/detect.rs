@@ -245,13 +245,53 @@ pub fn shorten(what: &str) -> String {
     }
 }
 
+/// A finding before it is ranked and shortened: (kind, line, rank, shown); rank 0 (the signal
+/// itself) is shown before rank 1 (the condition it stands in).
+type Found = (FindingKind, usize, u8, String);
+
+/// The detections of a Python, JavaScript/TypeScript or Go file (see the module's
+/// documentation).
 fn tree_detections(
     language: Language,
     src: &str,
     code: bool,
     test_only: &[String],
 ) -> Result<Vec<Detection>, String> {
-    let (lang, what): (tree_sitter::Language, &str) = match language {
+    let Some((lang, what)) = grammar(language) else {
+        return Ok(Vec::new());
+    };
+    let tree = parse(src, lang, what)?;
+    let root = tree.root_node();
+    let nodes = descendants(root);
+    let mut meaning = Meaning::new(root, src, language);
+    let loads = mark_conditional_loads(&mut meaning, &nodes, test_only);
+    meaning.settle(&|m, n| signal(m, n).map(|s| s.0));
+    let mut found: Vec<Found> = Vec::new();
+    if code {
+        for node in &loads {
+            found.push(finding(FindingKind::TestDetected, *node, 0, *node, src));
+        }
+    }
+    for node in nodes {
+        found.extend(signal_finding(&meaning, node, code));
+        if code {
+            found.extend(setting_finding(&meaning, node));
+        }
+    }
+    if !code && language == Language::Go {
+        for at in test_only_settings(&meaning, root) {
+            found.push(finding(FindingKind::TestDetected, at, 0, at, src));
+        }
+    }
+    found.sort();
+    found.dedup_by(|a, b| a.1 == b.1 && a.0 == b.0);
+    Ok(found.into_iter().map(|(k, l, _, t)| (k, l, t)).collect())
+}
+
+/// The tree-sitter grammar a language is parsed with, and its name for errors (none for Rust,
+/// read by its own detector).
+fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static str)> {
+    Some(match language {
         Language::Python => (tree_sitter_python::LANGUAGE.into(), "Python"),
         Language::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), "JavaScript"),
         Language::TypeScript => (
@@ -260,123 +300,94 @@ fn tree_detections(
         ),
         Language::Tsx => (tree_sitter_typescript::LANGUAGE_TSX.into(), "TSX"),
         Language::Go => (tree_sitter_go::LANGUAGE.into(), "Go"),
-        Language::Rust => return Ok(Vec::new()),
-    };
-    let tree = parse(src, lang, what)?;
-    let root = tree.root_node();
-    let nodes = descendants(root);
-    let mut meaning = Meaning::new(root, src, language);
-    // Imports only a test run loads, chosen by an `if` or a `try`: the import is a signal, and
-    // so are the names the `try` around it assigns.
-    let mut loads = Vec::new();
-    for node in &nodes {
-        if let Some(scope) = conditional_load(&meaning, *node, test_only) {
-            let name = match node.kind() {
-                "import_statement" | "import_from_statement" => None,
-                _ => node
-                    .parent()
-                    .filter(|p| p.kind() == "variable_declarator")
-                    .and_then(|p| p.child_by_field_name("name")),
-            };
-            let try_scope = (scope.kind() == "try_statement").then_some(scope);
-            meaning.mark(try_scope, name, Level::Probe);
-            for d in descendants(*node) {
-                if matches!(d.kind(), "dotted_name" | "aliased_import") && d.parent() == Some(*node)
-                {
-                    let bound = d
-                        .child_by_field_name("alias")
-                        .or_else(|| named(d).first().copied());
-                    meaning.mark(None, bound, Level::Probe);
-                }
-            }
-            loads.push(*node);
-        }
-    }
-    meaning.settle(&|m, n| signal(m, n).map(|s| s.0));
-    // Found: (kind, line, rank, shown); rank 0 (the signal itself) is shown before rank 1
-    // (the condition it stands in).
-    let mut found: Vec<(FindingKind, usize, u8, String)> = Vec::new();
-    for node in &loads {
-        if code {
-            found.push((
-                FindingKind::TestDetected,
-                line(*node),
-                0,
-                text(*node, src).to_string(),
-            ));
-        }
-    }
-    for node in nodes {
-        if let Some((level, derived)) = signal(&meaning, node) {
-            if !code && level != Level::Weak {
-                continue;
-            }
-            let chosen = choosing(&meaning, node);
-            let message = in_message(&meaning, node);
-            match (chosen, level, derived) {
-                (Some(_), Level::Probe, false) => found.push((
-                    FindingKind::TestDetected,
-                    line(node),
-                    0,
-                    text(shown(&meaning, node), src).to_string(),
-                )),
-                (Some(cond), _, _) if !entry_point(&meaning, cond) => found.push((
-                    FindingKind::TestDetected,
-                    line(node),
-                    1,
-                    text(cond, src).to_string(),
-                )),
-                (Some(_), _, _) => {}
-                (None, Level::Probe, false) => {
-                    let kind = if message {
-                        FindingKind::TestAware
-                    } else {
-                        FindingKind::TestDetected
-                    };
-                    found.push((
-                        kind,
-                        line(node),
-                        0,
-                        text(shown(&meaning, node), src).to_string(),
-                    ))
-                }
-                (None, Level::State | Level::Probe, _) if message => found.push((
-                    FindingKind::TestAware,
-                    line(node),
-                    0,
-                    text(shown(&meaning, node), src).to_string(),
-                )),
-                _ => {}
-            }
-        }
-        // A switch on a setting named "test" (jest sets `NODE_ENV`; a test configuration sets
-        // others): refused where it chooses what runs, else shown.
-        if code && let Some((kind, line, shown)) = aware(&meaning, node) {
-            match choosing(&meaning, node) {
-                Some(cond) => found.push((
-                    FindingKind::TestDetected,
-                    line,
-                    1,
-                    text(cond, src).to_string(),
-                )),
-                None => found.push((kind, line, 0, shown)),
-            }
-        }
-    }
-    if !code && language == Language::Go {
-        for at in test_only_settings(&meaning, root) {
-            found.push((
-                FindingKind::TestDetected,
-                line(at),
-                0,
-                text(at, src).to_string(),
-            ));
-        }
-    }
-    found.sort();
-    found.dedup_by(|a, b| a.1 == b.1 && a.0 == b.0);
-    Ok(found.into_iter().map(|(k, l, _, t)| (k, l, t)).collect())
+        Language::Rust => return None,
+    })
 }
+
+/// The imports only a test run loads, chosen by an `if` or a `try`: each is marked a signal in
+/// `meaning`, and so are the names it binds and the names the `try` around it assigns.
+fn mark_conditional_loads<'a>(
+    meaning: &mut Meaning<'a>,
+    nodes: &[Node<'a>],
+    test_only: &[String],
+) -> Vec<Node<'a>> {
+    let mut loads = Vec::new();
+    for node in nodes {
+        let Some(scope) = conditional_load(meaning, *node, test_only) else {
+            continue;
+        };
+        let name = match node.kind() {
+            "import_statement" | "import_from_statement" => None,
+            _ => node
+                .parent()
+                .filter(|p| p.kind() == "variable_declarator")
+                .and_then(|p| p.child_by_field_name("name")),
+        };
+        let try_scope = (scope.kind() == "try_statement").then_some(scope);
+        meaning.mark(try_scope, name, Level::Probe);
+        for d in descendants(*node) {
+            if matches!(d.kind(), "dotted_name" | "aliased_import") && d.parent() == Some(*node) {
+                let bound = d
+                    .child_by_field_name("alias")
+                    .or_else(|| named(d).first().copied());
+                meaning.mark(None, bound, Level::Probe);
+            }
+        }
+        loads.push(*node);
+    }
+    loads
+}
+
+/// A finding of `kind` on the line of `at`, showing the source text of `shown`.
+fn finding(kind: FindingKind, at: Node, rank: u8, shown: Node, src: &str) -> Found {
+    (kind, line(at), rank, text(shown, src).to_string())
+}
+
+/// What a signal at `node` is, by its use: refused where it chooses what runs, the runner's
+/// state refused wherever it is asked, shown where only written into a message (in a test,
+/// only where the program runs counts).
+fn signal_finding(meaning: &Meaning, node: Node, code: bool) -> Option<Found> {
+    let src = meaning.src;
+    let (level, derived) = signal(meaning, node)?;
+    if !code && level != Level::Weak {
+        return None;
+    }
+    let chosen = choosing(meaning, node);
+    let message = in_message(meaning, node);
+    let signal_itself = |kind| finding(kind, node, 0, shown(meaning, node), src);
+    match (chosen, level, derived) {
+        (Some(_), Level::Probe, false) => Some(signal_itself(FindingKind::TestDetected)),
+        (Some(cond), _, _) if !entry_point(meaning, cond) => {
+            Some(finding(FindingKind::TestDetected, node, 1, cond, src))
+        }
+        (Some(_), _, _) => None,
+        (None, Level::Probe, false) => Some(signal_itself(if message {
+            FindingKind::TestAware
+        } else {
+            FindingKind::TestDetected
+        })),
+        (None, Level::State | Level::Probe, _) if message => {
+            Some(signal_itself(FindingKind::TestAware))
+        }
+        _ => None,
+    }
+}
+
+/// A switch on a setting named "test" (jest sets `NODE_ENV`; a test configuration sets
+/// others): refused where it chooses what runs, else shown.
+fn setting_finding(meaning: &Meaning, node: Node) -> Option<Found> {
+    let (kind, line, shown) = aware(meaning, node)?;
+    Some(match choosing(meaning, node) {
+        Some(cond) => (
+            FindingKind::TestDetected,
+            line,
+            1,
+            text(cond, meaning.src).to_string(),
+        ),
+        None => (kind, line, 0, shown),
+    })
+}
+
 /// Go code compiled only under test that changes what the code does: an assignment in a test
 /// file's `init` to a variable the file does not declare (the package's own, or an imported
 /// package's `pkg.Hook`), which holds in every test of the package and never outside them.

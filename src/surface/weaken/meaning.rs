@@ -25,6 +25,8 @@ use tree_sitter::Node;
 use super::Language;
 use super::tree::{descendants, named, string_value, text};
 
+mod fold;
+
 /// How strongly a value tells a test run from another run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Level {
@@ -269,61 +271,18 @@ impl<'a> Meaning<'a> {
 
     /// The binding sites a node makes (see the module's documentation).
     fn sites_of(&mut self, node: Node<'a>) {
-        let src = self.src;
         let field = |n: &str| node.child_by_field_name(n);
         match (self.language, node.kind()) {
-            (Language::Python, "import_statement") => {
-                for child in named(node) {
-                    match child.kind() {
-                        "dotted_name" => {
-                            let full = text(child, src);
-                            let top = full.split('.').next().unwrap_or(full);
-                            if let Some(first) = named(child).first() {
-                                self.site(*first, How::Fixed(Val::Name(top.to_string())));
-                            }
-                        }
-                        "aliased_import" => {
-                            if let (Some(n), Some(a)) = (
-                                child.child_by_field_name("name"),
-                                child.child_by_field_name("alias"),
-                            ) {
-                                let full = text(n, src).to_string();
-                                self.site(a, How::Fixed(Val::Name(full)));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            (Language::Python, "import_from_statement") => {
-                let Some(module) = field("module_name") else {
-                    return;
-                };
-                let module = text(module, src).to_string();
-                let mut cursor = node.walk();
-                for child in node.children_by_field_name("name", &mut cursor) {
-                    let (n, a) = match child.kind() {
-                        "aliased_import" => (
-                            child.child_by_field_name("name"),
-                            child.child_by_field_name("alias"),
-                        ),
-                        _ => (Some(child), named(child).last().copied()),
-                    };
-                    if let (Some(n), Some(a)) = (n, a) {
-                        let full = format!("{module}.{}", text(n, src));
-                        self.site(a, How::Fixed(Val::Name(full)));
-                    }
-                }
-            }
+            (Language::Python, "import_statement") => self.python_import_sites(node),
+            (Language::Python, "import_from_statement") => self.python_from_import_sites(node),
             (Language::Python, "assignment") | (Language::Python, "named_expression") => {
                 let (left, right) = match node.kind() {
                     "assignment" => (field("left"), field("right")),
                     _ => (field("name"), field("value")),
                 };
-                let (Some(left), Some(right)) = (left, right) else {
-                    return;
-                };
-                self.assign(left, right);
+                if let (Some(left), Some(right)) = (left, right) {
+                    self.assign(left, right);
+                }
             }
             (Language::Python, "function_definition") => {
                 if let Some(name) = field("name") {
@@ -338,10 +297,9 @@ impl<'a> Meaning<'a> {
                 }
             }
             (_, "variable_declarator") => {
-                let (Some(name), Some(value)) = (field("name"), field("value")) else {
-                    return;
-                };
-                self.assign(name, value);
+                if let (Some(name), Some(value)) = (field("name"), field("value")) {
+                    self.assign(name, value);
+                }
             }
             (_, "assignment_expression") if self.language != Language::Go => {
                 if let (Some(l), Some(r)) = (field("left"), field("right")) {
@@ -349,94 +307,16 @@ impl<'a> Meaning<'a> {
                 }
             }
             (Language::JavaScript | Language::TypeScript | Language::Tsx, "import_statement") => {
-                let Some(source) = field("source").and_then(|s| string_value(s, src)) else {
-                    return;
-                };
-                let module = module_name(&source);
-                for d in descendants(node) {
-                    match d.kind() {
-                        "import_clause" => {
-                            if let Some(first) = named(d).first()
-                                && first.kind() == "identifier"
-                            {
-                                self.site(*first, How::Fixed(Val::Name(module.clone())));
-                            }
-                        }
-                        "namespace_import" => {
-                            if let Some(id) = named(d).last() {
-                                self.site(*id, How::Fixed(Val::Name(module.clone())));
-                            }
-                        }
-                        "import_specifier" => {
-                            let name = d.child_by_field_name("name");
-                            let alias = d.child_by_field_name("alias").or(name);
-                            if let (Some(n), Some(a)) = (name, alias) {
-                                let full = format!("{module}.{}", text(n, src));
-                                self.site(a, How::Fixed(Val::Name(full)));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                self.js_import_sites(node)
             }
             (_, "function_declaration") | (_, "method_definition") | (_, "method_declaration") => {
-                if let Some(name) = field("name") {
-                    let name = if name.kind() == "property_identifier" {
-                        // A method: bound by its name, read as `this.name`.
-                        self.sites
-                            .push((text(name, src).to_string(), How::Func(node)));
-                        return;
-                    } else {
-                        name
-                    };
-                    self.site(name, How::Func(node));
-                }
+                self.function_sites(node)
             }
-            (Language::Go, "import_spec") => {
-                let Some(path) = field("path").and_then(|p| string_value(p, src)) else {
-                    return;
-                };
-                let short = path.rsplit('/').next().unwrap_or(&path).to_string();
-                let name = match field("name") {
-                    Some(n) => text(n, src).to_string(),
-                    None => short,
-                };
-                if name != "_" && name != "." {
-                    self.sites.push((name, How::Fixed(Val::Name(path))));
-                }
-            }
+            (Language::Go, "import_spec") => self.go_import_sites(node),
             (Language::Go, "short_var_declaration")
             | (Language::Go, "assignment_statement")
             | (Language::Go, "var_spec")
-            | (Language::Go, "const_spec") => {
-                let (left, right) = match node.kind() {
-                    "var_spec" | "const_spec" => {
-                        let mut cursor = node.walk();
-                        let names: Vec<Node> =
-                            node.children_by_field_name("name", &mut cursor).collect();
-                        let values = field("value").map(named).unwrap_or_default();
-                        (names, values)
-                    }
-                    _ => (
-                        field("left").map(named).unwrap_or_default(),
-                        field("right").map(named).unwrap_or_default(),
-                    ),
-                };
-                if left.len() == right.len() {
-                    for (l, r) in left.iter().zip(&right) {
-                        self.site(*l, How::Value(*r));
-                    }
-                } else if let [r] = right.as_slice() {
-                    // `exe, err := os.Executable()`, `bi, ok := debug.ReadBuildInfo()`: the
-                    // values are the names before the last; the error or the flag is not
-                    // (but `LookupEnv`'s flag is whether the variable is set).
-                    let all = text(*r, src).contains("LookupEnv");
-                    let values = if all { left.len() } else { left.len() - 1 };
-                    for l in &left[..values] {
-                        self.site(*l, How::Value(*r));
-                    }
-                }
-            }
+            | (Language::Go, "const_spec") => self.go_assignment_sites(node),
             (Language::Go, "range_clause") => {
                 if let (Some(left), Some(right)) = (field("left"), field("right"))
                     && let Some(last) = named(left).last()
@@ -445,6 +325,160 @@ impl<'a> Meaning<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// What a Python `import` binds: `import os.path` the top module's name, `import sys as s`
+    /// the alias.
+    fn python_import_sites(&mut self, node: Node<'a>) {
+        let src = self.src;
+        for child in named(node) {
+            match child.kind() {
+                "dotted_name" => {
+                    let full = text(child, src);
+                    let top = full.split('.').next().unwrap_or(full);
+                    if let Some(first) = named(child).first() {
+                        self.site(*first, How::Fixed(Val::Name(top.to_string())));
+                    }
+                }
+                "aliased_import" => {
+                    if let (Some(n), Some(a)) = (
+                        child.child_by_field_name("name"),
+                        child.child_by_field_name("alias"),
+                    ) {
+                        let full = text(n, src).to_string();
+                        self.site(a, How::Fixed(Val::Name(full)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// What a Python `from … import` binds: each name (or its alias) to the module's member.
+    fn python_from_import_sites(&mut self, node: Node<'a>) {
+        let src = self.src;
+        let Some(module) = node.child_by_field_name("module_name") else {
+            return;
+        };
+        let module = text(module, src).to_string();
+        let mut cursor = node.walk();
+        for child in node.children_by_field_name("name", &mut cursor) {
+            let (n, a) = match child.kind() {
+                "aliased_import" => (
+                    child.child_by_field_name("name"),
+                    child.child_by_field_name("alias"),
+                ),
+                _ => (Some(child), named(child).last().copied()),
+            };
+            if let (Some(n), Some(a)) = (n, a) {
+                let full = format!("{module}.{}", text(n, src));
+                self.site(a, How::Fixed(Val::Name(full)));
+            }
+        }
+    }
+
+    /// What a JavaScript/TypeScript `import` binds: the default and namespace imports to the
+    /// module, each named import (or its alias) to the module's member.
+    fn js_import_sites(&mut self, node: Node<'a>) {
+        let src = self.src;
+        let Some(source) = node
+            .child_by_field_name("source")
+            .and_then(|s| string_value(s, src))
+        else {
+            return;
+        };
+        let module = module_name(&source);
+        for d in descendants(node) {
+            match d.kind() {
+                "import_clause" => {
+                    if let Some(first) = named(d).first()
+                        && first.kind() == "identifier"
+                    {
+                        self.site(*first, How::Fixed(Val::Name(module.clone())));
+                    }
+                }
+                "namespace_import" => {
+                    if let Some(id) = named(d).last() {
+                        self.site(*id, How::Fixed(Val::Name(module.clone())));
+                    }
+                }
+                "import_specifier" => {
+                    let name = d.child_by_field_name("name");
+                    let alias = d.child_by_field_name("alias").or(name);
+                    if let (Some(n), Some(a)) = (name, alias) {
+                        let full = format!("{module}.{}", text(n, src));
+                        self.site(a, How::Fixed(Val::Name(full)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// What a function or method declaration binds: its name to the function (a JavaScript
+    /// method by its name, read as `this.name`).
+    fn function_sites(&mut self, node: Node<'a>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
+        if name.kind() == "property_identifier" {
+            self.sites
+                .push((text(name, self.src).to_string(), How::Func(node)));
+        } else {
+            self.site(name, How::Func(node));
+        }
+    }
+
+    /// What a Go import binds: its alias or the path's last part, to the import path (`_` and
+    /// `.` bind nothing).
+    fn go_import_sites(&mut self, node: Node<'a>) {
+        let src = self.src;
+        let Some(path) = node
+            .child_by_field_name("path")
+            .and_then(|p| string_value(p, src))
+        else {
+            return;
+        };
+        let short = path.rsplit('/').next().unwrap_or(&path).to_string();
+        let name = match node.child_by_field_name("name") {
+            Some(n) => text(n, src).to_string(),
+            None => short,
+        };
+        if name != "_" && name != "." {
+            self.sites.push((name, How::Fixed(Val::Name(path))));
+        }
+    }
+
+    /// What a Go `:=`, `=`, `var` or `const` binds: each name to its value, or the names before
+    /// the last to a call's one value.
+    fn go_assignment_sites(&mut self, node: Node<'a>) {
+        let field = |n: &str| node.child_by_field_name(n);
+        let (left, right) = match node.kind() {
+            "var_spec" | "const_spec" => {
+                let mut cursor = node.walk();
+                let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                let values = field("value").map(named).unwrap_or_default();
+                (names, values)
+            }
+            _ => (
+                field("left").map(named).unwrap_or_default(),
+                field("right").map(named).unwrap_or_default(),
+            ),
+        };
+        if left.len() == right.len() {
+            for (l, r) in left.iter().zip(&right) {
+                self.site(*l, How::Value(*r));
+            }
+        } else if let [r] = right.as_slice() {
+            // `exe, err := os.Executable()`, `bi, ok := debug.ReadBuildInfo()`: the
+            // values are the names before the last; the error or the flag is not
+            // (but `LookupEnv`'s flag is whether the variable is set).
+            let all = text(*r, self.src).contains("LookupEnv");
+            let values = if all { left.len() } else { left.len() - 1 };
+            for l in &left[..values] {
+                self.site(*l, How::Value(*r));
+            }
         }
     }
 
@@ -514,11 +548,9 @@ impl<'a> Meaning<'a> {
     /// What an expression is (see [`Val`]); None for what has no name (arithmetic, literals
     /// other than strings).
     pub fn eval(&self, node: Node<'a>) -> Option<Val> {
-        let src = self.src;
-        let js = !matches!(self.language, Language::Python | Language::Go);
         match node.kind() {
             "identifier" | "shorthand_property_identifier" | "this" => {
-                let t = text(node, src);
+                let t = text(node, self.src);
                 Some(
                     self.bound
                         .get(t)
@@ -534,48 +566,8 @@ impl<'a> Meaning<'a> {
             | "non_null_expression"
             | "satisfies_expression"
             | "type_assertion" => named(node).first().and_then(|n| self.eval(*n)),
-            "attribute" | "member_expression" | "selector_expression" => {
-                let obj = named(node).first().copied()?;
-                let prop = node
-                    .child_by_field_name("attribute")
-                    .or_else(|| node.child_by_field_name("property"))
-                    .or_else(|| node.child_by_field_name("field"))?;
-                let prop = text(prop, src);
-                // `self.f()`, `this.f()`: a method of the file, by its name.
-                if matches!(text(obj, src), "self" | "this" | "cls")
-                    && let Some(Val::Sig(l)) = self.bound.get(prop)
-                {
-                    return Some(Val::Sig(*l));
-                }
-                match self.eval(obj)? {
-                    Val::Name(o) => Some(Val::Name(format!("{o}.{prop}"))),
-                    Val::Sig(l) => Some(Val::Sig(l)),
-                    Val::Str(_) => None,
-                }
-            }
-            "subscript" | "subscript_expression" | "index_expression" => {
-                let obj = named(node).first().copied()?;
-                let key = node
-                    .child_by_field_name("subscript")
-                    .or_else(|| node.child_by_field_name("index"))
-                    .or_else(|| named(node).get(1).copied());
-                let key = key.map(|k| match self.fold(k) {
-                    Some(s) => (true, s),
-                    None => (false, text(k, src).to_string()),
-                });
-                match self.eval(obj)? {
-                    Val::Name(o) => Some(Val::Name(match key {
-                        Some((true, s)) if js => format!("{o}.{s}"),
-                        Some((_, s)) if s.chars().all(|c| c.is_ascii_digit() || c == '"') => {
-                            format!("{o}[{s}]")
-                        }
-                        Some((true, s)) => format!("{o}[{s}]"),
-                        _ => format!("{o}[]"),
-                    })),
-                    Val::Sig(l) => Some(Val::Sig(l)),
-                    Val::Str(_) => None,
-                }
-            }
+            "attribute" | "member_expression" | "selector_expression" => self.eval_member(node),
+            "subscript" | "subscript_expression" | "index_expression" => self.eval_index(node),
             "slice_expression" => Some(Val::Name(format!(
                 "{}[:]",
                 match self.eval(named(node).first().copied()?)? {
@@ -590,201 +582,101 @@ impl<'a> Meaning<'a> {
                     v => Some(v),
                 }
             }
-            "call" | "call_expression" => {
-                let callee = node.child_by_field_name("function")?;
-                let args: Vec<Node> = node
-                    .child_by_field_name("arguments")
-                    .map(named)
-                    .unwrap_or_default();
-                let c = match self.eval(callee)? {
-                    Val::Name(c) => c,
-                    v => return Some(v),
-                };
-                // Look-ups with constant arguments are the member they name.
-                let arg = |i: usize| args.get(i).and_then(|a| self.fold(*a));
-                let obj = |i: usize| match args.get(i).and_then(|a| self.eval(*a)) {
-                    Some(Val::Name(o)) => Some(o),
-                    _ => None,
-                };
-                match c.as_str() {
-                    "getattr" | "Reflect.get" => {
-                        if let (Some(o), Some(a)) = (obj(0), arg(1)) {
-                            return Some(Val::Name(format!("{o}.{a}")));
-                        }
-                        if let Some(Val::Sig(l)) = args.first().and_then(|a| self.eval(*a)) {
-                            return Some(Val::Sig(l));
-                        }
-                    }
-                    "__import__" | "importlib.import_module" | "require" => {
-                        if let Some(a) = arg(0) {
-                            return Some(Val::Name(module_name(&a)));
-                        }
-                    }
-                    _ => {}
-                }
-                Some(Val::Name(format!("{c}()")))
-            }
+            "call" | "call_expression" => self.eval_call(node),
             _ => self.fold(node).map(Val::Str),
         }
     }
 
-    /// The constant string an expression folds to (see the module's documentation).
-    pub fn fold(&self, node: Node<'a>) -> Option<String> {
+    /// What a member is (`sys.modules`): its object's name and its own, a signal if its object
+    /// is one, or the file's method `self.f`/`this.f` by its name.
+    fn eval_member(&self, node: Node<'a>) -> Option<Val> {
         let src = self.src;
-        match node.kind() {
-            "string" | "template_string" | "interpreted_string_literal" | "raw_string_literal" => {
-                let parts = super::tree::kids(node);
-                if parts
-                    .iter()
-                    .any(|p| matches!(p.kind(), "interpolation" | "template_substitution"))
-                {
-                    let mut out = String::new();
-                    for p in parts {
-                        match p.kind() {
-                            "interpolation" | "template_substitution" => {
-                                out.push_str(&self.fold(*named(p).first()?)?)
-                            }
-                            "string_content" | "string_fragment" | "escape_sequence" => {
-                                out.push_str(text(p, src))
-                            }
-                            _ => {}
-                        }
-                    }
-                    return Some(out);
+        let obj = named(node).first().copied()?;
+        let prop = node
+            .child_by_field_name("attribute")
+            .or_else(|| node.child_by_field_name("property"))
+            .or_else(|| node.child_by_field_name("field"))?;
+        let prop = text(prop, src);
+        // `self.f()`, `this.f()`: a method of the file, by its name.
+        if matches!(text(obj, src), "self" | "this" | "cls")
+            && let Some(Val::Sig(l)) = self.bound.get(prop)
+        {
+            return Some(Val::Sig(*l));
+        }
+        match self.eval(obj)? {
+            Val::Name(o) => Some(Val::Name(format!("{o}.{prop}"))),
+            Val::Sig(l) => Some(Val::Sig(l)),
+            Val::Str(_) => None,
+        }
+    }
+
+    /// What an indexed value is: in JavaScript a constant key is a member (`process["env"]`);
+    /// elsewhere a number or a constant key is kept (`sys.argv[0]`) and any other key is `[]`.
+    fn eval_index(&self, node: Node<'a>) -> Option<Val> {
+        let js = !matches!(self.language, Language::Python | Language::Go);
+        let obj = named(node).first().copied()?;
+        let key = node
+            .child_by_field_name("subscript")
+            .or_else(|| node.child_by_field_name("index"))
+            .or_else(|| named(node).get(1).copied());
+        let key = key.map(|k| match self.fold(k) {
+            Some(s) => (true, s),
+            None => (false, text(k, self.src).to_string()),
+        });
+        match self.eval(obj)? {
+            Val::Name(o) => Some(Val::Name(match key {
+                Some((true, s)) if js => format!("{o}.{s}"),
+                Some((_, s)) if s.chars().all(|c| c.is_ascii_digit() || c == '"') => {
+                    format!("{o}[{s}]")
                 }
-                string_value(node, src)
+                Some((true, s)) => format!("{o}[{s}]"),
+                _ => format!("{o}[]"),
+            })),
+            Val::Sig(l) => Some(Val::Sig(l)),
+            Val::Str(_) => None,
+        }
+    }
+
+    /// What a call is: the member or module a look-up with constant arguments names, else its
+    /// callee's name called (`os.getcwd()`), or the signal its callee is.
+    fn eval_call(&self, node: Node<'a>) -> Option<Val> {
+        let callee = node.child_by_field_name("function")?;
+        let args: Vec<Node> = node
+            .child_by_field_name("arguments")
+            .map(named)
+            .unwrap_or_default();
+        let c = match self.eval(callee)? {
+            Val::Name(c) => c,
+            v => return Some(v),
+        };
+        if let Some(v) = self.looked_up(&c, &args) {
+            return Some(v);
+        }
+        Some(Val::Name(format!("{c}()")))
+    }
+
+    /// What a look-up with constant arguments names (`getattr(sys, "modules")`,
+    /// `importlib.import_module("sys")`, `require("os")`), `callee` being the look-up's name.
+    fn looked_up(&self, callee: &str, args: &[Node<'a>]) -> Option<Val> {
+        let arg = |i: usize| args.get(i).and_then(|a| self.fold(*a));
+        let obj = |i: usize| match args.get(i).and_then(|a| self.eval(*a)) {
+            Some(Val::Name(o)) => Some(o),
+            _ => None,
+        };
+        match callee {
+            "getattr" | "Reflect.get" => {
+                if let (Some(o), Some(a)) = (obj(0), arg(1)) {
+                    return Some(Val::Name(format!("{o}.{a}")));
+                }
+                if let Some(Val::Sig(l)) = args.first().and_then(|a| self.eval(*a)) {
+                    return Some(Val::Sig(l));
+                }
+                None
             }
-            "concatenated_string" => named(node).iter().map(|n| self.fold(*n)).collect(),
-            "parenthesized_expression" => self.fold(*named(node).first()?),
-            "identifier" => match self.bound.get(text(node, src)) {
-                Some(Val::Str(s)) => Some(s.clone()),
-                _ => None,
-            },
-            "binary_operator" | "binary_expression" => {
-                let l = node.child_by_field_name("left")?;
-                let r = node.child_by_field_name("right")?;
-                let op = node.child_by_field_name("operator").map(|o| text(o, src));
-                match op {
-                    Some("+") => Some(self.fold(l)? + &self.fold(r)?),
-                    Some("%") if self.language == Language::Python => {
-                        let args = match r.kind() {
-                            "tuple" => self.fold_list(r)?,
-                            _ => vec![self.fold(r)?],
-                        };
-                        Some(percent(&self.fold(l)?, &args))
-                    }
-                    _ => None,
-                }
-            }
-            "subscript" => {
-                let s = node.child_by_field_name("subscript")?;
-                (text(s, src).replace(' ', "") == "::-1")
-                    .then(|| self.fold(node.child_by_field_name("value")?))
-                    .flatten()
-                    .map(|v| v.chars().rev().collect())
-            }
-            "call" | "call_expression" => {
-                let callee = node.child_by_field_name("function")?;
-                let args: Vec<Node> = node
-                    .child_by_field_name("arguments")
-                    .map(named)
-                    .unwrap_or_default();
-                if self.language == Language::Go {
-                    let name = match self.eval(callee)? {
-                        Val::Name(n) => n,
-                        _ => return None,
-                    };
-                    return match name.as_str() {
-                        "strings.Join" => Some(
-                            self.fold_list(*args.first()?)?
-                                .join(&self.fold(*args.get(1)?)?),
-                        ),
-                        "fmt.Sprintf" => {
-                            let rest: Option<Vec<String>> =
-                                args[1..].iter().map(|a| self.fold(*a)).collect();
-                            Some(percent(&self.fold(*args.first()?)?, &rest?))
-                        }
-                        "strings.ToUpper" => Some(self.fold(*args.first()?)?.to_uppercase()),
-                        "strings.ToLower" => Some(self.fold(*args.first()?)?.to_lowercase()),
-                        _ => None,
-                    };
-                }
-                if !matches!(callee.kind(), "attribute" | "member_expression") {
-                    return None;
-                }
-                let obj = *named(callee).first()?;
-                let method = callee
-                    .child_by_field_name("attribute")
-                    .or_else(|| callee.child_by_field_name("property"))
-                    .map(|m| text(m, src))?;
-                match method {
-                    "join" => {
-                        if let Some(items) = self.fold_list(obj) {
-                            let sep = match args.first() {
-                                Some(a) => self.fold(*a)?,
-                                None => ",".to_string(),
-                            };
-                            return Some(items.join(&sep));
-                        }
-                        Some(self.fold_list(*args.first()?)?.join(&self.fold(obj)?))
-                    }
-                    "format" => {
-                        let mut out = self.fold(obj)?;
-                        for a in &args {
-                            let v = self.fold(*a)?;
-                            let at = out.find('{')?;
-                            let end = at + out[at..].find('}')?;
-                            out.replace_range(at..=end, &v);
-                        }
-                        Some(out)
-                    }
-                    "upper" | "toUpperCase" => Some(self.fold(obj)?.to_uppercase()),
-                    "lower" | "toLowerCase" => Some(self.fold(obj)?.to_lowercase()),
-                    "strip" | "trim" => Some(self.fold(obj)?.trim().to_string()),
-                    "concat" => {
-                        let mut out = self.fold(obj)?;
-                        for a in &args {
-                            out.push_str(&self.fold(*a)?);
-                        }
-                        Some(out)
-                    }
-                    _ => None,
-                }
+            "__import__" | "importlib.import_module" | "require" => {
+                arg(0).map(|a| Val::Name(module_name(&a)))
             }
             _ => None,
         }
     }
-
-    /// The constant strings of a list, tuple, array or Go slice literal.
-    fn fold_list(&self, node: Node<'a>) -> Option<Vec<String>> {
-        let items = match node.kind() {
-            "list" | "tuple" | "array" => named(node),
-            "composite_literal" => {
-                let body = node.child_by_field_name("body")?;
-                named(body)
-                    .into_iter()
-                    .map(|e| named(e).first().copied().unwrap_or(e))
-                    .collect()
-            }
-            "parenthesized_expression" => return self.fold_list(*named(node).first()?),
-            _ => return None,
-        };
-        items.into_iter().map(|i| self.fold(i)).collect()
-    }
-}
-
-/// `%s`/`%d`/`%v`-style formatting with constant arguments, in order.
-fn percent(format: &str, args: &[String]) -> String {
-    let mut out = String::new();
-    let mut args = args.iter();
-    let mut chars = format.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '%' && chars.peek().is_some_and(|n| n.is_ascii_alphabetic()) {
-            chars.next();
-            out.push_str(args.next().map_or("", |a| a.as_str()));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
