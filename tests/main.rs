@@ -67,6 +67,7 @@ mod run;
 mod run_claude;
 mod run_ends;
 mod short_ids;
+mod signals;
 mod speed;
 mod status;
 mod surfaces;

@@ -139,23 +139,7 @@ pub fn run_in_tree_at(
     let dir = root.join(options.cwd);
     let missing = missing_path(argv, &options.work_root.join(options.cwd), &dir);
     link_dependencies(options.work_root, &root);
-    let mut env: Vec<(String, String)> = Vec::new();
-    if options.work_root.join("Cargo.toml").is_file() {
-        let user = user_target_dir(options.work_root);
-        let own = root.join("target");
-        if !own.exists() {
-            let working = user
-                .clone()
-                .unwrap_or_else(|| options.work_root.join("target"));
-            seed_target(options.work_root, &working, &own);
-        }
-        if user.is_some() {
-            env.push((
-                "CARGO_TARGET_DIR".into(),
-                own.to_string_lossy().into_owned(),
-            ));
-        }
-    }
+    let mut env = cargo_target(options.work_root, &root);
     let naming = if options.name_tests {
         crate::naming::naming(argv, &|k| std::env::var(k).ok())
     } else {
@@ -198,6 +182,27 @@ pub fn run_in_tree_at(
         failed_to_load,
         ran: naming.shown(argv),
     })
+}
+
+/// A cargo project's run in the tree at `root` builds into the tree's own kept `target/` (seeded
+/// from the working one's the first time): the variable that says so when the user set one.
+fn cargo_target(work_root: &Path, root: &Path) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    if work_root.join("Cargo.toml").is_file() {
+        let user = user_target_dir(work_root);
+        let own = root.join("target");
+        if !own.exists() {
+            let working = user.clone().unwrap_or_else(|| work_root.join("target"));
+            seed_target(work_root, &working, &own);
+        }
+        if user.is_some() {
+            env.push((
+                "CARGO_TARGET_DIR".into(),
+                own.to_string_lossy().into_owned(),
+            ));
+        }
+    }
+    env
 }
 
 /// A path a runner printed (absolute in the run's tree, or relative to where it ran), relative to

@@ -475,7 +475,11 @@ impl<'a> Meaning<'a> {
             // values are the names before the last; the error or the flag is not
             // (but `LookupEnv`'s flag is whether the variable is set).
             let all = text(*r, self.src).contains("LookupEnv");
-            let values = if all { left.len() } else { left.len() - 1 };
+            let values = if all {
+                left.len()
+            } else {
+                left.len().saturating_sub(1)
+            };
             for l in &left[..values] {
                 self.site(*l, How::Value(*r));
             }

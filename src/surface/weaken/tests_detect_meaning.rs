@@ -455,3 +455,16 @@ fn reads_for_a_message_or_another_purpose() {
     ];
     check(rows, true);
 }
+
+/// Code that folds to nothing is read without a fault: a `fmt.Sprintf()` with no argument, an
+/// assignment with no name on its left (a file being written, as an agent leaves it).
+#[test]
+fn malformed_go_is_read_without_a_fault() {
+    for src in [
+        "package app\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc F() {\n\tif os.Getenv(fmt.Sprintf()) != \"\" {\n\t\tpanic(1)\n\t}\n}\n",
+        "package app\n\nimport \"os\"\n\nfunc F() {\n\t := os.Executable()\n\tif os.Getenv(\"X\") != \"\" {\n\t}\n}\n",
+    ] {
+        let mut out = Vec::new();
+        let _ = detect::detected("app.go", None, Some(src), true, &mut out);
+    }
+}

@@ -110,7 +110,12 @@ impl<'a> Meaning<'a> {
                     .join(&self.fold(*args.get(1)?)?),
             ),
             "fmt.Sprintf" => {
-                let rest: Option<Vec<String>> = args[1..].iter().map(|a| self.fold(*a)).collect();
+                let rest: Option<Vec<String>> = args
+                    .get(1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|a| self.fold(*a))
+                    .collect();
                 Some(percent(&self.fold(*args.first()?)?, &rest?))
             }
             "strings.ToUpper" => Some(self.fold(*args.first()?)?.to_uppercase()),
