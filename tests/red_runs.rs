@@ -181,7 +181,9 @@ fn a_conftest_that_knows_the_red_folder_is_refused() {
     repo.write("calc/__init__.py", BUGGY_PLUS);
     verify(&repo, 0);
     repo.ok(&["iterate", "-m", "conftest"]);
-    done_refused(&repo, &[PASSES_ON_BASE]);
+    // Its condition reads the run's folder to choose what runs: refused on that, whatever the
+    // red run shows.
+    done_refused(&repo, &["test-detected tests/conftest.py:5"]);
 }
 
 /// A test that writes where it runs and what `GOAL_*` it sees to `$HOME/probe.txt`.

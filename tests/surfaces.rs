@@ -23,7 +23,8 @@ fn python_goal(criteria: &[&str]) -> Repo {
 }
 
 const PIN: &str = "add(2, 2) is 4 (verify: `python3 -m pytest -q tests`)";
-const FIXED: &str = "def add(a, b):\n    return a + b\n";
+/// Longer than the buggy line: a `.pyc` written in the same second is never taken for it.
+const FIXED: &str = "def add(a, b):\n    return a + b  # fixed\n";
 
 /// Every text surface of the goal at HEAD: report as text, markdown and page, log, audit.
 fn every_surface(repo: &Repo) -> Vec<(&'static str, String)> {

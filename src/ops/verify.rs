@@ -214,8 +214,9 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
     if args.red {
         let (record, outcome) =
             run::red_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
-        if record.is_some() {
-            // The pin is known and its red run made: its base run is kept for `goal done`.
+        if record.is_some() && outcome == judge::RedOutcome::Red {
+            // The pin is known and seen red: its base run is kept for `goal done` (a red run
+            // that could not run there, or passed, says the base run would tell nothing yet).
             run::keep_base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
         }
         let environment = record.as_ref().and_then(judge::environment_of);
@@ -263,6 +264,7 @@ pub fn keep_base_runs(
         .filter(|(run, record)| {
             !record.passes()
                 && record.cut_off.is_none()
+                && judge::environment_of(record).is_none()
                 && run
                     .criteria
                     .iter()

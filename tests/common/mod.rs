@@ -525,9 +525,15 @@ pub fn commit_all(repo: &Repo, message: &str) {
     repo.git(&["commit", "-q", "-m", message]);
 }
 
-/// The newest line of evidence.jsonl.
+/// The newest record of evidence.jsonl that a command ran for itself: not a base run, which a
+/// red `goal verify` keeps after its own record for `goal done`.
 pub fn last_record(repo: &Repo) -> serde_json::Value {
-    serde_json::from_str(repo.read(EVIDENCE).lines().last().unwrap()).unwrap()
+    repo.read(EVIDENCE)
+        .lines()
+        .rev()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["base_run"] != true)
+        .unwrap()
 }
 
 /// The exit code of `goal ARGS`.
