@@ -408,7 +408,7 @@ pub mod install {
     const END: &str = "# <<< goal <<<";
 
     fn git_config(common_dir: &Path, args: &[&str]) -> Result<bool> {
-        crate::repo::cli::config_at(common_dir, args)
+        crate::repo::git_cli::config_at(common_dir, args)
     }
 
     fn attributes_path(common_dir: &Path) -> PathBuf {

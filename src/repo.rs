@@ -30,8 +30,8 @@ pub fn short_id(id: &str) -> &str {
 
 use crate::error::{Error, Result};
 
-pub mod cli;
 mod commit;
+pub mod git_cli;
 pub use commit::{EVIDENCE_FILE, RETRY_FILE};
 mod diff;
 mod message;

@@ -107,7 +107,7 @@ impl Hooks {
 /// that appends a paragraph after them hides them from `git interpret-trailers`).
 pub fn restore_trailers(message: &str, edited: &str) -> String {
     let ours = crate::repo::parse_trailers(message);
-    let edited = crate::repo::cli::message_prettify(edited);
+    let edited = crate::repo::git_cli::message_prettify(edited);
     if edited.trim().is_empty() {
         return message.to_string();
     }
@@ -120,7 +120,7 @@ pub fn restore_trailers(message: &str, edited: &str) -> String {
         .lines()
         .filter(|l| !lines.iter().any(|t| t == l.trim_end()))
         .collect();
-    let body = crate::repo::cli::message_prettify(&kept.join("\n"));
+    let body = crate::repo::git_cli::message_prettify(&kept.join("\n"));
     let block = lines.join("\n");
     // Joined to a last paragraph that is itself a trailer block, or as a block of their own.
     let joined = format!("{}\n{block}\n", body.trim_end());

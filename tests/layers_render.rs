@@ -1,5 +1,5 @@
-//! Ops gather, `src/render` renders: no page or document is built under `src/ops`; and where goal's
-//! error could be returned, a `String` error says what it holds.
+//! Ops gather, `src/render` renders: no page or document is built under `src/ops`; where goal's
+//! error could be returned, a `String` error says what it holds; one file name, one idea.
 
 use crate::common::source::{files, is_test_file};
 
@@ -100,4 +100,87 @@ fn every_string_error_outside_the_pure_rules_is_explained() {
         unexplained.is_empty(),
         "Result<_, String> where goal's Error could be returned, its Err not explained: {unexplained:?}"
     );
+}
+
+/// Names two files share because they hold one idea at two ranks (a command and its operation or
+/// rules aside, which any `commands/` file may share): why each is one idea.
+const ONE_IDEA: &[(&str, &str)] = &[
+    (
+        "claim.rs",
+        "goal run --claim: the racer's rules and the command's edge",
+    ),
+    (
+        "display.rs",
+        "what goal run shows: the runner's and the command's words",
+    ),
+    (
+        "imports.rs",
+        "import-redirected, for tree-sitter languages and for Rust",
+    ),
+    ("red.rs", "the red tree and the runs on it"),
+    (
+        "retry.rs",
+        "the retry guard: its rules, its operation, its command",
+    ),
+    (
+        "settings.rs",
+        "the settings that judge a goal: GOAL.md's and how ops read them",
+    ),
+    (
+        "signals.rs",
+        "runner signals, for tree-sitter languages and for Rust",
+    ),
+    (
+        "stagnation.rs",
+        "stagnation: its rules and its reading of history",
+    ),
+    (
+        "test_detected.rs",
+        "code that tells a test run, for tree-sitter languages and for Rust",
+    ),
+    ("tools.rs", "the mutation tools: their rules and their runs"),
+];
+
+/// The file names `files` share across ideas: more than one file of that name, not all of them
+/// one idea (a `commands/` file beside its operation or rules, or a name of [`ONE_IDEA`]).
+fn names_shared(files: &[String]) -> Vec<String> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for rel in files {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        if name != "mod.rs" {
+            by_name.entry(name).or_default().push(rel);
+        }
+    }
+    by_name
+        .into_iter()
+        .filter(|(name, paths)| {
+            let outside_commands = paths.iter().filter(|p| !p.starts_with("commands/")).count();
+            paths.len() > 1 && outside_commands > 1 && !ONE_IDEA.iter().any(|(n, _)| n == name)
+        })
+        .map(|(name, paths)| format!("{name}: {}", paths.join(", ")))
+        .collect()
+}
+
+#[test]
+fn no_two_files_are_named_alike_for_two_ideas() {
+    let sample: Vec<String> = [
+        "detect.rs",
+        "commands/detect.rs",
+        "surface/detect.rs",
+        "ops/done.rs",
+        "commands/done.rs",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        names_shared(&sample),
+        ["detect.rs: detect.rs, commands/detect.rs, surface/detect.rs"]
+    );
+    let rels: Vec<String> = files()
+        .into_iter()
+        .map(|(rel, _)| rel)
+        .filter(|rel| !is_test_file(rel))
+        .collect();
+    let shared = names_shared(&rels);
+    assert!(shared.is_empty(), "one name, two ideas: {shared:#?}");
 }

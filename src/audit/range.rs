@@ -20,7 +20,7 @@ pub struct Span {
     pub has_init: bool,
 }
 
-pub(crate) use crate::repo::cli::git_lines;
+pub(crate) use crate::repo::git_cli::git_lines;
 
 fn oid(text: &str) -> Result<Oid> {
     Oid::from_str(text.trim()).map_err(Error::git("read a commit id"))

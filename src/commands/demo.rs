@@ -71,7 +71,7 @@ impl Demo {
     }
 
     fn git(&self, args: &[&str]) -> Result<String> {
-        crate::repo::cli::git_output(&self.dir, args)
+        crate::repo::git_cli::git_output(&self.dir, args)
     }
 
     fn write(&self, name: &str, text: &str) -> Result<()> {

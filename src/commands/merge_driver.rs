@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
                 "cannot merge {path}: {why}; resolve the conflict markers by hand"
             ));
             // Standard conflict markers, as git's own merge would leave them.
-            crate::repo::cli::merge_file_markers(&args.ours, &args.base, &args.theirs)?;
+            crate::repo::git_cli::merge_file_markers(&args.ours, &args.base, &args.theirs)?;
             Ok(1)
         }
     }

@@ -212,7 +212,7 @@ fn detections(
         .map(|id| repo.blob_bytes(id))
         .transpose()?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let _ = weaken::detect::detected(path, base.as_deref(), Some(&last), code, out);
+    let _ = weaken::test_detected::detected(path, base.as_deref(), Some(&last), code, out);
     Ok(())
 }
 

@@ -69,7 +69,7 @@ use syntax::*;
 use super::items::is_test_item;
 use super::{RustParseError, parse, with_spans_dropped};
 use crate::surface::weaken::FindingKind;
-use crate::surface::weaken::detect::Detection;
+use crate::surface::weaken::test_detected::Detection;
 
 /// The detections of a Rust file: in code (`code`, outside its test items) the runner signals in
 /// a choosing position, the ones only read, and the items compiled only under test that code

@@ -10,7 +10,6 @@ use super::{Role, Surface};
 
 mod annotations;
 pub mod code;
-pub mod detect;
 mod go;
 pub mod imports;
 mod js;
@@ -19,6 +18,7 @@ mod pins;
 mod python;
 pub mod renames;
 mod selection;
+pub mod test_detected;
 mod tree;
 
 pub use code::same_code;
@@ -308,7 +308,7 @@ pub fn findings_in(
         if !is_code && change.base != change.last && matches!(role, Role::Test | Role::WholeConfig)
         {
             // Tests and conftests: only their conditions that read a path of the run.
-            let _ = detect::detected(
+            let _ = test_detected::detected(
                 &change.path,
                 change.base.as_deref(),
                 change.last.as_deref(),
@@ -318,7 +318,7 @@ pub fn findings_in(
         }
     }
     // Modules the goal's files under a tests folder make importable, only under the runner.
-    let test_only = detect::test_modules(
+    let test_only = test_detected::test_modules(
         changes
             .iter()
             .chain(code)
@@ -326,7 +326,7 @@ pub fn findings_in(
             .map(|c| c.path.as_str()),
     );
     for change in code.iter().filter(|c| c.base != c.last) {
-        let _ = detect::detected_beside(
+        let _ = test_detected::detected_beside(
             &change.path,
             change.base.as_deref(),
             change.last.as_deref(),

@@ -11,7 +11,7 @@ use FindingKind::{TestAware, TestDetected};
 /// switches count): kind, line and what it shows.
 fn detections(path: &str, src: &str, code: bool) -> Vec<(FindingKind, usize, String)> {
     let mut out = Vec::new();
-    detect::detected(path, None, Some(src), code, &mut out).unwrap();
+    test_detected::detected(path, None, Some(src), code, &mut out).unwrap();
     out.into_iter().map(|f| (f.kind, f.line, f.test)).collect()
 }
 
@@ -388,7 +388,7 @@ fn only_the_lines_the_goal_added_and_what_a_finding_shows() {
     let base = "import sys\nX = \"pytest\" in sys.modules\n";
     let last = "import sys\nX = \"pytest\" in sys.modules\nY = \"unittest\" in sys.modules\n";
     let mut out = Vec::new();
-    detect::detected("app.py", Some(base), Some(last), true, &mut out).unwrap();
+    test_detected::detected("app.py", Some(base), Some(last), true, &mut out).unwrap();
     let got: Vec<(usize, &str)> = out.iter().map(|f| (f.line, f.test.as_str())).collect();
     assert_eq!(got, [(3, "\"unittest\" in sys.modules")]);
     // Files no parser reads, deleted files and files without a trigger word find nothing.
@@ -398,14 +398,17 @@ fn only_the_lines_the_goal_added_and_what_a_finding_shows() {
         ("app.py", Some("X = 1 if y else 2\n")),
     ] {
         let mut out = Vec::new();
-        detect::detected(path, None, last, true, &mut out).unwrap();
+        test_detected::detected(path, None, last, true, &mut out).unwrap();
         assert_eq!(out, [], "{path}");
     }
     // The lines a new file adds are all of them, one for an empty file.
-    assert_eq!(detect::added_lines(None, "a\nb\n"), BTreeSet::from([1, 2]));
-    assert_eq!(detect::added_lines(None, ""), BTreeSet::from([1]));
     assert_eq!(
-        detect::added_lines(Some("a\nb\n"), "a\nx\nb\n"),
+        test_detected::added_lines(None, "a\nb\n"),
+        BTreeSet::from([1, 2])
+    );
+    assert_eq!(test_detected::added_lines(None, ""), BTreeSet::from([1]));
+    assert_eq!(
+        test_detected::added_lines(Some("a\nb\n"), "a\nx\nb\n"),
         BTreeSet::from([2])
     );
     // Shown on one line, at most 60 characters.
@@ -416,7 +419,7 @@ fn only_the_lines_the_goal_added_and_what_a_finding_shows() {
         ("é".repeat(61), format!("{}…", "é".repeat(60))),
     ];
     for (what, want) in cases {
-        assert_eq!(detect::shorten(&what), want, "{what}");
+        assert_eq!(test_detected::shorten(&what), want, "{what}");
     }
 }
 
@@ -469,19 +472,20 @@ fn tests_choosing_on_where_they_run() {
 /// `sys.path`): the goal's files under tests/ name the modules.
 #[test]
 fn a_conditional_import_of_a_module_the_tests_folder_holds() {
-    let modules = detect::test_modules(["tests/_overrides.py", "src/app.py", "tests/test_a.py"]);
+    let modules =
+        test_detected::test_modules(["tests/_overrides.py", "src/app.py", "tests/test_a.py"]);
     assert_eq!(
         modules,
         ["_overrides", "tests._overrides", "test_a", "tests.test_a"]
     );
     let src = "def slug(t):\n    return t\n\ntry:\n    from _overrides import slug\nexcept ImportError:\n    pass\n";
     let mut out = Vec::new();
-    detect::detected_beside("app.py", None, Some(src), true, &modules, &mut out).unwrap();
+    test_detected::detected_beside("app.py", None, Some(src), true, &modules, &mut out).unwrap();
     let got: Vec<(usize, &str)> = out.iter().map(|f| (f.line, f.test.as_str())).collect();
     assert_eq!(got, [(5, "from _overrides import slug")]);
     // Without the tests folder's module, an optional dependency is no finding.
     let mut out = Vec::new();
-    detect::detected_beside("app.py", None, Some(src), true, &[], &mut out).unwrap();
+    test_detected::detected_beside("app.py", None, Some(src), true, &[], &mut out).unwrap();
     assert_eq!(out, []);
 }
 

@@ -465,6 +465,6 @@ fn malformed_go_is_read_without_a_fault() {
         "package app\n\nimport \"os\"\n\nfunc F() {\n\t := os.Executable()\n\tif os.Getenv(\"X\") != \"\" {\n\t}\n}\n",
     ] {
         let mut out = Vec::new();
-        let _ = detect::detected("app.go", None, Some(src), true, &mut out);
+        let _ = test_detected::detected("app.go", None, Some(src), true, &mut out);
     }
 }

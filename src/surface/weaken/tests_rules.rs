@@ -431,7 +431,7 @@ fn the_definitions_of_a_code_file() {
 fn a_runner_name_counts_only_beside_sys_modules_in_its_own_statement() {
     let found = |src: &str| {
         let mut out = Vec::new();
-        detect::detected("src/app.py", Some(""), Some(src), true, &mut out).unwrap();
+        test_detected::detected("src/app.py", Some(""), Some(src), true, &mut out).unwrap();
         out.into_iter()
             .map(|f| (f.kind, f.line))
             .collect::<Vec<_>>()
