@@ -3,27 +3,11 @@
 //! complete. Real git, real pytest, node's test runner and go test.
 
 use crate::common::{Repo, stderr};
-use crate::red_history::go_goal;
-
-const PIN: &str =
-    "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
-const BUGGY: &str = "def add(a, b):\n    return a - b\n";
-const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+use crate::red_history::{BUGGY, TESTS, go_goal};
 
 /// A Python package whose `add()` subtracts, its failing test on the base; a goal to fix it.
 fn calc() -> Repo {
-    let repo = Repo::new();
-    repo.write("calc/__init__.py", BUGGY);
-    repo.write("tests/test_calc.py", TESTS);
-    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n");
-    repo.write(
-        "pyproject.toml",
-        "[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
-    );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "calc"]);
-    repo.init_goal(&[PIN]);
-    repo
+    crate::red_history::calc(BUGGY, TESTS)
 }
 
 /// The pin passes on `code` (the trick works under the runner), and `goal done` refuses naming

@@ -9,15 +9,16 @@
 
 use crate::common::{Repo, json, stderr};
 
-const PIN: &str =
+pub(crate) const PIN: &str =
     "add(2, 2) returns 4 (verify: `pytest -q -p no:cacheprovider tests/test_calc.py`)";
-const BUGGY: &str = "def add(a, b):\n    return a - b\n";
+pub(crate) const BUGGY: &str = "def add(a, b):\n    return a - b\n";
 const FIXED: &str = "def add(a, b):\n    return (a + b)\n";
-const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+pub(crate) const TESTS: &str =
+    "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
 
 /// A Python package whose `add()` subtracts (`code` its `calc/__init__.py`), with `tests` on the
 /// base; a goal to fix it.
-fn calc(code: &str, tests: &str) -> Repo {
+pub(crate) fn calc(code: &str, tests: &str) -> Repo {
     let repo = Repo::new();
     repo.write("calc/__init__.py", code);
     repo.write("tests/test_calc.py", tests);
@@ -177,7 +178,7 @@ fn a_conftest_that_patches_outside_the_red_run_beside_a_comment_is_refused() {
 }
 
 /// A tiny crate whose `add` subtracts.
-fn crate_repo(lib: &str) -> Repo {
+pub(crate) fn crate_repo(lib: &str) -> Repo {
     let repo = Repo::new();
     repo.write(
         "Cargo.toml",
@@ -192,7 +193,7 @@ fn crate_repo(lib: &str) -> Repo {
 }
 
 /// `goal <args>` in `repo` where cargo works (the hermetic HOME hides the toolchain).
-fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
+pub(crate) fn cargo_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
     cargo_goal_with(repo, args, &[])
 }
 
@@ -213,12 +214,12 @@ fn cargo_goal_with(repo: &Repo, args: &[&str], vars: &[(&str, &str)]) -> std::pr
         .unwrap()
 }
 
-const RS_TEST: &str = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
-const RS_BUGGY: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
+pub(crate) const RS_TEST: &str = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+pub(crate) const RS_BUGGY: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
 
 /// The pin passes with `lib` in place; done refuses naming `words`, the bug still there.
 #[track_caller]
-fn rust_refused(lib: &str, words: &[&str]) {
+pub(crate) fn rust_refused(lib: &str, words: &[&str]) {
     let repo = crate_repo(RS_BUGGY);
     repo.write("src/lib.rs", lib);
     let out = cargo_goal(&repo, &["verify", "-c", "1"]);
