@@ -656,6 +656,14 @@ impl<'a> Meaning<'a> {
         if let Some(v) = self.looked_up(&c, &args) {
             return Some(v);
         }
+        // A copy of a value is that value (`dict(os.environ)`, `{...process.env}`'s
+        // `Object.assign({}, env)` aside): what it reads is what the original reads.
+        if COPIES.contains(&c.as_str())
+            && let [arg] = args.as_slice()
+            && let Some(v @ (Val::Name(_) | Val::Sig(_))) = self.eval(*arg)
+        {
+            return Some(v);
+        }
         Some(Val::Name(format!("{c}()")))
     }
 
@@ -684,3 +692,19 @@ impl<'a> Meaning<'a> {
         }
     }
 }
+
+/// Calls that copy their one argument (a mapping, a list, a set): the copy reads what it reads.
+const COPIES: &[&str] = &[
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "sorted",
+    "copy.copy",
+    "copy.deepcopy",
+    "Object.keys",
+    "Object.entries",
+    "structuredClone",
+    "maps.Clone",
+];

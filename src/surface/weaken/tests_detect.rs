@@ -9,7 +9,7 @@ use FindingKind::{TestAware, TestDetected};
 
 /// The detections of a new file (`code`: a file of code, where runner probes and environment
 /// switches count): kind, line and what it shows.
-fn detections(path: &str, src: &str, code: bool) -> Vec<(FindingKind, usize, String)> {
+pub(super) fn detections(path: &str, src: &str, code: bool) -> Vec<(FindingKind, usize, String)> {
     let mut out = Vec::new();
     test_detected::detected(path, None, Some(src), code, &mut out).unwrap();
     out.into_iter().map(|f| (f.kind, f.line, f.test)).collect()

@@ -1,7 +1,7 @@
 //! Tables of signals followed through names, per language (aliases, imported names, constant
 //! look-ups, joined strings), and the reads that only write a message or serve another purpose.
 
-use super::tests_detect::{Row, check};
+use super::tests_detect::{Row, check, detections};
 use super::*;
 
 use FindingKind::{TestAware, TestDetected};
@@ -467,4 +467,18 @@ fn malformed_go_is_read_without_a_fault() {
         let mut out = Vec::new();
         let _ = test_detected::detected("app.go", None, Some(src), true, &mut out);
     }
+}
+
+/// A copy of the environment is the environment: its keys matched against a runner's prefix
+/// choose what runs. A copy read for another purpose stays clean.
+#[test]
+fn a_copy_of_a_source_reads_what_the_source_reads() {
+    let src = "import os\n\nENV = dict(os.environ)\n\n\ndef add(a, b):\n    if any(k.startswith(\"PYTEST\") for k in ENV):\n        return a + b\n    return a - b\n";
+    let found = detections("calc.py", src, true);
+    assert!(
+        found.iter().any(|(k, l, _)| *k == TestDetected && *l == 7),
+        "{found:?}"
+    );
+    let clean = "import os\n\nENV = dict(os.environ)\n\n\ndef home():\n    return ENV.get(\"HOME\", \"/\")\n";
+    assert!(detections("calc.py", clean, true).is_empty());
 }
