@@ -52,7 +52,7 @@ pub fn choose_answered(
     let answer = rx.recv_timeout(timeout).ok();
     let choice = answer.as_deref().and_then(|a| answer_index(a, options));
     if choice.is_none() {
-        crate::context::eprint_line(format!("\n→ {}", options[default]));
+        crate::context::warn_line(format!("\n→ {}", options[default]));
     }
     choice
 }

@@ -2,6 +2,7 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::error::{Error, Result};
 
@@ -11,7 +12,6 @@ pub struct Ctx {
     /// `--file PATH` / `GOAL_FILE`.
     pub file: Option<PathBuf>,
     pub json: bool,
-    pub quiet: bool,
     /// Colour on stdout: a TTY and no `NO_COLOR`.
     pub color: bool,
 }
@@ -19,7 +19,7 @@ pub struct Ctx {
 impl Ctx {
     /// Print a line of human output (not with `--quiet` or `--json`).
     pub fn say(&self, text: impl AsRef<str>) {
-        if !self.quiet && !self.json {
+        if !quiet() && !self.json {
             println!("{}", text.as_ref());
         }
     }
@@ -35,9 +35,12 @@ impl Ctx {
 
     /// A line for the user on stderr, prefixed `goal:` (shown even with `--json`, not with `--quiet`).
     pub fn note(&self, text: impl AsRef<str>) {
-        if !self.quiet {
-            eprintln!("goal: {}", text.as_ref());
-        }
+        note(text);
+    }
+
+    /// `--quiet` (or a command that asked for silence while it works).
+    pub fn quiet(&self) -> bool {
+        quiet()
     }
 
     pub fn bold(&self, text: &str) -> String {
@@ -84,11 +87,66 @@ pub fn color_wanted() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
-// The layers below the commands print only through these (tests/layers.rs checks it): a line on
-// stderr, a line of an event stream, a child's output passed through, a question's prompt.
+// How much goal says lives here, as cargo's `Shell` holds its verbosity: `--quiet` is set once
+// when the command line is read, and a command that runs an operation for its own ends (a race's
+// judge, the MCP server's approval, a hook) hushes it while that runs. No function below takes a
+// quiet flag (tests/layers.rs checks it).
 
-/// A line on stderr, as it is.
-pub fn eprint_line(text: impl AsRef<str>) {
+static QUIET: AtomicBool = AtomicBool::new(false);
+/// How many hushes are open, in any thread: an operation's worker threads are hushed with it.
+static HUSHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Set `--quiet` for the process (once, from the command line).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::SeqCst);
+}
+
+/// Whether progress lines are left out: `--quiet`, or a hush is open.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::SeqCst) || HUSHES.load(Ordering::SeqCst) > 0
+}
+
+/// Progress lines are left out while this lives (a command running an operation for its own ends,
+/// or `--json` where the operation's progress would only be noise).
+#[must_use = "the hush ends when this is dropped"]
+pub struct Hush(());
+
+impl Drop for Hush {
+    fn drop(&mut self) {
+        HUSHES.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Leave progress lines out until the returned guard is dropped.
+pub fn hush() -> Hush {
+    HUSHES.fetch_add(1, Ordering::SeqCst);
+    Hush(())
+}
+
+/// A hush only when `wanted`.
+pub fn hush_if(wanted: bool) -> Option<Hush> {
+    wanted.then(hush)
+}
+
+// The layers below the commands print only through these (tests/layers.rs checks it): a progress
+// line or a warning on stderr, a line of an event stream, a child's output passed through, a
+// question's prompt.
+
+/// A line for the user on stderr, prefixed `goal:` (shown even with `--json`, not when quiet).
+pub fn note(text: impl AsRef<str>) {
+    status_line(format!("goal: {}", text.as_ref()));
+}
+
+/// A progress line on stderr, as it is (not when quiet).
+pub fn status_line(text: impl AsRef<str>) {
+    if !quiet() {
+        eprintln!("{}", text.as_ref());
+    }
+}
+
+/// A line on stderr shown even when quiet: a warning the user must see, an escalation, an answer
+/// to a question.
+pub fn warn_line(text: impl AsRef<str>) {
     eprintln!("{}", text.as_ref());
 }
 

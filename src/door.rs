@@ -283,7 +283,7 @@ impl Workspace {
         self.remove_stale_git_locks(since);
         let remove = || std::fs::remove_file(&path).map_err(Error::io("cannot remove", &path));
         let Ok(journal) = serde_json::from_slice::<Pending>(&bytes) else {
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: warning: dropped an unreadable journal {} left by a killed goal process",
                 path.display()
             ));
@@ -295,7 +295,7 @@ impl Workspace {
             return remove();
         }
         let subject = journal.message.lines().next().unwrap_or("").to_string();
-        crate::context::eprint_line(format!(
+        crate::context::warn_line(format!(
             "goal: finishing `{subject}`, interrupted by a killed goal process"
         ));
         // The user's hooks passed this commit before its journal was written: it is only made.
@@ -306,7 +306,7 @@ impl Workspace {
                 self.repo.finish_commit(&staging, &journal.message)
             });
         if let Err(e) = finished {
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: warning: could not finish `{subject}` ({e}); the goal files are left as they are"
             ));
         }
@@ -356,7 +356,7 @@ impl Workspace {
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t >= since);
             if fresh && std::fs::remove_file(&lock).is_ok() {
-                crate::context::eprint_line(format!(
+                crate::context::warn_line(format!(
                     "goal: removed {}, left by a killed goal process",
                     lock.display()
                 ));
@@ -434,7 +434,7 @@ impl Workspace {
         }
         let mut made = Vec::new();
         if self.repo.head_detached() {
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: warning: {}",
                 crate::workspace::DETACHED_WARNING
             ));

@@ -30,13 +30,13 @@ pub fn point(name: &str) {
     let n = PASSED.fetch_add(1, Ordering::SeqCst) + 1;
     let plan = plan();
     if plan.list {
-        crate::context::eprint_line(format!("GOAL_FAULT_POINT {n} {name}"));
+        crate::context::warn_line(format!("GOAL_FAULT_POINT {n} {name}"));
     }
     if plan.at != Some(n) {
         return;
     }
     if plan.stop {
-        crate::context::eprint_line(format!("GOAL_FAULT {name}"));
+        crate::context::warn_line(format!("GOAL_FAULT {name}"));
         loop {
             std::thread::park();
         }

@@ -196,11 +196,11 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
             dir
         }
     };
+    context::set_quiet(cli.quiet);
     let ctx = Ctx {
         cwd,
         file: cli.file,
         json: cli.json,
-        quiet: cli.quiet,
         color: context::color_wanted(),
     };
     cli::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command)

@@ -273,7 +273,7 @@ impl Workspace {
     pub fn retry_state(&self) -> crate::retry::RetryState {
         let rel = self.retry_rel();
         if let Err(e) = self.check_inside(&rel) {
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: warning: ignoring {}: {e}; starting a fresh retry state",
                 rel.display()
             ));
@@ -284,14 +284,14 @@ impl Workspace {
                 crate::retry::RetryState::default()
             }
             Err(e) => {
-                crate::context::eprint_line(format!(
+                crate::context::warn_line(format!(
                     "goal: warning: cannot read {}: {e}; starting a fresh retry state",
                     rel.display()
                 ));
                 crate::retry::RetryState::default()
             }
             Ok(text) => crate::retry::RetryState::parse(&text).unwrap_or_else(|e| {
-                crate::context::eprint_line(format!(
+                crate::context::warn_line(format!(
                     "goal: warning: {} is malformed ({e}); starting a fresh retry state",
                     rel.display()
                 ));
@@ -306,9 +306,11 @@ impl Workspace {
     pub fn read_goal(&self, part: Part) -> Result<Option<GoalFile>> {
         if part == Part::View {
             let window = self.config.log_window();
-            match crate::goal_file::lean::read(&self.goal_path(), window) {
+            let read = std::fs::File::open(self.goal_path())
+                .and_then(|file| crate::goal_file::lean::read(file, window));
+            match read {
                 Ok(Lean::Read(goal)) => return Ok(Some(*goal)),
-                Ok(Lean::Missing) => return Ok(None),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 // Whatever is odd about the file, the whole read says it as every command does.
                 Ok(Lean::Whole) | Err(_) => {}
             }

@@ -45,6 +45,7 @@ mod init;
 mod install;
 mod iterate;
 mod layers;
+mod layers_io;
 mod layers_render;
 mod ledger;
 mod lifecycle;

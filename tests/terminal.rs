@@ -592,3 +592,58 @@ fn colour_only_on_a_tty_without_no_color_and_quiet_keeps_errors() {
         stderr(&refused)
     );
 }
+
+/// `--quiet` is one switch for every layer: the progress lines of verify's runs, the red and base
+/// runs and done's clean run are left out, while the outcome, errors and warnings stay; `--json`
+/// leaves out verify's progress too.
+#[test]
+fn quiet_leaves_out_every_layers_progress_and_keeps_warnings() {
+    let repo = Repo::new();
+    repo.write(
+        "test.sh",
+        "#!/bin/sh\nif [ -f hello.txt ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
+    );
+    repo.git(&["add", "test.sh"]);
+    repo.git(&["commit", "-q", "-m", "test"]);
+    repo.ok(&[
+        "init",
+        "Say hello",
+        "-c",
+        "hello.txt exists (verify: `sh test.sh`)",
+    ]);
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1));
+    assert!(
+        stderr(&red).contains("goal: running `sh test.sh`"),
+        "{}",
+        stderr(&red)
+    );
+    repo.write("hello.txt", "hello\n");
+    for flags in [&["--quiet"][..], &["--json"][..]] {
+        let green = repo
+            .goal()
+            .args(flags)
+            .args(["verify", "-c", "1"])
+            .output()
+            .unwrap();
+        assert!(green.status.success(), "{flags:?}: {}", stderr(&green));
+        assert!(
+            !stderr(&green).contains("running"),
+            "{flags:?}: {}",
+            stderr(&green)
+        );
+    }
+    // A git config that GOAL.md overrides is a warning: shown even with --quiet.
+    repo.git(&["config", "goal.mutants", "gate"]);
+    let done = repo.goal().args(["--quiet", "done"]).output().unwrap();
+    assert!(done.status.success(), "{}", stderr(&done));
+    let said = stderr(&done);
+    assert!(
+        !said.contains("running") && !said.contains("clean run"),
+        "{said}"
+    );
+    assert!(
+        said.contains("goal: warning: git config goal.mutants"),
+        "{said}"
+    );
+}

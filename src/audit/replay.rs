@@ -72,7 +72,7 @@ impl Replayer {
             format!(" in {cwd}")
         };
         // Replay is code execution: say what runs before it runs.
-        crate::context::eprint_line(format!(
+        crate::context::warn_line(format!(
             "goal: running `{}`{place} at commit {} ({why})",
             pin::render(argv),
             crate::repo::short_id(&commit.to_string())
@@ -98,7 +98,7 @@ impl Replayer {
                         summary::recognise_run(argv, &String::from_utf8_lossy(&output))
                     } else {
                         Some(
-                            crate::junit::read_reports(junit, &dir, started)
+                            crate::surface::junit_reports::read(junit, &dir, started)
                                 .map(|(counts, _)| counts)
                                 .unwrap_or_default(),
                         )
@@ -133,13 +133,13 @@ impl Replayer {
             .is_ok();
         let skipped = lines.len().saturating_sub(TAIL);
         if skipped > 0 {
-            crate::context::eprint_line(format!("  … {skipped} line(s) before these"));
+            crate::context::warn_line(format!("  … {skipped} line(s) before these"));
         }
         for line in &lines[skipped..] {
-            crate::context::eprint_line(format!("  {line}"));
+            crate::context::warn_line(format!("  {line}"));
         }
         if kept {
-            crate::context::eprint_line(format!("  (whole output: {})", log.display()));
+            crate::context::warn_line(format!("  (whole output: {})", log.display()));
         }
     }
 }

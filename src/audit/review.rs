@@ -152,7 +152,7 @@ fn replay_red(ws: &Workspace, replayer: &Replayer, goal: &mut GoalAudit) -> Resu
             .as_ref()
             .map(|r| r.junit.clone())
             .unwrap_or_default();
-        crate::context::eprint_line(format!(
+        crate::context::warn_line(format!(
             "goal: running `{}` on the red tree of criterion {} (base {} with the tests as at the end), which should fail",
             pin.command,
             c.number,

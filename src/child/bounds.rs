@@ -149,7 +149,7 @@ impl Watch {
             None if std::path::Path::new("/proc/self/smaps_rollup").exists() => Probe::Pss,
             None => {
                 if !NOTED_UNBOUNDED.swap(true, Ordering::SeqCst) {
-                    crate::context::eprint_line(
+                    crate::context::warn_line(
                         "goal: note: the memory of pin runs is not bounded on this system (no cgroup goal can make, no /proc to poll): only their time is (goal.pinTimeout)",
                     );
                 }
@@ -214,7 +214,7 @@ impl Watch {
         }
         if !self.said_half_time && ran >= self.bounds.timeout / 2 {
             self.said_half_time = true;
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: `{}` has run {} s, half its time bound (goal.pinTimeout: {} s)",
                 self.command,
                 ran.as_secs(),
@@ -236,7 +236,7 @@ impl Watch {
         }
         if !self.said_half_memory && used >= self.bounds.memory / 2 {
             self.said_half_memory = true;
-            crate::context::eprint_line(format!(
+            crate::context::warn_line(format!(
                 "goal: `{}` uses {}, half its memory bound (goal.pinMemory: {})",
                 self.command,
                 mib(used),
@@ -260,7 +260,7 @@ impl Watch {
             setting: setting.to_string(),
             measured: measured.map(str::to_string),
         };
-        crate::context::eprint_line(format!(
+        crate::context::warn_line(format!(
             "goal: `{}` was {}; every process of it was killed",
             self.command,
             cut.describe()

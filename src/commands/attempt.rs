@@ -61,7 +61,7 @@ fn print_verdict(ctx: &Ctx, verdict: &retry::RetryVerdict) -> Result<u8> {
         serde_json::to_string(verdict).map_err(|e| Error::internal("write the verdict", e))?;
     println!("{text}");
     crate::context::json_written();
-    if !ctx.quiet {
+    if !ctx.quiet() {
         let reading = if verdict.retry_allowed {
             "another attempt is allowed".to_string()
         } else if verdict.attempts > 0 {

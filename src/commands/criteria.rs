@@ -144,7 +144,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<u8> {
     if matches!(command, Command::Lint) {
         return run_lint(ctx, &ws.goal()?);
     }
-    let report = criteria::change(&ws, change_of(command), ctx.quiet)?;
+    let report = criteria::change(&ws, change_of(command))?;
     print_report(ctx, report)
 }
 

@@ -37,7 +37,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         ops::done::Options {
             budget: None,
             deslop: args.deslop,
-            quiet: ctx.quiet,
             confirm: args.confirm,
             run: None,
             usage: None,

@@ -49,9 +49,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             cwd: path.to_path_buf(),
             file: ctx.file.clone(),
             json: ctx.json,
-            quiet: true,
             color: false,
         };
+        let _hush = crate::context::hush();
         let ws = Workspace::open(&here).ok()?;
         crate::ops::proof(&ws, goal).ok().map(|p| p.proven)
     };

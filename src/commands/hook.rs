@@ -109,15 +109,16 @@ fn answer(
         (None, Some(Value::String(name))) => name.clone(),
         _ => return Err("the event has no string `hook_event_name` (or give --event)".into()),
     };
-    let quiet = Ctx {
+    let here = Ctx {
         cwd: session_dir(&payload).unwrap_or_else(|| ctx.cwd.clone()),
         file: ctx.file.clone(),
         json: false,
-        quiet: true,
         color: false,
     };
+    // An agent's hook speaks only in its answer: the goal's notes would reach the agent as noise.
+    let _hush = crate::context::hush();
     let asked = asked(host, &name, &payload)?;
-    let ws = match Workspace::open(&quiet) {
+    let ws = match Workspace::open(&here) {
         Ok(ws) => ws,
         Err(Error::NotARepo { .. }) => return Ok(None),
         Err(e) => return Err(said(e)),

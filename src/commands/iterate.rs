@@ -42,7 +42,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
             run_id: args.run_id,
             run_agent: args.run_agent,
             usage: None,
-            quiet: ctx.quiet,
         },
     )?;
     if ctx.json {

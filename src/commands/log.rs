@@ -197,7 +197,7 @@ impl<W: Write> Sink for TextSink<'_, W> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open_history(ctx)?;
-    if ctx.quiet && !ctx.json {
+    if ctx.quiet() && !ctx.json {
         return Ok(0);
     }
     let stdout = std::io::stdout();

@@ -218,14 +218,14 @@ fn run_race(
     run_args: Vec<OsString>,
     tail: Vec<OsString>,
 ) -> Result<RaceReport> {
-    let quiet = ctx.json || ctx.quiet;
+    let quiet = ctx.json || ctx.quiet();
     let say = |line: &str| {
         if !quiet {
             println!("goal run --race: {line}");
         }
     };
     let note = |line: &str| {
-        if !ctx.quiet {
+        if !ctx.quiet() {
             eprintln!("goal: {line}");
         }
     };

@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
     let ws = Workspace::open(ctx)?;
     let finished = finished_goals(&ws.repo, &ws.goal_rel, args.range.as_deref())?;
     let mut checker = Checker::new(ws.root());
-    if !ctx.json && !ctx.quiet {
+    if !ctx.json && !ctx.quiet() {
         checker.before = Box::new(|command| eprintln!("goal: running `{command}`"));
     }
     let mut goals = Vec::new();

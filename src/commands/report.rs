@@ -78,7 +78,7 @@ pub(crate) fn write_page(ctx: &Ctx, path: &Path, page: &str) -> Result<u8> {
     crate::workspace::write_atomic(path, page.as_bytes())?;
     if ctx.json {
         ctx.emit_json(&serde_json::json!({ "html": path.display().to_string() }))?;
-    } else if !ctx.quiet {
+    } else if !ctx.quiet() {
         ctx.say(format!("wrote {}", path.display()));
     }
     Ok(0)

@@ -34,7 +34,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         crate::ops::retry::Options {
             strategy: args.strategy.clone(),
             reason: args.reason.clone(),
-            quiet: ctx.quiet,
         },
     )?;
     if out.blocked {
@@ -83,7 +82,7 @@ fn wait(ctx: &Ctx, seconds: u64) {
         .filter(|s: &f64| *s >= 0.0)
         .unwrap_or(1.0);
     let total = Duration::from_secs_f64(seconds as f64 * scale);
-    let tty = std::io::stderr().is_terminal() && !ctx.quiet;
+    let tty = std::io::stderr().is_terminal() && !ctx.quiet();
     let step = Duration::from_secs(1).min(total.max(Duration::from_millis(1)));
     let mut left = total;
     while !left.is_zero() {

@@ -75,7 +75,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
         base: args.base,
         argv: args.argv,
         cwd: ctx.cwd.clone(),
-        quiet: ctx.quiet,
         json: ctx.json,
     };
     if options.red || options.base {
@@ -163,7 +162,7 @@ fn mutants(
     criteria: &[usize],
 ) -> Result<u8> {
     use crate::ops::mutants as m;
-    let record = m::verify(ws, goal, criteria, ctx.quiet)?;
+    let record = m::verify(ws, goal, criteria)?;
     let Some(mutation) = record.mutants.as_ref() else {
         return Ok(1);
     };

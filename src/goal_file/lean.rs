@@ -6,7 +6,6 @@
 //! shown, or the result would differ from the whole file's, the caller reads the whole file.
 
 use std::io::Read;
-use std::path::Path;
 
 use super::GoalFile;
 use super::parse::{self, MAX_LEN};
@@ -14,8 +13,6 @@ use super::{lines, progress_log};
 
 /// What [`read`] found.
 pub enum Lean {
-    /// No file.
-    Missing,
     /// The file, with entries older than the window left out (`GoalFile::partial`).
     Read(Box<GoalFile>),
     /// Read and parse the whole file instead (it does not parse, or its shape is unusual).
@@ -34,15 +31,10 @@ enum Part {
 /// How much is read at a time.
 const CHUNK: usize = 64 * 1024;
 
-/// Read GOAL.md keeping the Progress Log entries of the last `window` iterations (and at least
+/// Read GOAL.md (opened by the caller) keeping the Progress Log entries of the last `window` iterations (and at least
 /// `window` entries). The file must parse to the same criteria, sections and recent entries as
 /// the whole file, or the answer is [`Lean::Whole`].
-pub fn read(path: &Path, window: u64) -> std::io::Result<Lean> {
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Lean::Missing),
-        Err(e) => return Err(e),
-    };
+pub fn read(mut file: impl Read, window: u64) -> std::io::Result<Lean> {
     let keep = usize::try_from(window)
         .unwrap_or(usize::MAX)
         .saturating_add(2);

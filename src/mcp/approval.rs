@@ -60,9 +60,9 @@ fn workspace(runner: &Runner) -> Option<Workspace> {
         cwd: runner.dir.clone(),
         file: runner.file.clone(),
         json: true,
-        quiet: true,
         color: false,
     };
+    let _hush = crate::context::hush();
     Workspace::open(&ctx).ok()
 }
 

@@ -52,8 +52,8 @@ pub enum Report {
     },
 }
 
-/// Make `change` and commit it (`quiet`: no warnings on stderr).
-pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
+/// Make `change` and commit it.
+pub fn change(ws: &Workspace, change: Change) -> Result<Report> {
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
     let mut goal = ws.goal()?;
@@ -76,14 +76,7 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
             phase,
             verify,
             guard,
-        } => add(
-            &mut goal,
-            text,
-            *phase,
-            verify.as_deref(),
-            guard.as_deref(),
-            quiet,
-        )?,
+        } => add(&mut goal, text, *phase, verify.as_deref(), guard.as_deref())?,
         Change::Edit {
             number,
             texts,
@@ -109,7 +102,7 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
                 | Change::Pin { confirm: true, .. }
         );
     let material_change = material_record(&change, material_change, &before, &goal, confirmed)?;
-    warn_pins_run_at_the_root(ws, &change, quiet);
+    warn_pins_run_at_the_root(ws, &change);
     let material_change = match material_change {
         Some(record) if own => Some(format!(
             "{record} (added by the agent in this goal, with no evidence yet)"
@@ -120,7 +113,7 @@ pub fn change(ws: &Workspace, change: Change, quiet: bool) -> Result<Report> {
     commit.material_change = material_change.clone();
     let oid = commit.make(ws, Some(&goal), &goal)?;
     super::approve::approve_written(ws, &before, &goal.criteria_texts())
-        .unwrap_or_else(|e| super::note(quiet, format!("warning: {e}")));
+        .unwrap_or_else(|e| crate::context::note(format!("warning: {e}")));
     Ok(Report::Committed {
         subject,
         commit: oid,
@@ -139,7 +132,6 @@ fn add(
     phase: Option<usize>,
     verify: Option<&str>,
     guard: Option<&str>,
-    quiet: bool,
 ) -> Result<Made> {
     let text = one_line(text);
     if text.is_empty() {
@@ -164,13 +156,10 @@ fn add(
     let phase_index = phase_index(goal, phase)?;
     let number = goal.add_criterion(&text, phase_index);
     if let Some(f) = lint::lint(number, &text).filter(|f| !f.verifiable) {
-        super::note(
-            quiet,
-            format!(
-                "warning: criterion {number} \"{text}\" is not verifiable: {}",
-                f.reason
-            ),
-        );
+        crate::context::note(format!(
+            "warning: criterion {number} \"{text}\" is not verifiable: {}",
+            f.reason
+        ));
     }
     Ok((format!("add criterion {number} \"{text}\""), None))
 }
@@ -361,7 +350,7 @@ fn material_record(
 }
 
 /// A pin runs at the worktree root: one written from a subfolder may name paths from there.
-fn warn_pins_run_at_the_root(ws: &Workspace, change: &Change, quiet: bool) {
+fn warn_pins_run_at_the_root(ws: &Workspace, change: &Change) {
     let pins = matches!(
         change,
         Change::Pin { .. }
@@ -372,13 +361,10 @@ fn warn_pins_run_at_the_root(ws: &Workspace, change: &Change, quiet: bool) {
             | Change::Add { guard: Some(_), .. }
     );
     if pins && !ws.here.is_empty() {
-        super::note(
-            quiet,
-            format!(
-                "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
-                ws.here, ws.here
-            ),
-        );
+        crate::context::note(format!(
+            "warning: pinned commands run at the worktree root, not in {}/: write paths from the root (e.g. `pytest {}/tests`), or the pin will not find them",
+            ws.here, ws.here
+        ));
     }
 }
 

@@ -25,7 +25,6 @@ pub struct Options {
     /// Clean-up check commands (empty: git config goal.deslop).
     pub deslop: Vec<String>,
     /// No warnings on stderr.
-    pub quiet: bool,
     /// Accept weakened tests (each recorded in a `Goal-Tests-Weakened` trailer) and a goal of
     /// guards only (`Goal-Guards-Only: confirmed`).
     pub confirm: bool,
@@ -263,7 +262,7 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
     // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
     let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
     // The goal's change under mutation when its `mutants` setting is on.
-    let mutation = crate::ops::mutants::done_check(ws, &goal, options.quiet, options.confirm)?;
+    let mutation = crate::ops::mutants::done_check(ws, &goal, options.confirm)?;
 
     // Deslop: run the commands, scan what the goal added. Findings never block.
     let cleanup = deslop_pass(ws, &options, tree, init.as_ref().map(|c| c.tree))?;
@@ -374,20 +373,16 @@ fn deslop_commands_run(ws: &Workspace, options: &Options) -> Result<Vec<DeslopCo
             Ok((code, _)) => code,
             Err(e @ Error::Interrupted { .. }) => return Err(e),
             Err(e) => {
-                super::note(
-                    options.quiet,
-                    format!("warning: deslop command `{command}` could not run: {e}"),
-                );
+                crate::context::note(format!(
+                    "warning: deslop command `{command}` could not run: {e}"
+                ));
                 127
             }
         };
         if exit_code != 0 {
-            super::note(
-                options.quiet,
-                format!(
-                    "warning: deslop command `{command}` exited {exit_code} (noted, not blocking)"
-                ),
-            );
+            crate::context::note(format!(
+                "warning: deslop command `{command}` exited {exit_code} (noted, not blocking)"
+            ));
         }
         deslop_commands.push(DeslopCommand {
             command: command.clone(),

@@ -92,7 +92,7 @@ pub fn init(ws: &Workspace, options: Options<'_>) -> Result<Initialized> {
     goal.set_settings(&settings);
     let (oid, replaced) = commit_init(ws, &goal, &goal_text, replaced)?;
     super::approve::approve_written(ws, &[], &goal.criteria_texts())
-        .unwrap_or_else(|e| super::note(false, format!("warning: {e}")));
+        .unwrap_or_else(|e| crate::context::warn_line(format!("goal: warning: {e}")));
     Ok(Initialized::Created {
         goal: Box::new(goal),
         commit: oid,

@@ -24,8 +24,6 @@ pub struct Options {
     pub budget: Option<String>,
     /// What the run's agent used for the turns this iteration records (`goal run` itself knows).
     pub usage: Option<crate::usage::Usage>,
-    /// No warnings on stderr.
-    pub quiet: bool,
 }
 
 /// What an iteration recorded.
@@ -71,7 +69,7 @@ pub fn iterate(ws: &Workspace, options: Options) -> Result<Iterated> {
 
     let verdict = history::stagnation(&ws.repo, &ws.goal_dir, &goal, &ws.config)?;
     let escalated = if verdict.escalate {
-        Some(escalate(ws, &mut goal, &verdict, options.quiet)?)
+        Some(escalate(ws, &mut goal, &verdict)?)
     } else {
         None
     };
@@ -207,12 +205,7 @@ fn verdict_before_commit(
 }
 
 /// Block the goal after repeated stagnation: Blocked entry, commit, stderr line, notify.
-fn escalate(
-    ws: &Workspace,
-    goal: &mut GoalFile,
-    verdict: &StagnationVerdict,
-    quiet: bool,
-) -> Result<String> {
+fn escalate(ws: &Workspace, goal: &mut GoalFile, verdict: &StagnationVerdict) -> Result<String> {
     let message = format!(
         "Stagnation: no progress over {} iterations after {} auto-recoveries ({}); a person should look at the approach",
         ws.config.stagnation_window,
@@ -223,6 +216,6 @@ fn escalate(
         "escalate: blocked by stagnation at iteration {}",
         goal.iteration
     );
-    super::escalate(ws, goal, subject, &message, Vec::new(), quiet)?;
+    super::escalate(ws, goal, subject, &message, Vec::new())?;
     Ok(message)
 }

@@ -81,13 +81,6 @@ pub fn criterion_number(goal: &GoalFile, number: usize) -> Result<usize> {
     Ok(number)
 }
 
-/// A line for the user on stderr, prefixed `goal:` (not when `quiet`).
-pub fn note(quiet: bool, text: impl AsRef<str>) {
-    if !quiet {
-        crate::context::eprint_line(format!("goal: {}", text.as_ref()));
-    }
-}
-
 /// Refuse to change a goal whose status does not allow it.
 pub fn require_in_progress(goal: &GoalFile, what: &str) -> Result<()> {
     match goal.status {
@@ -110,7 +103,6 @@ pub fn escalate(
     subject: String,
     message: &str,
     other: Vec<(PathBuf, Option<Vec<u8>>)>,
-    quiet: bool,
 ) -> Result<Oid> {
     goal.set_blocked(message);
     goal.set_status(Status::Blocked);
@@ -119,23 +111,19 @@ pub fn escalate(
     commit.body = vec![message.to_string()];
     commit.other = other;
     let oid = commit.make(ws, Some(goal), goal)?;
-    crate::context::eprint_line(format!(
+    crate::context::warn_line(format!(
         "goal: escalated: the goal \"{}\" is blocked — {message}",
         goal.goal
     ));
-    crate::context::eprint_line(
+    crate::context::warn_line(
         "hint: read the Blocked section with `goal status`, change the approach, then `goal resume`",
     );
-    notify(
-        ws,
-        &format!("goal blocked: {} — {message}", goal.goal),
-        quiet,
-    );
+    notify(ws, &format!("goal blocked: {} — {message}", goal.goal));
     Ok(oid)
 }
 
 /// Run `goal.notify` with the message as its one argument (never through a shell's parsing of it).
-pub fn notify(ws: &Workspace, message: &str, quiet: bool) {
+pub fn notify(ws: &Workspace, message: &str) {
     let Some(command) = &ws.config.notify else {
         return;
     };
@@ -150,16 +138,12 @@ pub fn notify(ws: &Workspace, message: &str, quiet: bool) {
     );
     match status {
         Ok(s) if s.success() => {}
-        Ok(s) => note(
-            quiet,
-            format!(
-                "warning: notify command `{command}` exited {}",
-                s.code().unwrap_or(-1)
-            ),
-        ),
-        Err(e) => note(
-            quiet,
-            format!("warning: cannot run notify command `{command}`: {e}"),
-        ),
+        Ok(s) => crate::context::note(format!(
+            "warning: notify command `{command}` exited {}",
+            s.code().unwrap_or(-1)
+        )),
+        Err(e) => crate::context::note(format!(
+            "warning: cannot run notify command `{command}`: {e}"
+        )),
     }
 }

@@ -141,7 +141,6 @@ pub fn red_states(
 /// Run criterion `n`'s pin on the red tree and record it (None: the red tree cannot be trusted,
 /// nothing ran). What it came to.
 pub fn red_run(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -151,31 +150,27 @@ pub fn red_run(
 ) -> Result<(Option<Record>, RedOutcome)> {
     if !place.target.trusted {
         for u in &place.red.untrusted {
-            super::note(
-                quiet,
-                format!("the red tree is not trustworthy: {}", u.reason),
-            );
+            crate::context::note(format!("the red tree is not trustworthy: {}", u.reason));
         }
         return Ok((None, RedOutcome::Inconclusive));
     }
-    if !quiet {
-        crate::context::eprint_line(format!(
-            "goal: running `{}` on the code before the goal (base {}) with the tests as now",
-            pin::render(argv),
-            place.base_short()
-        ));
-    }
+    crate::context::status_line(format!(
+        "goal: running `{}` on the code before the goal (base {}) with the tests as now",
+        pin::render(argv),
+        place.base_short()
+    ));
+
     let result = run_in_tree(
         &ws.repo,
         place.head,
         place.red.tree,
         argv,
-        &options(quiet, ws, junit),
+        &options(ws, junit),
     )?;
     let cut_off = crate::child::take_cut_off();
     let missing = result.path_missing.clone();
     let environment = match &cut_off {
-        Some(cut) => cut_off_says_nothing(quiet, ws, n, argv, cut)?,
+        Some(cut) => cut_off_says_nothing(ws, n, argv, cut)?,
         None => environment_failed(ws, argv, &result),
     };
     let load_failed = load_failed_in_tests(ws, place, &result.failed_to_load)?;
@@ -205,10 +200,9 @@ pub fn red_run(
     )?;
     let outcome = crate::surface::judge::red_outcome(&record, missing.is_some());
     if let Some(path) = missing {
-        super::note(
-            quiet,
-            format!("`{path}` does not exist on the code before the goal: nothing of it ran"),
-        );
+        crate::context::note(format!(
+            "`{path}` does not exist on the code before the goal: nothing of it ran"
+        ));
     }
     if let Some(why) = environment {
         let what = if record.cut_off.is_some() {
@@ -216,7 +210,7 @@ pub fn red_run(
         } else {
             "the red run's environment failed, not the code"
         };
-        super::note(quiet, format!("{what}: {why}"));
+        crate::context::note(format!("{what}: {why}"));
     }
     Ok((Some(record), outcome))
 }
@@ -246,7 +240,6 @@ fn load_failed_in_tests(ws: &Workspace, place: &Place, files: &[String]) -> Resu
 /// a test the red run named, nor a pin that is not `cargo test`.
 #[allow(clippy::too_many_arguments)]
 pub fn red_shows_without_failures(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -268,19 +261,17 @@ pub fn red_shows_without_failures(
         let Some(skipping) = cargo_skipping(argv, &skip) else {
             return Ok(false);
         };
-        if !quiet {
-            crate::context::eprint_line(format!(
-                "criterion {n}: {test} did not report on the code before the goal (its test binary stopped at {}); running `{}` there",
-                skip.join(", "),
-                pin::render(&skipping)
-            ));
-        }
+        crate::context::status_line(format!(
+            "criterion {n}: {test} did not report on the code before the goal (its test binary stopped at {}); running `{}` there",
+            skip.join(", "),
+            pin::render(&skipping)
+        ));
         let result = run_in_tree(
             &ws.repo,
             place.head,
             place.red.tree,
             &skipping,
-            &options(quiet, ws, junit),
+            &options(ws, junit),
         )?;
         let found = result.names.clone();
         let extra = evidence::Extra {
@@ -421,7 +412,6 @@ pub fn run_ahead(
 /// the dependency lock files as they are now: made and recorded here, once per pin, so that
 /// `goal done` finds it. Its record when one was made.
 pub fn keep_base_run(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -434,15 +424,14 @@ pub fn keep_base_run(
     if crate::surface::judge::base_record(&ledger, n, text, &tree, &locks_key(ws)).is_some() {
         return Ok(None);
     }
-    if !quiet {
-        crate::context::eprint_line(format!(
-            "goal: running `{}` on the goal's base (base {}), kept for `goal done`'s old exam",
-            pin::render(argv),
-            place.base_short()
-        ));
-    }
+    crate::context::status_line(format!(
+        "goal: running `{}` on the goal's base (base {}), kept for `goal done`'s old exam",
+        pin::render(argv),
+        place.base_short()
+    ));
     // One line says it; its output is the record's.
-    base_run(true, ws, place, n, text, argv, junit, None).map(Some)
+    let _hush = crate::context::hush();
+    base_run(ws, place, n, text, argv, junit, None).map(Some)
 }
 
 /// Run criterion `n`'s pin on the goal's base tree and record it (`base_run`): a guard's base
@@ -450,7 +439,6 @@ pub fn keep_base_run(
 /// made already (nothing runs here, nothing is said).
 #[allow(clippy::too_many_arguments)]
 pub fn base_run(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -462,19 +450,18 @@ pub fn base_run(
     let (result, cut_off) = match made {
         Some(made) => made,
         None => {
-            if !quiet {
-                crate::context::eprint_line(format!(
-                    "goal: running `{}` on the goal's base (base {})",
-                    pin::render(argv),
-                    place.base_short()
-                ));
-            }
+            crate::context::status_line(format!(
+                "goal: running `{}` on the goal's base (base {})",
+                pin::render(argv),
+                place.base_short()
+            ));
+
             let result = run_in_tree(
                 &ws.repo,
                 place.head,
                 place.base_tree_full,
                 argv,
-                &options(quiet, ws, junit),
+                &options(ws, junit),
             )?;
             (result, crate::child::take_cut_off())
         }
@@ -507,7 +494,6 @@ pub fn base_run(
 /// said). With the record, whether a test file or package did not load or build there.
 #[allow(clippy::too_many_arguments)]
 pub fn exam_run(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -521,14 +507,13 @@ pub fn exam_run(
     let (result, cut_off) = match made {
         Some(made) => made,
         None => {
-            if !quiet {
-                crate::context::eprint_line(format!(
-                    "criterion {n}: running `{}` on {}…",
-                    pin::render(argv),
-                    exam_tree_words(exam)
-                ));
-            }
-            let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+            crate::context::status_line(format!(
+                "criterion {n}: running `{}` on {}…",
+                pin::render(argv),
+                exam_tree_words(exam)
+            ));
+
+            let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(ws, junit))?;
             (result, crate::child::take_cut_off())
         }
     };
@@ -573,7 +558,6 @@ pub fn exam_tree_words(exam: &str) -> &'static str {
 /// its in-place green was judged on): that record is the deciding green.
 #[allow(clippy::too_many_arguments)]
 pub fn clean_run(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -583,13 +567,12 @@ pub fn clean_run(
     tree: Oid,
     tree_text: &str,
 ) -> Result<Record> {
-    if !quiet {
-        crate::context::eprint_line(format!(
-            "criterion {n}: running `{}` once more in a clean checkout of the final tree (tracked files only)…",
-            pin::render(argv)
-        ));
-    }
-    let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(quiet, ws, junit))?;
+    crate::context::status_line(format!(
+        "criterion {n}: running `{}` once more in a clean checkout of the final tree (tracked files only)…",
+        pin::render(argv)
+    ));
+
+    let result = run_in_tree(&ws.repo, place.head, tree, argv, &options(ws, junit))?;
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: None,
@@ -602,13 +585,13 @@ pub fn clean_run(
     append(ws, place, n, text, argv, tree_text, ran, extra, junit)
 }
 
-fn options<'a>(quiet: bool, ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
+fn options<'a>(ws: &'a Workspace, junit: &'a [String]) -> TreeRunOptions<'a> {
     TreeRunOptions {
         work_root: ws.root(),
         git_dir: ws.repo.common_dir(),
         cwd: "",
         junit,
-        show: !quiet,
+        show: !crate::context::quiet(),
         to_stderr: true,
         keep: true,
         name_tests: true,
@@ -661,7 +644,6 @@ fn append(
 /// half the time bound: the code before the goal then ran far past what the goal's code needs
 /// (a loop, a leak). Otherwise the bound, not the code, may have ended it: inconclusive.
 fn cut_off_says_nothing(
-    quiet: bool,
     ws: &Workspace,
     n: usize,
     argv: &[String],
@@ -675,15 +657,12 @@ fn cut_off_says_nothing(
         });
     let why = match green {
         Some(g) if u128::from(g.duration_ms) * 2 <= bound.as_millis() => {
-            super::note(
-                quiet,
-                format!(
-                    "criterion {n}: the red run was {}; counted red, as its green ({}) finished in {} ms, within half the time bound",
-                    cut.describe(),
-                    g.id,
-                    g.duration_ms
-                ),
-            );
+            crate::context::note(format!(
+                "criterion {n}: the red run was {}; counted red, as its green ({}) finished in {} ms, within half the time bound",
+                cut.describe(),
+                g.id,
+                g.duration_ms
+            ));
             return Ok(None);
         }
         Some(g) => format!(

@@ -10,8 +10,6 @@ pub struct Options {
     pub strategy: Option<String>,
     /// What failed.
     pub reason: Option<String>,
-    /// No warnings on stderr.
-    pub quiet: bool,
 }
 
 /// The retry recorded.
@@ -65,7 +63,7 @@ pub fn record_failure(ws: &Workspace, options: Options) -> Result<Retried> {
             goal.iteration
         );
         let retry_file = vec![(ws.retry_rel(), Some(state.render().into_bytes()))];
-        super::escalate(ws, &mut goal, subject, &message, retry_file, options.quiet)?;
+        super::escalate(ws, &mut goal, subject, &message, retry_file)?;
         return Ok(Retried {
             retry: n,
             delay_s: 0,

@@ -34,7 +34,7 @@ pub fn warn_disagreeing(repo: &crate::repo::Repo, settings: &Settings) {
         return;
     }
     for (key, name, git, ours) in disagree {
-        crate::context::eprint_line(format!(
+        crate::context::warn_line(format!(
             "goal: warning: git config {key} is `{git}`, but GOAL.md says `{name}: {ours}`: GOAL.md's is used (the settings that judge a goal travel with it; a person changes them with `goal criteria surface … --confirm`, or remove the git config with `git config --unset-all {key}`)"
         ));
     }

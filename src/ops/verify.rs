@@ -31,8 +31,6 @@ pub struct Options {
     pub argv: Vec<String>,
     /// Where the command was started (a given command runs there, a pin at the worktree root).
     pub cwd: PathBuf,
-    /// No progress lines on stderr (`--quiet`).
-    pub quiet: bool,
     /// `--json`: the command's output goes to stderr, stdout keeps the one document.
     pub json: bool,
 }
@@ -210,14 +208,13 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
     let (n, text, pinned) = elsewhere_pin(goal, args)?;
     refuse_broken_chain(ws)?;
     let place = Place::of(ws)?;
-    let quiet = args.quiet || args.json;
+    let _hush = crate::context::hush_if(args.json);
     if args.red {
-        let (record, outcome) =
-            run::red_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+        let (record, outcome) = run::red_run(ws, &place, n, &text, &pinned.argv, &args.junit)?;
         if record.is_some() && outcome == judge::RedOutcome::Red {
             // The pin is known and seen red: its base run is kept for `goal done` (a red run
             // that could not run there, or passed, says the base run would tell nothing yet).
-            run::keep_base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit)?;
+            run::keep_base_run(ws, &place, n, &text, &pinned.argv, &args.junit)?;
         }
         let environment = record.as_ref().and_then(judge::environment_of);
         let message =
@@ -230,7 +227,7 @@ pub fn elsewhere(ws: &Workspace, goal: &GoalFile, args: &Options) -> Result<Else
             message,
         });
     }
-    let record = run::base_run(quiet, ws, &place, n, &text, &pinned.argv, &args.junit, None)?;
+    let record = run::base_run(ws, &place, n, &text, &pinned.argv, &args.junit, None)?;
     let message = if record.passes() {
         format!("guard {n} on the goal's base: recorded")
     } else {
@@ -257,7 +254,7 @@ pub fn keep_base_runs(
     records: &[Record],
     args: &Options,
 ) -> Result<()> {
-    let quiet = args.quiet || args.json;
+    let _hush = crate::context::hush_if(args.json);
     let red: Vec<(&Run, &Record)> = runs
         .iter()
         .zip(records)
@@ -285,7 +282,7 @@ pub fn keep_base_runs(
             if let Some(Ok(p)) = pin::parse(text)
                 && p.kind == pin::Kind::Acceptance
             {
-                run::keep_base_run(quiet, ws, &place, *n, text, &p.argv, &args.junit)?;
+                run::keep_base_run(ws, &place, *n, text, &p.argv, &args.junit)?;
             }
         }
     }
@@ -366,8 +363,8 @@ pub fn run_one(ws: &Workspace, run: &Run, args: &Options) -> Result<Record> {
     let started = now_rfc3339();
     let started_at = std::time::SystemTime::now();
     let clock = Instant::now();
-    if !args.quiet && !args.json {
-        crate::context::eprint_line(format!(
+    if !args.json {
+        crate::context::status_line(format!(
             "goal: running `{}`{}",
             pin::render(&run.argv),
             match run.cwd.as_str() {
@@ -429,8 +426,7 @@ fn tests_counted(
 ) -> Option<summary::TestCounts> {
     let (mut tests, echoed) = summary::recognise_run_noting(&run.argv, text);
     if echoed {
-        super::note(
-            args.quiet,
+        crate::context::note(
             "warning: the output's test summary is written in the command itself: it is no test's result and proves nothing",
         );
     }
@@ -438,13 +434,10 @@ fn tests_counted(
         // The reports are the authority on what ran: they replace the output's summary. A
         // report this run did not write proves nothing (zero tests).
         tests = Some(
-            match crate::junit::read_reports(&args.junit, &run.dir, started_at) {
+            match crate::surface::junit_reports::read(&args.junit, &run.dir, started_at) {
                 Ok((counts, _)) => counts,
                 Err(why) => {
-                    super::note(
-                        args.quiet,
-                        format!("warning: --junit: {why}; it proves nothing"),
-                    );
+                    crate::context::note(format!("warning: --junit: {why}; it proves nothing"));
                     summary::TestCounts::default()
                 }
             },

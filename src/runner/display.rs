@@ -19,10 +19,10 @@ pub struct Display {
 }
 
 impl Display {
-    pub fn new(json: bool, quiet: bool) -> Display {
+    pub fn new(json: bool) -> Display {
         let mode = if json {
             Mode::Json
-        } else if quiet {
+        } else if crate::context::quiet() {
             Mode::Quiet
         } else if crate::context::stderr_is_terminal() {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());

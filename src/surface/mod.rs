@@ -10,6 +10,7 @@ pub mod depends;
 pub mod environment;
 pub mod exam;
 pub mod judge;
+pub mod junit_reports;
 pub mod red;
 pub mod rust;
 pub mod test_config;

@@ -222,7 +222,7 @@ pub fn read_junit(
     dir: &Path,
     started: std::time::SystemTime,
 ) -> (TestCounts, Option<TestNames>) {
-    match crate::junit::read_reports(patterns, dir, started) {
+    match crate::surface::junit_reports::read(patterns, dir, started) {
         Ok((counts, files)) => {
             let mut all = TestNames::default();
             for file in files {

@@ -164,6 +164,7 @@ impl Edge<'_> {
             .is_some_and(|g| g.status == crate::goal_file::Status::InProgress)
         {
             let message = format!("turn {turn}: cut short: {by} claimed the race");
+            let _hush = crate::context::hush();
             crate::ops::iterate::iterate(
                 self.ws,
                 crate::ops::iterate::Options {
@@ -174,7 +175,6 @@ impl Edge<'_> {
                     run_agent: Some(self.agents[self.machine.agent()].name.clone()),
                     usage: Some(std::mem::take(&mut self.unrecorded))
                         .filter(|u| *u != crate::usage::Usage::default()),
-                    quiet: true,
                 },
             )?;
             if let Some(run) = self.claim.as_mut() {

@@ -228,12 +228,12 @@ impl Edge<'_> {
     /// Ask `goal done`: None when it completed the goal, else its refusal for the next prompt.
     fn call_done(&mut self) -> Result<Option<Event>> {
         let answer: Result<()> = self.display.suspend(|| {
+            let _hush = crate::context::hush_if(self.ctx.json);
             let done = ops::done::done(
                 self.ws,
                 ops::done::Options {
                     budget: self.budget.take(),
                     deslop: Vec::new(),
-                    quiet: self.ctx.json || self.ctx.quiet,
                     // The agent never confirms its own weakened tests.
                     confirm: false,
                     run: Some(self.run_id.clone()),
@@ -311,12 +311,12 @@ impl Edge<'_> {
 /// Record one failed attempt as `goal retry` does (retry.json; after the last one, the goal is
 /// blocked in an escalation commit).
 fn record_failure(ws: &Workspace, reason: &str) -> Result<()> {
+    let _hush = crate::context::hush();
     let answer = ops::retry::record_failure(
         ws,
         ops::retry::Options {
             strategy: None,
             reason: Some(reason.to_string()),
-            quiet: true,
         },
     );
     match answer {

@@ -101,7 +101,7 @@ fn ready_edge<'a>(
         &crate::context::now_rfc3339(),
     );
     agent::count_interrupts();
-    let display = Display::new(ctx.json, ctx.quiet);
+    let display = Display::new(ctx.json);
     let unverified = agents::unverified(&args.agent);
     let mut machine = machine_for(args, ws, &mut agents);
     let clock = Clock::new();

@@ -323,6 +323,7 @@ impl Edge<'_> {
                 .read_goal(crate::workspace::Part::Whole)?
                 .is_some_and(|g| g.status == Status::InProgress)
         {
+            let _hush = crate::context::hush();
             let iterated = ops::iterate::iterate(
                 self.ws,
                 ops::iterate::Options {
@@ -333,7 +334,6 @@ impl Edge<'_> {
                     run_agent: Some(self.agents[self.machine.agent()].name.clone()),
                     usage: Some(std::mem::take(&mut self.unrecorded))
                         .filter(|u| *u != Usage::default()),
-                    quiet: true,
                 },
             )?;
             recorded = Some(message);

@@ -37,7 +37,7 @@ pub(super) fn red_gate(
     ledger: &Ledger,
     proven: &mut [CriterionSummary],
 ) -> Result<RedGate> {
-    let (quiet, confirm) = (options.quiet, options.confirm);
+    let confirm = options.confirm;
     let texts: Vec<&str> = goal.criteria.iter().map(|c| c.text.as_str()).collect();
     let pins: Vec<String> = texts
         .iter()
@@ -55,9 +55,9 @@ pub(super) fn red_gate(
     }
     let mut place = Place::of(ws)?;
     place.locked = true;
-    let found = findings_read(quiet, ws, &place)?;
+    let found = findings_read(ws, &place)?;
     let weakened = judge::weakened(&found.findings, &pins, confirm);
-    note_judged_by_red(quiet, &weakened);
+    note_judged_by_red(&weakened);
     // An assertion-free test that its red run shows failing by name (and green passing) tests the
     // change whatever its body looks like: those wait for the red runs below.
     let free = assertion_free_waiting(&weakened);
@@ -65,7 +65,6 @@ pub(super) fn red_gate(
     let guards_only = judge::guards_only(&texts);
     guards_only_confirmed(guards_only, confirm)?;
     let mut gate = Gate {
-        quiet,
         confirm,
         ws,
         ledger,
@@ -92,30 +91,24 @@ pub(super) fn red_gate(
 
 /// The goal's findings: its diff, base tree → the working tree, over the test surface; a file
 /// that could not be read for weakened tests is warned about.
-fn findings_read(quiet: bool, ws: &Workspace, place: &Place) -> Result<Findings> {
+fn findings_read(ws: &Workspace, place: &Place) -> Result<Findings> {
     let found = crate::ops::red::findings(ws, place)?;
     for u in &found.unreadable {
-        super::super::note(
-            quiet,
-            format!(
-                "warning: {} could not be read for weakened tests: {}",
-                u.file, u.reason
-            ),
-        );
+        crate::context::note(format!(
+            "warning: {} could not be read for weakened tests: {}",
+            u.file, u.reason
+        ));
     }
     Ok(found)
 }
 
 /// Each test change that does not refuse by itself is noted: red before green judges it.
-fn note_judged_by_red(quiet: bool, weakened: &[Weakened]) {
+fn note_judged_by_red(weakened: &[Weakened]) {
     for w in weakened.iter().filter(|w| !w.refuses) {
-        super::super::note(
-            quiet,
-            format!(
-                "the goal changes a test: {} (the runs of `goal done` judge it)",
-                w.describe()
-            ),
-        );
+        crate::context::note(format!(
+            "the goal changes a test: {} (the runs of `goal done` judge it)",
+            w.describe()
+        ));
     }
 }
 
@@ -181,7 +174,6 @@ struct Refusal {
 /// and their judgement, the assertion-free ones still waiting for a red run, and the refusals
 /// gathered so far with the first one's next step.
 struct Gate<'a> {
-    quiet: bool,
     confirm: bool,
     ws: &'a Workspace,
     ledger: &'a Ledger,
@@ -333,21 +325,19 @@ impl Gate<'_> {
             Vec::new()
         };
         if ahead.is_empty() {
-            return clean_green(self.quiet, self.ws, &self.place, n, text, &p.argv, green);
+            return clean_green(self.ws, &self.place, n, text, &p.argv, green);
         }
-        if !self.quiet {
-            for (what, _) in &ahead {
-                let on = match *what {
-                    "base" => format!("the goal's base (base {})", self.place.base_short()),
-                    exam => crate::ops::red::exam_tree_words(exam).to_string(),
-                };
-                crate::context::eprint_line(format!(
-                    "criterion {n}: running `{}` on {on}, beside the clean run (its output not shown)…",
-                    pin::render(&p.argv)
-                ));
-            }
+        for (what, _) in &ahead {
+            let on = match *what {
+                "base" => format!("the goal's base (base {})", self.place.base_short()),
+                exam => crate::ops::red::exam_tree_words(exam).to_string(),
+            };
+            crate::context::status_line(format!(
+                "criterion {n}: running `{}` on {on}, beside the clean run (its output not shown)…",
+                pin::render(&p.argv)
+            ));
         }
-        let (ws, place, quiet) = (self.ws, &self.place, self.quiet);
+        let (ws, place) = (self.ws, &self.place);
         let (work_root, git_dir) = (ws.root().to_path_buf(), ws.repo.common_dir().to_path_buf());
         let head = place.head;
         let (clean, made) = std::thread::scope(|scope| {
@@ -373,7 +363,7 @@ impl Gate<'_> {
                 }
                 made
             });
-            let clean = clean_green(quiet, ws, place, n, text, &p.argv, green);
+            let clean = clean_green(ws, place, n, text, &p.argv, green);
             (clean, helper.join())
         });
         let made = made.map_err(|_| {
@@ -423,21 +413,12 @@ impl Gate<'_> {
                 RedOutcome::Inconclusive,
             ),
             _ => {
-                if !self.quiet {
-                    crate::context::eprint_line(format!(
-                        "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
-                        place.base_short()
-                    ));
-                }
-                crate::ops::red::red_run(
-                    self.quiet,
-                    self.ws,
-                    place,
-                    n,
-                    text,
-                    &p.argv,
-                    &green.junit,
-                )?
+                crate::context::status_line(format!(
+                    "criterion {n}: checking that its tests fail on the code before the goal (base {})…",
+                    place.base_short()
+                ));
+
+                crate::ops::red::red_run(self.ws, place, n, text, &p.argv, &green.junit)?
             }
         })
     }
@@ -509,7 +490,6 @@ impl Gate<'_> {
             }
             if failed_by_name(witness.names.as_ref(), &w.test)
                 || crate::ops::red::red_shows_without_failures(
-                    self.quiet,
                     self.ws,
                     &self.place,
                     n,
@@ -571,14 +551,12 @@ impl Gate<'_> {
             match judge::guard_base(self.ledger, n, text, &base_tree, &self.locks) {
                 Some(r) => r.clone(),
                 None => {
-                    if !self.quiet {
-                        crate::context::eprint_line(format!(
-                            "criterion {n}: running its guard on the goal's base (base {})…",
-                            self.place.base_short()
-                        ));
-                    }
+                    crate::context::status_line(format!(
+                        "criterion {n}: running its guard on the goal's base (base {})…",
+                        self.place.base_short()
+                    ));
+
                     crate::ops::red::base_run(
-                        self.quiet,
                         self.ws,
                         &self.place,
                         n,
@@ -726,7 +704,6 @@ fn same_code_as_red(ws: &Workspace, place: &Place, green: &Record) -> bool {
 /// final tree (see [`crate::ops::red::clean_run`]), its cost shown. Err: why it does not prove
 /// the criterion, and the next step.
 fn clean_green(
-    quiet: bool,
     ws: &Workspace,
     place: &Place,
     n: usize,
@@ -735,33 +712,22 @@ fn clean_green(
     green: &Record,
 ) -> Result<std::result::Result<Record, (String, String)>> {
     let tree = ws.worktree_tree_full()?;
-    let record = crate::ops::red::clean_run(
-        quiet,
-        ws,
-        place,
-        n,
-        text,
-        argv,
-        &green.junit,
-        tree,
-        &green.tree,
-    )?;
+    let record =
+        crate::ops::red::clean_run(ws, place, n, text, argv, &green.junit, tree, &green.tree)?;
     let verdict = ws
         .ledger()?
         .proof(n, text, &green.tree)
         .map(|r| r.id.clone());
     let seconds = record.duration_ms as f64 / 1000.0;
-    if !quiet {
-        let how = if verdict.is_ok() {
-            "passed"
-        } else {
-            "did not pass"
-        };
-        crate::context::eprint_line(format!(
-            "criterion {n}: the clean run {how} in {seconds:.1}s (record {})",
-            record.id
-        ));
-    }
+    let how = if verdict.is_ok() {
+        "passed"
+    } else {
+        "did not pass"
+    };
+    crate::context::status_line(format!(
+        "criterion {n}: the clean run {how} in {seconds:.1}s (record {})",
+        record.id
+    ));
     match verdict {
         Ok(_) => Ok(Ok(record)),
         Err(why) => Ok(Err((

@@ -45,7 +45,7 @@ pub fn acceptance_pins(goal: &GoalFile) -> Vec<Pin> {
 
 /// `goal verify --mutants [-c N]…`: the check with the acceptance pins (of `criteria`, when
 /// given), recorded; a tool missing records nothing.
-pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) -> Result<Record> {
+pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize]) -> Result<Record> {
     for &n in criteria {
         let number = super::criterion_number(goal, n)?;
         let text = &goal.criteria[number - 1].text;
@@ -66,7 +66,7 @@ pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) 
     let started = now_rfc3339();
     let clock = std::time::Instant::now();
     let work = ws.worktree_tree_full()?;
-    let (mutation, output) = measure(ws, &place, work, &goal, quiet)?;
+    let (mutation, output) = measure(ws, &place, work, &goal)?;
     // A tool that is not there measured nothing: nothing is recorded, the command fails as the
     // machine's (done, which must answer, records it and makes it again once the tool is there).
     if let Some(missing) = mutation.missing.first() {
@@ -81,11 +81,11 @@ pub fn verify(ws: &Workspace, goal: &GoalFile, criteria: &[usize], quiet: bool) 
 
 /// Run the check on the working tree now and append its `mutants` record (the caller holds the
 /// worktree's lock when `place.locked`).
-pub fn check(ws: &Workspace, place: &Place, goal: &GoalFile, quiet: bool) -> Result<Record> {
+pub fn check(ws: &Workspace, place: &Place, goal: &GoalFile) -> Result<Record> {
     let started = now_rfc3339();
     let clock = std::time::Instant::now();
     let work = ws.worktree_tree_full()?;
-    let (mutation, output) = measure(ws, place, work, goal, quiet)?;
+    let (mutation, output) = measure(ws, place, work, goal)?;
     let pins = acceptance_pins(goal);
     append(ws, place, &pins, mutation, started, clock, output)
 }
@@ -97,7 +97,6 @@ pub fn measure(
     place: &Place,
     work: Oid,
     goal: &GoalFile,
-    quiet: bool,
 ) -> Result<(Mutation, Vec<u8>)> {
     let pins = acceptance_pins(goal);
     let mut output = Vec::new();
@@ -115,7 +114,7 @@ pub fn measure(
     m.suppressed = hunks::suppressions(&files);
     m.suppressed.extend(tool_configs_changed(ws, place, work)?);
     if place.target.trusted {
-        m.unneeded = unneeded(ws, place, work, &files, &pins, quiet, &mut m.hunks)?;
+        m.unneeded = unneeded(ws, place, work, &files, &pins, &mut m.hunks)?;
     } else {
         m.notes
             .push("the red tree is not trustworthy: no change was reverted".into());
@@ -123,7 +122,7 @@ pub fn measure(
     // A tool's run mutates and tests many times: it gets the pins' time bound once per pin
     // and once more.
     let _longer = crate::child::LongerRuns::by(u32::try_from(pins.len() + 1).unwrap_or(u32::MAX));
-    tools::run_all(ws, place, work, &files, &pins, quiet, &mut m, &mut output)?;
+    tools::run_all(ws, place, work, &files, &pins, &mut m, &mut output)?;
     m.score = m.totals.score();
     Ok((m, output))
 }
@@ -193,22 +192,18 @@ fn unneeded(
     work: Oid,
     files: &[FileChange],
     pins: &[Pin],
-    quiet: bool,
     made: &mut usize,
 ) -> Result<Vec<Unneeded>> {
     let plan = hunks::plan(files);
     let mut out = Vec::new();
     for (i, r) in plan.iter().enumerate() {
-        super::note(
-            quiet,
-            format!(
-                "mutants: reverting the change at {}:{} ({} of {}) and running the acceptance pins…",
-                r.path,
-                r.line,
-                i + 1,
-                plan.len()
-            ),
-        );
+        crate::context::note(format!(
+            "mutants: reverting the change at {}:{} ({} of {}) and running the acceptance pins…",
+            r.path,
+            r.line,
+            i + 1,
+            plan.len()
+        ));
         let change = match &r.text {
             Some(text) => TreeChange::Upsert {
                 path: r.path.clone(),
@@ -305,12 +300,7 @@ pub fn latest<'a>(ledger: &'a evidence::Ledger, tree: &str) -> Option<&'a Record
 /// result shown (a missing tool a note); gate, refused below `mutants_min`, on an unneeded
 /// change or a missing tool, unless a person confirms. Reuses a record already made on this
 /// tree. The result, for the summary.
-pub fn done_check(
-    ws: &Workspace,
-    goal: &GoalFile,
-    quiet: bool,
-    confirm: bool,
-) -> Result<Option<DoneMutation>> {
+pub fn done_check(ws: &Workspace, goal: &GoalFile, confirm: bool) -> Result<Option<DoneMutation>> {
     let settings = super::settings::of_goal(ws, goal);
     if settings.mutants == Mutants::Off {
         return Ok(None);
@@ -329,20 +319,19 @@ pub fn done_check(
     let record = match made {
         Some(r) => r.clone(),
         None => {
-            super::note(
-                quiet,
+            crate::context::note(
                 "mutants: checking that every change is needed and that the tests notice its mutants…",
             );
             let mut place = Place::of(ws)?;
             place.locked = true;
-            check(ws, &place, goal, quiet)?
+            check(ws, &place, goal)?
         }
     };
     let Some(mutation) = record.mutants else {
         return Ok(None);
     };
     for line in shown(&mutation) {
-        super::note(quiet, line);
+        crate::context::note(line);
     }
     let refusals = if settings.mutants == Mutants::Gate {
         mutation.refusals(settings.mutants_min)
@@ -455,7 +444,9 @@ pub fn replay(
         base_tree: ws.repo.tree_without(base_tree_full, &ws.goal_dir)?,
         base_tree_full,
     };
-    let (seen, _) = measure(ws, &place, tree, &goal, true)?;
+    let hush = crate::context::hush();
+    let (seen, _) = measure(ws, &place, tree, &goal)?;
+    drop(hush);
     let same = seen.totals == recorded.totals
         && seen.unneeded == recorded.unneeded
         && seen.survivors == recorded.survivors;

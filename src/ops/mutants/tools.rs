@@ -28,7 +28,6 @@ pub(super) fn run_all(
     work: Oid,
     files: &[FileChange],
     pins: &[Pin],
-    quiet: bool,
     m: &mut Mutation,
     output: &mut Vec<u8>,
 ) -> Result<()> {
@@ -57,10 +56,10 @@ pub(super) fn run_all(
             });
             continue;
         };
-        super::super::note(
-            quiet,
-            format!("mutants: running {} on the changed functions…", tool.name()),
-        );
+        crate::context::note(format!(
+            "mutants: running {} on the changed functions…",
+            tool.name()
+        ));
         let clock = std::time::Instant::now();
         let job = Job {
             ws,
@@ -69,7 +68,6 @@ pub(super) fn run_all(
             files: &files,
             pins: &runs,
             program: &program,
-            quiet,
         };
         let ran = match tool {
             Tool::CargoMutants => job.cargo_mutants()?,
@@ -185,7 +183,6 @@ struct Job<'a> {
     files: &'a [&'a FileChange],
     pins: &'a [&'a Pin],
     program: &'a Path,
-    quiet: bool,
 }
 
 /// A tool's run: its exit code, its outputs read (Err: why they could not be, which makes the
@@ -215,7 +212,7 @@ impl Job<'_> {
     }
 
     fn run(&self, tree: Oid, argv: &[String]) -> Result<(i32, Vec<u8>)> {
-        let options = super::options(self.ws, !self.quiet);
+        let options = super::options(self.ws, !crate::context::quiet());
         let run = run_in_tree(&self.ws.repo, self.place.head, tree, argv, &options)?;
         Ok((run.exit_code, run.output))
     }

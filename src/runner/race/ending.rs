@@ -82,9 +82,10 @@ pub(super) fn finish(r: &Race, racer: &mut Racer, won: bool, winner: Option<&str
         cwd: racer.worktree.clone(),
         file: r.file_given.then(|| racer.worktree.join(r.goal_rel)),
         json: true,
-        quiet: true,
         color: false,
     };
+    // What the racers' goals say as they are wound up is the race's to report, not theirs.
+    let _hush = crate::context::hush();
     // The turn the winner cut short is an iteration too: nothing is left uncommitted.
     if racer.stopped
         && let (Some(turn), Some(winner)) = (racer.open_turn, winner)
@@ -284,7 +285,6 @@ fn record_cut_short(
             // The racer's agent made the turn (its usage was never reported: it was cut short).
             run_agent: Some(agent.to_string()),
             usage: None,
-            quiet: true,
         },
     )?;
     Ok(true)

@@ -326,7 +326,6 @@ impl Gate<'_> {
             .filter(|f| f.kind == exam::ExamKind::UnjudgedChange)
         {
             if crate::ops::red::red_shows_without_failures(
-                self.quiet,
                 self.ws,
                 &self.place,
                 n,
@@ -379,16 +378,7 @@ impl Gate<'_> {
             return Ok(r.clone());
         }
         let made = self.take_ahead("base").transpose()?;
-        crate::ops::red::base_run(
-            self.quiet,
-            self.ws,
-            &self.place,
-            n,
-            text,
-            &p.argv,
-            &green.junit,
-            made,
-        )
+        crate::ops::red::base_run(self.ws, &self.place, n, text, &p.argv, &green.junit, made)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -403,7 +393,6 @@ impl Gate<'_> {
     ) -> Result<(Record, bool)> {
         let made = self.take_ahead(exam).transpose()?;
         crate::ops::red::exam_run(
-            self.quiet,
             self.ws,
             &self.place,
             n,
