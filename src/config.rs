@@ -76,7 +76,7 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     (
         "goal.pinTimeout",
         "900",
-        "seconds each run of a pin may take (verify, red, base, clean green, recheck, audit --rerun; a mutation check gets it once per pin and once more) before it is cut off, every process of it killed; GOAL.md's `pin_timeout:` decides over it",
+        "seconds each run of a pin may take (verify, red, base, clean green, recheck, audit --rerun; a mutation check as a whole gets it once per pin and once more, each mutant its tool's own timeout of it) before it is cut off, every process of it killed; GOAL.md's `pin_timeout:` decides over it",
     ),
     (
         "goal.pinMemory",

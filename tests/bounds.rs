@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{GOAL, Repo, json, last_record, stderr, stdout};
+use crate::common::{EVIDENCE, GOAL, Repo, commit_all, json, last_record, stderr, stdout};
 
 /// A python3 one-liner that starts a child (in a session of its own when `setsid`) which writes
 /// its pid to `pid_file` and then allocates 8 MiB every 20 ms up to 512 MiB; the parent waits.
@@ -162,6 +162,73 @@ fn a_red_run_cut_off_is_red_only_beside_a_quick_green() {
         stderr(&out)
     );
     assert_eq!(last_record(&repo)["cut_off"]["reason"], "timeout");
+}
+
+/// The old exam's run (the base's test on the goal's code) hangs past the time bound while the
+/// clean green is quick: a test that failed on the base is still failing; one that passed there
+/// leaves the old exam inconclusive. Either way `goal done` refuses, the inconclusive one naming
+/// `goal.pinTimeout`, the run recorded cut off and nothing of it left running.
+#[test]
+fn an_old_exam_cut_off_refuses_done() {
+    for base_fails in [false, true] {
+        let repo = Repo::new();
+        let pid_file = repo.home().join("old-exam.pid");
+        // The base's test: on the goal's code it hangs (with a child); on the base's it passes,
+        // or fails.
+        let end = if base_fails {
+            "print('1 failed in 0.01s')\nraise SystemExit(1)\n"
+        } else {
+            "print('1 passed in 0.01s')\n"
+        };
+        let base_test = format!(
+            "import subprocess,time\nif 'new' in open('feature.py').read():\n    p = subprocess.Popen(['sleep', '60'])\n    open({:?}, 'w').write(str(p.pid))\n    time.sleep(60)\n{end}",
+            pid_file.to_string_lossy()
+        );
+        repo.write("feature.py", "MODE = 'old'\n");
+        repo.write("tests/t.py", &base_test);
+        commit_all(&repo, "the feature, its test");
+        repo.init_goal(&["the feature is new (verify: `python3 tests/t.py`)"]);
+        repo.git(&["config", "goal.pinTimeout", "4"]);
+        repo.write(
+            "tests/t.py",
+            "if 'new' not in open('feature.py').read():\n    print('1 failed in 0.01s')\n    raise SystemExit(1)\nprint('1 passed in 0.01s')\n",
+        );
+        repo.write("feature.py", "MODE = 'new'\n");
+        repo.ok(&["verify", "-c", "1"]);
+        repo.ok(&["iterate", "-m", "the new feature"]);
+        let clock = Instant::now();
+        let out = repo.goal().args(["done"]).output().unwrap();
+        let err = stderr(&out);
+        let what = format!("base fails: {base_fails}\n{err}");
+        assert!(clock.elapsed() < Duration::from_secs(60), "{what}");
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        if base_fails {
+            assert!(err.contains("still fails on the final code"), "{what}");
+            assert!(err.contains("within half the time bound"), "{what}");
+        } else {
+            assert!(err.contains("its old exam is inconclusive"), "{what}");
+            assert!(err.contains("goal.pinTimeout"), "{what}");
+        }
+        let old: Vec<serde_json::Value> = repo
+            .read(EVIDENCE)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["exam"] == "old")
+            .collect();
+        assert_eq!(old.len(), 1, "{what}");
+        assert_eq!(old[0]["cut_off"]["reason"], "timeout", "{what}");
+        assert_eq!(old[0]["cut_off"]["setting"], "goal.pinTimeout", "{what}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(
+            !running(&pid),
+            "{what}: the old exam's child {pid} is still running"
+        );
+        assert!(
+            repo.goal_md().contains("- [x] the feature is new"),
+            "{what}"
+        );
+        assert!(repo.exists(GOAL), "{what}");
+    }
 }
 
 #[test]

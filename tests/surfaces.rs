@@ -214,3 +214,63 @@ fn a_stricter_gate_is_no_material_change() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("material change"), "{}", stderr(&out));
 }
+
+/// The goal's change under mutation: `goal log` shows, on the row of the completion whose
+/// ledger carries the `mutants` record, the score and counts `goal report` shows, and its JSON
+/// the same record.
+#[test]
+fn log_shows_the_mutation_result_the_report_shows() {
+    // Shell code: no mutation tool takes it, the change is reverted all the same.
+    let repo = Repo::new();
+    repo.write("calc.sh", "add() {\n  echo $(( $1 - $2 ))\n}\n");
+    repo.write(
+        "tests/test_add.sh",
+        ". ./calc.sh\nif [ \"$(add 2 2)\" = 4 ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&["add adds (verify: `sh tests/test_add.sh`)"]);
+    let red = repo.goal().args(["verify", "-c", "1"]).output().unwrap();
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write("calc.sh", "add() {\n  echo $(( $1 + $2 ))\n}\n");
+    repo.ok(&["verify", "-c", "1"]);
+    let out = repo
+        .goal()
+        .args(["verify", "--mutants", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record = json(&out)["record"]["id"].as_str().unwrap().to_string();
+    repo.ok(&["iterate", "-m", "fixed"]);
+    repo.ok(&["done"]);
+    let surfaces = every_surface(&repo);
+    let get = |name: &str| {
+        surfaces
+            .iter()
+            .find(|(s, _)| *s == name)
+            .map(|(_, t)| t.clone())
+            .unwrap()
+    };
+    let report = get("report");
+    let line = report
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("Mutation: score"))
+        .unwrap_or_else(|| panic!("no mutation line in the report:\n{report}"))
+        .to_string();
+    assert!(line.contains(&record), "{line}");
+    assert!(line.contains("1 change(s) reverted, 0 unneeded"), "{line}");
+    let log = get("log");
+    assert!(log.contains(&line), "the log lacks {line:?}:\n{log}");
+    let rows = json(&repo.goal().args(["log", "--json"]).output().unwrap());
+    let carried: Vec<&serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["mutation"].is_null())
+        .collect();
+    assert_eq!(carried.len(), 1, "{rows}");
+    assert_eq!(carried[0]["mutation"]["record"], record.as_str());
+    assert_eq!(carried[0]["mutation"]["hunks"], 1);
+    assert_eq!(carried[0]["mutation"]["killed"], 0);
+}

@@ -91,6 +91,16 @@ pub fn pin_bounds() -> Result<Bounds> {
     Ok(bounds)
 }
 
+/// The time bound of one run of a pin, whatever a [`LongerRuns`] gives runs now: a mutation
+/// tool's own timeout of each mutant (a mutant's test run is one run of the pins).
+pub fn pin_timeout_each() -> Result<Duration> {
+    Ok(match SOURCE.lock().ok().as_deref() {
+        Some(Some(source)) => source()?,
+        _ => Bounds::defaults(),
+    }
+    .timeout)
+}
+
 /// While alive, runs get `factor` times the time bound (the mutation check as a whole).
 pub struct LongerRuns {
     was: u32,

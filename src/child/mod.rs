@@ -12,7 +12,7 @@ mod process_tree;
 
 pub use bounds::{
     Bounds, DEFAULT_TIMEOUT_SECS, LongerRuns, bound_pins_by, default_memory, machine_memory, mib,
-    pin_bounds,
+    pin_bounds, pin_timeout_each,
 };
 
 use std::io::Read;

@@ -13,7 +13,9 @@ use crate::workspace::Workspace;
 /// hand-made: a change of GOAL.md committed without `goal`, tests-weakened: a commit whose change
 /// refuses on its own (code that detects its tests, a test asserting nothing) or a weakening a
 /// person confirmed, tests-changed: a change to the tests that `done`'s runs judge (a test removed,
-/// renamed, skipped or rewritten, the selection changed) and what `done`'s exams showed). After a goal's rows, a line per `goal run`
+/// renamed, skipped or rewritten, the selection changed) and what `done`'s exams showed, mutants
+/// or mutants-survived: a completion's mutation check, its score and counts on the line below).
+/// After a goal's rows, a line per `goal run`
 /// that worked on it: its iterations, the agent that made each, what its agents reported using.
 /// Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]
@@ -62,8 +64,12 @@ struct TextSink<'a, W: Write> {
 }
 
 impl<W: Write> TextSink<'_, W> {
-    /// A row's changes to the tests that `done`'s runs judge, and what its exams showed.
+    /// A row's changes to the tests that `done`'s runs judge, what its exams showed, and the
+    /// goal's change under mutation on its code (the line `goal report` shows).
     fn changed(&mut self, r: &Row) -> Result<()> {
+        if let Some(m) = &r.mutation {
+            writeln!(self.out, "      {}", m.line()).map_err(write_err)?;
+        }
         for w in &r.tests_changed {
             let line = format!(
                 "      tests changed in {}: {}",

@@ -263,11 +263,16 @@ impl<'a> Walker<'a> {
             self.iteration_row(&info, action, &trailers, &goal_text, sink)?;
         }
         // Flags and evidence of every goal commit go to the row of its iteration.
-        let change = if goal_changed {
+        let mut change = if goal_changed {
             self.criteria_change(&info, trailers.material_change.as_deref())?
         } else {
             Change::default()
         };
+        // A completion's ledger holds the goal's last `mutants` record: read whatever else of
+        // GOAL.md it changed (its status only, as a rule).
+        if action == GoalAction::Complete {
+            change.mutation = self.mutation_at(&info)?;
+        }
         if matches!(action, GoalAction::Complete | GoalAction::Block) {
             // A completion or a block is a row of its own, after the iteration it followed: a
             // row shows its own commit's trailers (the proofs `goal done` committed are the
@@ -601,9 +606,6 @@ impl<'a> Walker<'a> {
                     _ => {}
                 }
             }
-        }
-        if now.status == crate::goal_file::Status::Complete {
-            change.mutation = self.mutation_at(info)?;
         }
         self.last_goal = Some(now);
         Ok(change)

@@ -12,9 +12,6 @@ pub const CARGO_MUTANTS_VERSION: &str = "27.1.0";
 pub const MUTMUT_VERSION: &str = "3.8.1";
 pub const STRYKER_VERSION: &str = "9.6.1";
 
-/// The seconds a mutant's run may take before it is a timeout (each tool's own flag).
-pub const TIMEOUT_S: u64 = 120;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Tool {
     CargoMutants,
@@ -127,12 +124,14 @@ pub fn pytest_args(pin: &[String]) -> Option<Vec<String>> {
 /// cargo-mutants' arguments (after `cargo mutants`): the mutants named by `examine` (a
 /// `--re` of [`examine_re`]) in `files`, in place (the kept worktree is disposable, and its
 /// `target/` is reused), no baseline (the green is known), bounded, with the pins' own test
-/// arguments when they all agree (else the whole `cargo test`).
+/// arguments when they all agree (else the whole `cargo test`). `timeout_s`: the seconds a
+/// mutant's tests may take before it is a timeout (the time bound of a pin's run).
 pub fn cargo_mutants_args(
     examine: &str,
     files: &[&str],
     output: &str,
     pins: &[Vec<String>],
+    timeout_s: u64,
 ) -> Vec<String> {
     let tests: Vec<(bool, Vec<String>)> = pins.iter().filter_map(|p| cargo_test(p)).collect();
     let mut args: Vec<String> = vec!["mutants".into(), "--re".into(), examine.into()];
@@ -151,7 +150,7 @@ pub fn cargo_mutants_args(
         .iter()
         .map(|s| s.to_string()),
     );
-    args.push(TIMEOUT_S.to_string());
+    args.push(timeout_s.to_string());
     if tests.iter().any(|(nextest, _)| *nextest) {
         args.extend(["--test-tool".into(), "nextest".into()]);
     }
@@ -263,8 +262,14 @@ pub fn changed_ranges(f: &FileChange) -> Vec<(usize, usize)> {
 
 /// StrykerJS's configuration: the command runner running the pins (one after the other), the
 /// changed functions mutated whole (and changed lines outside any function), the JSON report
-/// written to `report`.
-pub fn stryker_config(files: &[&FileChange], pins: &[Vec<String>], report: &str) -> String {
+/// written to `report`, a mutant's run a timeout past `timeout_s` seconds (the time bound of a
+/// pin's run) beyond what the pins take unmutated.
+pub fn stryker_config(
+    files: &[&FileChange],
+    pins: &[Vec<String>],
+    report: &str,
+    timeout_s: u64,
+) -> String {
     let mutate: Vec<String> = files
         .iter()
         .flat_map(|f| {
@@ -285,7 +290,7 @@ pub fn stryker_config(files: &[&FileChange], pins: &[Vec<String>], report: &str)
         "reporters": ["json"],
         "jsonReporter": { "fileName": report },
         "concurrency": 2,
-        "timeoutMS": TIMEOUT_S * 1000,
+        "timeoutMS": timeout_s.saturating_mul(1000),
         "cleanTempDir": "always",
         "incremental": false,
     })
@@ -482,6 +487,7 @@ mod tests {
             &["src/lib.rs"],
             "o",
             &[words("cargo test --test t -- --exact a")],
+            37,
         );
         let tail: Vec<&str> = one.iter().map(String::as_str).skip(13).collect();
         assert_eq!(tail, ["--", "--test", "t", "--", "--exact", "a"], "{one:?}");
@@ -495,9 +501,13 @@ mod tests {
             &[],
             "o",
             &[words("cargo test a"), words("cargo test b")],
+            900,
         );
         assert!(!two.contains(&"--".to_string()), "{two:?}");
-        let nextest = cargo_mutants_args("x", &[], "o", &[words("cargo nextest run")]);
+        let nextest = cargo_mutants_args("x", &[], "o", &[words("cargo nextest run")], 900);
+        // Each mutant's tests get the time bound of a pin's run.
+        assert!(one.windows(2).any(|w| w == ["--timeout", "37"]), "{one:?}");
+        assert!(two.windows(2).any(|w| w == ["--timeout", "900"]), "{two:?}");
         assert!(nextest.windows(2).any(|w| w == ["--test-tool", "nextest"]));
         assert!(
             one.iter().any(|w| w == "--in-place") && one.iter().any(|w| w == "--baseline=skip")
@@ -628,8 +638,9 @@ mod tests {
             after: Some("a\nB\nc\nd\n".into()),
         };
         assert_eq!(changed_ranges(&f), [(2, 2), (4, 4)]);
-        let config = stryker_config(&[&f], &[words("npm test")], "/tmp/r.json");
+        let config = stryker_config(&[&f], &[words("npm test")], "/tmp/r.json", 37);
         assert!(config.contains("\"src/lib.rs:2-2\""), "{config}");
+        assert!(config.contains("\"timeoutMS\":37000"), "{config}");
         assert!(config.contains("\"command\":\"npm test\""), "{config}");
         // Stryker mutates the changed functions whole.
         let js = FileChange {
@@ -637,7 +648,7 @@ mod tests {
             before: Some("function add(a, b) {\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\n".into()),
             after: Some("function add(a, b) {\n  if (a === 2) return 4;\n  return a - b;\n}\nfunction sub(a, b) {\n  return a - b;\n}\n".into()),
         };
-        let config = stryker_config(&[&js], &[words("npm test")], "/tmp/r.json");
+        let config = stryker_config(&[&js], &[words("npm test")], "/tmp/r.json", 900);
         assert!(
             config.contains("\"mutate\":[\"src/calc.js:1-4\"]"),
             "{config}"

@@ -150,6 +150,62 @@ pub enum OldExam {
     Inconclusive,
     /// Judged test by test (or by counts): the outcomes worth showing, empty when all is well.
     Judged(Vec<ExamFinding>),
+    /// A run was cut off at its bound (`goal.pinTimeout`, `goal.pinMemory`) and shows no test
+    /// still failing: nothing can be judged, and `goal done` refuses, naming the setting.
+    CutOff,
+}
+
+/// Which runs of a pin's old exam were cut off at a bound of theirs, and whether the deciding
+/// green of the same pin finished within half the time bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cut {
+    pub base: bool,
+    pub old: bool,
+    pub quick_green: bool,
+}
+
+/// Whether a run of `duration_ms` finished within half the time bound `bound_ms`.
+pub fn within_half(duration_ms: u64, bound_ms: u128) -> bool {
+    u128::from(duration_ms) * 2 <= bound_ms
+}
+
+/// The old exam of one pin whose runs may have been cut off (see [`Cut`]). A base run cut off,
+/// or an old-exam run cut off beside a slow green, may have been ended by the bound, not the
+/// code: [`OldExam::CutOff`]. An old-exam run cut off beside a quick green ran far past what the
+/// goal's code needs: each test that failed on the base and that it did not get to is still
+/// failing (by counts: any failure on the base); with none, [`OldExam::CutOff`].
+pub fn old_exam_bounded(base: Run, old: Run, red: Run, green: Run, cut: Cut) -> OldExam {
+    if !cut.base && !base.ran() {
+        return OldExam::NotApplicable;
+    }
+    if cut.base || (cut.old && !cut.quick_green) {
+        return OldExam::CutOff;
+    }
+    if !cut.old {
+        return old_exam(base, old, red, green);
+    }
+    let still: Vec<ExamFinding> = match base.named() {
+        Some(b) => b
+            .names
+            .iter()
+            .filter(|t| t.outcome == TestOutcome::Failed && old.outcome(&t.name).is_none())
+            .map(|t| ExamFinding::new(ExamKind::StillFailing, &t.name))
+            .collect(),
+        None if base.counts.is_some_and(|c| c.failed > 0) => {
+            vec![ExamFinding::new(ExamKind::StillFailing, BY_COUNTS)]
+        }
+        None => Vec::new(),
+    };
+    if still.is_empty() {
+        return OldExam::CutOff;
+    }
+    let mut found = match old_exam(base, old, red, green) {
+        OldExam::Judged(found) => found,
+        _ => Vec::new(),
+    };
+    found.retain(|f| !still.iter().any(|s| s.test == f.test));
+    found.extend(still);
+    OldExam::Judged(found)
 }
 
 /// The old exam of one pin: the base's tests on the base (`base`) and on the final code (`old`),

@@ -56,6 +56,7 @@ fn kinds(exam: OldExam) -> Vec<String> {
     match exam {
         OldExam::NotApplicable => vec!["n/a".into()],
         OldExam::Inconclusive => vec!["inconclusive run".into()],
+        OldExam::CutOff => vec!["cut off".into()],
         OldExam::Judged(found) => found
             .iter()
             .map(|f| format!("{} {}", f.kind.as_str(), f.test))
@@ -207,6 +208,115 @@ fn the_old_exam_without_names_or_without_a_base() {
         ));
         assert_eq!(got, expected, "base {bp}/{bf}, old {op}/{of}");
     }
+}
+
+#[test]
+fn a_run_cut_off_at_its_bound_is_still_failing_only_beside_a_quick_green() {
+    // (what, base, old (what it named before it was cut), cut, expected)
+    let cut = |base, old, quick_green| Cut {
+        base,
+        old,
+        quick_green,
+    };
+    let cases: &[(&str, &str, &str, Cut, &[&str])] = &[
+        (
+            "nothing cut off: judged as ever",
+            "a:f b",
+            "a b",
+            cut(false, false, true),
+            &[],
+        ),
+        (
+            "a test that failed on the base, cut off on the final code beside a quick green",
+            "a:f b",
+            "b",
+            cut(false, true, true),
+            &["still-failing a"],
+        ),
+        (
+            "the same beside a slow green: the bound may have ended it",
+            "a:f b",
+            "b",
+            cut(false, true, false),
+            &["cut off"],
+        ),
+        (
+            "cut off in a test that passed on the base",
+            "a b",
+            "a",
+            cut(false, true, true),
+            &["cut off"],
+        ),
+        (
+            "what it named before the cut is judged too",
+            "a:f b c",
+            "c:f",
+            cut(false, true, true),
+            &["behavior-changed c", "still-failing a"],
+        ),
+        (
+            "the base run cut off, whatever the green",
+            "a:f b",
+            "a b",
+            cut(true, false, true),
+            &["cut off"],
+        ),
+        (
+            "a failing test named failing before the cut",
+            "a:f b:f",
+            "a:f",
+            cut(false, true, true),
+            &["still-failing a", "still-failing b"],
+        ),
+    ];
+    let red = names("a:f b c:f");
+    let green = names("a b c");
+    for (what, base, old, cut, expected) in cases {
+        let (b, o) = (names(base), names(old));
+        let got = kinds(old_exam_bounded(
+            run(&b, false),
+            run(&o, false),
+            run(&red, false),
+            run(&green, false),
+            *cut,
+        ));
+        assert_eq!(got, *expected, "{what}");
+    }
+    // By counts: a failure on the base is still failing where the run was cut off.
+    let quick = cut(false, true, true);
+    let got = kinds(old_exam_bounded(
+        counts(3, 1),
+        counts(2, 0),
+        counts(0, 1),
+        counts(4, 0),
+        quick,
+    ));
+    assert_eq!(got, [format!("still-failing {BY_COUNTS}")]);
+    let got = kinds(old_exam_bounded(
+        counts(4, 0),
+        counts(2, 0),
+        counts(0, 1),
+        counts(4, 0),
+        quick,
+    ));
+    assert_eq!(got, ["cut off"]);
+    // A base run that ran no test says nothing, cut off or not on the final code.
+    let none = TestNames::default();
+    let nothing = Run {
+        counts: None,
+        names: Some(&none),
+        load_failed: false,
+    };
+    let got = kinds(old_exam_bounded(
+        nothing,
+        counts(2, 0),
+        counts(0, 1),
+        counts(4, 0),
+        cut(false, true, false),
+    ));
+    assert_eq!(got, ["n/a"]);
+    assert!(within_half(1_000, 2_000));
+    assert!(!within_half(1_001, 2_000));
 }
 
 #[test]

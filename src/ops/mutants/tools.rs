@@ -258,6 +258,7 @@ impl Job<'_> {
             &paths,
             &out.to_string_lossy(),
             &self.argvs(),
+            crate::child::pin_timeout_each()?.as_secs(),
         );
         argv[0] = self.program.to_string_lossy().into_owned();
         let (code, more) = self.run(self.work, &argv)?;
@@ -379,7 +380,12 @@ impl Job<'_> {
         let config = dir.path().join("stryker.config.json");
         write(
             &config,
-            &rules::stryker_config(self.files, &self.argvs(), &report.to_string_lossy()),
+            &rules::stryker_config(
+                self.files,
+                &self.argvs(),
+                &report.to_string_lossy(),
+                crate::child::pin_timeout_each()?.as_secs(),
+            ),
         )?;
         let argv = vec![
             self.program.to_string_lossy().into_owned(),

@@ -94,10 +94,7 @@ impl Gate<'_> {
         let planned = self.exam_trees()?;
         let mut runs = Vec::new();
         if let Some(old) = planned.old {
-            let base_tree = self.place.base_tree.to_string();
-            if crate::surface::judge::base_record(self.ledger, n, text, &base_tree, &self.locks)
-                .is_none()
-            {
+            if self.kept_base(n, text).is_none() {
                 runs.push(("base", self.place.base_tree_full));
             }
             if old != planned.last {
@@ -139,11 +136,21 @@ impl Gate<'_> {
             ..run_of(&old)
         };
         let mut base_tests = Vec::new();
-        match exam::old_exam(run_of(&base), old_run, run_of(witness), run_of(green)) {
+        let cut = exam::Cut {
+            base: base.cut_off.is_some(),
+            old: old.cut_off.is_some(),
+            quick_green: quick(green)?,
+        };
+        let judged =
+            exam::old_exam_bounded(run_of(&base), old_run, run_of(witness), run_of(green), cut);
+        match judged {
             OldExam::Judged(mut found) => {
                 self.renamed_api(witness, &mut found);
                 self.unjudged_rerun(n, text, p, green, witness, &mut found)?;
-                if at.old != at.last {
+                if cut.old {
+                    // Run once more, it would only be cut off again.
+                    self.note_cut_still_failing(n, &old, green);
+                } else if at.old != at.last {
                     self.flaky(n, text, p, green, at.old, &mut found)?;
                 }
                 if let Some(b) = base.names.as_ref().filter(|b| b.usable()) {
@@ -158,6 +165,8 @@ impl Gate<'_> {
                 };
                 self.keep(n, &old, vec![nothing], "old");
             }
+            OldExam::CutOff if cut.base => self.cut_off(n, &base, "base"),
+            OldExam::CutOff => self.cut_off(n, &old, "old"),
             OldExam::NotApplicable => {}
         }
         Ok(base_tests)
@@ -178,6 +187,10 @@ impl Gate<'_> {
             _ => Vec::new(),
         };
         let (run, _) = self.exam_run(n, text, p, green, support, "support")?;
+        if run.cut_off.is_some() {
+            self.cut_off(n, &run, "support");
+            return Ok(());
+        }
         let cannot = exam::set_up_errors(&run.output_tail);
         let found = exam::support_exam(&goal_tests, run_of(&run), run_of(green))
             .into_iter()
@@ -371,14 +384,66 @@ impl Gate<'_> {
     /// Criterion `n`'s run on the goal's base: the ledger's, or made here (or beside the clean
     /// run).
     fn base_for_exam(&mut self, n: usize, text: &str, p: &Pin, green: &Record) -> Result<Record> {
-        let base_tree = self.place.base_tree.to_string();
-        if let Some(r) =
-            crate::surface::judge::base_record(self.ledger, n, text, &base_tree, &self.locks)
-        {
+        if let Some(r) = self.kept_base(n, text) {
             return Ok(r.clone());
         }
         let made = self.take_ahead("base").transpose()?;
         crate::ops::red::base_run(self.ws, &self.place, n, text, &p.argv, &green.junit, made)
+    }
+
+    /// Criterion `n`'s base run kept in the ledger, unless it was cut off at a bound (a bound
+    /// raised since may let it finish: it is made again).
+    fn kept_base(&self, n: usize, text: &str) -> Option<&Record> {
+        let base_tree = self.place.base_tree.to_string();
+        crate::surface::judge::base_record(self.ledger, n, text, &base_tree, &self.locks)
+            .filter(|r| r.cut_off.is_none())
+    }
+
+    /// Criterion `n`'s exam is inconclusive: its run `run` on the tree of `what` (`base`, `old`,
+    /// `support`) was cut off at a bound, not in a way that shows a test still failing. Refused,
+    /// naming the setting a person can raise; a `--confirm` does not accept it.
+    fn cut_off(&mut self, n: usize, run: &Record, what: &str) {
+        let Some(cut) = &run.cut_off else {
+            return;
+        };
+        let (exam, on) = match what {
+            "base" => ("old exam", "the goal's base"),
+            exam => (
+                if exam == "old" {
+                    "old exam"
+                } else {
+                    "support exam"
+                },
+                crate::ops::red::exam_tree_words(exam),
+            ),
+        };
+        self.gather(Refusal {
+            why: format!(
+                "criterion {n}: its {exam} is inconclusive: the run of its pin on {on} (record {}) was {}",
+                run.id,
+                cut.describe()
+            ),
+            next: format!(
+                "if the tests need more than the bound, a person raises `{}` (`goal config` shows it), then `goal done` again; a test that loops or grows there is for the code to fix",
+                cut.setting
+            ),
+        });
+    }
+
+    /// Why the old exam counts tests still failing in a run cut off at its bound.
+    fn note_cut_still_failing(&self, n: usize, old: &Record, green: &Record) {
+        if let Some(cut) = &old.cut_off {
+            crate::ops::note(
+                self.quiet,
+                format!(
+                    "criterion {n}: the old exam's run ({}) was {}; each test that failed on the base and that it did not get to counts still failing, as its clean green ({}) finished in {} ms, within half the time bound",
+                    old.id,
+                    cut.describe(),
+                    green.id,
+                    green.duration_ms
+                ),
+            );
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -460,6 +525,12 @@ fn refusal(e: &Exam, exam: &str) -> Refusal {
         crate::person::offer("accept it", "goal done --confirm")
     );
     Refusal { why, next }
+}
+
+/// Whether the deciding green `green` finished within half the time bound of a pin's runs.
+fn quick(green: &Record) -> Result<bool> {
+    let bound = crate::child::pin_bounds()?.timeout;
+    Ok(exam::within_half(green.duration_ms, bound.as_millis()))
 }
 
 /// A record as the exams read it.
