@@ -231,6 +231,39 @@ fn an_old_exam_cut_off_refuses_done() {
     }
 }
 
+/// A goal that fixes a hang in the base's code: the red run and the base run are cut off at the
+/// time bound while the clean green is quick, so both read as failing there (the old exam then
+/// finds the base's test passing on the final code) and `goal done` completes, without a
+/// `--confirm`: the bound is not held against the goal that removed what hit it.
+#[test]
+fn a_goal_that_fixes_a_hang_completes() {
+    let repo = Repo::new();
+    repo.write("feature.py", "MODE = 'old'\n");
+    repo.write(
+        "tests/t.py",
+        "import time\nif 'new' not in open('feature.py').read():\n    time.sleep(60)\nprint('1 passed in 0.01s')\n",
+    );
+    commit_all(&repo, "the feature, its test");
+    repo.init_goal(&["the feature answers at once (verify: `python3 tests/t.py`)"]);
+    repo.git(&["config", "goal.pinTimeout", "4"]);
+    repo.write("feature.py", "MODE = 'new'\n");
+    repo.ok(&["verify", "-c", "1"]);
+    repo.ok(&["iterate", "-m", "no more hang"]);
+    let clock = Instant::now();
+    let out = repo.goal().args(["done"]).output().unwrap();
+    let err = stderr(&out);
+    assert!(clock.elapsed() < Duration::from_secs(60), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // The completion commit removes the goal's files: its parent holds the ledger.
+    let ledger = repo.git(&["show", &format!("HEAD~1:{EVIDENCE}")]);
+    let cut: Vec<serde_json::Value> = ledger
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["cut_off"]["reason"] == "timeout")
+        .collect();
+    assert!(!cut.is_empty(), "no run was cut off: {err}");
+}
+
 #[test]
 fn goal_config_shows_each_bound_in_force_and_where_it_comes_from() {
     let repo = Repo::new();

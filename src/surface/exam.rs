@@ -169,17 +169,20 @@ pub fn within_half(duration_ms: u64, bound_ms: u128) -> bool {
     u128::from(duration_ms) * 2 <= bound_ms
 }
 
-/// The old exam of one pin whose runs may have been cut off (see [`Cut`]). A base run cut off,
-/// or an old-exam run cut off beside a slow green, may have been ended by the bound, not the
-/// code: [`OldExam::CutOff`]. An old-exam run cut off beside a quick green ran far past what the
+/// The old exam of one pin whose runs may have been cut off (see [`Cut`]). A run cut off beside
+/// a slow green, or both runs cut off, may have been ended by the bound, not the code:
+/// [`OldExam::CutOff`]. A base run cut off beside a quick green failed there ([`base_cut_off`]). An old-exam run cut off beside a quick green ran far past what the
 /// goal's code needs: each test that failed on the base and that it did not get to is still
 /// failing (by counts: any failure on the base); with none, [`OldExam::CutOff`].
 pub fn old_exam_bounded(base: Run, old: Run, red: Run, green: Run, cut: Cut) -> OldExam {
     if !cut.base && !base.ran() {
         return OldExam::NotApplicable;
     }
-    if cut.base || (cut.old && !cut.quick_green) {
+    if (cut.base || cut.old) && !cut.quick_green || cut.base && cut.old {
         return OldExam::CutOff;
+    }
+    if cut.base {
+        return base_cut_off(base, old, red, green);
     }
     if !cut.old {
         return old_exam(base, old, red, green);
@@ -206,6 +209,37 @@ pub fn old_exam_bounded(base: Run, old: Run, red: Run, green: Run, cut: Cut) -> 
     found.retain(|f| !still.iter().any(|s| s.test == f.test));
     found.extend(still);
     OldExam::Judged(found)
+}
+
+/// The old exam when the base run was cut off beside a quick green (the red side's rule): the
+/// base's code ran far past what the goal's code needs, so each base test the base run did not get
+/// to failed there, and the old exam (which names every base test, on the goal's code) judges
+/// them as it judges any test failing on the base: still failing there is `still-failing`,
+/// passing is the fix. A goal that fixes a hang is not refused for the hang.
+fn base_cut_off(base: Run, old: Run, red: Run, green: Run) -> OldExam {
+    let Some(on_old) = old.named() else {
+        return match old.counts {
+            Some(c) if c.failed > 0 => {
+                OldExam::Judged(vec![ExamFinding::new(ExamKind::StillFailing, BY_COUNTS)])
+            }
+            Some(c) if c.passed > 0 => OldExam::Judged(Vec::new()),
+            _ => OldExam::CutOff,
+        };
+    };
+    let mut on_base = base.named().cloned().unwrap_or_default();
+    for t in &on_old.names {
+        if on_base.outcome(&t.name).is_none() {
+            on_base.names.push(crate::test_names::TestName {
+                name: t.name.clone(),
+                outcome: TestOutcome::Failed,
+            });
+        }
+    }
+    let base = Run {
+        names: Some(&on_base),
+        ..base
+    };
+    old_exam(base, old, red, green)
 }
 
 /// The old exam of one pin: the base's tests on the base (`base`) and on the final code (`old`),

@@ -255,10 +255,32 @@ fn a_run_cut_off_at_its_bound_is_still_failing_only_beside_a_quick_green() {
             &["behavior-changed c", "still-failing a"],
         ),
         (
-            "the base run cut off, whatever the green",
+            "the base run cut off beside a slow green: the bound may have ended it",
             "a:f b",
             "a b",
+            cut(true, false, false),
+            &["cut off"],
+        ),
+        (
+            "the base run cut off beside a quick green: what it did not get to failed there, \
+             and passes on the final code (a hang fixed)",
+            "b",
+            "a b c",
             cut(true, false, true),
+            &[],
+        ),
+        (
+            "the same, a test it did not get to still failing on the final code",
+            "b",
+            "a:f b c",
+            cut(true, false, true),
+            &["still-failing a"],
+        ),
+        (
+            "both runs cut off: nothing to compare",
+            "a:f b",
+            "b",
+            cut(true, true, true),
             &["cut off"],
         ),
         (

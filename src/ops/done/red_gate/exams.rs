@@ -433,16 +433,13 @@ impl Gate<'_> {
     /// Why the old exam counts tests still failing in a run cut off at its bound.
     fn note_cut_still_failing(&self, n: usize, old: &Record, green: &Record) {
         if let Some(cut) = &old.cut_off {
-            crate::ops::note(
-                self.quiet,
-                format!(
-                    "criterion {n}: the old exam's run ({}) was {}; each test that failed on the base and that it did not get to counts still failing, as its clean green ({}) finished in {} ms, within half the time bound",
-                    old.id,
-                    cut.describe(),
-                    green.id,
-                    green.duration_ms
-                ),
-            );
+            crate::context::note(format!(
+                "criterion {n}: the old exam's run ({}) was {}; each test that failed on the base and that it did not get to counts still failing, as its clean green ({}) finished in {} ms, within half the time bound",
+                old.id,
+                cut.describe(),
+                green.id,
+                green.duration_ms
+            ));
         }
     }
 
