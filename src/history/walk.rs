@@ -32,6 +32,8 @@ fn weakened(row: &mut Row, commit: &str, findings: Vec<Finding>) {
         let refuses = finding.kind.refuses();
         row.flag(if refuses {
             "tests-weakened"
+        } else if finding.kind == crate::surface::weaken::FindingKind::SpecialCasedInput {
+            "special-cased-input"
         } else {
             "tests-changed"
         });
@@ -64,6 +66,9 @@ impl Change {
                 && m.result.unneeded.is_empty()
                 && m.result.missing.is_empty();
             row.flag(if clean { "mutants" } else { "mutants-survived" });
+            if !m.result.unchecked.is_empty() {
+                row.flag("mutation-unchecked");
+            }
             row.mutation = Some(m);
         }
     }
@@ -263,11 +268,16 @@ impl<'a> Walker<'a> {
             self.iteration_row(&info, action, &trailers, &goal_text, sink)?;
         }
         // Flags and evidence of every goal commit go to the row of its iteration.
-        let change = if goal_changed {
+        let mut change = if goal_changed {
             self.criteria_change(&info, trailers.material_change.as_deref())?
         } else {
             Change::default()
         };
+        // The completion's mutation record, read whatever else the commit changed (it changes
+        // the status and the log, seldom a criterion).
+        if action == GoalAction::Complete {
+            change.mutation = self.mutation_at(&info)?;
+        }
         if matches!(action, GoalAction::Complete | GoalAction::Block) {
             // A completion or a block is a row of its own, after the iteration it followed: a
             // row shows its own commit's trailers (the proofs `goal done` committed are the
@@ -601,9 +611,6 @@ impl<'a> Walker<'a> {
                     _ => {}
                 }
             }
-        }
-        if now.status == crate::goal_file::Status::Complete {
-            change.mutation = self.mutation_at(info)?;
         }
         self.last_goal = Some(now);
         Ok(change)

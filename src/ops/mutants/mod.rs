@@ -141,6 +141,7 @@ fn empty() -> Mutation {
         notes: Vec::new(),
         failed: Vec::new(),
         suppressed: Vec::new(),
+        unchecked: Vec::new(),
     }
 }
 
@@ -405,6 +406,9 @@ pub fn shown(m: &Mutation) -> Vec<String> {
             .iter()
             .map(|s| format!("mutants: code hidden from the tools at {s}")),
     );
+    if !m.unchecked.is_empty() {
+        out.push(format!("mutants: {}", m.unchecked_text()));
+    }
     out.extend(m.notes.iter().map(|n| format!("mutants: {n}")));
     out
 }
