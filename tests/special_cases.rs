@@ -54,6 +54,9 @@ fn python_code_answering_the_tests_input_is_flagged_on_every_surface() {
         text.contains("special-cased-input calc/__init__.py:2"),
         "{text}"
     );
+    let report = repo.goal().args(["report"]).output().unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("special-cased-input"), "{text}");
 }
 
 #[test]
@@ -126,6 +129,9 @@ fn go_special_case_under_the_mutation_gate_is_flagged_twice_and_completes() {
         "{flags:?}"
     );
     assert!(flags.contains(&"mutants".to_string()), "{flags:?}");
+    let report = repo.goal().args(["report"]).output().unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("mutation-unchecked: calc.go"), "{text}");
 }
 
 #[test]
