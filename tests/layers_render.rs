@@ -131,6 +131,10 @@ const ONE_IDEA: &[(&str, &str)] = &[
         "runner signals, for tree-sitter languages and for Rust",
     ),
     (
+        "special_case.rs",
+        "special-cased-input, for tree-sitter languages and for Rust",
+    ),
+    (
         "stagnation.rs",
         "stagnation: its rules and its reading of history",
     ),

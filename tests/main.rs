@@ -69,6 +69,7 @@ mod run_claude;
 mod run_ends;
 mod short_ids;
 mod signals;
+mod special_cases;
 mod speed;
 mod status;
 mod surfaces;

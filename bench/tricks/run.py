@@ -54,7 +54,8 @@ IDENT = {
 FLAG_WORDS = ("tests-weakened", "Goal-Tests-Weakened", "test-detected", "weakened", "still-failing",
               "selection-changed", "import-redirected", "skip-added", "test-removed", "assertion-weakened",
               "assertion-free", "exam-changed", "base-rewritten", "replaced", "unconfirmed", "behavior-changed",
-              "passes-on-base", "build-output-committed", "test-aware", "flaky", "inconclusive")
+              "passes-on-base", "build-output-committed", "test-aware", "flaky", "inconclusive",
+              "special-cased-input", "mutation-unchecked")
 
 
 # ---------------------------------------------------------------- cases

@@ -13,9 +13,10 @@ use crate::workspace::Workspace;
 /// hand-made: a change of GOAL.md committed without `goal`, tests-weakened: a commit whose change
 /// refuses on its own (code that detects its tests, a test asserting nothing) or a weakening a
 /// person confirmed, tests-changed: a change to the tests that `done`'s runs judge (a test removed,
-/// renamed, skipped or rewritten, the selection changed) and what `done`'s exams showed, mutants
-/// or mutants-survived: a completion's mutation check, its score and counts on the line below).
-/// After a goal's rows, a line per `goal run`
+/// renamed, skipped or rewritten, the selection changed) and what `done`'s exams showed,
+/// special-cased-input: code that answers a literal the tests write with a constant, mutants and
+/// mutants-survived: the completion's mutation record, mutation-unchecked: code of a language no
+/// mutation tool reads). After a goal's rows, a line per `goal run`
 /// that worked on it: its iterations, the agent that made each, what its agents reported using.
 /// Without --all: the most recent goal.
 #[derive(Debug, clap::Args)]

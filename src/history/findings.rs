@@ -31,6 +31,7 @@ pub fn commit_findings(
         from,
     };
     let mut changes = Vec::new();
+    let mut code = Vec::new();
     let mut out = Vec::new();
     for (path, old, new) in repo.changed_files(from, to, goal_dir)? {
         let role = surface.classify(&path);
@@ -39,6 +40,7 @@ pub fn commit_findings(
             crate::surface::Role::NotTest | crate::surface::Role::RustSource
         ) {
             detections(repo, &path, old, new, true, &mut out)?;
+            code.extend(code_change(repo, &path, old, new)?);
         } else if matches!(
             role,
             crate::surface::Role::Test | crate::surface::Role::WholeConfig
@@ -68,6 +70,9 @@ pub fn commit_findings(
     if !changes.is_empty() {
         out.extend(change.text_findings(&changes, cases));
     }
+    out.extend(crate::surface::red::special_cased(
+        repo, to, surface, &code,
+    )?);
     out.sort_by(|a, b| (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test)));
     out.dedup();
     Ok(out)
@@ -214,6 +219,27 @@ fn detections(
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let _ = weaken::test_detected::detected(path, base.as_deref(), Some(&last), code, out);
     Ok(())
+}
+
+/// A code file a commit changed, as text, for `special-cased-input` (None: not a language the
+/// findings read, or removed).
+fn code_change(
+    repo: &Repo,
+    path: &str,
+    old: Option<Oid>,
+    new: Option<Oid>,
+) -> Result<Option<FileChange>> {
+    let (Some(new), Some(_)) = (new, weaken::Language::of(path)) else {
+        return Ok(None);
+    };
+    let read = |id: Oid| -> Result<String> {
+        Ok(String::from_utf8_lossy(&repo.blob_bytes(id)?).into_owned())
+    };
+    Ok(Some(FileChange {
+        path: path.to_string(),
+        base: old.map(read).transpose()?,
+        last: Some(read(new)?),
+    }))
 }
 
 /// The test cases of recently read blobs, for [`commit_findings`]: each version of a test file is

@@ -32,6 +32,8 @@ fn weakened(row: &mut Row, commit: &str, findings: Vec<Finding>) {
         let refuses = finding.kind.refuses();
         row.flag(if refuses {
             "tests-weakened"
+        } else if finding.kind == crate::surface::weaken::FindingKind::SpecialCasedInput {
+            "special-cased-input"
         } else {
             "tests-changed"
         });
@@ -64,6 +66,9 @@ impl Change {
                 && m.result.unneeded.is_empty()
                 && m.result.missing.is_empty();
             row.flag(if clean { "mutants" } else { "mutants-survived" });
+            if !m.result.unchecked.is_empty() {
+                row.flag("mutation-unchecked");
+            }
             row.mutation = Some(m);
         }
     }
@@ -268,8 +273,8 @@ impl<'a> Walker<'a> {
         } else {
             Change::default()
         };
-        // A completion's ledger holds the goal's last `mutants` record: read whatever else of
-        // GOAL.md it changed (its status only, as a rule).
+        // The completion's mutation record, read whatever else the commit changed (it changes
+        // the status and the log, seldom a criterion).
         if action == GoalAction::Complete {
             change.mutation = self.mutation_at(&info)?;
         }

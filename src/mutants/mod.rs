@@ -160,6 +160,11 @@ pub struct Mutation {
     /// configuration it changed): code hidden from its mutants, so the gate refuses.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suppressed: Vec<String>,
+    /// The changed files of a language no mutation tool here reads (Go, C, shell, …): only the
+    /// reversion of each change judged them, no mutant did. Shown on every surface as
+    /// `mutation-unchecked`, never refusing (the same as a pin a tool does not run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<String>,
 }
 
 // The score is a finite number or null, never NaN.
@@ -209,8 +214,13 @@ impl Mutation {
             .text()
             .map(|s| format!("; {s}"))
             .unwrap_or_default();
+        let unchecked = if self.unchecked.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", self.unchecked_text())
+        };
         format!(
-            "score {} ({} killed, {} survived, {} timeout, {} unviable){sample}; {} change(s) reverted, {} unneeded",
+            "score {} ({} killed, {} survived, {} timeout, {} unviable){sample}; {} change(s) reverted, {} unneeded{unchecked}",
             self.score_text(),
             t.killed,
             t.survived,
@@ -218,6 +228,15 @@ impl Mutation {
             t.unviable,
             self.hunks,
             self.unneeded.len()
+        )
+    }
+
+    /// `mutation-unchecked: calc.go (no mutation tool for its language)`: the code no mutant
+    /// tested, for the line every surface shows.
+    pub fn unchecked_text(&self) -> String {
+        format!(
+            "mutation-unchecked: {} (no mutation tool for its language: only the reversion of each change judged it)",
+            self.unchecked.join(", ")
         )
     }
 }
@@ -290,6 +309,7 @@ mod tests {
             notes: Vec::new(),
             failed: Vec::new(),
             suppressed: Vec::new(),
+            unchecked: Vec::new(),
         }
     }
 

@@ -138,6 +138,9 @@ fn mutation_lines(m: &crate::ops::mutants::MutationView) -> Vec<String> {
             .iter()
             .map(|at| format!("code hidden from the tools at {at}")),
     );
+    if !r.unchecked.is_empty() {
+        out.push(r.unchecked_text());
+    }
     out.extend(r.notes.iter().cloned());
     out
 }

@@ -502,12 +502,80 @@ pub fn goal_findings(
         .collect();
     let mut cache = ImportCache::default();
     let mut base_imports = TreeImports::new(repo, base, surface, &mut cache);
-    Ok(super::weaken::findings_in(
-        surface,
-        &changes,
-        &code,
-        &mut |family, name| base_imports.sources(family, name),
-    ))
+    let mut found = super::weaken::findings_in(surface, &changes, &code, &mut |family, name| {
+        base_imports.sources(family, name)
+    });
+    found
+        .findings
+        .extend(special_cased(repo, last, surface, &code)?);
+    found.findings.sort_by(|a, b| {
+        (&a.file, a.line, a.kind, &a.test).cmp(&(&b.file, b.line, b.kind, &b.test))
+    });
+    Ok(found)
+}
+
+/// The `special-cased-input` findings of the code the goal changed (`code`), against the literals
+/// of the test files of tree `last` in the same language (see
+/// [`super::weaken::special_case`]). Test files are read only when the code holds a special case,
+/// and parsed only when they hold the literal's text.
+pub fn special_cased(
+    repo: &Repo,
+    last: Oid,
+    surface: &Surface,
+    code: &[FileChange],
+) -> Result<Vec<super::weaken::Finding>> {
+    use super::weaken::special_case::{self as rule, TestFile};
+    let mut cases = Vec::new();
+    for change in code {
+        let (Some(text), Some(language)) = (&change.last, Language::of(&change.path)) else {
+            continue;
+        };
+        let found = rule::special_cases(&change.path, change.base.as_deref(), text);
+        if let Ok(found) = found
+            && !found.is_empty()
+        {
+            cases.push((change.path.as_str(), rule::group(language), found));
+        }
+    }
+    if cases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tests: BTreeMap<u8, Vec<TestFile>> = BTreeMap::new();
+    for file in repo.tree_files(last)? {
+        let Some(language) = Language::of(&file.path) else {
+            continue;
+        };
+        let group = rule::group(language);
+        if !matches!(surface.classify(&file.path), Role::Test | Role::RustSource) {
+            continue;
+        }
+        let wanted: Vec<&str> = cases
+            .iter()
+            .filter(|(_, g, _)| *g == group)
+            .flat_map(|(_, _, found)| found.iter().map(|c| rule::needle(&c.literal)))
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        let bytes = repo.blob_bytes(file.id)?;
+        if bytes.len() > CODE_FILE_MAX
+            || !wanted
+                .iter()
+                .any(|w| memchr::memmem::find(&bytes, w.as_bytes()).is_some())
+        {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        if let Ok(literals) = rule::test_literals(&file.path, &text) {
+            tests.entry(group).or_default().push((file.path, literals));
+        }
+    }
+    let mut out = Vec::new();
+    for (path, group, found) in &cases {
+        let files = tests.get(group).map(Vec::as_slice).unwrap_or_default();
+        out.extend(rule::findings(path, found, files));
+    }
+    Ok(out)
 }
 
 /// The largest code file the findings read (a bigger one is generated, not written).

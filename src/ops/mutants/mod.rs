@@ -140,6 +140,7 @@ fn empty() -> Mutation {
         notes: Vec::new(),
         failed: Vec::new(),
         suppressed: Vec::new(),
+        unchecked: Vec::new(),
     }
 }
 
@@ -394,6 +395,9 @@ pub fn shown(m: &Mutation) -> Vec<String> {
             .iter()
             .map(|s| format!("mutants: code hidden from the tools at {s}")),
     );
+    if !m.unchecked.is_empty() {
+        out.push(format!("mutants: {}", m.unchecked_text()));
+    }
     out.extend(m.notes.iter().map(|n| format!("mutants: {n}")));
     out
 }

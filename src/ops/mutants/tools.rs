@@ -37,8 +37,10 @@ pub(super) fn run_all(
         .iter()
         .filter(|f| f.after.is_some() && !crate::mutants::hunks::renamed(f, files));
     for f in kept {
-        if let Some(tool) = Tool::of_path(&f.path) {
-            by_tool.entry(tool).or_default().push(f);
+        match Tool::of_path(&f.path) {
+            Some(tool) => by_tool.entry(tool).or_default().push(f),
+            // Code no tool here mutates: the gate must not read its silence as a pass.
+            None => m.unchecked.push(f.path.clone()),
         }
     }
     for (tool, files) in by_tool {

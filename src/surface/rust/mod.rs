@@ -8,6 +8,7 @@ mod defs;
 mod imports;
 mod items;
 mod params;
+mod special_case;
 mod splice;
 mod test_detected;
 #[cfg(test)]
@@ -20,6 +21,7 @@ pub use defs::definitions;
 pub use imports::test_imports;
 pub use items::is_test_item;
 use items::{holds_tests, is_cfg_test};
+pub use special_case::{special_cases, test_literals};
 use splice::{Side, red_file};
 pub use splice::{red_rust, red_rust_keeping};
 pub use test_detected::detections;

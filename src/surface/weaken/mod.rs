@@ -18,6 +18,7 @@ mod pins;
 mod python;
 pub mod renames;
 mod selection;
+pub mod special_case;
 pub mod test_detected;
 mod tree;
 
@@ -39,6 +40,8 @@ mod tests_real;
 mod tests_rules;
 #[cfg(test)]
 mod tests_selection;
+#[cfg(test)]
+mod tests_special_case;
 
 /// The kind of a finding, as `Goal-Tests-Weakened` trailers and JSON name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -72,6 +75,9 @@ pub enum FindingKind {
     /// Code the goal added that switches on a configuration naming tests (`NODE_ENV === "test"`):
     /// shown only.
     TestAware,
+    /// Code the goal added that answers a distinctive literal the tests write with a constant
+    /// (`if year == 1900: return False` beside a test of `is_leap(1900)`): shown only.
+    SpecialCasedInput,
 }
 
 impl FindingKind {
@@ -89,6 +95,7 @@ impl FindingKind {
             FindingKind::AssertionChanged => "assertion-changed",
             FindingKind::TestDetected => "test-detected",
             FindingKind::TestAware => "test-aware",
+            FindingKind::SpecialCasedInput => "special-cased-input",
         }
     }
 

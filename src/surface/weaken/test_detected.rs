@@ -290,7 +290,7 @@ fn tree_detections(
 
 /// The tree-sitter grammar a language is parsed with, and its name for errors (none for Rust,
 /// read by its own detector).
-fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static str)> {
+pub(super) fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static str)> {
     Some(match language {
         Language::Python => (tree_sitter_python::LANGUAGE.into(), "Python"),
         Language::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), "JavaScript"),
