@@ -270,6 +270,42 @@ fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_ch
     );
 }
 
+/// The honest twin of the test above: the goal's test, seen failing by name, is then rewritten
+/// for an API the goal renamed (`clamp` becomes `limit`), so its final version cannot import on
+/// the base's code either. The rewrite weakens nothing (the same inputs, the same expected
+/// values): `exam-changed` is shown, and `goal done` completes without `--confirm`.
+#[test]
+fn a_goal_test_rewritten_for_a_renamed_api_after_red_is_shown_not_refused() {
+    let repo = project(true);
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+    let renamed = FIXED.replace("def clamp(", "def limit(");
+    let (code, err) = finish(
+        &repo,
+        &[
+            ("calc.py", Some(&*renamed)),
+            (
+                "tests/test_calc.py",
+                Some(
+                    "from calc import limit\n\n\ndef test_low():\n    assert limit(-5, 0, 10) == 0\n",
+                ),
+            ),
+            (
+                "tests/test_high.py",
+                Some(
+                    "from calc import limit\n\n\ndef test_high():\n    assert limit(15, 0, 10) == 10\n",
+                ),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("earlier red run"), "{err}");
+}
+
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the

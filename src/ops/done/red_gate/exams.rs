@@ -9,6 +9,7 @@ use crate::evidence::Record;
 use crate::pin::Pin;
 use crate::repo::Oid;
 use crate::surface::exam::{self, Exam, ExamFinding, OldExam, Run};
+use crate::surface::weaken::FindingKind;
 use crate::test_names::load_or_build_failed;
 
 /// The old-exam tree and the final tree.
@@ -222,28 +223,78 @@ impl Gate<'_> {
         let Some(names) = green.names.as_ref() else {
             return Ok(());
         };
-        let mut seen: Vec<String> = Vec::new();
+        // Each test, with the tree of the red run that showed it failing.
+        let mut seen: Vec<(String, String)> = Vec::new();
         for r in self.earlier_reds(n, text, witness)? {
             for t in r.names.iter().flat_map(|x| &x.names) {
                 if t.outcome == crate::test_names::TestOutcome::Failed
                     && names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed)
                     && !crate::surface::judge::failed_by_name(witness.names.as_ref(), &t.name)
                     && !base_tests.contains(&t.name)
-                    && !seen.contains(&t.name)
+                    && !seen.iter().any(|(s, _)| *s == t.name)
                 {
-                    seen.push(t.name.clone());
+                    // A red run's own tree is only hashed; the tree its tests came from is kept.
+                    let from = r.red.as_ref().map_or(&r.tree, |red| &red.tests);
+                    seen.push((t.name.clone(), from.clone()));
                 }
             }
         }
-        let found = seen
-            .into_iter()
-            .map(|test| ExamFinding {
+        for (test, seen_red_on) in seen {
+            let found = vec![ExamFinding {
                 kind: exam::ExamKind::ExamChanged,
-                test,
-            })
-            .collect();
-        self.keep(n, witness, found, "red");
+                test: test.clone(),
+            }];
+            if self.weakened_since(&test, &seen_red_on)? {
+                self.keep(n, witness, found, "red");
+            } else {
+                self.show(n, witness, found);
+            }
+        }
         Ok(())
+    }
+
+    /// Whether the change to `test` from the tree a red run showed it failing on (`seen_red_on`)
+    /// to the final tree is a weakening (an assertion weakened or removed, a skip, an import
+    /// redirected, nothing asserted): such a change must be shown failing by name again, and
+    /// refuses when the red run of the final version cannot. Any other change (an honest
+    /// rewrite: a renamed API the final test calls, which the base's code cannot load) is shown,
+    /// with both versions. A tree or file that cannot be read counts as a weakening (fail
+    /// closed).
+    fn weakened_since(&self, test: &str, seen_red_on: &str) -> Result<bool> {
+        let Ok(from) = seen_red_on.parse::<Oid>() else {
+            return Ok(true);
+        };
+        let to = self.ws.worktree_tree_full()?;
+        let found =
+            crate::surface::red::goal_findings(&self.ws.repo, from, to, &self.surface, &|_| false);
+        let Ok(found) = found else {
+            return Ok(true);
+        };
+        Ok(!found.unreadable.is_empty()
+            || found.findings.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    FindingKind::AssertionWeakened
+                        | FindingKind::AssertionRemoved
+                        | FindingKind::AssertionFree
+                        | FindingKind::SkipAdded
+                        | FindingKind::ImportRedirected
+                ) && crate::surface::judge::same_test(test, &f.test)
+            }))
+    }
+
+    /// Exam outcomes shown, never refusing (whatever their kind says alone).
+    fn show(&mut self, n: usize, run: &Record, found: Vec<ExamFinding>) {
+        for f in found {
+            self.exams.push(Exam {
+                criterion: n,
+                kind: f.kind,
+                test: f.test,
+                record: run.id.clone(),
+                refuses: false,
+                confirmed: false,
+            });
+        }
     }
 
     /// Criterion `n`'s red runs made with other tests than `witness`'s: red-run records, and
