@@ -165,7 +165,6 @@ pub fn red_run(
             place.base_short()
         ));
     }
-    let _step = crate::context::span("red run");
     let result = run_in_tree(
         &ws.repo,
         place.head,

@@ -278,7 +278,7 @@ impl Gate<'_> {
         // the machine has the cores.
         let step = crate::context::span(format!("criterion {n}: red, clean and the runs beside"));
         let (witness, clean) = match self.red_and_clean_with_exams(n, text, p, green)? {
-            beside::RedAndClean::Both { witness, clean } => (witness, clean),
+            beside::RedAndClean::Both { witness, clean } => (*witness, *clean),
             beside::RedAndClean::Refused(r) => {
                 self.gather(r);
                 return Ok(());

@@ -24,8 +24,8 @@ pub(super) enum RedAndClean {
     /// No witness and nothing refused: nothing to judge.
     Nothing,
     Both {
-        witness: Record,
-        clean: Record,
+        witness: Box<Record>,
+        clean: Box<Record>,
     },
 }
 
@@ -148,7 +148,10 @@ impl Gate<'_> {
         }
         let _step = crate::context::span("the clean run");
         let out = match clean_green(self.quiet, self.ws, &self.place, n, text, &p.argv, green)? {
-            Ok(clean) => RedAndClean::Both { witness, clean },
+            Ok(clean) => RedAndClean::Both {
+                witness: Box::new(witness),
+                clean: Box::new(clean),
+            },
             Err((why, next)) => RedAndClean::Refused(Refusal { why, next }),
         };
         Ok((out, made))
