@@ -201,3 +201,32 @@ pub fn json_written() {
 pub fn wrote_json() -> bool {
     JSON_WRITTEN.load(std::sync::atomic::Ordering::SeqCst)
 }
+
+/// `GOAL_TRACE=1`: one line on stderr for each step a span covers, with its wall time
+/// (`goal: trace: <step>: <ms> ms`), printed when the span ends — to see where a command's time
+/// goes (`goal done`'s runs, worktree checkouts, git reads). Nothing is printed otherwise.
+pub struct Span {
+    what: String,
+    started: std::time::Instant,
+}
+
+/// A span named `what`, when `GOAL_TRACE` is set to something other than `0` or empty.
+pub fn span(what: impl Into<String>) -> Option<Span> {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let on =
+        *ON.get_or_init(|| std::env::var("GOAL_TRACE").is_ok_and(|v| !v.is_empty() && v != "0"));
+    on.then(|| Span {
+        what: what.into(),
+        started: std::time::Instant::now(),
+    })
+}
+
+impl Drop for Span {
+    fn drop(&mut self) {
+        eprintln!(
+            "goal: trace: {}: {} ms",
+            self.what,
+            self.started.elapsed().as_millis()
+        );
+    }
+}

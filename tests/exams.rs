@@ -409,3 +409,132 @@ fn a_changed_dependency_lock_file_makes_the_base_run_again() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("on the goal's base (base"), "{err}");
 }
+
+/// A repository whose base holds the bug and a test that shows it, with a goal pinned to the
+/// tests and nothing verified red: `goal done` makes the red run itself (done-last).
+fn project_done_last() -> Repo {
+    let repo = Repo::new();
+    repo.write("calc.py", BUGGY);
+    repo.write(".gitignore", "__pycache__/\n");
+    repo.write("conftest.py", "");
+    repo.write("tests/test_calc.py", &tests(&format!("{LOW}\n\n{HIGH}")));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "calc"]);
+    repo.init_goal(&[&format!("clamp keeps x under hi (verify: `{PIN}`)")]);
+    repo
+}
+
+/// The records of `repo`'s ledger that are of `kind`: `red` runs, `base` runs, `old` exams.
+fn made(repo: &Repo, kind: &str) -> usize {
+    repo.read(".agents/goal/evidence.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| match kind {
+            "red" => r["red"].is_object(),
+            "base" => r["base_run"] == true,
+            exam => r["exam"] == exam,
+        })
+        .count()
+}
+
+#[test]
+fn done_last_makes_its_red_run_while_the_exams_run_beside_it() {
+    // Nothing seen red before `done`: it makes the red run in the kept worktree while the base
+    // run and the old exam run in the second one (and one after the other under
+    // GOAL_EXAMS_AT_ONCE=0); each verdict is read off its own run all the same.
+    for at_once in ["1", "0"] {
+        // The bug left in behind a deleted base test, with a decoy that fails red by name.
+        let repo = project_done_last();
+        let files: Files = &[
+            ("tests/test_calc.py", Some(&*tests(LOW))),
+            ("calc.py", Some(&*format!("{BUGGY}{DECOY_CODE}"))),
+            ("tests/test_extra.py", Some(DECOY_TEST)),
+        ];
+        let (code, err) = finish_at(&repo, files, at_once);
+        assert_eq!(code, Some(1), "{at_once}: {err}");
+        assert!(err.contains("still fails"), "{at_once}: {err}");
+        assert!(err.contains("test_high"), "{at_once}: {err}");
+        assert!(
+            err.contains("checking that its tests fail on the code before the goal"),
+            "{at_once}: {err}"
+        );
+        assert_eq!(
+            err.contains("beside the clean run"),
+            at_once == "1",
+            "{err}"
+        );
+        if at_once == "1" {
+            // Beside the red run too: the exams' runs begin before it.
+            let beside = err.find("beside the clean run").unwrap();
+            let red = err.find("checking that its tests fail").unwrap();
+            assert!(beside < red, "{err}");
+        }
+        // The old exam twice: the test still failing is run once more (flaky or not).
+        for (kind, runs) in [("red", 1), ("base", 1), ("old", 2)] {
+            assert_eq!(made(&repo, kind), runs, "{at_once}: {kind} runs: {err}");
+        }
+        // The honest fix completes.
+        let repo = project_done_last();
+        let (code, err) = finish_at(&repo, &[("calc.py", Some(FIXED))], at_once);
+        assert_eq!(code, Some(0), "{at_once}: {err}");
+    }
+}
+
+#[test]
+fn a_red_run_that_refuses_leaves_the_runs_made_beside_it_unrecorded() {
+    // The goal's tests pass on the code before the goal: the red run refuses, and the base run
+    // and old exam made beside it are neither recorded nor judged.
+    let repo = project_done_last();
+    let files: Files = &[
+        ("tests/test_calc.py", Some(&*tests(LOW))),
+        ("calc.py", Some(&*format!("{BUGGY}{DECOY_CODE}"))),
+    ];
+    let (code, err) = finish_at(&repo, files, "1");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("beside the clean run"), "{err}");
+    assert!(!err.contains("still fails"), "{err}");
+    assert_eq!(made(&repo, "red"), 1, "{err}");
+    assert_eq!(made(&repo, "base") + made(&repo, "old"), 0, "{err}");
+}
+
+#[test]
+fn a_cargo_goal_runs_its_exams_one_after_the_other_in_its_kept_worktree() {
+    use crate::red_history::{cargo_goal, crate_repo};
+    // The base shows the bug (`adds` fails); the goal weakens `adds` to the buggy output and
+    // changes `name`, whose test fails red by name. Nothing verified red before `done`.
+    let lib = |add_want: &str, name: &str| {
+        format!(
+            "pub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n\npub fn name() -> &'static str {{\n    \"{name}\"\n}}\n\n#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    #[test]\n    fn adds() {{\n        assert_eq!(add(2, 2), {add_want});\n    }}\n\n    #[test]\n    fn named() {{\n        assert_eq!(name(), \"{name}\");\n    }}\n}}\n"
+        )
+    };
+    let repo = crate_repo(&lib("4", "calc"));
+    repo.write("src/lib.rs", &lib("0", "calc2"));
+    let out = cargo_goal(&repo, &["verify", "-c", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cargo_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("still fails"), "{err}");
+    assert!(err.contains("adds"), "{err}");
+    // No second worktree (it would build the crate from nothing): the red run, the base run,
+    // the clean run and the old exam in the kept one, the code changing once between them.
+    assert!(!err.contains("beside the clean run"), "{err}");
+    let order = [
+        "checking that its tests fail",
+        "before the clean run",
+        "once more in a clean checkout",
+        "on the tests of the goal's base on the final code",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|w| err.find(w).unwrap_or(usize::MAX))
+        .collect();
+    assert!(
+        at.windows(2).all(|w| w[0] < w[1]),
+        "{order:?} in that order: {err}"
+    );
+    let kept = std::fs::read_dir(repo.home().join(".cache/checkouts"))
+        .unwrap()
+        .count();
+    assert_eq!(kept, 1, "one kept worktree: {err}");
+}

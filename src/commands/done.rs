@@ -31,7 +31,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<u8> {
+    let open = crate::context::span("done: open the workspace");
     let ws = Workspace::open(ctx)?.with_no_verify(args.commit.no_verify);
+    drop(open);
     let done = ops::done::done(
         &ws,
         ops::done::Options {

@@ -236,6 +236,8 @@ fn base_rewritten(
 }
 
 pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
+    let _all = crate::context::span("done: all");
+    let step = crate::context::span("done: proof (goal, history, ledger, tree)");
     crate::ops::confirm::check_confirm(options.confirm, "goal done --confirm")?;
     ws.repo.ensure_idle()?;
     let _lock = ws.lock()?;
@@ -259,8 +261,12 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         Err(unaccepted) => return Err(refusal(ws, &goal, &ledger, &tree_text, &proof, unaccepted)),
     };
 
+    drop(step);
     // Red before green, guards, weakened tests: refused here, before anything is cleaned up.
+    let step = crate::context::span("done: red gate");
     let gate = red_gate(&options, ws, &goal, &ledger, &mut proven)?;
+    drop(step);
+    let step = crate::context::span("done: mutation check, deslop, material changes");
     // The goal's change under mutation when its `mutants` setting is on.
     let mutation = crate::ops::mutants::done_check(ws, &goal, options.confirm)?;
 
@@ -276,9 +282,14 @@ pub fn done(ws: &Workspace, options: Options) -> Result<Done> {
         mutation: mutation.as_ref(),
         base_rewritten: base_rewritten.as_deref(),
     };
+    drop(step);
+    let step = crate::context::span("done: commits");
     let commits = commits_made(ws, &mut goal, &options, &completion)?;
+    drop(step);
     // The red runs' worktree served this goal: the next one makes its own.
+    let step = crate::context::span("done: remove the kept worktrees");
     crate::repo::KeptWorktree::remove(ws.root());
+    drop(step);
 
     let summary = Summary {
         settings: goal.settings.json(),

@@ -377,10 +377,12 @@ pub fn locks_key(ws: &Workspace) -> String {
 /// A run made on another tree, not yet recorded, and why it was cut off if it was.
 pub type Made = (TreeRun, Option<evidence::CutOff>);
 
-/// Run `argv` on `tree` in the second kept worktree (see [`crate::repo::KeptWorktree::EXAM`]),
-/// showing nothing of its output, for a caller that records it later (`goal done` runs an exam
-/// there while the clean run goes on in the first).
+/// Run `argv` on `tree` in the kept worktree of `slot` (see
+/// [`crate::repo::KeptWorktree::open_slot`]), showing nothing of its output, for a caller that
+/// records it later (`goal done` runs an exam in the second one while the clean run goes on in
+/// the first).
 pub fn run_ahead(
+    slot: &str,
     work_root: &std::path::Path,
     git_dir: &std::path::Path,
     head: Oid,
@@ -398,13 +400,7 @@ pub fn run_ahead(
         keep: true,
         name_tests: true,
     };
-    let result = crate::surface::tree_run::run_in_tree_at(
-        crate::repo::KeptWorktree::EXAM,
-        head,
-        tree,
-        argv,
-        &options,
-    )?;
+    let result = crate::surface::tree_run::run_in_tree_at(slot, head, tree, argv, &options)?;
     Ok((result, crate::child::take_cut_off()))
 }
 
@@ -611,6 +607,7 @@ fn append(
     mut extra: evidence::Extra,
     junit: &[String],
 ) -> Result<Record> {
+    let _step = crate::context::span("record a run");
     extra.ran = result.ran.clone();
     let _lock = if place.locked { None } else { Some(ws.lock()?) };
     let ledger = ws.ledger()?;

@@ -245,6 +245,10 @@ impl KeptWorktree {
         let head = head.to_string();
         let fresh = !is_worktree(&path);
         if fresh {
+            // Two kept worktrees made at once (`goal done`'s red run and the exams beside it)
+            // must not prune each other's half-made bookkeeping: one at a time in a process.
+            static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+            let _making = MAKING.lock();
             // A folder left half made (or a worktree git forgot): made again, its target kept.
             let kept_target = home.join("target.kept");
             let _ = std::fs::remove_dir_all(&kept_target);
@@ -252,8 +256,13 @@ impl KeptWorktree {
             let _ = std::fs::remove_dir_all(&path);
             let _ = git_quiet(work_root, &["worktree", "prune"]);
             let flags = ["--no-checkout", "--quiet", "--force"];
+            // Once more after a failure: a git command of another process may have held a lock.
             if !add_worktree(work_root, &path, &flags, &head)? {
-                return Err(cannot("make", &path));
+                let _ = std::fs::remove_dir_all(&path);
+                let _ = git_quiet(work_root, &["worktree", "prune"]);
+                if !add_worktree(work_root, &path, &flags, &head)? {
+                    return Err(cannot("make", &path));
+                }
             }
             if stashed {
                 let _ = std::fs::rename(&kept_target, path.join("target"));
@@ -274,9 +283,15 @@ impl KeptWorktree {
         })
     }
 
-    /// Remove the kept worktree of `work_root`, if there is one (`goal done`, `goal abandon`):
-    /// waits for a run holding it. Failing to remove it is no error (it is a cache).
+    /// Remove the kept worktrees of `work_root`, if there are any (`goal done`, `goal abandon`):
+    /// waits for a run holding one. Each is moved aside to the cache's trash folder at once (git
+    /// then forgets it: its folder is gone), and deleted there by a process left to run in the
+    /// background, with whatever an earlier one left: a cargo `target/` can take many seconds
+    /// to delete, which the command need not wait for. Failing to remove them is no error (they
+    /// are a cache).
     pub fn remove(work_root: &Path) {
+        let trash = cache_home().join(TRASH_FOLDER);
+        let mut moved = false;
         for slot in ["", KeptWorktree::EXAM] {
             let home = slot_home(work_root, slot);
             if !home.is_dir() {
@@ -285,6 +300,16 @@ impl KeptWorktree {
             let lock = std::fs::File::create(home.join("lock"));
             if let Ok(lock) = &lock {
                 let _ = lock.lock();
+            }
+            let aside = trash.join(format!(
+                "{}-{}",
+                home.file_name()
+                    .map_or_else(Default::default, |n| n.to_string_lossy()),
+                std::process::id()
+            ));
+            if make_private(&trash).is_ok() && std::fs::rename(&home, &aside).is_ok() {
+                moved = true;
+                continue;
             }
             let path = home.join(folder_name(work_root));
             let target = path.to_string_lossy().into_owned();
@@ -297,7 +322,37 @@ impl KeptWorktree {
             let _ = std::fs::remove_dir_all(&home);
             let _ = git_quiet(work_root, &["worktree", "prune"]);
         }
+        if moved {
+            let _ = git_quiet(work_root, &["worktree", "prune"]);
+            delete_in_background(&trash);
+        }
     }
+}
+
+/// The folder under the cache folder where removed kept worktrees wait to be deleted.
+const TRASH_FOLDER: &str = "checkouts-removed";
+
+/// Delete what `trash` holds by a process of its own, not waited for (its own process group, so
+/// that a Ctrl-C at the terminal after the command ended does not stop it half way; what it
+/// leaves, the next removal deletes).
+fn delete_in_background(trash: &Path) {
+    use std::os::unix::process::CommandExt;
+    let Ok(entries) = std::fs::read_dir(trash) else {
+        return;
+    };
+    let paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    if paths.is_empty() {
+        return;
+    }
+    let _ = Command::new("rm")
+        .arg("-rf")
+        .arg("--")
+        .args(&paths)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
 }
 
 /// The folder of one kept worktree of the working tree at `work_root` ([`kept_home`] for slot

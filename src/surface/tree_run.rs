@@ -125,6 +125,10 @@ pub fn run_in_tree_at(
     argv: &[String],
     options: &TreeRunOptions,
 ) -> Result<TreeRun> {
+    let step = crate::context::span(format!(
+        "checkout ({})",
+        if slot.is_empty() { "kept" } else { slot }
+    ));
     let worktree = if options.keep {
         RunTree::Kept(KeptWorktree::open_slot(
             options.work_root,
@@ -140,6 +144,8 @@ pub fn run_in_tree_at(
     let missing = missing_path(argv, &options.work_root.join(options.cwd), &dir);
     link_dependencies(options.work_root, &root);
     let mut env = cargo_target(options.work_root, &root);
+    drop(step);
+    let step = crate::context::span(format!("run `{}`", argv.join(" ")));
     let naming = if options.name_tests {
         crate::naming::naming(argv, &|k| std::env::var(k).ok())
     } else {
@@ -157,6 +163,7 @@ pub fn run_in_tree_at(
         child::run_captured_env(&naming.argv, &dir, &env)?
     };
     let duration_ms = clock.elapsed().as_millis() as u64;
+    drop(step);
     let text = String::from_utf8_lossy(&output);
     let mut tests = summary::recognise_run(argv, &text);
     let mut found = names::from_output(&text);
@@ -184,15 +191,23 @@ pub fn run_in_tree_at(
     })
 }
 
+/// Whether a run of the working tree at `work_root`'s pins builds into the run's own tree: a
+/// cargo project (its `target/`, kept with the worktree). Such runs are made one after the
+/// other in the one kept worktree, whose `target/` holds what the last run built.
+pub fn builds_in_tree(work_root: &Path) -> bool {
+    work_root.join("Cargo.toml").is_file()
+}
+
 /// A cargo project's run in the tree at `root` builds into the tree's own kept `target/` (seeded
 /// from the working one's the first time): the variable that says so when the user set one.
 fn cargo_target(work_root: &Path, root: &Path) -> Vec<(String, String)> {
     let mut env = Vec::new();
-    if work_root.join("Cargo.toml").is_file() {
+    if builds_in_tree(work_root) {
         let user = user_target_dir(work_root);
         let own = root.join("target");
         if !own.exists() {
             let working = user.clone().unwrap_or_else(|| work_root.join("target"));
+            let _step = crate::context::span("seed target/");
             seed_target(work_root, &working, &own);
         }
         if user.is_some() {

@@ -16,6 +16,7 @@ use crate::workspace::Workspace;
 
 use super::{CriterionSummary, Options};
 
+mod beside;
 mod exams;
 
 /// What the red gate let through: the findings (confirmed or shown) and a confirmed guards-only goal.
@@ -53,9 +54,13 @@ pub(super) fn red_gate(
             exams: Vec::new(),
         });
     }
+    let step = crate::context::span("red gate: place (base, red tree)");
     let mut place = Place::of(ws)?;
     place.locked = true;
+    drop(step);
+    let step = crate::context::span("red gate: findings");
     let found = findings_read(ws, &place)?;
+    drop(step);
     let weakened = judge::weakened(&found.findings, &pins, confirm);
     note_judged_by_red(&weakened);
     // An assertion-free test that its red run shows failing by name (and green passing) tests the
@@ -78,6 +83,7 @@ pub(super) fn red_gate(
         surface: crate::ops::settings::surface(ws, goal)?,
         locks: crate::ops::red::locks_key(ws),
         ahead: Vec::new(),
+        trees: std::cell::OnceCell::new(),
     };
     gate.criteria(goal, proven)?;
     gate.assertion_free_unshown();
@@ -194,6 +200,8 @@ struct Gate<'a> {
     /// `old`, `support`), not yet recorded: taken (and recorded) where the gate would have made
     /// them, in the same order.
     ahead: Vec<(&'static str, Result<crate::ops::red::Made>)>,
+    /// The exams' trees, built once.
+    trees: std::cell::OnceCell<exams::ExamTrees>,
 }
 
 impl Gate<'_> {
@@ -257,27 +265,19 @@ impl Gate<'_> {
         green: &Record,
     ) -> Result<()> {
         let n = c.number;
-        let (witness, outcome) = self.witness(n, text, p, green)?;
-        if let Some(r) = red_refused(n, &outcome, witness.as_ref()) {
-            self.gather(r);
-            return Ok(());
-        }
-        let Some(witness) = witness else {
-            return Ok(());
-        };
-        if let Some(r) = self.code_unchanged(n, green) {
-            self.gather(r);
-            return Ok(());
-        }
-        // The deciding green: the pin once more on the final tree, clean; the exams' runs beside
-        // it where the machine has the cores.
-        let clean = match self.clean_green_and_exams(n, text, p, green)? {
-            Ok(clean) => clean,
-            Err((why, next)) => {
-                self.gather(Refusal { why, next });
+        // The red witness (its red run made here when the ledger has none) and the deciding
+        // green, the pin once more on the final tree, clean; the exams' runs beside them where
+        // the machine has the cores.
+        let step = crate::context::span(format!("criterion {n}: red, clean and the runs beside"));
+        let (witness, clean) = match self.red_and_clean_with_exams(n, text, p, green)? {
+            beside::RedAndClean::Both { witness, clean } => (*witness, *clean),
+            beside::RedAndClean::Refused(r) => {
+                self.gather(r);
                 return Ok(());
             }
+            beside::RedAndClean::Nothing => return Ok(()),
         };
+        drop(step);
         c.evidence.clone_from(&clean.id);
         c.tests = clean.tests;
         let green = &clean;
@@ -287,103 +287,22 @@ impl Gate<'_> {
         }
         // The old exam judges the base's tests by running them: a weakened test of the base is
         // then judged by what it says of the final code, not by the red run alone.
+        let step = crate::context::span(format!("criterion {n}: exams"));
         let judged = self.exams(n, text, p, green, &witness)?;
+        drop(step);
+        let step = crate::context::span(format!("criterion {n}: exam-changed, weakenings"));
         self.exam_changed(n, text, green, &witness, &judged.base_tests)?;
         if let Some(r) = self.weakenings_shown(n, text, p, green, &witness, &judged.base_tests)? {
             self.gather(r);
             return Ok(());
         }
+        drop(step);
         self.free.retain(|&i| {
             !(crate::surface::weaken::pin_runs(&p.command, &self.found.findings[i])
                 && failed_by_name(witness.names.as_ref(), &self.weakened[i].test))
         });
         c.red = Some(witness.id.clone());
         Ok(())
-    }
-
-    /// Criterion `n`'s clean green (see [`clean_green`]). Where the machine has two cores or
-    /// more, the runs its exams will make (its base run when the ledger has none, the old exam,
-    /// the support exam) are made meanwhile, one after the other, in the second kept worktree,
-    /// their output not shown (a line says each one runs); they are recorded only when the exams
-    /// take them, after the clean run and in the same order as one after the other. A run made
-    /// ahead decides nothing by itself: each verdict is read off its own tree's run.
-    fn clean_green_and_exams(
-        &mut self,
-        n: usize,
-        text: &str,
-        p: &Pin,
-        green: &Record,
-    ) -> Result<std::result::Result<Record, (String, String)>> {
-        self.ahead.clear();
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        // GOAL_EXAMS_AT_ONCE=0: one after the other whatever the cores (runs that must come in
-        // a known order, a measure of the difference).
-        let asked = std::env::var("GOAL_EXAMS_AT_ONCE").map_or(true, |v| v != "0");
-        let ahead = if cores >= 2 && asked {
-            self.exam_runs_ahead(n, text)?
-        } else {
-            Vec::new()
-        };
-        if ahead.is_empty() {
-            return clean_green(self.ws, &self.place, n, text, &p.argv, green);
-        }
-        for (what, _) in &ahead {
-            let on = match *what {
-                "base" => format!("the goal's base (base {})", self.place.base_short()),
-                exam => crate::ops::red::exam_tree_words(exam).to_string(),
-            };
-            crate::context::status_line(format!(
-                "criterion {n}: running `{}` on {on}, beside the clean run (its output not shown)…",
-                pin::render(&p.argv)
-            ));
-        }
-        let (ws, place) = (self.ws, &self.place);
-        let (work_root, git_dir) = (ws.root().to_path_buf(), ws.repo.common_dir().to_path_buf());
-        let head = place.head;
-        let (clean, made) = std::thread::scope(|scope| {
-            let helper = scope.spawn(|| {
-                let mut made = Vec::new();
-                for (what, tree) in &ahead {
-                    if crate::child::interrupted().is_some() {
-                        break;
-                    }
-                    let run = crate::ops::red::run_ahead(
-                        &work_root,
-                        &git_dir,
-                        head,
-                        &p.argv,
-                        &green.junit,
-                        *tree,
-                    );
-                    let stop = run.is_err();
-                    made.push((*what, run));
-                    if stop {
-                        break;
-                    }
-                }
-                made
-            });
-            let clean = clean_green(ws, place, n, text, &p.argv, green);
-            (clean, helper.join())
-        });
-        let made = made.map_err(|_| {
-            Error::refused(
-                "the exams' runs beside the clean run stopped unexpectedly",
-                "run `goal done` again",
-            )
-        })?;
-        let clean = clean?;
-        // A run stopped by Ctrl-C (or SIGTERM) ends `goal done` as the clean run's would.
-        for (_, run) in &made {
-            if let Err(Error::Interrupted { signal, code }) = run {
-                return Err(Error::Interrupted {
-                    signal,
-                    code: *code,
-                });
-            }
-        }
-        self.ahead = made;
-        Ok(clean)
     }
 
     /// Criterion `n`'s red witness and what its red run came to: the ledger's (a witness, a run

@@ -19,8 +19,9 @@ struct Trees {
     last: Oid,
 }
 
-/// The trees of a criterion's exams (see [`Gate::exam_trees`]).
-struct ExamTrees {
+/// The trees of the exams (see [`Gate::exam_trees`]).
+#[derive(Clone, Copy)]
+pub(super) struct ExamTrees {
     last: Oid,
     old: Option<Oid>,
     support: Option<Oid>,
@@ -45,16 +46,20 @@ impl Gate<'_> {
         green: &Record,
         witness: &Record,
     ) -> Result<Judged> {
+        let step = crate::context::span("exams: their trees");
         let planned = self.exam_trees()?;
+        drop(step);
         let mut base_tests = Vec::new();
         if let Some(old) = planned.old {
             let at = Trees {
                 old,
                 last: planned.last,
             };
+            let _step = crate::context::span("exams: old exam");
             base_tests = self.old_exam(n, text, p, (green, witness), at)?;
         }
         if let Some(support) = planned.support {
+            let _step = crate::context::span("exams: support exam");
             self.support_exam(n, text, p, (green, witness), support)?;
         }
         // What was made ahead and not taken (an exam that did not get to it) is dropped.
@@ -63,8 +68,18 @@ impl Gate<'_> {
     }
 
     /// The trees the exams run on: the final tree, the old exam's (None when it cannot be
-    /// trusted) and the support exam's (None when the goal changed nothing it puts back).
+    /// trusted) and the support exam's (None when the goal changed nothing it puts back). Built
+    /// once: the working tree does not change while `goal done` holds its lock, and the trees
+    /// depend on nothing else.
     fn exam_trees(&self) -> Result<ExamTrees> {
+        if let Some(trees) = self.trees.get() {
+            return Ok(*trees);
+        }
+        let trees = self.exam_trees_built()?;
+        Ok(*self.trees.get_or_init(|| trees))
+    }
+
+    fn exam_trees_built(&self) -> Result<ExamTrees> {
         let last = self.ws.worktree_tree_full()?;
         let goal = self
             .ws
