@@ -201,13 +201,46 @@ impl<'a> Meaning<'a> {
         if is_function(rhs.kind()) {
             return self.returns_level(rhs, signal).map(Val::Sig);
         }
-        if let Some(l) = self.subtree_level(rhs, signal) {
+        if let Some(l) = self.subtree_level(rhs, signal)
+            && (l > Level::Weak || !self.mixes_inputs(rhs, signal))
+        {
             return Some(Val::Sig(l));
         }
         if let Some(s) = self.fold(rhs) {
             return Some(Val::Str(s));
         }
         self.eval(rhs)
+    }
+
+    /// Whether `rhs` hands a weak signal to a call beside another input that is not a constant
+    /// (`path.resolve(process.cwd(), configPath)`): the result is the program's data, a path it
+    /// reads, not where it runs; binding it would carry the working directory into every value
+    /// computed from that data.
+    fn mixes_inputs(
+        &self,
+        rhs: Node<'a>,
+        signal: &dyn Fn(&Meaning<'a>, Node<'a>) -> Option<Level>,
+    ) -> bool {
+        descendants(rhs)
+            .into_iter()
+            .filter(|d| matches!(d.kind(), "call" | "call_expression"))
+            .any(|call| {
+                let args: Vec<Node> = call
+                    .child_by_field_name("arguments")
+                    .map(named)
+                    .unwrap_or_default();
+                let weak = args
+                    .iter()
+                    .any(|a| self.subtree_level(*a, signal).is_some());
+                let other = args.iter().any(|a| {
+                    self.subtree_level(*a, signal).is_none()
+                        && self.fold(*a).is_none()
+                        && !a.kind().contains("number")
+                        && !a.kind().contains("integer")
+                        && !a.kind().contains("float")
+                });
+                weak && other
+            })
     }
 
     /// The strongest signal in an expression, functions inside it left out, and the named

@@ -482,3 +482,21 @@ fn a_copy_of_a_source_reads_what_the_source_reads() {
     let clean = "import os\n\nENV = dict(os.environ)\n\n\ndef home():\n    return ENV.get(\"HOME\", \"/\")\n";
     assert!(detections("calc.py", clean, true).is_empty());
 }
+
+/// A path the program resolves against its working directory, beside an input of its own, is
+/// data it reads, not where it runs: values computed from it (a parser's whole state, in one
+/// real project) choose what runs without telling a test run from another. The working
+/// directory itself, read into a condition, still does.
+#[test]
+fn a_path_resolved_against_the_working_directory_is_data() {
+    let src = "const path = require('path')\n\nfunction load(configPath) {\n  const resolved = path.resolve(process.cwd(), configPath)\n  const config = require(resolved)\n  if (config.strict) {\n    return 1\n  }\n  return 0\n}\n";
+    assert!(detections("index.js", src, true).is_empty());
+    let cwd = "function load() {\n  const here = process.cwd()\n  if (here.endsWith('test')) {\n    return 1\n  }\n  return 0\n}\n";
+    assert!(
+        detections("index.js", cwd, true)
+            .iter()
+            .any(|(k, l, _)| *k == TestDetected && *l == 3),
+        "{:?}",
+        detections("index.js", cwd, true)
+    );
+}
