@@ -39,8 +39,17 @@ pub fn commit_findings(
             role,
             crate::surface::Role::NotTest | crate::surface::Role::RustSource
         ) {
-            detections(repo, &path, old, new, true, &mut out)?;
-            code.extend(code_change(repo, &path, old, new)?);
+            // Read once, for code that detects its tests and for special cases.
+            if let Some(file) = code_change(repo, &path, old, new)? {
+                let _ = weaken::test_detected::detected(
+                    &path,
+                    file.base.as_deref(),
+                    file.last.as_deref(),
+                    true,
+                    &mut out,
+                );
+                code.push(file);
+            }
         } else if matches!(
             role,
             crate::surface::Role::Test | crate::surface::Role::WholeConfig
