@@ -9,7 +9,7 @@ use std::path::Path;
 
 use syn::visit::Visit;
 
-use crate::common::source::{files, is_cfg_test, is_test_file, src, top_module};
+use crate::common::source::{files, is_cfg_test, is_test_file, is_test_item, src, top_module};
 
 /// The longest a source file may be (test files and the tables named here aside).
 const MAX_LINES: usize = 800;
@@ -52,14 +52,7 @@ fn line_of(span: proc_macro2::Span) -> usize {
 
 impl<'ast> Visit<'ast> for Uses {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs = match item {
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            _ => return syn::visit::visit_item(self, item),
-        };
-        if !is_cfg_test(attrs) {
+        if !is_test_item(item) {
             syn::visit::visit_item(self, item);
         }
     }

@@ -5,7 +5,7 @@
 
 use syn::visit::Visit;
 
-use crate::common::source::{files, is_cfg_test, is_test_file, top_module};
+use crate::common::source::{files, is_test_file, is_test_item, top_module};
 use crate::layers::RANKS;
 
 /// The standard library's doors to the outside.
@@ -46,14 +46,7 @@ fn named_quiet(ident: &syn::Ident) -> bool {
 
 impl<'ast> Visit<'ast> for Found {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs = match item {
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            _ => return syn::visit::visit_item(self, item),
-        };
-        if !is_cfg_test(attrs) {
+        if !is_test_item(item) {
             syn::visit::visit_item(self, item);
         }
     }

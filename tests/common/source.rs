@@ -56,6 +56,18 @@ pub fn top_module(rel: &str) -> String {
         .to_string()
 }
 
+/// An item only compiled for tests: a module, function, impl or `use` under `#[cfg(test)]`.
+pub fn is_test_item(item: &syn::Item) -> bool {
+    let attrs = match item {
+        syn::Item::Mod(m) => &m.attrs,
+        syn::Item::Fn(f) => &f.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Use(u) => &u.attrs,
+        _ => return false,
+    };
+    is_cfg_test(attrs)
+}
+
 pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg")

@@ -9,8 +9,9 @@ use crate::evidence::Record;
 use crate::pin::Pin;
 use crate::repo::Oid;
 use crate::surface::exam::{self, Exam, ExamFinding, OldExam, Run};
-use crate::surface::weaken::FindingKind;
+use crate::surface::weaken::{FindingKind, Findings};
 use crate::test_names::load_or_build_failed;
+use std::collections::HashMap;
 
 /// The old-exam tree and the final tree.
 #[derive(Clone, Copy)]
@@ -254,12 +255,22 @@ impl Gate<'_> {
                 }
             }
         }
+        // One diff per tree seen red (most goals have one), against the final tree read once.
+        let mut since: HashMap<String, Option<Findings>> = HashMap::new();
+        if !seen.is_empty() {
+            let to = self.ws.worktree_tree_full()?;
+            for (_, tree) in &seen {
+                if !since.contains_key(tree) {
+                    since.insert(tree.clone(), self.changes_since(tree, to));
+                }
+            }
+        }
         for (test, seen_red_on) in seen {
             let found = vec![ExamFinding {
                 kind: exam::ExamKind::ExamChanged,
                 test: test.clone(),
             }];
-            if self.weakened_since(&test, &seen_red_on)? {
+            if weakened(&test, since.get(&seen_red_on).and_then(Option::as_ref)) {
                 self.keep(n, witness, found, "red");
             } else {
                 self.show(n, witness, found);
@@ -268,34 +279,11 @@ impl Gate<'_> {
         Ok(())
     }
 
-    /// Whether the change to `test` from the tree a red run showed it failing on (`seen_red_on`)
-    /// to the final tree is a weakening (an assertion weakened or removed, a skip, an import
-    /// redirected, nothing asserted): such a change must be shown failing by name again, and
-    /// refuses when the red run of the final version cannot. Any other change (an honest
-    /// rewrite: a renamed API the final test calls, which the base's code cannot load) is shown,
-    /// with both versions. A tree or file that cannot be read counts as a weakening (fail
-    /// closed).
-    fn weakened_since(&self, test: &str, seen_red_on: &str) -> Result<bool> {
-        let Ok(from) = seen_red_on.parse::<Oid>() else {
-            return Ok(true);
-        };
-        let to = self.ws.worktree_tree_full()?;
-        let found =
-            crate::surface::red::goal_findings(&self.ws.repo, from, to, &self.surface, &|_| false);
-        let Ok(found) = found else {
-            return Ok(true);
-        };
-        Ok(!found.unreadable.is_empty()
-            || found.findings.iter().any(|f| {
-                matches!(
-                    f.kind,
-                    FindingKind::AssertionWeakened
-                        | FindingKind::AssertionRemoved
-                        | FindingKind::AssertionFree
-                        | FindingKind::SkipAdded
-                        | FindingKind::ImportRedirected
-                ) && crate::surface::judge::same_test(test, &f.test)
-            }))
+    /// The findings of the change from the tree a red run showed the goal's tests failing on
+    /// (`seen_red_on`) to the final tree `to`; None when a tree cannot be read.
+    fn changes_since(&self, seen_red_on: &str, to: Oid) -> Option<Findings> {
+        let from = seen_red_on.parse::<Oid>().ok()?;
+        crate::surface::red::goal_findings(&self.ws.repo, from, to, &self.surface, &|_| false).ok()
     }
 
     /// Exam outcomes shown, never refusing (whatever their kind says alone).
@@ -608,4 +596,27 @@ fn run_of(r: &Record) -> Run<'_> {
         names: r.names.as_ref(),
         load_failed,
     }
+}
+
+/// Whether the change to `test` since it was seen red (`found`) is a weakening (an assertion
+/// weakened or removed, a skip, an import redirected, nothing asserted): such a change must be
+/// shown failing by name again, and refuses when the red run of the final version cannot. Any
+/// other change (an honest rewrite: a renamed API the final test calls, which the base's code
+/// cannot load) is shown, with both versions. A tree or file that could not be read counts as a
+/// weakening (fail closed).
+fn weakened(test: &str, found: Option<&Findings>) -> bool {
+    let Some(found) = found else {
+        return true;
+    };
+    !found.unreadable.is_empty()
+        || found.findings.iter().any(|f| {
+            matches!(
+                f.kind,
+                FindingKind::AssertionWeakened
+                    | FindingKind::AssertionRemoved
+                    | FindingKind::AssertionFree
+                    | FindingKind::SkipAdded
+                    | FindingKind::ImportRedirected
+            ) && crate::surface::judge::same_test(test, &f.test)
+        })
 }
