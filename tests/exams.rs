@@ -306,6 +306,54 @@ fn a_goal_test_rewritten_for_a_renamed_api_after_red_is_shown_not_refused() {
     assert!(!err.contains("earlier red run"), "{err}");
 }
 
+/// The goal's test, seen failing by name, is then rewritten to call a new function with the same
+/// constants and the same expected value (no weakening a diff can show), and its final version
+/// cannot import on the base's code. Run on the final code, the version seen red still fails: the
+/// bug it found is still in `clamp`, which the goal kept. Refused, naming that run. Its honest
+/// twin keeps `clamp` and fixes it: the version seen red passes on the final code, and `done`
+/// completes.
+#[test]
+fn a_goal_test_seen_red_is_run_again_on_the_final_code_after_it_changed() {
+    let high = "from calc import limit\n\n\ndef test_high():\n    assert limit(15, 0, 10) == 10\n";
+    for (code, refused) in [
+        (
+            format!("{BUGGY}\n\ndef limit(x, lo, hi):\n    return min(max(x, lo), hi)\n"),
+            true,
+        ),
+        (
+            format!("{FIXED}\n\ndef limit(x, lo, hi):\n    return clamp(x, lo, hi)\n"),
+            false,
+        ),
+    ] {
+        let repo = project(true);
+        let red = repo
+            .goal()
+            .args(["verify", "--red", "-c", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        let (exit, err) = finish(
+            &repo,
+            &[
+                ("calc.py", Some(&*code)),
+                ("tests/test_high.py", Some(high)),
+            ],
+        );
+        if refused {
+            assert_eq!(exit, Some(1), "{err}");
+            assert!(err.contains("still fails on the final code"), "{err}");
+            assert!(err.contains("test_high"), "{err}");
+        } else {
+            assert_eq!(exit, Some(0), "{err}");
+            assert!(!err.contains("earlier red run"), "{err}");
+            let log = repo.goal().arg("log").output().unwrap();
+            let log = String::from_utf8_lossy(&log.stdout);
+            assert!(log.contains("exam-changed"), "{log}");
+            assert!(!log.contains("tests-weakened"), "{log}");
+        }
+    }
+}
+
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the

@@ -544,6 +544,7 @@ pub fn exam_run(
 pub fn exam_tree_words(exam: &str) -> &'static str {
     match exam {
         "old" => "the tests of the goal's base on the final code",
+        "seen" => "the final code with the goal's tests as first seen failing",
         _ => "the final tests with the base's test configuration, helpers and build files",
     }
 }

@@ -205,6 +205,36 @@ pub fn support_tree(
     Ok(Some(repo.update_tree(last, &changes)?))
 }
 
+/// The final tree `last` with the goal's test files as a red run saw them (`seen`: the tree of
+/// that run's tests, or a whole tree it ran on): what the goal first tested, run on the final
+/// code. Only test files are taken (a Rust source is code too, and configuration chooses the
+/// exam); `skip` names the goal folder. None when no test file differs.
+pub fn seen_again_tree(
+    repo: &Repo,
+    seen: Oid,
+    last: Oid,
+    surface: &Surface,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<Option<Oid>> {
+    let (seen, work) = (index(repo.tree_files(seen)?), index(repo.tree_files(last)?));
+    let mut changes = Vec::new();
+    for (path, file) in &seen {
+        if skip(path) || surface.classify(path) != Role::Test {
+            continue;
+        }
+        if work
+            .get(path)
+            .is_none_or(|w| w.id != file.id || w.mode != file.mode)
+        {
+            changes.push(upsert(path, file.id, file.mode));
+        }
+    }
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(repo.update_tree(last, &changes)?))
+}
+
 /// Whether a Go test file runs code before the tests do: an `init` function or a `TestMain`.
 fn go_patches(text: &str) -> bool {
     text.lines().any(|l| {

@@ -291,7 +291,7 @@ impl Gate<'_> {
         let judged = self.exams(n, text, p, green, &witness)?;
         drop(step);
         let step = crate::context::span(format!("criterion {n}: exam-changed, weakenings"));
-        self.exam_changed(n, text, green, &witness, &judged.base_tests)?;
+        self.exam_changed(n, text, p, (green, &witness), &judged.base_tests)?;
         if let Some(r) = self.weakenings_shown(n, text, p, green, &witness, &judged.base_tests)? {
             self.gather(r);
             return Ok(());

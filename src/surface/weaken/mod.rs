@@ -505,6 +505,93 @@ fn same_assertion(a: &Assertion, x: &Assertion, renames: &Renames, param: Option
     put(&x.subject) == squash(&a.subject) && put(&x.expected) == squash(&a.expected)
 }
 
+/// Whether `x` checks what `a` checked through a call of another shape: the same expectation,
+/// and a subject that is not `a`'s but passes the same constants (`Clamp(15, 0, 10)` and
+/// `(Range{0, 10}).Clamp(15)`, or `clamp(15, 0..=10)`). An API the goal restructured moves its
+/// tests' constants around; a weakening changes a constant or the expectation, or gives the same
+/// call its constants in another order (`Clamp(10, 0, 15)`).
+fn same_values(a: &Assertion, x: &Assertion) -> bool {
+    if squash(&a.expected) != squash(&x.expected) || squash(&a.subject) == squash(&x.subject) {
+        return false;
+    }
+    let (before, after) = (literals(&a.subject), literals(&x.subject));
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    if before.is_empty() || sorted(&before) != sorted(&after) {
+        return false;
+    }
+    before == after || callee(&a.subject) != callee(&x.subject)
+}
+
+/// The constants of an expression, in order: numbers (a sign kept where it is one) and quoted
+/// strings.
+fn literals(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let word_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == '"' || c == '\'' || c == '`' {
+            let start = i;
+            i += 1;
+            while i < chars.len() && chars[i] != c {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            out.push(chars[start..(i + 1).min(chars.len())].iter().collect());
+            i += 1;
+        } else if c.is_ascii_digit() && !word_before {
+            let signed = chars[..i]
+                .iter()
+                .rev()
+                .find(|c| !c.is_whitespace())
+                .is_some_and(|&m| m == '-')
+                && chars[..i]
+                    .iter()
+                    .rev()
+                    .filter(|c| !c.is_whitespace())
+                    .nth(1)
+                    .is_none_or(|p| "([{,=:".contains(*p));
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            let number: String = chars[start..i].iter().collect();
+            out.push(if signed { format!("-{number}") } else { number });
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What an expression calls with its last argument list: the text before the `(` that the
+/// closing `)` at its end matches (`Clamp` in `Clamp(15, f(0), 10)`, `(Range{0,10}).Clamp` in
+/// `(Range{0, 10}).Clamp(15)`); the whole text when it does not end in a call.
+fn callee(text: &str) -> String {
+    let s = squash(text);
+    if !s.ends_with(')') {
+        return s;
+    }
+    let mut depth = 0usize;
+    for (at, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 1 => return s[..at].to_string(),
+            '(' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    s
+}
+
 /// The case of `l`'s table under which one of its assertions is `a`, if any.
 fn covering_case<'a>(a: &Assertion, l: &'a TestCase, renames: &Renames) -> Option<&'a Param> {
     l.params.iter().find(|p| {
@@ -631,6 +718,11 @@ fn compare_assertions(
             .iter()
             .position(|x| same_assertion(a, x, renames, None))
         {
+            let x = left.remove(i);
+            push(FindingKind::AssertionChanged, x.line);
+            continue;
+        }
+        if let Some(i) = left.iter().position(|x| same_values(a, x)) {
             let x = left.remove(i);
             push(FindingKind::AssertionChanged, x.line);
             continue;

@@ -488,3 +488,90 @@ fn same_named_tests_under_different_cfgs_are_never_paired() {
     assert!(!a[0].same_test(&b[0]));
     assert!(a[0].same_test(&a[0]));
 }
+
+#[test]
+fn a_call_restructured_around_the_same_constants_is_changed_not_weakened() {
+    let go = |call: &str| {
+        format!(
+            "package calc\n\nimport \"testing\"\n\nfunc TestClampHigh(t *testing.T) {{\n\tif got := {call}; got != 10 {{\n\t\tt.Fatalf(\"got %d\", got)\n\t}}\n}}\n"
+        )
+    };
+    let rs = |call: &str| {
+        format!("use calc::*;\n\n#[test]\nfn high() {{\n    assert_eq!({call}, 10);\n}}\n")
+    };
+    let py =
+        |call: &str| format!("from calc import *\n\n\ndef test_high():\n    assert {call} == 10\n");
+    use FindingKind::{AssertionChanged, AssertionWeakened};
+    let rows: &[(&str, &str, String, String, FindingKind)] = &[
+        (
+            "go: a function become a method",
+            "calc_test.go",
+            go("Clamp(15, 0, 10)"),
+            go("(Range{0, 10}).Clamp(15)"),
+            AssertionChanged,
+        ),
+        (
+            "go: a negative constant moved",
+            "calc_test.go",
+            go("Clamp(-5, 0, 10)"),
+            go("(Range{0, 10}).Clamp(-5)"),
+            AssertionChanged,
+        ),
+        (
+            "go: the same call, its constants swapped",
+            "calc_test.go",
+            go("Clamp(15, 0, 10)"),
+            go("Clamp(10, 0, 15)"),
+            AssertionWeakened,
+        ),
+        (
+            "go: a constant changed",
+            "calc_test.go",
+            go("Clamp(15, 0, 10)"),
+            go("(Range{0, 10}).Clamp(10)"),
+            AssertionWeakened,
+        ),
+        (
+            "rust: two bounds become a range",
+            "tests/integration.rs",
+            rs("clamp(15, 0, 10)"),
+            rs("clamp(15, 0..=10)"),
+            AssertionChanged,
+        ),
+        (
+            "rust: a constant added around the call",
+            "tests/integration.rs",
+            rs("clamp(15, 0, 10)"),
+            rs("clamp(15, 0, 10).min(10)"),
+            AssertionWeakened,
+        ),
+        (
+            "python: keyword arguments",
+            "tests/test_calc.py",
+            py("clamp(15, 0, 10)"),
+            py("clamp(15, lo=0, hi=10)"),
+            AssertionChanged,
+        ),
+        (
+            "python: a string constant changed",
+            "tests/test_calc.py",
+            py("parse(\"15\")"),
+            py("parse_int(\"10\")"),
+            AssertionWeakened,
+        ),
+        (
+            "python: no constant to follow",
+            "tests/test_calc.py",
+            py("clamp(x)"),
+            py("limit(x)"),
+            AssertionWeakened,
+        ),
+    ];
+    for (what, path, base, last, want) in rows {
+        let got: Vec<FindingKind> = super::tests::found(path, Some(base), Some(last))
+            .into_iter()
+            .map(|(k, _, _)| k)
+            .collect();
+        assert_eq!(got, [*want], "{what}");
+    }
+}

@@ -223,17 +223,21 @@ impl Gate<'_> {
     }
 
     /// The goal's own tests changed after red (tests of the base, `base_tests`, are the old
-    /// exam's): each test an earlier red run of criterion `n`
-    /// showed failing by name (a red-run record, or a failing run made on the base's code with
-    /// the tests of then) that still passes green, but that the red run of the final tests
-    /// (`witness`) does not show failing by name: its exam changed after it was seen red, and the
-    /// final version is not seen testing the change (`exam-changed`, refusing).
+    /// exam's): each test an earlier red run of criterion `n` showed failing by name (a red-run
+    /// record, or a failing run made on the base's code with the tests of then) that still
+    /// passes green, but that the red run of the final tests (`witness`) does not show failing by
+    /// name: its exam changed after it was seen red (`exam-changed`).
+    ///
+    /// The version seen red is then run on the final code, once per tree it was seen on. Still
+    /// failing there by name, the goal's first check still finds the bug: refusing. Passing
+    /// there, that check went red to green: shown. Where it cannot run by name (the goal changed
+    /// the API it calls), the change decides: a weakening refuses, any other rewrite is shown.
     pub(super) fn exam_changed(
         &mut self,
         n: usize,
         text: &str,
-        green: &Record,
-        witness: &Record,
+        p: &Pin,
+        (green, witness): (&Record, &Record),
         base_tests: &[String],
     ) -> Result<()> {
         let Some(names) = green.names.as_ref() else {
@@ -255,14 +259,18 @@ impl Gate<'_> {
                 }
             }
         }
-        // One diff per tree seen red (most goals have one), against the final tree read once.
+        if seen.is_empty() {
+            return Ok(());
+        }
+        // One diff and one run per tree seen red (most goals have one), against the final tree.
+        let to = self.ws.worktree_tree_full()?;
         let mut since: HashMap<String, Option<Findings>> = HashMap::new();
-        if !seen.is_empty() {
-            let to = self.ws.worktree_tree_full()?;
-            for (_, tree) in &seen {
-                if !since.contains_key(tree) {
-                    since.insert(tree.clone(), self.changes_since(tree, to));
-                }
+        let mut again: HashMap<String, Option<Record>> = HashMap::new();
+        for (_, tree) in &seen {
+            if !since.contains_key(tree) {
+                since.insert(tree.clone(), self.changes_since(tree, to));
+                let run = self.seen_again(n, text, p, green, tree, to)?;
+                again.insert(tree.clone(), run);
             }
         }
         for (test, seen_red_on) in seen {
@@ -270,13 +278,58 @@ impl Gate<'_> {
                 kind: exam::ExamKind::ExamChanged,
                 test: test.clone(),
             }];
-            if weakened(&test, since.get(&seen_red_on).and_then(Option::as_ref)) {
-                self.keep(n, witness, found, "red");
-            } else {
-                self.show(n, witness, found);
+            let run = again.get(&seen_red_on).and_then(Option::as_ref);
+            let outcome = run
+                .and_then(|r| r.names.as_ref())
+                .and_then(|x| x.outcome(&test));
+            match (run, outcome) {
+                (Some(run), Some(crate::test_names::TestOutcome::Failed)) => {
+                    let run = run.clone();
+                    self.keep(n, &run, found, "seen");
+                }
+                (Some(run), Some(crate::test_names::TestOutcome::Passed)) => {
+                    let run = run.clone();
+                    self.show(n, &run, found);
+                }
+                _ if weakened(&test, since.get(&seen_red_on).and_then(Option::as_ref)) => {
+                    self.keep(n, witness, found, "red")
+                }
+                _ => self.show(n, witness, found),
             }
         }
         Ok(())
+    }
+
+    /// The run of criterion `n`'s pin on the final code `to` with the goal's test files as a red
+    /// run saw them (`seen_red_on`); None when they are the final ones or the tree is unreadable.
+    fn seen_again(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        seen_red_on: &str,
+        to: Oid,
+    ) -> Result<Option<Record>> {
+        let Ok(seen) = seen_red_on.parse::<Oid>() else {
+            return Ok(None);
+        };
+        let goal = self
+            .ws
+            .goal_dir
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string();
+        let in_goal =
+            |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+        let Ok(Some(tree)) =
+            crate::surface::red::seen_again_tree(&self.ws.repo, seen, to, &self.surface, &in_goal)
+        else {
+            return Ok(None);
+        };
+        let _step = crate::context::span("exams: the goal's test as seen red, on the final code");
+        let (run, _) = self.exam_run(n, text, p, green, tree, "seen")?;
+        Ok((run.cut_off.is_none()).then_some(run))
     }
 
     /// The findings of the change from the tree a red run showed the goal's tests failing on
@@ -548,6 +601,10 @@ fn refusal(e: &Exam, exam: &str) -> Refusal {
     let why = match e.kind {
         exam::ExamKind::StillFailing => format!(
             "criterion {n}: the base's test {} still fails on the final code (old exam, record {}): the bug it shows is still in, whatever the goal did to that test",
+            e.test, e.record
+        ),
+        exam::ExamKind::ExamChanged if exam == "seen" => format!(
+            "criterion {n}: the goal's test {} was seen failing by name on an earlier red run, then changed; that version still fails on the final code (record {}), and the red run of its final version does not show it failing by name: the bug the goal first tested is still in",
             e.test, e.record
         ),
         exam::ExamKind::ExamChanged => format!(
