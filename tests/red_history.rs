@@ -421,6 +421,32 @@ pub(crate) fn go_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
 
 const GO_ADD_TESTS: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-1, -1); got != -2 {\n\t\tt.Fatalf(\"Add(-1, -1) = %d\", got)\n\t}\n}\n";
 
+/// A Go module's exams run one after the other in the one kept worktree, never beside the clean
+/// run in a second one: Go keys each package it compiles by the folder it was built in, so a
+/// second worktree would compile the module afresh.
+#[test]
+fn a_go_modules_exams_run_in_the_one_kept_worktree_not_beside() {
+    let repo = go_repo();
+    let base_tests = repo.read("calc_test.go");
+    let add = GO_ADD_TESTS.split_once("import \"testing\"\n").unwrap().1;
+    repo.write("calc_test.go", &format!("{base_tests}{add}"));
+    repo.write(
+        "calc.go",
+        "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    );
+    let green = go_goal(&repo, &["verify", "-c", "1"]);
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "Add adds"]);
+    let out = go_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("on the tests of the goal's base on the final code"),
+        "the old exam ran: {err}"
+    );
+    assert!(!err.contains("beside"), "{err}");
+}
+
 #[test]
 fn go_test_without_v_completes_counting_packages_and_a_skipped_test_does_not() {
     let repo = go_repo();

@@ -191,18 +191,20 @@ pub fn run_in_tree_at(
     })
 }
 
-/// Whether a run of the working tree at `work_root`'s pins builds into the run's own tree: a
-/// cargo project (its `target/`, kept with the worktree). Such runs are made one after the
-/// other in the one kept worktree, whose `target/` holds what the last run built.
+/// Whether what a run of the working tree at `work_root`'s pins builds is kept by the run's own
+/// tree: a cargo project (its `target/`, kept with the worktree) and a Go module (Go's build
+/// cache is shared, but keys each compiled package by the folder it was built in, so a second
+/// worktree compiles the module's packages afresh). Such runs are made one after the other in
+/// the one kept worktree, where each rebuilds only what changed since the one before.
 pub fn builds_in_tree(work_root: &Path) -> bool {
-    work_root.join("Cargo.toml").is_file()
+    work_root.join("Cargo.toml").is_file() || work_root.join("go.mod").is_file()
 }
 
 /// A cargo project's run in the tree at `root` builds into the tree's own kept `target/` (seeded
 /// from the working one's the first time): the variable that says so when the user set one.
 fn cargo_target(work_root: &Path, root: &Path) -> Vec<(String, String)> {
     let mut env = Vec::new();
-    if builds_in_tree(work_root) {
+    if work_root.join("Cargo.toml").is_file() {
         let user = user_target_dir(work_root);
         let own = root.join("target");
         if !own.exists() {
