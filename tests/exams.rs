@@ -354,6 +354,41 @@ fn a_goal_test_seen_red_is_run_again_on_the_final_code_after_it_changed() {
     }
 }
 
+/// The goal's test, seen failing by name, is then renamed and weakened behind an import only the
+/// final code has (its red run fails on the import, by no test's name; the final test passes on
+/// the bug). The green run no longer names the test seen red: it is run again on the final code,
+/// still fails, and `done` is refused. The honest twin renames the test seen red, its body kept,
+/// and fixes the bug: shown, and `done` completes.
+#[test]
+fn a_goal_test_seen_red_then_renamed_is_run_again_on_the_final_code() {
+    let weakened = "from calc import clamp\nfrom calc_extra import LIMIT\n\n\ndef test_high_limit():\n    assert clamp(LIMIT, 0, 10) == LIMIT\n";
+    let renamed = "from calc import clamp\nfrom calc_extra import LIMIT\n\n\ndef test_high_limit():\n    assert clamp(LIMIT, 0, 10) == 10\n";
+    for (code, test, refused) in [(BUGGY, weakened, true), (FIXED, renamed, false)] {
+        let repo = project(true);
+        let red = repo
+            .goal()
+            .args(["verify", "--red", "-c", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        let (exit, err) = finish(
+            &repo,
+            &[
+                ("calc.py", Some(code)),
+                ("calc_extra.py", Some("LIMIT = 15\n")),
+                ("tests/test_high.py", Some(test)),
+            ],
+        );
+        if refused {
+            assert_eq!(exit, Some(1), "{err}");
+            assert!(err.contains("still fails on the final code"), "{err}");
+            assert!(err.contains("test_high "), "{err}");
+        } else {
+            assert_eq!(exit, Some(0), "{err}");
+        }
+    }
+}
+
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the

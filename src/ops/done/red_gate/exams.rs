@@ -224,14 +224,16 @@ impl Gate<'_> {
 
     /// The goal's own tests changed after red (tests of the base, `base_tests`, are the old
     /// exam's): each test an earlier red run of criterion `n` showed failing by name (a red-run
-    /// record, or a failing run made on the base's code with the tests of then) that still
-    /// passes green, but that the red run of the final tests (`witness`) does not show failing by
-    /// name: its exam changed after it was seen red (`exam-changed`).
+    /// record, or a failing run made on the base's code with the tests of then) that the red run
+    /// of the final tests (`witness`) does not show failing by name: its exam changed after it
+    /// was seen red (`exam-changed`). One the green run no longer passes by that name (renamed,
+    /// removed, skipped) counts when a test file changed since.
     ///
     /// The version seen red is then run on the final code, once per tree it was seen on. Still
     /// failing there by name, the goal's first check still finds the bug: refusing. Passing
     /// there, that check went red to green: shown. Where it cannot run by name (the goal changed
-    /// the API it calls), the change decides: a weakening refuses, any other rewrite is shown.
+    /// the API it calls), the change decides: a weakening or a removal refuses, any other
+    /// rewrite is shown.
     pub(super) fn exam_changed(
         &mut self,
         n: usize,
@@ -243,19 +245,22 @@ impl Gate<'_> {
         let Some(names) = green.names.as_ref() else {
             return Ok(());
         };
-        // Each test, with the tree of the red run that showed it failing.
-        let mut seen: Vec<(String, String)> = Vec::new();
+        // Each test, with the tree of the red run that showed it failing, and whether the green
+        // run passed it by that name (one it no longer passes was renamed, removed or skipped).
+        let mut seen: Vec<(String, String, bool)> = Vec::new();
         for r in self.earlier_reds(n, text, witness)? {
             for t in r.names.iter().flat_map(|x| &x.names) {
                 if t.outcome == crate::test_names::TestOutcome::Failed
-                    && names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed)
+                    && names.outcome(&t.name) != Some(crate::test_names::TestOutcome::Failed)
                     && !crate::surface::judge::failed_by_name(witness.names.as_ref(), &t.name)
                     && !base_tests.contains(&t.name)
-                    && !seen.iter().any(|(s, _)| *s == t.name)
+                    && !seen.iter().any(|(s, _, _)| *s == t.name)
                 {
                     // A red run's own tree is only hashed; the tree its tests came from is kept.
                     let from = r.red.as_ref().map_or(&r.tree, |red| &red.tests);
-                    seen.push((t.name.clone(), from.clone()));
+                    let passes =
+                        names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed);
+                    seen.push((t.name.clone(), from.clone(), passes));
                 }
             }
         }
@@ -266,19 +271,23 @@ impl Gate<'_> {
         let to = self.ws.worktree_tree_full()?;
         let mut since: HashMap<String, Option<Findings>> = HashMap::new();
         let mut again: HashMap<String, Option<Record>> = HashMap::new();
-        for (_, tree) in &seen {
+        for (_, tree, _) in &seen {
             if !since.contains_key(tree) {
                 since.insert(tree.clone(), self.changes_since(tree, to));
                 let run = self.seen_again(n, text, p, green, tree, to)?;
                 again.insert(tree.clone(), run);
             }
         }
-        for (test, seen_red_on) in seen {
+        for (test, seen_red_on, passes) in seen {
             let found = vec![ExamFinding {
                 kind: exam::ExamKind::ExamChanged,
                 test: test.clone(),
             }];
             let run = again.get(&seen_red_on).and_then(Option::as_ref);
+            if !passes && run.is_none() {
+                // Its test files are as they were seen red: the green run only did not name it.
+                continue;
+            }
             let outcome = run
                 .and_then(|r| r.names.as_ref())
                 .and_then(|x| x.outcome(&test));
@@ -674,6 +683,7 @@ fn weakened(test: &str, found: Option<&Findings>) -> bool {
                     | FindingKind::AssertionFree
                     | FindingKind::SkipAdded
                     | FindingKind::ImportRedirected
+                    | FindingKind::TestRemoved
             ) && crate::surface::judge::same_test(test, &f.test)
         })
 }
