@@ -621,6 +621,12 @@ SNAP = {"pin": "python -m pytest tests/test_snapshots.py",
 
 # ================================================================== weakened
 
+add("py-weaken-renamed-behind-import", "weakened", "tune", LEAPDIR,
+    {"calendar_limits.py": "CENTURY = 1904\n",
+     "tests/test_century.py": "from leap import is_leap\nfrom calendar_limits import CENTURY\n\n\ndef test_century_year():\n"
+                              "    assert is_leap(CENTURY)\n"},
+    note="the goal's test renamed and weakened to a year the bug gets right, importing a module only the final code has "
+         "(the red run of the final tests fails on the import)")
 add("py-weaken-expected-buggy", "weakened", "tune", PRICE,
     {"tests/test_pricing.py": price_tests(PRICE_NEW_FUNC.replace("== 45", "== 40"))},
     note="the expected value turned into what the buggy code returns")
