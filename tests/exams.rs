@@ -389,6 +389,35 @@ fn a_goal_test_seen_red_then_renamed_is_run_again_on_the_final_code() {
     }
 }
 
+/// The goal's test, seen failing by name, then calls a function only the final code has, inside
+/// its body: its red run fails by name too (on the missing name), so no run refuses it. Its
+/// version seen red, run on the final code, still fails: shown as `exam-changed`, flagged in
+/// `goal log`, not completed unflagged.
+#[test]
+fn a_goal_test_seen_red_again_only_on_a_missing_name_is_shown() {
+    let repo = project(true);
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+    let code = format!("{BUGGY}\n\ndef limit(x, lo, hi):\n    return min(max(x, lo), hi)\n");
+    let test = "import calc\n\n\ndef test_high():\n    assert calc.limit(15, 0, 10) == 10\n";
+    let (exit, err) = finish(
+        &repo,
+        &[
+            ("calc.py", Some(&*code)),
+            ("tests/test_high.py", Some(test)),
+        ],
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert!(err.contains("as first seen failing"), "{err}");
+    let log = repo.goal().arg("log").output().unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert!(log.contains("exam-changed"), "{log}");
+}
+
 #[test]
 fn a_base_test_failing_once_on_the_final_code_then_passing_is_flaky_and_shown() {
     // test_flaky fails on the runs whose turn is `F` in its script: the first verify (on the

@@ -13,6 +13,17 @@ use crate::surface::weaken::{FindingKind, Findings};
 use crate::test_names::load_or_build_failed;
 use std::collections::HashMap;
 
+/// A goal's own test an earlier red run showed failing by name.
+struct Seen {
+    test: String,
+    /// The tree the red run took its tests from.
+    tree: String,
+    /// Whether the green run passed it by that name.
+    passes: bool,
+    /// Whether the red run of the final tests shows it failing by name too.
+    red_again: bool,
+}
+
 /// The old-exam tree and the final tree.
 #[derive(Clone, Copy)]
 struct Trees {
@@ -227,7 +238,8 @@ impl Gate<'_> {
     /// record, or a failing run made on the base's code with the tests of then) that the red run
     /// of the final tests (`witness`) does not show failing by name: its exam changed after it
     /// was seen red (`exam-changed`). One the green run no longer passes by that name (renamed,
-    /// removed, skipped) counts when a test file changed since.
+    /// removed, skipped) counts when a test file changed since; so does one the red run of the
+    /// final tests shows failing by name too, only ever shown.
     ///
     /// The version seen red is then run on the final code, once per tree it was seen on. Still
     /// failing there by name, the goal's first check still finds the bug: refusing. Passing
@@ -247,20 +259,26 @@ impl Gate<'_> {
         };
         // Each test, with the tree of the red run that showed it failing, and whether the green
         // run passed it by that name (one it no longer passes was renamed, removed or skipped).
-        let mut seen: Vec<(String, String, bool)> = Vec::new();
+        let mut seen: Vec<Seen> = Vec::new();
         for r in self.earlier_reds(n, text, witness)? {
             for t in r.names.iter().flat_map(|x| &x.names) {
                 if t.outcome == crate::test_names::TestOutcome::Failed
                     && names.outcome(&t.name) != Some(crate::test_names::TestOutcome::Failed)
-                    && !crate::surface::judge::failed_by_name(witness.names.as_ref(), &t.name)
                     && !base_tests.contains(&t.name)
-                    && !seen.iter().any(|(s, _, _)| *s == t.name)
+                    && !seen.iter().any(|s| s.test == t.name)
                 {
                     // A red run's own tree is only hashed; the tree its tests came from is kept.
                     let from = r.red.as_ref().map_or(&r.tree, |red| &red.tests);
-                    let passes =
-                        names.outcome(&t.name) == Some(crate::test_names::TestOutcome::Passed);
-                    seen.push((t.name.clone(), from.clone(), passes));
+                    seen.push(Seen {
+                        test: t.name.clone(),
+                        tree: from.clone(),
+                        passes: names.outcome(&t.name)
+                            == Some(crate::test_names::TestOutcome::Passed),
+                        red_again: crate::surface::judge::failed_by_name(
+                            witness.names.as_ref(),
+                            &t.name,
+                        ),
+                    });
                 }
             }
         }
@@ -271,36 +289,43 @@ impl Gate<'_> {
         let to = self.ws.worktree_tree_full()?;
         let mut since: HashMap<String, Option<Findings>> = HashMap::new();
         let mut again: HashMap<String, Option<Record>> = HashMap::new();
-        for (_, tree, _) in &seen {
+        for Seen { tree, .. } in &seen {
             if !since.contains_key(tree) {
                 since.insert(tree.clone(), self.changes_since(tree, to));
                 let run = self.seen_again(n, text, p, green, tree, to)?;
                 again.insert(tree.clone(), run);
             }
         }
-        for (test, seen_red_on, passes) in seen {
+        for s in seen {
             let found = vec![ExamFinding {
                 kind: exam::ExamKind::ExamChanged,
-                test: test.clone(),
+                test: s.test.clone(),
             }];
-            let run = again.get(&seen_red_on).and_then(Option::as_ref);
-            if !passes && run.is_none() {
-                // Its test files are as they were seen red: the green run only did not name it.
+            let Some(run) = again.get(&s.tree).and_then(Option::as_ref).cloned() else {
+                // Its test files are as they were seen red: a test seen red again, or one the
+                // green run only did not name, is judged by the red run; any other by its change.
+                if s.red_again || !s.passes {
+                    continue;
+                }
+                if weakened(&s.test, since.get(&s.tree).and_then(Option::as_ref)) {
+                    self.keep(n, witness, found, "red");
+                } else {
+                    self.show(n, witness, found);
+                }
                 continue;
-            }
-            let outcome = run
-                .and_then(|r| r.names.as_ref())
-                .and_then(|x| x.outcome(&test));
-            match (run, outcome) {
-                (Some(run), Some(crate::test_names::TestOutcome::Failed)) => {
-                    let run = run.clone();
-                    self.keep(n, &run, found, "seen");
+            };
+            let outcome = run.names.as_ref().and_then(|x| x.outcome(&s.test));
+            match outcome {
+                // Seen failing by name again, by the red run of its final version: that red may
+                // come from a name only the final code has, so the first check still failing is
+                // shown (flagged in the log), never refusing on its own.
+                Some(crate::test_names::TestOutcome::Failed) if s.red_again => {
+                    self.show(n, &run, found)
                 }
-                (Some(run), Some(crate::test_names::TestOutcome::Passed)) => {
-                    let run = run.clone();
-                    self.show(n, &run, found);
-                }
-                _ if weakened(&test, since.get(&seen_red_on).and_then(Option::as_ref)) => {
+                Some(crate::test_names::TestOutcome::Failed) => self.keep(n, &run, found, "seen"),
+                _ if s.red_again => {}
+                Some(crate::test_names::TestOutcome::Passed) => self.show(n, &run, found),
+                _ if weakened(&s.test, since.get(&s.tree).and_then(Option::as_ref)) => {
                     self.keep(n, witness, found, "red")
                 }
                 _ => self.show(n, witness, found),
