@@ -257,31 +257,7 @@ impl Gate<'_> {
         let Some(names) = green.names.as_ref() else {
             return Ok(());
         };
-        // Each test, with the tree of the red run that showed it failing, and whether the green
-        // run passed it by that name (one it no longer passes was renamed, removed or skipped).
-        let mut seen: Vec<Seen> = Vec::new();
-        for r in self.earlier_reds(n, text, witness)? {
-            for t in r.names.iter().flat_map(|x| &x.names) {
-                if t.outcome == crate::test_names::TestOutcome::Failed
-                    && names.outcome(&t.name) != Some(crate::test_names::TestOutcome::Failed)
-                    && !base_tests.contains(&t.name)
-                    && !seen.iter().any(|s| s.test == t.name)
-                {
-                    // A red run's own tree is only hashed; the tree its tests came from is kept.
-                    let from = r.red.as_ref().map_or(&r.tree, |red| &red.tests);
-                    seen.push(Seen {
-                        test: t.name.clone(),
-                        tree: from.clone(),
-                        passes: names.outcome(&t.name)
-                            == Some(crate::test_names::TestOutcome::Passed),
-                        red_again: crate::surface::judge::failed_by_name(
-                            witness.names.as_ref(),
-                            &t.name,
-                        ),
-                    });
-                }
-            }
-        }
+        let seen = self.seen_red(n, text, names, witness, base_tests)?;
         if seen.is_empty() {
             return Ok(());
         }
@@ -332,6 +308,44 @@ impl Gate<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Criterion `n`'s tests the goal wrote that an earlier red run showed failing by name (not
+    /// the base's `base_tests`, nor one the green run `names` fails), each with the tree of the
+    /// red run that showed it failing, whether the green run passed it by that name (one it no
+    /// longer passes was renamed, removed or skipped), and whether `witness` shows it failing.
+    fn seen_red(
+        &self,
+        n: usize,
+        text: &str,
+        names: &crate::test_names::TestNames,
+        witness: &Record,
+        base_tests: &[String],
+    ) -> Result<Vec<Seen>> {
+        let mut seen: Vec<Seen> = Vec::new();
+        for r in self.earlier_reds(n, text, witness)? {
+            for t in r.names.iter().flat_map(|x| &x.names) {
+                if t.outcome == crate::test_names::TestOutcome::Failed
+                    && names.outcome(&t.name) != Some(crate::test_names::TestOutcome::Failed)
+                    && !base_tests.contains(&t.name)
+                    && !seen.iter().any(|s| s.test == t.name)
+                {
+                    // A red run's own tree is only hashed; the tree its tests came from is kept.
+                    let from = r.red.as_ref().map_or(&r.tree, |red| &red.tests);
+                    seen.push(Seen {
+                        test: t.name.clone(),
+                        tree: from.clone(),
+                        passes: names.outcome(&t.name)
+                            == Some(crate::test_names::TestOutcome::Passed),
+                        red_again: crate::surface::judge::failed_by_name(
+                            witness.names.as_ref(),
+                            &t.name,
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(seen)
     }
 
     /// The run of criterion `n`'s pin on the final code `to` with the goal's test files as a red
