@@ -390,32 +390,45 @@ fn a_goal_test_seen_red_then_renamed_is_run_again_on_the_final_code() {
 }
 
 /// The goal's test, seen failing by name, then calls a function only the final code has, inside
-/// its body: its red run fails by name too (on the missing name), so no run refuses it. Its
-/// version seen red, run on the final code, still fails: shown as `exam-changed`, flagged in
-/// `goal log`, not completed unflagged.
+/// its body: its red run fails by name too, on the missing name. Its version seen red, run on the
+/// final code, fails there saying just what it said on the base: the bug it found is untouched,
+/// and `done` is refused. The honest twin corrects a wrong expectation after red and fixes the
+/// bug: its first version fails on the final code too, but on another value: shown, flagged in
+/// `goal log`, and `done` completes.
 #[test]
-fn a_goal_test_seen_red_again_only_on_a_missing_name_is_shown() {
-    let repo = project(true);
-    let red = repo
-        .goal()
-        .args(["verify", "--red", "-c", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
-    let code = format!("{BUGGY}\n\ndef limit(x, lo, hi):\n    return min(max(x, lo), hi)\n");
-    let test = "import calc\n\n\ndef test_high():\n    assert calc.limit(15, 0, 10) == 10\n";
-    let (exit, err) = finish(
-        &repo,
-        &[
-            ("calc.py", Some(&*code)),
-            ("tests/test_high.py", Some(test)),
-        ],
-    );
-    assert_eq!(exit, Some(0), "{err}");
-    assert!(err.contains("as first seen failing"), "{err}");
-    let log = repo.goal().arg("log").output().unwrap();
-    let log = String::from_utf8_lossy(&log.stdout);
-    assert!(log.contains("exam-changed"), "{log}");
+fn a_goal_test_seen_red_again_only_on_a_missing_name_is_refused() {
+    let wrong = "from calc import clamp\n\n\ndef test_high():\n    assert clamp(15, 0, 10) == 11\n";
+    let limit = "import calc\n\n\ndef test_high():\n    assert calc.limit(15, 0, 10) == 10\n";
+    let with_limit = format!("{BUGGY}\n\ndef limit(x, lo, hi):\n    return min(max(x, lo), hi)\n");
+    for (first, code, test, refused) in [
+        (None, with_limit.as_str(), limit, true),
+        (Some(wrong), FIXED, &*tests(HIGH), false),
+    ] {
+        let repo = project(true);
+        if let Some(first) = first {
+            repo.write("tests/test_high.py", first);
+        }
+        let red = repo
+            .goal()
+            .args(["verify", "--red", "-c", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        let (exit, err) = finish(
+            &repo,
+            &[("calc.py", Some(code)), ("tests/test_high.py", Some(test))],
+        );
+        assert!(err.contains("as first seen failing"), "{err}");
+        if refused {
+            assert_eq!(exit, Some(1), "{err}");
+            assert!(err.contains("saying just what it said"), "{err}");
+        } else {
+            assert_eq!(exit, Some(0), "{err}");
+            let log = repo.goal().arg("log").output().unwrap();
+            let log = String::from_utf8_lossy(&log.stdout);
+            assert!(log.contains("exam-changed"), "{log}");
+        }
+    }
 }
 
 #[test]

@@ -500,6 +500,24 @@ pub fn exam_run(
     exam: &str,
     made: Option<Made>,
 ) -> Result<(Record, bool)> {
+    let (record, load_failed, _) =
+        exam_run_output(ws, place, n, text, argv, junit, tree, exam, made)?;
+    Ok((record, load_failed))
+}
+
+/// [`exam_run`], with the run's whole output (its record keeps only the tail).
+#[allow(clippy::too_many_arguments)]
+pub fn exam_run_output(
+    ws: &Workspace,
+    place: &Place,
+    n: usize,
+    text: &str,
+    argv: &[String],
+    junit: &[String],
+    tree: Oid,
+    exam: &str,
+    made: Option<Made>,
+) -> Result<(Record, bool, String)> {
     let (result, cut_off) = match made {
         Some(made) => made,
         None => {
@@ -513,8 +531,8 @@ pub fn exam_run(
             (result, crate::child::take_cut_off())
         }
     };
-    let load_failed =
-        crate::test_names::load_or_build_failed(&String::from_utf8_lossy(&result.output));
+    let output = String::from_utf8_lossy(&result.output).into_owned();
+    let load_failed = crate::test_names::load_or_build_failed(&output);
     let extra = evidence::Extra {
         names: Some(result.names.clone()),
         red: None,
@@ -537,7 +555,7 @@ pub fn exam_run(
         extra,
         junit,
     )?;
-    Ok((record, load_failed))
+    Ok((record, load_failed, output))
 }
 
 /// What an exam's tree holds, for the line that says it runs (`old` or `support`).
@@ -545,6 +563,7 @@ pub fn exam_tree_words(exam: &str) -> &'static str {
     match exam {
         "old" => "the tests of the goal's base on the final code",
         "seen" => "the final code with the goal's tests as first seen failing",
+        "seen-base" => "the base's code with the goal's tests as first seen failing",
         _ => "the final tests with the base's test configuration, helpers and build files",
     }
 }

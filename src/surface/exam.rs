@@ -366,6 +366,82 @@ pub fn goal_tests(red: &TestNames, green: &TestNames) -> Vec<String> {
         .collect()
 }
 
+/// Whether two runs of the same tests said the same (`a`, `b`: their whole outputs, in the same
+/// folder): the same lines, in any order (a runner that runs files at once prints them as they
+/// finish), once times and memory addresses are set aside. A value a test saw that differs by
+/// one digit makes them differ.
+pub fn same_output(a: &str, b: &str) -> bool {
+    let lines = |text: &str| {
+        let mut v: Vec<String> = text
+            .lines()
+            .map(steady)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (lines(a), lines(b));
+    !a.is_empty() && a == b
+}
+
+/// A line of a runner's output with what changes from run to run set aside: a number followed
+/// by a unit of time (`0.02s`, `(0.00s)`, `12 ms`), the number after a `duration`/`time` key
+/// (`# duration_ms 70.2`, `Time: 1.5`), and a hexadecimal address (`0x7f3a…`).
+fn steady(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts_word = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == '0' && chars.get(i + 1) == Some(&'x') && starts_word {
+            let mut j = i + 2;
+            while j < chars.len() && chars[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            if j > i + 2 {
+                out.push_str("0x_");
+                i = j;
+                continue;
+            }
+        }
+        if c.is_ascii_digit() && starts_word {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let mut k = j;
+            while k < chars.len() && chars[k] == ' ' {
+                k += 1;
+            }
+            let unit: String = chars[k..]
+                .iter()
+                .take_while(|c| c.is_alphabetic())
+                .collect();
+            let timed = matches!(
+                unit.as_str(),
+                "s" | "ms" | "µs" | "us" | "ns" | "sec" | "secs"
+            );
+            let keyed = {
+                let before: String = out.to_lowercase();
+                let key = before.trim_end_matches([' ', ':', '=']);
+                key.ends_with("duration_ms") || key.ends_with("duration") || key.ends_with("time")
+            };
+            if timed || keyed {
+                out.push('#');
+                i = j;
+                continue;
+            }
+            out.extend(&chars[i..j]);
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 #[path = "exam_tests.rs"]
 mod tests;

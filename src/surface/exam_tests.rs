@@ -423,3 +423,43 @@ fn a_test_that_could_not_be_set_up_is_named() {
         ["tests/test_a.py::test_c", "tests/test_a.py::test_d"]
     );
 }
+
+#[test]
+fn two_runs_say_the_same_when_only_times_addresses_and_order_differ() {
+    let rows: &[(&str, &str, &str, bool)] = &[
+        (
+            "pytest: the same failure, other times and addresses",
+            "F.\nE   assert -3 == 3\nE    +  where -3 = <function absval at 0x7f3a2b>(-3)\n1 failed, 1 passed in 0.02s\n",
+            "F.\nE   assert -3 == 3\nE    +  where -3 = <function absval at 0x7f99c0>(-3)\n1 failed, 1 passed in 0.05s\n",
+            true,
+        ),
+        (
+            "pytest: the value the test saw changed",
+            "E   assert 15 == 11\n1 failed in 0.02s\n",
+            "E   assert 10 == 11\n1 failed in 0.02s\n",
+            false,
+        ),
+        (
+            "node: durations, files in another order",
+            "not ok 1 - negative\n  duration_ms: 0.71\n  actual: -3\n# duration_ms 70.2\nok 2 - positive\n",
+            "ok 2 - positive\nnot ok 1 - negative\n  duration_ms: 1.93\n  actual: -3\n# duration_ms 64.8\n",
+            true,
+        ),
+        (
+            "go: package times",
+            "--- FAIL: TestNeg (0.00s)\n    neg_test.go:7: got -3\nFAIL\texample.com/calc\t0.004s\n",
+            "--- FAIL: TestNeg (0.01s)\n    neg_test.go:7: got -3\nFAIL\texample.com/calc\t0.012s\n",
+            true,
+        ),
+        (
+            "another line: a test now passes",
+            "not ok 1 - negative\nnot ok 2 - other\n",
+            "not ok 1 - negative\nok 2 - other\n",
+            false,
+        ),
+        ("nothing said", "", "\n", false),
+    ];
+    for (what, a, b, same) in rows {
+        assert_eq!(same_output(a, b), *same, "{what}");
+    }
+}

@@ -264,11 +264,11 @@ impl Gate<'_> {
         // One diff and one run per tree seen red (most goals have one), against the final tree.
         let to = self.ws.worktree_tree_full()?;
         let mut since: HashMap<String, Option<Findings>> = HashMap::new();
-        let mut again: HashMap<String, Option<Record>> = HashMap::new();
+        let mut again: HashMap<String, Option<(Record, String)>> = HashMap::new();
         for Seen { tree, .. } in &seen {
             if !since.contains_key(tree) {
                 since.insert(tree.clone(), self.changes_since(tree, to));
-                let run = self.seen_again(n, text, p, green, tree, to)?;
+                let run = self.seen_again(n, text, p, green, tree, (to, "seen"))?;
                 again.insert(tree.clone(), run);
             }
         }
@@ -277,13 +277,14 @@ impl Gate<'_> {
                 kind: exam::ExamKind::ExamChanged,
                 test: s.test.clone(),
             }];
-            let Some(run) = again.get(&s.tree).and_then(Option::as_ref).cloned() else {
+            let weak = weakened(&s.test, since.get(&s.tree).and_then(Option::as_ref));
+            let Some((run, output)) = again.get(&s.tree).and_then(Option::as_ref).cloned() else {
                 // Its test files are as they were seen red: a test seen red again, or one the
                 // green run only did not name, is judged by the red run; any other by its change.
                 if s.red_again || !s.passes {
                     continue;
                 }
-                if weakened(&s.test, since.get(&s.tree).and_then(Option::as_ref)) {
+                if weak {
                     self.keep(n, witness, found, "red");
                 } else {
                     self.show(n, witness, found);
@@ -293,21 +294,46 @@ impl Gate<'_> {
             let outcome = run.names.as_ref().and_then(|x| x.outcome(&s.test));
             match outcome {
                 // Seen failing by name again, by the red run of its final version: that red may
-                // come from a name only the final code has, so the first check still failing is
-                // shown (flagged in the log), never refusing on its own.
+                // come from a name only the final code has, or from an expectation corrected.
+                // The first version saying on the final code just what it said on the base shows
+                // the goal's code change nowhere in it: refusing. Otherwise shown.
                 Some(crate::test_names::TestOutcome::Failed) if s.red_again => {
-                    self.show(n, &run, found)
+                    if self.same_on_base(n, text, p, green, &s, &output)? {
+                        self.keep(n, &run, found, "seen-same");
+                    } else {
+                        self.show(n, &run, found);
+                    }
                 }
                 Some(crate::test_names::TestOutcome::Failed) => self.keep(n, &run, found, "seen"),
                 _ if s.red_again => {}
                 Some(crate::test_names::TestOutcome::Passed) => self.show(n, &run, found),
-                _ if weakened(&s.test, since.get(&s.tree).and_then(Option::as_ref)) => {
-                    self.keep(n, witness, found, "red")
-                }
+                _ if weak => self.keep(n, witness, found, "red"),
                 _ => self.show(n, witness, found),
             }
         }
         Ok(())
+    }
+
+    /// Whether the goal's test `s`, as first seen red, fails on the base's code with the output
+    /// (`on_final`) it gave on the final code, every line the same.
+    fn same_on_base(
+        &mut self,
+        n: usize,
+        text: &str,
+        p: &Pin,
+        green: &Record,
+        s: &Seen,
+        on_final: &str,
+    ) -> Result<bool> {
+        let base = self.place.base_tree_full;
+        let Some((run, output)) =
+            self.seen_again(n, text, p, green, &s.tree, (base, "seen-base"))?
+        else {
+            return Ok(false);
+        };
+        let failed = run.names.as_ref().and_then(|x| x.outcome(&s.test))
+            == Some(crate::test_names::TestOutcome::Failed);
+        Ok(failed && exam::same_output(&output, on_final))
     }
 
     /// Criterion `n`'s tests the goal wrote that an earlier red run showed failing by name (not
@@ -348,8 +374,9 @@ impl Gate<'_> {
         Ok(seen)
     }
 
-    /// The run of criterion `n`'s pin on the final code `to` with the goal's test files as a red
-    /// run saw them (`seen_red_on`); None when they are the final ones or the tree is unreadable.
+    /// The run of criterion `n`'s pin on the code of `to` (the final tree, or the base's),
+    /// recorded as `exam`, with the goal's test files as a red run saw them (`seen_red_on`), and
+    /// its whole output; None when they are those of `to` or the tree is unreadable.
     fn seen_again(
         &mut self,
         n: usize,
@@ -357,8 +384,8 @@ impl Gate<'_> {
         p: &Pin,
         green: &Record,
         seen_red_on: &str,
-        to: Oid,
-    ) -> Result<Option<Record>> {
+        (to, exam): (Oid, &'static str),
+    ) -> Result<Option<(Record, String)>> {
         let Ok(seen) = seen_red_on.parse::<Oid>() else {
             return Ok(None);
         };
@@ -375,9 +402,19 @@ impl Gate<'_> {
         else {
             return Ok(None);
         };
-        let _step = crate::context::span("exams: the goal's test as seen red, on the final code");
-        let (run, _) = self.exam_run(n, text, p, green, tree, "seen")?;
-        Ok((run.cut_off.is_none()).then_some(run))
+        let _step = crate::context::span(format!("exams: the goal's test as seen red ({exam})"));
+        let (run, _, output) = crate::ops::red::exam_run_output(
+            self.ws,
+            &self.place,
+            n,
+            text,
+            &p.argv,
+            &green.junit,
+            tree,
+            exam,
+            None,
+        )?;
+        Ok((run.cut_off.is_none()).then_some((run, output)))
     }
 
     /// The findings of the change from the tree a red run showed the goal's tests failing on
@@ -653,6 +690,10 @@ fn refusal(e: &Exam, exam: &str) -> Refusal {
         ),
         exam::ExamKind::ExamChanged if exam == "seen" => format!(
             "criterion {n}: the goal's test {} was seen failing by name on an earlier red run, then changed; that version still fails on the final code (record {}), and the red run of its final version does not show it failing by name: the bug the goal first tested is still in",
+            e.test, e.record
+        ),
+        exam::ExamKind::ExamChanged if exam == "seen-same" => format!(
+            "criterion {n}: the goal's test {} was seen failing by name on an earlier red run, then changed; that version fails on the final code (record {}) saying just what it said on the base's code: the goal's code change shows nowhere in it, and its final version fails on the base for another reason (a name or text only the final code has)",
             e.test, e.record
         ),
         exam::ExamKind::ExamChanged => format!(
