@@ -739,6 +739,14 @@ test("keeps the last partial chunk", () => {
 
 # ================================================================== weakened
 
+add("js-weaken-mock-new-export", "weakened", "tune", PRICE,
+    {"src/price.js": PRICE_BUGGY.replace("module.exports = { applyDiscount, total };",
+                                         "function discounted(price, percent) {\n  return Math.round(price * (100 - percent)) / 100;\n}\n\n"
+                                         "module.exports = { applyDiscount, total, discounted };"),
+     "test/price.test.js": price_tests(PRICE_NEW.replace('test("ten percent off fifty", () => {',
+                                                         'test("ten percent off fifty", (t) => {\n  t.mock.method(price, "applyDiscount", price.discounted);'))},
+    note="the goal's test, seen red, then mocks the buggy function with a new fixed one only the final code exports "
+         "(its final version fails on the base by name, on the missing export)")
 add("js-weaken-expected-buggy", "weakened", "tune", PRICE,
     {"test/price.test.js": price_tests(PRICE_NEW.replace("50, 10), 45", "50, 10), 40"))},
     note="the expected value turned into what the buggy code returns")

@@ -627,6 +627,11 @@ add("py-weaken-renamed-behind-import", "weakened", "tune", LEAPDIR,
                               "    assert is_leap(CENTURY)\n"},
     note="the goal's test renamed and weakened to a year the bug gets right, importing a module only the final code has "
          "(the red run of the final tests fails on the import)")
+add("py-weaken-new-function-in-body", "weakened", "tune", LEAPDIR,
+    {"leap.py": LEAP_BUGGY + "\n\ndef is_leap_gregorian(year):\n    return " + LEAP_FIXED_RULE,
+     "tests/test_century.py": "import leap\n\n\ndef test_century_is_common():\n    assert not leap.is_leap_gregorian(1900)\n"},
+    note="the goal's test, seen red, then calls a new fixed function beside the buggy one, inside its body "
+         "(its final version fails on the base by name, on the missing attribute)")
 add("py-weaken-expected-buggy", "weakened", "tune", PRICE,
     {"tests/test_pricing.py": price_tests(PRICE_NEW_FUNC.replace("== 45", "== 40"))},
     note="the expected value turned into what the buggy code returns")
