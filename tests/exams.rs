@@ -51,6 +51,17 @@ fn project(loop_set_up: bool) -> Repo {
     repo
 }
 
+/// `goal verify --red -c 1`: the goal's tests as they are now seen failing by name on the base's
+/// code.
+fn seen_red(repo: &Repo) {
+    let red = repo
+        .goal()
+        .args(["verify", "--red", "-c", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+}
+
 /// Write `files` (None: delete), verify, iterate and run `goal done`: its exit code and stderr.
 fn finish(repo: &Repo, files: Files) -> (Option<i32>, String) {
     finish_at(repo, files, "1")
@@ -243,12 +254,7 @@ fn new_tests_have_no_old_exam_and_the_support_exam_guards_them() {
 fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_changed() {
     let repo = project(true);
     // Seen failing by name on a red run.
-    let red = repo
-        .goal()
-        .args(["verify", "--red", "-c", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+    seen_red(&repo);
     // Then weakened, and made to import a helper only the final code has: its red run fails on
     // the import, by no test's name.
     let (code, err) = finish(
@@ -277,12 +283,7 @@ fn a_goal_test_weakened_after_red_behind_a_red_run_that_cannot_import_is_exam_ch
 #[test]
 fn a_goal_test_rewritten_for_a_renamed_api_after_red_is_shown_not_refused() {
     let repo = project(true);
-    let red = repo
-        .goal()
-        .args(["verify", "--red", "-c", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+    seen_red(&repo);
     let renamed = FIXED.replace("def clamp(", "def limit(");
     let (code, err) = finish(
         &repo,
@@ -326,12 +327,7 @@ fn a_goal_test_seen_red_is_run_again_on_the_final_code_after_it_changed() {
         ),
     ] {
         let repo = project(true);
-        let red = repo
-            .goal()
-            .args(["verify", "--red", "-c", "1"])
-            .output()
-            .unwrap();
-        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        seen_red(&repo);
         let (exit, err) = finish(
             &repo,
             &[
@@ -365,12 +361,7 @@ fn a_goal_test_seen_red_then_renamed_is_run_again_on_the_final_code() {
     let renamed = "from calc import clamp\nfrom calc_extra import LIMIT\n\n\ndef test_high_limit():\n    assert clamp(LIMIT, 0, 10) == 10\n";
     for (code, test, refused) in [(BUGGY, weakened, true), (FIXED, renamed, false)] {
         let repo = project(true);
-        let red = repo
-            .goal()
-            .args(["verify", "--red", "-c", "1"])
-            .output()
-            .unwrap();
-        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        seen_red(&repo);
         let (exit, err) = finish(
             &repo,
             &[
@@ -408,12 +399,7 @@ fn a_goal_test_seen_red_again_only_on_a_missing_name_is_refused() {
         if let Some(first) = first {
             repo.write("tests/test_high.py", first);
         }
-        let red = repo
-            .goal()
-            .args(["verify", "--red", "-c", "1"])
-            .output()
-            .unwrap();
-        assert_eq!(red.status.code(), Some(0), "{}", stderr(&red));
+        seen_red(&repo);
         let (exit, err) = finish(
             &repo,
             &[("calc.py", Some(code)), ("tests/test_high.py", Some(test))],

@@ -91,16 +91,16 @@ impl Gate<'_> {
         Ok(*self.trees.get_or_init(|| trees))
     }
 
+    /// The goal folder's path in the tree, without a trailing `/`.
+    fn goal_folder(&self) -> String {
+        let goal = self.ws.goal_dir.to_string_lossy();
+        goal.trim_end_matches('/').to_string()
+    }
+
     fn exam_trees_built(&self) -> Result<ExamTrees> {
         let last = self.ws.worktree_tree_full()?;
-        let goal = self
-            .ws
-            .goal_dir
-            .to_string_lossy()
-            .trim_end_matches('/')
-            .to_string();
-        let in_goal =
-            |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+        let goal = self.goal_folder();
+        let in_goal = |p: &str| in_folder(&goal, p);
         let repo = &self.ws.repo;
         let base_tree = self.place.base_tree_full;
         let old_tree =
@@ -389,14 +389,8 @@ impl Gate<'_> {
         let Ok(seen) = seen_red_on.parse::<Oid>() else {
             return Ok(None);
         };
-        let goal = self
-            .ws
-            .goal_dir
-            .to_string_lossy()
-            .trim_end_matches('/')
-            .to_string();
-        let in_goal =
-            |p: &str| !goal.is_empty() && p.starts_with(&goal) && p[goal.len()..].starts_with('/');
+        let goal = self.goal_folder();
+        let in_goal = |p: &str| in_folder(&goal, p);
         let Ok(Some(tree)) =
             crate::surface::red::seen_again_tree(&self.ws.repo, seen, to, &self.surface, &in_goal)
         else {
@@ -728,6 +722,11 @@ fn refusal(e: &Exam, exam: &str) -> Refusal {
 fn quick(green: &Record) -> Result<bool> {
     let bound = crate::child::pin_bounds()?.timeout;
     Ok(exam::within_half(green.duration_ms, bound.as_millis()))
+}
+
+/// Whether the tree path `p` lies inside the folder `dir` (no trailing `/`; empty: nowhere).
+fn in_folder(dir: &str, p: &str) -> bool {
+    !dir.is_empty() && p.starts_with(dir) && p[dir.len()..].starts_with('/')
 }
 
 /// A record as the exams read it.
