@@ -421,6 +421,33 @@ pub(crate) fn go_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
 
 const GO_ADD_TESTS: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-1, -1); got != -2 {\n\t\tt.Fatalf(\"Add(-1, -1) = %d\", got)\n\t}\n}\n";
 
+/// The goal's test seen failing by name, then the code made to call through a package variable
+/// that a new `_test.go` file's `init` sets to a fixed version: the red run of the final tests
+/// cannot build on the base's code (the variable is not there), so it names no test; the support
+/// exam, without that file, still judges the test the earlier red run saw failing, and refuses.
+#[test]
+fn a_go_fix_made_only_by_a_test_files_init_is_refused_by_the_support_exam() {
+    let repo = go_repo();
+    repo.write("add_test.go", GO_ADD_TESTS);
+    let red = go_goal(&repo, &["verify", "-c", "1"]);
+    assert_eq!(red.status.code(), Some(1), "{}", stderr(&red));
+    repo.write(
+        "calc.go",
+        "package calc\n\nvar addImpl = func(a, b int) int { return a - b }\n\nfunc Add(a, b int) int { return addImpl(a, b) }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    );
+    repo.write(
+        "setup_test.go",
+        "package calc\n\nfunc init() {\n\taddImpl = func(a, b int) int { return a + b }\n}\n",
+    );
+    let green = go_goal(&repo, &["verify", "-c", "1"]);
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "Add adds"]);
+    let out = go_goal(&repo, &["done"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("support exam"), "{err}");
+}
+
 /// A Go module's exams run one after the other in the one kept worktree, never beside the clean
 /// run in a second one: Go keys each package it compiles by the folder it was built in, so a
 /// second worktree would compile the module afresh.

@@ -487,25 +487,8 @@ pub fn base_run(
 /// Run acceptance criterion `n`'s pin on an exam tree of `goal done` (`exam`: `old`, the base's
 /// tests on the final code; `support`, the final tests with the base's configuration and helpers)
 /// and record it on that tree (`made`: the run, made already: nothing runs here, nothing is
-/// said). With the record, whether a test file or package did not load or build there.
-#[allow(clippy::too_many_arguments)]
-pub fn exam_run(
-    ws: &Workspace,
-    place: &Place,
-    n: usize,
-    text: &str,
-    argv: &[String],
-    junit: &[String],
-    tree: Oid,
-    exam: &str,
-    made: Option<Made>,
-) -> Result<(Record, bool)> {
-    let (record, load_failed, _) =
-        exam_run_output(ws, place, n, text, argv, junit, tree, exam, made)?;
-    Ok((record, load_failed))
-}
-
-/// [`exam_run`], with the run's whole output (its record keeps only the tail).
+/// said). With the record, whether a test file or package did not load or build there, and the
+/// run's whole output (the record keeps only its tail).
 #[allow(clippy::too_many_arguments)]
 pub fn exam_run_output(
     ws: &Workspace,
