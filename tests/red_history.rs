@@ -419,6 +419,17 @@ pub(crate) fn go_goal(repo: &Repo, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A green `goal verify -c 1`, `goal iterate` and `goal done` in a Go repository: done's output
+/// and stderr.
+fn go_green_then_done(repo: &Repo) -> (std::process::Output, String) {
+    let green = go_goal(repo, &["verify", "-c", "1"]);
+    assert!(green.status.success(), "{}", stderr(&green));
+    repo.ok(&["iterate", "-m", "Add adds"]);
+    let out = go_goal(repo, &["done"]);
+    let err = stderr(&out);
+    (out, err)
+}
+
 const GO_ADD_TESTS: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-1, -1); got != -2 {\n\t\tt.Fatalf(\"Add(-1, -1) = %d\", got)\n\t}\n}\n";
 
 /// The goal's test seen failing by name, then the code made to call through a package variable
@@ -439,11 +450,7 @@ fn a_go_fix_made_only_by_a_test_files_init_is_refused_by_the_support_exam() {
         "setup_test.go",
         "package calc\n\nfunc init() {\n\taddImpl = func(a, b int) int { return a + b }\n}\n",
     );
-    let green = go_goal(&repo, &["verify", "-c", "1"]);
-    assert!(green.status.success(), "{}", stderr(&green));
-    repo.ok(&["iterate", "-m", "Add adds"]);
-    let out = go_goal(&repo, &["done"]);
-    let err = stderr(&out);
+    let (out, err) = go_green_then_done(&repo);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("support exam"), "{err}");
 }
@@ -461,11 +468,7 @@ fn a_go_modules_exams_run_in_the_one_kept_worktree_not_beside() {
         "calc.go",
         "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n",
     );
-    let green = go_goal(&repo, &["verify", "-c", "1"]);
-    assert!(green.status.success(), "{}", stderr(&green));
-    repo.ok(&["iterate", "-m", "Add adds"]);
-    let out = go_goal(&repo, &["done"]);
-    let err = stderr(&out);
+    let (out, err) = go_green_then_done(&repo);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains("on the tests of the goal's base on the final code"),
@@ -484,11 +487,7 @@ fn go_test_without_v_completes_counting_packages_and_a_skipped_test_does_not() {
         "calc.go",
         "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n",
     );
-    let green = go_goal(&repo, &["verify", "-c", "1"]);
-    assert!(green.status.success(), "{}", stderr(&green));
-    repo.ok(&["iterate", "-m", "Add adds"]);
-    let out = go_goal(&repo, &["done"]);
-    let err = stderr(&out);
+    let (out, err) = go_green_then_done(&repo);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         repo.git(&["log", "--format=%B"])
@@ -519,11 +518,7 @@ fn go_code_that_reads_the_test_binarys_name_is_refused() {
     // The name kept in a variable, so that no condition reads os.Args itself.
     let trick = "package calc\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nvar underTest = strings.HasSuffix(os.Args[0], \".test\")\n\nfunc Add(a, b int) int {\n\tif underTest {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n\nfunc Mul(a, b int) int { return a * b }\n";
     repo.write("calc.go", trick);
-    let green = go_goal(&repo, &["verify", "-c", "1"]);
-    assert!(green.status.success(), "{}", stderr(&green));
-    repo.ok(&["iterate", "-m", "Add adds"]);
-    let out = go_goal(&repo, &["done"]);
-    let err = stderr(&out);
+    let (out, err) = go_green_then_done(&repo);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("test-detected calc.go:8 strings.HasSuffix(os.Args[0], \".test\")"),
